@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// newClusterCmd groups the commands that run a local Kafka cluster.
+func newClusterCmd(st *state) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cluster",
+		Short: "Run a local Apache Kafka cluster (KRaft) on 127.0.0.1",
+		Long: `Run a real Apache Kafka cluster on 127.0.0.1, fetched from Maven Central with
+mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return userr.Errorf("unknown command %q for 'kbench cluster' (see 'kbench cluster --help')", args[0])
+			}
+			return c.Help()
+		},
+	}
+	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterClasspathCmd(st))
+	return cmd
+}
+
+// clusterStateDir is where local clusters live: st.stateDir, else
+// clusters/ in the cache dir (the cluster package's own default).
+func clusterStateDir(st *state) string {
+	if st.stateDir != "" {
+		return st.stateDir
+	}
+	return filepath.Join(st.cacheDir, "clusters")
+}
+
+// clusterOpts are the options every cluster command takes from the process:
+// directories, progress output, and Java from $JAVA_HOME as Kafka's own
+// scripts do.
+func clusterOpts(st *state) []cluster.Opt {
+	opts := []cluster.Opt{
+		cluster.WithCacheDir(st.cacheDir),
+		cluster.WithStateDir(clusterStateDir(st)),
+		cluster.WithLog(st.stderr),
+	}
+	if home := st.getenv("JAVA_HOME"); home != "" {
+		opts = append(opts, cluster.WithJava(filepath.Join(home, "bin", "java")))
+	}
+	return opts
+}
+
+// clusterErr marks bad option values as the user's to fix (exit code 2),
+// naming the flag.
+func clusterErr(cmd string, err error) error {
+	var oe *cluster.OptionError
+	if errors.As(err, &oe) {
+		return userr.Errorf("cluster %s: --%s %q: %s", cmd, oe.Option, oe.Value, oe.Reason)
+	}
+	return fmt.Errorf("cluster %s: %w", cmd, err)
+}
+
+type clusterUpOptions struct {
+	brokers int
+	name    string
+	heap    string
+	timeout time.Duration
+}
+
+func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
+	f.IntVar(&o.brokers, "brokers", 1, fmt.Sprintf("number of brokers: 1, or 3 to survive a broker failure (at most %d)", cluster.MaxBrokers))
+	f.StringVar(&o.name, "name", cluster.DefaultName, "cluster name; several can run side by side")
+	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g")
+	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
+}
+
+func newClusterUpCmd(st *state) *cobra.Command {
+	var o clusterUpOptions
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local cluster; prints bootstrap.servers=... as the last line of stdout",
+		Example: `  kbench cluster up --brokers 3
+  BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runClusterUp(c.Context(), o, st) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
+	opts := append(clusterOpts(st),
+		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
+		cluster.WithHeap(o.heap), cluster.WithStartTimeout(o.timeout))
+	c, err := cluster.Start(ctx, opts...)
+	if errors.Is(err, cluster.ErrRunning) {
+		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)
+	}
+	if err != nil {
+		return clusterErr("up", err)
+	}
+	fmt.Fprintf(st.stderr, "stop it with: kbench cluster down --name %s\n", c.Name)
+	_, err = fmt.Fprintf(st.stdout, "bootstrap.servers=%s\n", c.Bootstrap())
+	return err
+}
+
+// loadCluster finds a cluster by name, saying which exist when it does not.
+func loadCluster(st *state, cmd, name string) (*cluster.Cluster, error) {
+	c, err := cluster.Load(clusterStateDir(st), name)
+	if errors.Is(err, cluster.ErrNotFound) {
+		known := "none"
+		if names, _ := cluster.List(clusterStateDir(st)); len(names) > 0 {
+			known = strings.Join(names, ", ")
+		}
+		return nil, userr.Errorf("cluster %s: no cluster named %q (known: %s; start one with 'kbench cluster up --name %s')", cmd, name, known, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", cmd, err)
+	}
+	return c, nil
+}
+
+type clusterDownOptions struct {
+	name string
+	keep bool
+}
+
+func (o *clusterDownOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.name, "name", cluster.DefaultName, "cluster name")
+	f.BoolVar(&o.keep, "keep", false, "keep the data and logs (the next 'up' of this name replaces them)")
+}
+
+func newClusterDownCmd(st *state) *cobra.Command {
+	var o clusterDownOptions
+	cmd := &cobra.Command{
+		Use:   "down",
+		Short: "Stop a local cluster and remove its data",
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runClusterDown(c.Context(), o, st) },
+	}
+	o.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runClusterDown(ctx context.Context, o clusterDownOptions, st *state) error {
+	c, err := loadCluster(st, "down", o.name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(st.stderr, "stopping cluster %q (%d broker(s))\n", c.Name, len(c.Brokers))
+	if err := c.Stop(ctx, o.keep); err != nil {
+		return fmt.Errorf("cluster down: %w", err)
+	}
+	if o.keep {
+		fmt.Fprintf(st.stderr, "stopped; data and logs kept in %s\n", c.Dir)
+	} else {
+		fmt.Fprintln(st.stderr, "stopped and removed")
+	}
+	return nil
+}
+
+func newClusterStatusCmd(st *state) *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show each broker of a local cluster; exits 1 unless all are up",
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return runClusterStatus(c.Context(), name, st) },
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
+	return cmd
+}
+
+func runClusterStatus(ctx context.Context, name string, st *state) error {
+	c, err := loadCluster(st, "status", name)
+	if err != nil {
+		return err
+	}
+	statuses, err := c.Status(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster status: %w", err)
+	}
+	fmt.Fprintf(st.stdout, "cluster %s: Apache Kafka %s, id %s, started %s\nbootstrap.servers=%s\n\n",
+		c.Name, c.Version, c.ID, c.StartedAt.Local().Format(time.DateTime), c.Bootstrap())
+	tw := tabwriter.NewWriter(st.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "BROKER\tPID\tPORT\tCONTROLLER\tSTATE\tLOG")
+	down := 0
+	for _, s := range statuses {
+		if s.State() != "up" {
+			down++
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.PID, s.Port, s.ControllerPort, s.State(), s.LogPath)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if down > 0 {
+		return fmt.Errorf("cluster status: %d of %d broker(s) not up", down, len(statuses))
+	}
+	return nil
+}
+
+func newClusterClasspathCmd(st *state) *cobra.Command {
+	return &cobra.Command{
+		Use:     "classpath",
+		Short:   "Print the Kafka jars' classpath (fetching them first if needed), for java -cp",
+		Example: `  java -cp "$(kbench cluster classpath)" org.apache.kafka.tools.ProducerPerformance --help`,
+		Args:    cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			d, err := cluster.Fetch(c.Context(), clusterOpts(st)...)
+			if err != nil {
+				return clusterErr("classpath", err)
+			}
+			_, err = fmt.Fprintln(st.stdout, d.Classpath())
+			return err
+		},
+	}
+}

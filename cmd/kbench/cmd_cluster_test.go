@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clusterTestState shares the user's jar cache (fetched once per machine)
+// but keeps clusters in a temp dir, so tests never touch a user's cluster.
+func clusterTestState(t *testing.T) (*state, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string {
+		if k == "JAVA_HOME" || k == "KBENCH_HOME" {
+			return os.Getenv(k)
+		}
+		return ""
+	}
+	return &state{stdout: &stdout, stderr: &stderr, getenv: getenv,
+		cacheDir: defaultCacheDir(getenv), stateDir: t.TempDir()}, &stdout, &stderr
+}
+
+func runCluster(t *testing.T, st *state, args ...string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return run(ctx, append([]string{"kbench", "cluster"}, args...), st)
+}
+
+func TestClusterCmdErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{"zero brokers", []string{"up", "--brokers", "0"}, exitUsage, `--brokers "0": must be between 1 and 9`},
+		{"bad heap", []string{"up", "--heap", "1x"}, exitUsage, `--heap "1x": want a size like 512m or 1g`},
+		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b"`},
+		{"unknown flag", []string{"up", "--broker", "3"}, exitUsage, "unknown flag: --broker"},
+		{"down unknown", []string{"down", "--name", "nope"}, exitUsage, `no cluster named "nope" (known: none`},
+		{"status unknown", []string{"status", "--name", "nope"}, exitUsage, `no cluster named "nope"`},
+		{"unknown subcommand", []string{"upp"}, exitUsage, `unknown command "upp"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, stdout, stderr := clusterTestState(t)
+			code := runCluster(t, st, tt.args...)
+			if code != tt.wantCode || !strings.Contains(stderr.String(), tt.wantErr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr.String(), tt.wantCode, tt.wantErr)
+			}
+			if stdout.Len() != 0 {
+				t.Fatalf("stdout %q, want nothing", stdout.String())
+			}
+		})
+	}
+}
+
+func TestClusterCmdUpStatusDown(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: starts a real Kafka broker")
+	}
+	st, stdout, stderr := clusterTestState(t)
+	if code := runCluster(t, st, "up", "--name", "cli", "--heap", "512m"); code != exitOK {
+		t.Fatalf("up: exit %d\n%s", code, stderr)
+	}
+	// Cleanup first registered runs last: it stops the broker if a check below fails.
+	t.Cleanup(func() { runCluster(t, st, "down", "--name", "cli") })
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "bootstrap.servers=127.0.0.1:") {
+		t.Fatalf("last stdout line %q, want bootstrap.servers=127.0.0.1:PORT", last)
+	}
+
+	stdout.Reset()
+	if code := runCluster(t, st, "status", "--name", "cli"); code != exitOK {
+		t.Fatalf("status: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"BROKER", "CONTROLLER", " up ", "server.log", last} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("status output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	stderr.Reset()
+	if code := runCluster(t, st, "up", "--name", "cli"); code != exitUsage || !strings.Contains(stderr.String(), "already running") {
+		t.Errorf("second up: exit %d, stderr %q; want exit 2 and 'already running'", code, stderr)
+	}
+
+	if code := runCluster(t, st, "down", "--name", "cli"); code != exitOK {
+		t.Fatalf("down: exit %d\n%s", code, stderr)
+	}
+	stderr.Reset()
+	if code := runCluster(t, st, "down", "--name", "cli"); code == exitOK || !strings.Contains(stderr.String(), `no cluster named "cli"`) {
+		t.Fatalf("down twice: exit %d, stderr %q; want an error", code, stderr)
+	}
+}
+
+func TestClusterCmdClasspath(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("may fetch the Kafka jars with Maven")
+	}
+	st, stdout, stderr := clusterTestState(t)
+	if code := runCluster(t, st, "classpath"); code != exitOK {
+		t.Fatalf("classpath: exit %d\n%s", code, stderr)
+	}
+	if cp := strings.TrimSpace(stdout.String()); !strings.HasSuffix(cp, "/kafka/4.1.2/libs/*") {
+		t.Fatalf("classpath %q, want .../kafka/4.1.2/libs/*", cp)
+	}
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// runSizeCmd runs kbench size with args through run, as main does, and
+// returns the exit code, stdout and stderr.
+func runSizeCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, cacheDir: t.TempDir()}
+	code := run(context.Background(), append([]string{"kbench", "size"}, args...), st)
+	return code, stdout.String(), stderr.String()
+}
+
+var sizeSeedArgs = []string{"--rate", "10000/s", "--record-size", "2.5KB", "--retention", "7d", "--replication", "3", "--brokers", "4"}
+
+func TestSizeCmd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    []string // substrings of stdout
+		wantStderr []string // substrings of stderr
+	}{
+		{
+			name:     "seed 002",
+			args:     sizeSeedArgs,
+			wantCode: exitOK,
+			wantOut: []string{
+				"ingest            = 10,000 rec/s × 2,500 B = 25,000,000 B/s = 25.0 MB/s (23.8 MiB/s)",
+				"15.12 TB (13.75 TiB)", "45.36 TB (41.25 TiB)", "11.34 TB (10.31 TiB)",
+				"24,414 KiB/s", "13.74 \"TB\" is TiB",
+				"100 × 4 brokers × 3 replication = 1,200 partitions per broker",
+			},
+		},
+		{
+			name:     "seed consumer table",
+			args:     append([]string{"--partition-consumer-rate", "2500/s"}, sizeSeedArgs...),
+			wantCode: exitOK,
+			wantOut:  []string{"10,000 rec/s / 2,500 rec/s = 4 → at least 4 partitions", "recommended       4 partitions"},
+		},
+		{
+			name:       "bad rate",
+			args:       []string{"--rate", "fast", "--record-size", "2.5KB", "--retention", "7d"},
+			wantCode:   exitUsage,
+			wantStderr: []string{`kbench: --rate "fast": not a rate; use a number of records per second such as 10000/s, 10k/s or 600000/min`},
+		},
+		{
+			name:       "bad retention",
+			args:       []string{"--rate", "10000/s", "--record-size", "2.5KB", "--retention", "7x"},
+			wantCode:   exitUsage,
+			wantStderr: []string{`kbench: --retention "7x": unknown unit "x"; use a number and a unit such as 7d, 168h, 1w or 30m`},
+		},
+		{
+			name:       "ambiguous size",
+			args:       []string{"--rate", "10000/s", "--record-size", "2.5K", "--retention", "7d"},
+			wantCode:   exitUsage,
+			wantStderr: []string{`--record-size "2.5K": K is ambiguous; write 2.5KB`},
+		},
+		{
+			name:       "bad headroom",
+			args:       append([]string{"--headroom", "30"}, sizeSeedArgs...),
+			wantCode:   exitUsage,
+			wantStderr: []string{`--headroom "30": ambiguous headroom; write 30% for 30 percent`},
+		},
+		{
+			name:       "bad partition rate",
+			args:       append([]string{"--partition-producer-rate", "quick"}, sizeSeedArgs...),
+			wantCode:   exitUsage,
+			wantStderr: []string{`--partition-producer-rate "quick": not a rate`},
+		},
+		{
+			name:       "replication over brokers",
+			args:       []string{"--rate", "10000/s", "--record-size", "2.5KB", "--retention", "7d", "--brokers", "2"},
+			wantCode:   exitUsage,
+			wantStderr: []string{"replication 3 is more than 2 brokers", "different broker", "(--replication defaults to 3)"},
+		},
+		{
+			name:       "missing rate",
+			args:       []string{"--record-size", "2.5KB", "--retention", "7d"},
+			wantCode:   exitUsage,
+			wantStderr: []string{"--rate is required, such as --rate 10000/s"},
+		},
+		{
+			name:       "bad int flag",
+			args:       append(sizeSeedArgs, "--brokers", "four"),
+			wantCode:   exitUsage,
+			wantStderr: []string{"--brokers"},
+		},
+		{
+			name:       "stray argument",
+			args:       append(sizeSeedArgs, "extra"),
+			wantCode:   exitUsage,
+			wantStderr: []string{`unexpected argument "extra"`},
+		},
+		{
+			name:       "missing results",
+			args:       append(sizeSeedArgs, "--from-results", "does-not-exist.json"),
+			wantCode:   exitUsage,
+			wantStderr: []string{"--from-results", "does-not-exist.json"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runSizeCmd(t, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, out, errOut)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.wantStderr {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+}
+
+func TestSizeCmdFromResultsJSON(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	docs := map[string]*result.Document{
+		"p.json": {
+			Kind: result.KindProducerPerf, Status: result.StatusOK,
+			Topic:    &result.Topic{Name: "size-1p", Partitions: 1},
+			Producer: &result.Producer{Records: 1000, Bytes: 2500000, RecordsPerSec: 40000},
+		},
+		"c.json": {
+			Kind: result.KindConsumerPerf, Status: result.StatusOK,
+			Topic:    &result.Topic{Name: "size-1p", Partitions: 1},
+			Consumer: &result.Consumer{Records: 1000, Bytes: 2500000, RecordsPerSec: 2650},
+		},
+	}
+	for name, d := range docs {
+		if err := result.Write(filepath.Join(dir, name), d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runSizeCmd(t, append(sizeSeedArgs, "--from-results", dir, "--json")...)
+	if code != exitOK {
+		t.Fatalf("exit code %d\n%s", code, errOut)
+	}
+	var doc struct {
+		Schema     string  `json:"schema"`
+		Ingest     float64 `json:"ingest_bytes_per_sec"`
+		PerBroker  float64 `json:"storage_per_broker_bytes"`
+		Partitions struct {
+			ForProducers int `json:"for_producers"`
+			ForConsumers int `json:"for_consumers"`
+			Recommended  int `json:"recommended"`
+			Results      []struct {
+				Path string `json:"path"`
+				Used bool   `json:"used"`
+			} `json:"results"`
+		} `json:"partitions"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
+	}
+	p := doc.Partitions
+	if doc.Schema != "kbench.size/v1" || doc.Ingest != 25e6 || doc.PerBroker != 11.34e12 ||
+		p.ForProducers != 1 || p.ForConsumers != 4 || p.Recommended != 4 || len(p.Results) != 2 {
+		t.Fatalf("unexpected document: %+v\n%s", doc, out)
+	}
+}

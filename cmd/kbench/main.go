@@ -1,0 +1,17 @@
+// Command kbench is a load-testing and benchmarking toolkit for Apache Kafka.
+// See README.md for usage; this file only wires process state to run.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, newProcessState())
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// Exit codes, decided here and nowhere else.
+const (
+	exitOK          = 0
+	exitFailure     = 1   // the run failed: broker unreachable or died, records failed
+	exitUsage       = 2   // bad flags, property values or input files
+	exitInterrupted = 130 // SIGINT/SIGTERM, as a shell reports it
+)
+
+// toolAliases maps the names of the Apache Kafka tools to kbench subcommands,
+// so that a link named like the tool behaves as that tool (busybox style).
+var toolAliases = map[string]string{
+	"kafka-producer-perf-test": "producer-perf-test",
+	"kafka-consumer-perf-test": "consumer-perf-test",
+	"kafka-e2e-latency":        "end-to-end-latency",
+	"kafka-end-to-end-latency": "end-to-end-latency",
+}
+
+// run is kbench minus process state: it parses args (args[0] is the program
+// name), runs the command and returns the exit code.
+func run(ctx context.Context, args []string, st *state) int {
+	root := newRootCmd(st)
+	root.SetArgs(commandArgs(args))
+	err := root.ExecuteContext(ctx)
+	return exitCode(err, st)
+}
+
+// commandArgs turns os.Args into cobra's arguments, inserting the subcommand
+// when kbench was invoked through a link named like an Apache tool.
+func commandArgs(args []string) []string {
+	if len(args) == 0 {
+		return nil
+	}
+	name := strings.TrimSuffix(filepath.Base(args[0]), ".sh")
+	if sub, ok := toolAliases[name]; ok {
+		return append([]string{sub}, args[1:]...)
+	}
+	return args[1:]
+}
+
+func exitCode(err error, st *state) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(st.stderr, "kbench: interrupted")
+		return exitInterrupted
+	case userr.Is(err):
+		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
+		return exitUsage
+	default:
+		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
+		return exitFailure
+	}
+}
+
+func newRootCmd(st *state) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kbench",
+		Short:         "Load testing and benchmarking for Apache Kafka",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(st.stdout)
+	root.SetErr(st.stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return userr.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	})
+	// Registered explicitly, in the order shown by --help.
+	for _, newCmd := range []func(*state) *cobra.Command{
+		newProducerPerfCmd,
+		newConsumerPerfCmd,
+		newEndToEndCmd,
+		newClusterCmd,
+		newSizeCmd,
+		newVersionCmd,
+	} {
+		root.AddCommand(newCmd(st))
+	}
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return userr.Errorf("unknown command %q (see 'kbench --help')", args[0])
+		}
+		return nil
+	}
+	return root
+}

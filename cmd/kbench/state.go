@@ -1,0 +1,41 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// state is everything kbench takes from its process: streams, environment
+// and directories. Tests build their own, so they run the real commands.
+type state struct {
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// cacheDir holds downloaded Kafka jars and local clusters' data.
+	cacheDir string
+	// stateDir, when set, holds local clusters' state and data instead of
+	// clusters/ under cacheDir (tests use a temp dir but share the jars).
+	stateDir string
+}
+
+func newProcessState() *state {
+	return &state{
+		stdout:   os.Stdout,
+		stderr:   os.Stderr,
+		getenv:   os.Getenv,
+		cacheDir: defaultCacheDir(os.Getenv),
+	}
+}
+
+// defaultCacheDir is $KBENCH_HOME when set, else kbench/ under the user's
+// cache directory (~/.cache/kbench on Linux).
+func defaultCacheDir(getenv func(string) string) string {
+	if d := getenv("KBENCH_HOME"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "kbench")
+	}
+	return filepath.Join(os.TempDir(), "kbench")
+}

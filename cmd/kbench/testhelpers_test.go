@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/cluster"
+)
+
+// runKbench runs the real kbench command line with a test state and a
+// timeout, returning the exit code.
+func runKbench(t *testing.T, st *state, args ...string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	return run(ctx, append([]string{"kbench"}, args...), st)
+}
+
+// uniqueTopic names a topic no other test uses.
+func uniqueTopic(t *testing.T, prefix string) string {
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+// topicRecords reads a topic from the start to its end offsets and returns
+// the value sizes it holds, counted by size.
+func topicRecords(t *testing.T, bootstrap, topic string) (total int64, bySize map[int]int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatalf("end offsets of %s: %v", topic, err)
+	}
+	var want int64
+	ends.Each(func(o kadm.ListedOffset) { want += o.Offset })
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	bySize = map[int]int64{}
+	for total < want {
+		fs := cl.PollFetches(ctx)
+		if err := ctx.Err(); err != nil {
+			t.Fatalf("read %d of %d records of %s: %v", total, want, topic, err)
+		}
+		fs.EachError(func(_ string, _ int32, err error) { t.Fatalf("consume %s: %v", topic, err) })
+		fs.EachRecord(func(r *kgo.Record) {
+			total++
+			bySize[len(r.Value)]++
+		})
+	}
+	return total, bySize
+}
+
+// privateCluster starts a 1-broker cluster of the test's own, for tests
+// that kill brokers or need broker settings the shared one lacks.
+func privateCluster(t *testing.T, props map[string]string) *cluster.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts a real Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cache := os.Getenv("KBENCH_HOME")
+	if cache == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(d, "kbench")
+	}
+	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithCacheDir(cache),
+		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
+		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
+	if err != nil {
+		t.Fatalf("start private cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.Stop(sctx, false); err != nil && !errors.Is(err, context.Canceled) {
+			t.Logf("stop private cluster: %v", err)
+		}
+	})
+	return c
+}
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes to it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls until cond holds or the timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}

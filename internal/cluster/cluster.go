@@ -1,0 +1,157 @@
+package cluster
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Cluster is a local Kafka cluster started by Start or found by Load. Its
+// methods are safe for concurrent use; read Brokers directly only while no
+// Restart runs (Restart changes a PID), or use Broker.
+type Cluster struct {
+	Name      string    `json:"name"`
+	Version   string    `json:"version"`
+	ID        string    `json:"cluster_id"`
+	Dir       string    `json:"dir"` // <state dir>/<name>: state, configs, data, logs
+	Heap      string    `json:"heap"`
+	Java      string    `json:"java"`
+	Classpath string    `json:"classpath"`
+	StartedAt time.Time `json:"started_at"`
+	Brokers   []Broker  `json:"brokers"`
+
+	mu           sync.Mutex
+	log          io.Writer
+	startTimeout time.Duration
+	stopOnExit   bool
+	children     map[int]*child // by broker ID: processes this process started
+}
+
+// Broker is one node, broker and controller at once.
+type Broker struct {
+	ID             int    `json:"id"`
+	PID            int    `json:"pid"`
+	Port           int    `json:"port"`            // PLAINTEXT listener, for clients
+	ControllerPort int    `json:"controller_port"` // KRaft quorum listener
+	Dir            string `json:"dir"`
+	ConfigPath     string `json:"config_path"` // server.properties; also identifies the process
+	LogPath        string `json:"log_path"`    // broker log (log4j)
+	OutPath        string `json:"out_path"`    // JVM stdout and stderr
+}
+
+// Addr is the broker's client address.
+func (b Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// Bootstrap is the comma-separated client addresses of every broker.
+func (c *Cluster) Bootstrap() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	addrs := make([]string, len(c.Brokers))
+	for i, b := range c.Brokers {
+		addrs[i] = b.Addr()
+	}
+	return strings.Join(addrs, ",")
+}
+
+// Broker returns the broker with the given node id.
+func (c *Cluster) Broker(id int) (Broker, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.index(id)
+	if i < 0 {
+		return Broker{}, false
+	}
+	return c.Brokers[i], true
+}
+
+// index finds a broker by id; c.mu must be held.
+func (c *Cluster) index(id int) int {
+	for i, b := range c.Brokers {
+		if b.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// ErrNotFound is returned by Load when no cluster has that name.
+var ErrNotFound = errors.New("no such cluster")
+
+// ErrRunning is returned by Start when a cluster with that name is running.
+var ErrRunning = errors.New("cluster already running")
+
+const stateFile = "cluster.json"
+
+// Load reads the state of the cluster named name under stateDir, as saved
+// by Start. Its brokers may have died since; see Status.
+func Load(stateDir, name string) (*Cluster, error) {
+	path := filepath.Join(stateDir, name, stateFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("load cluster %q: %w (no %s)", name, ErrNotFound, path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load cluster %q: %w", name, err)
+	}
+	c := &Cluster{log: io.Discard}
+	if err := json.Unmarshal(b, c); err != nil {
+		return nil, fmt.Errorf("load cluster %q: parse %s: %w", name, path, err)
+	}
+	return c, nil
+}
+
+// save writes the state atomically, so a reader never sees half a file.
+func (c *Cluster) save() error {
+	c.mu.Lock()
+	b, err := json.MarshalIndent(c, "", "  ")
+	c.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("save cluster state: %w", err)
+	}
+	path := filepath.Join(c.Dir, stateFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("save cluster state: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("save cluster state: %w", err)
+	}
+	return nil
+}
+
+func (c *Cluster) logf(format string, args ...any) {
+	if c.log != nil {
+		fmt.Fprintf(c.log, format+"\n", args...)
+	}
+}
+
+func (c *Cluster) timeout() time.Duration {
+	if c.startTimeout > 0 {
+		return c.startTimeout
+	}
+	return defaultConfig().startTimeout
+}
+
+// List returns the names of the clusters with state under stateDir,
+// running or not, sorted.
+func List(stateDir string) ([]string, error) {
+	matches, err := filepath.Glob(filepath.Join(stateDir, "*", stateFile))
+	if err != nil {
+		return nil, fmt.Errorf("list clusters: %w", err)
+	}
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		names[i] = filepath.Base(filepath.Dir(m))
+	}
+	sort.Strings(names)
+	return names, nil
+}

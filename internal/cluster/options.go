@@ -1,0 +1,203 @@
+package cluster
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults, exported so the CLI shows them in --help without restating them.
+const (
+	DefaultVersion      = "4.1.2"          // Apache Kafka version
+	DefaultName         = "kbench"         // cluster name
+	DefaultHeap         = "1g"             // JVM heap per broker
+	DefaultStartTimeout = 90 * time.Second // wait for brokers to answer
+)
+
+// MaxBrokers bounds WithBrokers: each node is a JVM with its own heap, and
+// more than a few on one machine measure the machine, not Kafka.
+const MaxBrokers = 9
+
+// Opt configures Start and Fetch.
+type Opt func(*config)
+
+type config struct {
+	brokers      int
+	name         string
+	heap         string
+	version      string
+	cacheDir     string
+	stateDir     string
+	log          io.Writer
+	props        map[string]string
+	startTimeout time.Duration
+	java         string
+	maven        string
+	stopOnExit   bool
+}
+
+// defaultConfig states every default once.
+func defaultConfig() config {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	return config{
+		brokers:      1,
+		name:         DefaultName,
+		heap:         DefaultHeap,
+		version:      DefaultVersion,
+		cacheDir:     filepath.Join(cache, "kbench"),
+		log:          io.Discard,
+		props:        map[string]string{},
+		startTimeout: DefaultStartTimeout,
+		java:         "java",
+		maven:        "mvn",
+	}
+}
+
+// WithBrokers sets the number of nodes, 1 to MaxBrokers (default 1). Each
+// node is both broker and controller, so 3 nodes tolerate one failure.
+func WithBrokers(n int) Opt { return func(c *config) { c.brokers = n } }
+
+// WithName names the cluster (default DefaultName); the name is a directory
+// under the state dir, so several clusters can run side by side.
+func WithName(name string) Opt { return func(c *config) { c.name = name } }
+
+// WithHeap sets each broker's JVM heap in Java's syntax, like "512m" or
+// "1g" (default DefaultHeap, at least 128m).
+func WithHeap(heap string) Opt { return func(c *config) { c.heap = heap } }
+
+// WithVersion sets the Apache Kafka version (default DefaultVersion). Only
+// 4.x is supported: older versions log through log4j 1.
+func WithVersion(v string) Opt { return func(c *config) { c.version = v } }
+
+// WithCacheDir sets where jars are kept, under kafka/<version>/ (default
+// kbench/ in the user's cache directory).
+func WithCacheDir(dir string) Opt { return func(c *config) { c.cacheDir = dir } }
+
+// WithStateDir sets where clusters' state and data live, one directory per
+// name (default clusters/ in the cache dir).
+func WithStateDir(dir string) Opt { return func(c *config) { c.stateDir = dir } }
+
+// WithLog receives one progress line per step (default discarded).
+func WithLog(w io.Writer) Opt { return func(c *config) { c.log = w } }
+
+// WithBrokerProps adds broker properties, over kbench's defaults. The
+// properties that wire nodes together (listeners, node.id, ...) are
+// reserved and rejected.
+func WithBrokerProps(props map[string]string) Opt {
+	return func(c *config) {
+		for k, v := range props {
+			c.props[k] = v
+		}
+	}
+}
+
+// WithStartTimeout bounds how long Start and Restart wait for brokers to
+// answer metadata (default DefaultStartTimeout).
+func WithStartTimeout(d time.Duration) Opt { return func(c *config) { c.startTimeout = d } }
+
+// WithJava sets the java command (default "java" on PATH).
+func WithJava(path string) Opt { return func(c *config) { c.java = path } }
+
+// WithMaven sets the mvn command (default "mvn" on PATH).
+func WithMaven(path string) Opt { return func(c *config) { c.maven = path } }
+
+// WithStopOnExit kills the brokers when the process that started them exits
+// (Linux only), so a test binary that dies on a timeout leaves none behind.
+func WithStopOnExit(on bool) Opt { return func(c *config) { c.stopOnExit = on } }
+
+// OptionError is an invalid option value. Option is the option's name as
+// the CLI spells its flag ("brokers", "heap", ...).
+type OptionError struct {
+	Option string
+	Value  string
+	Reason string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("%s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+func newConfig(opts []Opt) (config, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.stateDir == "" {
+		cfg.stateDir = filepath.Join(cfg.cacheDir, "clusters")
+	}
+	if cfg.log == nil {
+		cfg.log = io.Discard
+	}
+	return cfg, cfg.validate()
+}
+
+var (
+	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([.-][A-Za-z0-9]+)*$`)
+)
+
+// reservedProps wire the nodes together; changing them breaks start-up.
+var reservedProps = []string{
+	"process.roles", "node.id", "controller.quorum.voters",
+	"controller.quorum.bootstrap.servers", "listeners", "advertised.listeners",
+	"listener.security.protocol.map", "controller.listener.names",
+	"inter.broker.listener.name", "log.dirs", "log.dir",
+}
+
+func (c *config) validate() error {
+	if c.brokers < 1 || c.brokers > MaxBrokers {
+		return &OptionError{"brokers", strconv.Itoa(c.brokers),
+			fmt.Sprintf("must be between 1 and %d (1 or 3 are typical)", MaxBrokers)}
+	}
+	if !nameRE.MatchString(c.name) {
+		return &OptionError{"name", c.name, "use letters, digits, '.', '_' or '-' (it names a directory)"}
+	}
+	if _, err := parseHeap(c.heap); err != nil {
+		return &OptionError{"heap", c.heap, err.Error()}
+	}
+	if !versionRE.MatchString(c.version) || !strings.HasPrefix(c.version, "4.") {
+		return &OptionError{"kafka-version", c.version, "only Apache Kafka 4.x versions like 4.1.2 are supported"}
+	}
+	for _, k := range reservedProps {
+		if _, ok := c.props[k]; ok {
+			return &OptionError{"broker property", k, "is set by kbench to wire the nodes together"}
+		}
+	}
+	if c.startTimeout <= 0 {
+		return &OptionError{"start-timeout", c.startTimeout.String(), "must be positive"}
+	}
+	if c.cacheDir == "" {
+		return &OptionError{"cache-dir", "", "must not be empty"}
+	}
+	return nil
+}
+
+// minHeap keeps a broker from dying of OutOfMemoryError at start-up.
+const minHeap = 128 << 20
+
+// parseHeap reads a JVM heap size with a k, m or g suffix into bytes.
+func parseHeap(s string) (int64, error) {
+	if len(s) < 2 || s[0] < '0' || s[0] > '9' {
+		return 0, fmt.Errorf("want a size like 512m or 1g")
+	}
+	unit := map[byte]int64{'k': 1 << 10, 'm': 1 << 20, 'g': 1 << 30}[s[len(s)-1]|0x20]
+	n, err := strconv.ParseInt(s[:len(s)-1], 10, 64)
+	if unit == 0 || err != nil || n <= 0 {
+		return 0, fmt.Errorf("want a size like 512m or 1g")
+	}
+	if n > (1<<62)/unit {
+		return 0, fmt.Errorf("too large")
+	}
+	if n*unit < minHeap {
+		return 0, fmt.Errorf("at least 128m: a broker needs it to start")
+	}
+	return n * unit, nil
+}

@@ -1,0 +1,206 @@
+package cluster
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// errPortInUse marks a start that lost a port picked by freePorts to
+// another process; Start then retries with new ports.
+var errPortInUse = errors.New("port already in use")
+
+// startAttempts bounds the retries after losing a port race.
+const startAttempts = 3
+
+// Start fetches Kafka if needed, formats a new cluster under the state dir
+// and starts its brokers, then waits until metadata lists all of them. A
+// stopped cluster of the same name is replaced; a running one is an error
+// wrapping ErrRunning. On failure Start stops what it started and keeps the
+// directory for its logs; the error ends with the failing node's log tail.
+func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
+	cfg, err := newConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	java, err := checkJava(ctx, cfg.java)
+	if err != nil {
+		return nil, err
+	}
+	dist, err := fetch(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// Two `cluster up` of one name must not format the same directory.
+	unlock, err := lockFile(ctx, filepath.Join(cfg.stateDir, ".locks", cfg.name+".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("start cluster %q: %w", cfg.name, err)
+	}
+	defer unlock()
+	if err := checkNotRunning(cfg.stateDir, cfg.name); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		c, err := startOnce(ctx, cfg, java, dist)
+		if err == nil || attempt == startAttempts || !errors.Is(err, errPortInUse) {
+			return c, err
+		}
+		fmt.Fprintln(cfg.log, "another process took a port; retrying with new ports")
+	}
+}
+
+func checkNotRunning(stateDir, name string) error {
+	old, err := Load(stateDir, name)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w (remove %s if no broker of it runs)", err, filepath.Join(stateDir, name))
+	}
+	for _, b := range old.Brokers {
+		if inspect(b.PID, b.ConfigPath) != procGone {
+			return fmt.Errorf("start cluster %q: %w at %s (broker %d, pid %d): stop it first or use another name",
+				name, ErrRunning, old.Bootstrap(), b.ID, b.PID)
+		}
+	}
+	return nil
+}
+
+func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Cluster, error) {
+	began := time.Now()
+	c, err := newCluster(cfg, java, dist)
+	if err != nil {
+		return nil, err
+	}
+	// Leftovers of a stopped cluster (kept by Stop, or a failed start).
+	if err := os.RemoveAll(c.Dir); err != nil {
+		return nil, fmt.Errorf("start cluster %q: clear %s: %w", c.Name, c.Dir, err)
+	}
+	if err := c.writeConfigs(cfg.props); err != nil {
+		return nil, err
+	}
+	c.logf("formatting storage of %d node(s) in %s (cluster id %s)", len(c.Brokers), c.Dir, c.ID)
+	if err := c.format(ctx); err != nil {
+		return nil, err
+	}
+	for _, b := range c.Brokers {
+		if err := c.launch(b.ID); err != nil {
+			return nil, c.abort(err)
+		}
+	}
+	// Saved before waiting, so `cluster down` finds a half-started cluster.
+	if err := c.save(); err != nil {
+		return nil, c.abort(err)
+	}
+	c.logf("started %d broker(s); waiting up to %s for them to answer metadata", len(c.Brokers), cfg.startTimeout)
+	if err := c.waitReady(ctx, cfg.startTimeout, c.ids()); err != nil {
+		return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
+	}
+	c.logf("cluster %q up in %.1fs: %s", c.Name, time.Since(began).Seconds(), c.Bootstrap())
+	return c, nil
+}
+
+func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
+	id, err := newClusterID(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(2 * cfg.brokers)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := filepath.Abs(filepath.Join(cfg.stateDir, cfg.name))
+	if err != nil {
+		return nil, fmt.Errorf("start cluster %q: %w", cfg.name, err)
+	}
+	c := &Cluster{
+		Name: cfg.name, Version: cfg.version, ID: id, Dir: dir,
+		Heap: cfg.heap, Java: java, Classpath: dist.Classpath(), StartedAt: time.Now().UTC(),
+		log: cfg.log, startTimeout: cfg.startTimeout, stopOnExit: cfg.stopOnExit,
+	}
+	for i := range cfg.brokers {
+		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
+		c.Brokers = append(c.Brokers, Broker{
+			ID: i + 1, Port: ports[2*i], ControllerPort: ports[2*i+1], Dir: nd,
+			ConfigPath: filepath.Join(nd, "server.properties"),
+			LogPath:    filepath.Join(nd, "server.log"),
+			OutPath:    filepath.Join(nd, "server.out"),
+		})
+	}
+	return c, nil
+}
+
+func (c *Cluster) writeConfigs(extra map[string]string) error {
+	voters := quorumVoters(c.Brokers)
+	for _, b := range c.Brokers {
+		if err := os.MkdirAll(b.Dir, 0o755); err != nil {
+			return fmt.Errorf("write broker %d config: %w", b.ID, err)
+		}
+		props := renderProps(brokerProps(b, voters, len(c.Brokers), extra))
+		if err := os.WriteFile(b.ConfigPath, props, 0o644); err != nil {
+			return fmt.Errorf("write broker %d config: %w", b.ID, err)
+		}
+		if err := os.WriteFile(log4jPath(b), log4jConfig(b.LogPath), 0o644); err != nil {
+			return fmt.Errorf("write broker %d log config: %w", b.ID, err)
+		}
+	}
+	return nil
+}
+
+// format runs Kafka's StorageTool for every node at once: each is a JVM
+// start of a second or two.
+func (c *Cluster) format(ctx context.Context) error {
+	errs := make([]error, len(c.Brokers))
+	var wg sync.WaitGroup
+	for i, b := range c.Brokers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.formatNode(ctx, b)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
+	// A short-lived tool: C1 only and a small serial heap start fastest.
+	cmd := exec.CommandContext(ctx, c.Java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Dlog4j2.configurationFile="+log4jPath(b), "-cp", c.Classpath,
+		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("format storage of broker %d: %w", b.ID, ctx.Err())
+		}
+		return fmt.Errorf("format storage of broker %d: %w\n%s\n%s", b.ID, err, tailLines(string(out), 30), nodeTail(b, 30))
+	}
+	return nil
+}
+
+// abort stops the brokers of a failed start, keeping their logs on disk.
+func (c *Cluster) abort(cause error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := c.stopBrokers(ctx, c.ids(), 5*time.Second); err != nil {
+		return errors.Join(cause, err)
+	}
+	_ = c.save()
+	return fmt.Errorf("%w\n(logs kept in %s)", cause, c.Dir)
+}
+
+func (c *Cluster) ids() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := make([]int, len(c.Brokers))
+	for i, b := range c.Brokers {
+		ids[i] = b.ID
+	}
+	return ids
+}

@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// BrokerStatus is one broker as Status found it.
+type BrokerStatus struct {
+	Broker
+	Alive   bool // its process runs (perhaps paused)
+	Paused  bool // its process is stopped by SIGSTOP
+	Answers bool // it answered a metadata request within 2s
+}
+
+// State is a one-word summary: up, paused, unresponsive or dead.
+func (s BrokerStatus) State() string {
+	switch {
+	case !s.Alive:
+		return "dead"
+	case s.Paused:
+		return "paused"
+	case !s.Answers:
+		return "unresponsive"
+	}
+	return "up"
+}
+
+// Status checks every broker's process and asks each one, directly, for
+// metadata. It returns one entry per broker, in node id order.
+func (c *Cluster) Status(ctx context.Context) ([]BrokerStatus, error) {
+	c.mu.Lock()
+	brokers := append([]Broker(nil), c.Brokers...)
+	c.mu.Unlock()
+	out := make([]BrokerStatus, len(brokers))
+	var wg sync.WaitGroup
+	for i, b := range brokers {
+		st := c.state(b)
+		out[i] = BrokerStatus{Broker: b, Alive: st != procGone, Paused: st == procStopped}
+		if st != procRunning {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].Answers = answers(ctx, b.Addr()) == nil
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return out, fmt.Errorf("status of cluster %q: %w", c.Name, err)
+	}
+	return out, nil
+}
+
+// answers sends one metadata request to the broker at addr itself.
+func answers(ctx context.Context, addr string) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	p, err := newProbe(addr)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	_, err = p.brokers(ctx)
+	return err
+}

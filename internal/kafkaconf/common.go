@@ -1,0 +1,220 @@
+package kafkaconf
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Common holds the settings every Java client has. It is embedded in
+// [Producer] and [Consumer], so p.BootstrapServers and c.ClientID work.
+type Common struct {
+	// BootstrapServers is bootstrap.servers, nil when not set: the caller
+	// may take it from --bootstrap-server instead (and must then add
+	// kgo.SeedBrokers itself, since Opts adds it only when set here).
+	BootstrapServers []string
+	// ClientID is client.id; "" means the Java client's generated one
+	// ("producer-1", "consumer-<group.id>-1").
+	ClientID string
+	// RequestTimeout is request.timeout.ms.
+	RequestTimeout time.Duration
+	// MetadataMaxAge is metadata.max.age.ms.
+	MetadataMaxAge time.Duration
+	// RetryBackoff and RetryBackoffMax are retry.backoff.ms and
+	// retry.backoff.max.ms: Java's exponential backoff with 20% jitter.
+	RetryBackoff, RetryBackoffMax time.Duration
+	// ConnectionsMaxIdle is connections.max.idle.ms; -1 means never.
+	ConnectionsMaxIdle time.Duration
+	// ConnectionSetupTimeout is socket.connection.setup.timeout.ms.
+	ConnectionSetupTimeout time.Duration
+	// SecurityProtocol is security.protocol; only PLAINTEXT is supported.
+	SecurityProtocol string
+	// EnableMetricsPush is enable.metrics.push (KIP-714 client metrics).
+	EnableMetricsPush bool
+
+	set map[string]Prop // explicitly set properties: Java's "did the user configure it?" rules and error sources
+}
+
+// kgo's bounds for the options kbench sets (see kgo's cfg.validate).
+const (
+	kgoMaxIdle       = 15 * time.Minute
+	kgoMinIdle       = 100 * time.Millisecond
+	kgoMinMetaAge    = 10 * time.Millisecond
+	kgoDefMetaMinAge = 5 * time.Second
+)
+
+// commonProps are the shared settings except client.id and
+// request.timeout.ms, whose meaning differs by client.
+func commonProps() []prop[Common] {
+	return []prop[Common]{
+		{
+			key:     "bootstrap.servers",
+			meaning: "kgo.SeedBrokers; kbench's CLI may supply it from --bootstrap-server instead",
+			set: func(c *Common, v string) error {
+				l, err := parseList(v)
+				if err == nil {
+					c.BootstrapServers = l
+				}
+				return err
+			},
+			get: func(c *Common) string { return strings.Join(c.BootstrapServers, ",") },
+		},
+		msProp("metadata.max.age.ms", "300000", 10, 3600000, func(c *Common) *time.Duration { return &c.MetadataMaxAge },
+			"kgo.MetadataMaxAge (franz-go allows 10 ms to 1 h); kgo.MetadataMinAge is lowered to match when below 5 s"),
+		msProp("retry.backoff.ms", "100", 0, maxMillis, func(c *Common) *time.Duration { return &c.RetryBackoff },
+			"kgo.RetryBackoffFn: Java's exponential backoff (doubling, 20% jitter) from this value"),
+		msProp("retry.backoff.max.ms", "1000", 0, maxMillis, func(c *Common) *time.Duration { return &c.RetryBackoffMax },
+			"kgo.RetryBackoffFn: the cap of that backoff; a static backoff of this value if below retry.backoff.ms"),
+		{
+			key: "connections.max.idle.ms", def: "540000",
+			meaning: "kgo.ConnIdleTimeout (franz-go allows 100 ms to 15 min; -1, never, becomes 15 min)",
+			set: func(c *Common, v string) error {
+				n, err := parseInt(v, -1, kgoMaxIdle.Milliseconds())
+				if err != nil || (n >= 0 && n < kgoMinIdle.Milliseconds()) {
+					return &badValue{allowed: "-1 (never) or 100 to 900000"}
+				}
+				c.ConnectionsMaxIdle = time.Duration(n) * time.Millisecond
+				return nil
+			},
+			get: func(c *Common) string { return millis(c.ConnectionsMaxIdle) },
+		},
+		msProp("socket.connection.setup.timeout.ms", "10000", 1, maxMillis, func(c *Common) *time.Duration { return &c.ConnectionSetupTimeout },
+			"kgo.DialTimeout"),
+		enumProp("security.protocol", "PLAINTEXT", true, []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"},
+			func(c *Common) *string { return &c.SecurityProtocol },
+			"only PLAINTEXT: SSL and SASL_* are errors until kbench supports TLS and SASL"),
+		boolProp("enable.metrics.push", "true", func(c *Common) *bool { return &c.EnableMetricsPush },
+			"false adds kgo.DisableClientMetrics (KIP-714)"),
+	}
+}
+
+func clientIDProp[T any](common func(*T) *Common, generated func(*T) string, meaning string) prop[T] {
+	p := strProp("client.id", 256, false, func(t *T) *string { return &common(t).ClientID }, meaning)
+	p.get = generated
+	return p
+}
+
+// commonNoEffect are the Java properties both clients know that kbench
+// accepts and ignores, with why.
+func commonNoEffect() map[string]string {
+	const noClasses = "kbench cannot load Java classes"
+	return map[string]string{
+		"send.buffer.bytes":                        "franz-go sizes socket buffers itself",
+		"receive.buffer.bytes":                     "franz-go sizes socket buffers itself",
+		"client.dns.lookup":                        "franz-go dials every address a name resolves to",
+		"bootstrap.resolve.timeout.ms":             "franz-go resolves names when it dials",
+		"interceptor.classes":                      noClasses,
+		"metric.reporters":                         "kbench measures and reports its own metrics",
+		"auto.include.jmx.reporter":                "kbench measures and reports its own metrics",
+		"security.providers":                       noClasses,
+		"config.providers":                         noClasses,
+		"reconnect.backoff.ms":                     "franz-go retries failed connections with the retry backoff, retry.backoff.ms",
+		"reconnect.backoff.max.ms":                 "franz-go retries failed connections with the retry backoff, retry.backoff.max.ms",
+		"socket.connection.setup.timeout.max.ms":   "franz-go uses socket.connection.setup.timeout.ms for every dial",
+		"metadata.recovery.strategy":               "franz-go keeps the bootstrap servers as a fallback for metadata requests",
+		"metadata.recovery.rebootstrap.trigger.ms": "franz-go keeps the bootstrap servers as a fallback for metadata requests",
+	}
+}
+
+// checkSecurity judges security.protocol and the ssl.* and sasl.* properties
+// together: kbench has no TLS or SASL yet, so asking for them is an error,
+// never silently ignored; without them, such keys only warn.
+func (c *Common) checkSecurity(security []Prop) (warns []Warning, errs []error) {
+	proto := c.SecurityProtocol
+	if proto != "PLAINTEXT" {
+		errs = append(errs, propError(c.prop("security.protocol", proto),
+			"kbench does not support TLS or SASL yet (a later release will); connect to a PLAINTEXT listener", "PLAINTEXT"))
+	}
+	for _, p := range security {
+		need, uses := "SASL", strings.HasPrefix(proto, "SASL_")
+		if strings.HasPrefix(p.Key, "ssl.") {
+			need, uses = "TLS", strings.HasSuffix(proto, "SSL")
+		}
+		if uses {
+			errs = append(errs, propError(p, fmt.Sprintf("security.protocol=%s needs %s, which kbench does not support yet", proto, need), ""))
+			continue
+		}
+		warns = append(warns, Warning{Key: p.Key, Source: p.Source,
+			Message: fmt.Sprintf("has no effect with security.protocol=%s (kbench does not support %s yet); ignored", proto, need)})
+	}
+	return warns, errs
+}
+
+// checkCommon returns warnings for shared values franz-go cannot honor as is.
+func (c *Common) checkCommon() (warns []Warning) {
+	if c.ConnectionsMaxIdle < 0 {
+		p := c.prop("connections.max.idle.ms", "-1")
+		warns = append(warns, Warning{Key: p.Key, Source: p.Source,
+			Message: "franz-go closes idle connections after at most 15 minutes; using 900000"})
+	}
+	if c.RetryBackoff > c.RetryBackoffMax {
+		p := c.prop("retry.backoff.ms", millis(c.RetryBackoff))
+		warns = append(warns, Warning{Key: p.Key, Source: p.Source,
+			Message: fmt.Sprintf("greater than retry.backoff.max.ms (%s); as in Java, a static backoff of %s ms is used",
+				millis(c.RetryBackoffMax), millis(c.RetryBackoffMax))})
+	}
+	return warns
+}
+
+// prop returns the property as the user set it, or as defaulted.
+func (c *Common) prop(key, effective string) Prop {
+	if p, ok := c.set[key]; ok {
+		return p
+	}
+	return Prop{Key: key, Value: effective, Source: "default"}
+}
+
+// explicit reports whether the user set key, which some Java rules depend on.
+func (c *Common) explicit(key string) bool {
+	_, ok := c.set[key]
+	return ok
+}
+
+// clientOpts are the kgo options for the shared settings.
+func (c *Common) clientOpts(clientID string, overhead time.Duration) []kgo.Opt {
+	var opts []kgo.Opt
+	if len(c.BootstrapServers) > 0 {
+		opts = append(opts, kgo.SeedBrokers(c.BootstrapServers...))
+	}
+	idle := c.ConnectionsMaxIdle
+	if idle < 0 || idle > kgoMaxIdle {
+		idle = kgoMaxIdle
+	}
+	opts = append(opts,
+		kgo.ClientID(clientID),
+		kgo.RequestTimeoutOverhead(min(max(overhead, 100*time.Millisecond), 15*time.Minute)),
+		kgo.MetadataMaxAge(max(c.MetadataMaxAge, kgoMinMetaAge)),
+		kgo.RetryBackoffFn(javaBackoff(c.RetryBackoff, c.RetryBackoffMax)),
+		kgo.ConnIdleTimeout(max(idle, kgoMinIdle)),
+		kgo.DialTimeout(c.ConnectionSetupTimeout),
+	)
+	if c.MetadataMaxAge < kgoDefMetaMinAge {
+		// kgo requires its min age (default 5s) at most the max age.
+		opts = append(opts, kgo.MetadataMinAge(max(c.MetadataMaxAge, kgoMinMetaAge)))
+	}
+	if !c.EnableMetricsPush {
+		opts = append(opts, kgo.DisableClientMetrics())
+	}
+	return opts
+}
+
+// javaBackoff mirrors Java's ExponentialBackoff(retry.backoff.ms, 2,
+// retry.backoff.max.ms, 0.2): kgo calls it with the number of failures so
+// far, starting at 1.
+func javaBackoff(base, limit time.Duration) func(int) time.Duration {
+	return func(fails int) time.Duration {
+		if base <= 0 {
+			return 0
+		}
+		if base >= limit {
+			return limit // Java: a static backoff of retry.backoff.max.ms
+		}
+		exp := min(float64(max(fails-1, 0)), math.Log2(float64(limit)/float64(base)))
+		d := time.Duration(float64(base) * math.Pow(2, exp) * (0.8 + 0.4*rand.Float64()))
+		return min(d, limit)
+	}
+}

@@ -1,0 +1,64 @@
+package measure
+
+import "sync/atomic"
+
+// Window counts what completed during one reporting interval. One goroutine
+// adds (a client's promise or poll loop) while another takes the totals each
+// interval, with atomics only: the hot path takes no lock.
+type Window struct {
+	count    atomic.Int64
+	bytes    atomic.Int64
+	latSumUs atomic.Int64
+	latMaxUs atomic.Int64
+}
+
+// WindowStats is what a Window held when it was taken.
+type WindowStats struct {
+	Count    int64
+	Bytes    int64
+	LatSumUs int64
+	LatMaxUs int64
+}
+
+// AvgLatencyMicros is the mean latency of the interval (0 when empty).
+func (s WindowStats) AvgLatencyMicros() float64 {
+	if s.Count == 0 {
+		return 0
+	}
+	return float64(s.LatSumUs) / float64(s.Count)
+}
+
+// Add counts one record of the given size and latency.
+func (w *Window) Add(bytes int, latUs int64) {
+	w.count.Add(1)
+	w.bytes.Add(int64(bytes))
+	w.latSumUs.Add(latUs)
+	for {
+		cur := w.latMaxUs.Load()
+		if latUs <= cur || w.latMaxUs.CompareAndSwap(cur, latUs) {
+			return
+		}
+	}
+}
+
+// Take returns the counts so far and starts a new interval. A record that
+// completes while Take runs may be split across two intervals (its count in
+// one, its latency in the next); totals over the run stay exact.
+func (w *Window) Take() WindowStats {
+	return WindowStats{
+		Count:    w.count.Swap(0),
+		Bytes:    w.bytes.Swap(0),
+		LatSumUs: w.latSumUs.Swap(0),
+		LatMaxUs: w.latMaxUs.Swap(0),
+	}
+}
+
+// Merge adds o into s, for combining the windows of several clients.
+func (s *WindowStats) Merge(o WindowStats) {
+	s.Count += o.Count
+	s.Bytes += o.Bytes
+	s.LatSumUs += o.LatSumUs
+	if o.LatMaxUs > s.LatMaxUs {
+		s.LatMaxUs = o.LatMaxUs
+	}
+}

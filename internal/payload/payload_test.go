@@ -1,0 +1,169 @@
+package payload
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRandom(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		size        int
+		wantEntries int
+	}{
+		{1, poolEntries},
+		{100, poolEntries},
+		{1 << 20, poolBytes / (1 << 20)},
+		{poolBytes * 2, 1},
+	}
+	for _, tt := range tests {
+		src, err := Random(tt.size, 1)
+		if err != nil {
+			t.Fatalf("Random(%d): %v", tt.size, err)
+		}
+		p := src.(*pool)
+		if len(p.values) != tt.wantEntries {
+			t.Errorf("Random(%d): %d entries, want %d", tt.size, len(p.values), tt.wantEntries)
+		}
+		for i := int64(0); i < 50; i++ {
+			v := src.Value(i)
+			if len(v) != tt.size {
+				t.Fatalf("Random(%d).Value: len %d", tt.size, len(v))
+			}
+			for _, c := range v[:min(len(v), 64)] {
+				if c < 'A' || c > 'Z' {
+					t.Fatalf("Random(%d).Value: byte %q is not A-Z", tt.size, c)
+				}
+			}
+		}
+		if src.MaxSize() != tt.size {
+			t.Errorf("MaxSize = %d, want %d", src.MaxSize(), tt.size)
+		}
+	}
+	for _, bad := range []int{0, -1} {
+		if _, err := Random(bad, 1); err == nil {
+			t.Errorf("Random(%d): want error", bad)
+		}
+	}
+}
+
+func TestRandomValuesDiffer(t *testing.T) {
+	t.Parallel()
+	src, err := Random(100, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := int64(0); i < 200; i++ {
+		seen[string(src.Value(i))] = true
+	}
+	// 200 draws from 1024 entries: far more than a handful must differ, or
+	// compression would see one value repeated.
+	if len(seen) < 100 {
+		t.Fatalf("only %d distinct values in 200 draws", len(seen))
+	}
+}
+
+func TestFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name      string
+		content   string
+		delimiter string
+		want      []string
+		wantErr   error
+	}{
+		{"newline", "a\nbb\nccc\n", "\n", []string{"a", "bb", "ccc"}, nil},
+		{"blank lines skipped", "a\n\nb", "\n", []string{"a", "b"}, nil},
+		{"custom literal", `{"x":1}|{"x":2}`, `\|`, []string{`{"x":1}`, `{"x":2}`}, nil},
+		{"regex", "a,b;c", "[,;]", []string{"a", "b", "c"}, nil},
+		{"no trailing newline", "one", "\n", []string{"one"}, nil},
+		{"empty", "", "\n", nil, ErrEmptyFile},
+		{"only delimiters", "\n\n\n", "\n", nil, ErrEmptyFile},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := write(strings.ReplaceAll(tt.name, " ", "_"), tt.content)
+			src, n, err := File(path, tt.delimiter, 1)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != len(tt.want) {
+				t.Fatalf("read %d records, want %d", n, len(tt.want))
+			}
+			got := map[string]bool{}
+			for i := int64(0); i < 500; i++ {
+				got[string(src.Value(i))] = true
+			}
+			for _, w := range tt.want {
+				if !got[w] {
+					t.Errorf("value %q never handed out; got %v", w, got)
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Errorf("got values %v, want exactly %v", got, tt.want)
+			}
+		})
+	}
+	if _, _, err := File(filepath.Join(dir, "missing"), "\n", 1); !errors.Is(err, ErrEmptyFile) {
+		t.Fatalf("missing file: err = %v", err)
+	}
+	if _, _, err := File(write("x", "a"), "(", 1); err == nil || !strings.Contains(err.Error(), "regular expression") {
+		t.Fatalf("bad delimiter: err = %v", err)
+	}
+}
+
+func TestMonotonic(t *testing.T) {
+	t.Parallel()
+	src := Monotonic(1000)
+	for i, want := range map[int64]string{0: "0", 9: "9", 999: "999", 12345: "12345"} {
+		if got := string(src.Value(i)); got != want {
+			t.Fatalf("Value(%d) = %q, want %q", i, got, want)
+		}
+	}
+	a, b := src.Value(1), src.Value(2)
+	if &a[0] == &b[0] {
+		t.Fatal("values must not share memory: the client holds each until acked")
+	}
+}
+
+func TestKeys(t *testing.T) {
+	t.Parallel()
+	k, err := NewKeys(10, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		seen[string(k.Key())] = true
+	}
+	if len(seen) != 10 {
+		t.Fatalf("saw %d distinct keys, want 10: %v", len(seen), seen)
+	}
+	if k.MaxSize() != 1 {
+		t.Fatalf("MaxSize = %d", k.MaxSize())
+	}
+	for _, bad := range []int{0, -3, MaxKeyRange + 1} {
+		if _, err := NewKeys(bad, 1); err == nil {
+			t.Errorf("NewKeys(%d): want error", bad)
+		}
+	}
+}

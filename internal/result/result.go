@@ -1,0 +1,202 @@
+// Package result defines the result document: one JSON file per run, with a
+// schema version, the configuration (secrets redacted), counts, throughput,
+// latency percentiles and the encoded histograms, so that results can be
+// merged and re-aggregated later. Learn Document first.
+package result
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
+// Schema names this document format and its version. Readers accept any
+// document whose schema starts with SchemaName; the version after the slash
+// changes only when a field changes meaning or is removed (adding a field
+// keeps the version).
+const (
+	SchemaName = "kbench.result"
+	Schema     = SchemaName + "/v1"
+)
+
+// Kinds of run, the value of Document.Kind.
+const (
+	KindProducerPerf = "producer-perf-test"
+	KindConsumerPerf = "consumer-perf-test"
+	KindEndToEnd     = "end-to-end-latency"
+)
+
+// Status values of Document.Status.
+const (
+	StatusOK     = "ok"     // the run did all it was asked to
+	StatusFailed = "failed" // the run stopped early or records failed; see Error
+)
+
+// Document is one run's result.
+type Document struct {
+	Schema        string            `json:"schema"`
+	Kind          string            `json:"kind"`
+	KbenchVersion string            `json:"kbench_version"`
+	StartedAt     time.Time         `json:"started_at"`
+	EndedAt       time.Time         `json:"ended_at"`
+	Status        string            `json:"status"`
+	Error         string            `json:"error,omitempty"`
+	Topic         *Topic            `json:"topic,omitempty"`
+	Config        map[string]string `json:"config"`
+	Producer      *Producer         `json:"producer,omitempty"`
+	Consumer      *Consumer         `json:"consumer,omitempty"`
+	EndToEnd      *Latency          `json:"end_to_end_latency,omitempty"`
+}
+
+// Topic describes the topic a run used, as the cluster reported it.
+type Topic struct {
+	Name              string `json:"name"`
+	Partitions        int    `json:"partitions"`
+	ReplicationFactor int    `json:"replication_factor,omitempty"`
+}
+
+// Producer holds what producers measured. Bytes count record values only, as
+// the Apache tool does; MiBPerSec divides by 1024×1024 (the Apache tools'
+// "MB").
+type Producer struct {
+	Clients         int              `json:"clients"`
+	Records         int64            `json:"records"` // acknowledged by the broker
+	Bytes           int64            `json:"bytes"`
+	Failed          int64            `json:"failed"`
+	DurationSeconds float64          `json:"duration_seconds"`
+	RecordsPerSec   float64          `json:"records_per_sec"`
+	MiBPerSec       float64          `json:"mib_per_sec"`
+	TargetRate      float64          `json:"target_rate,omitempty"` // records/s; 0 when unlimited
+	LatencyFrom     string           `json:"latency_from"`          // "send" or "intended" (fixed rate)
+	Latency         Latency          `json:"latency"`               // publish latency: send → ack
+	SteadyState     *Producer        `json:"steady_state,omitempty"`
+	Errors          map[string]int64 `json:"errors,omitempty"`
+	Intervals       []Interval       `json:"intervals,omitempty"`
+	CPUSeconds      float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+}
+
+// Consumer holds what consumers measured.
+type Consumer struct {
+	Clients         int              `json:"clients"`
+	Records         int64            `json:"records"`
+	Bytes           int64            `json:"bytes"`
+	DurationSeconds float64          `json:"duration_seconds"`
+	RecordsPerSec   float64          `json:"records_per_sec"`
+	MiBPerSec       float64          `json:"mib_per_sec"`
+	RebalanceMs     int64            `json:"rebalance_ms"` // time to join the group and get an assignment
+	FetchMs         int64            `json:"fetch_ms"`
+	Rebalances      int              `json:"rebalances,omitempty"`
+	Errors          map[string]int64 `json:"errors,omitempty"`
+	Intervals       []Interval       `json:"intervals,omitempty"`
+	Lag             []LagPoint       `json:"lag,omitempty"`
+	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+}
+
+// LagPoint is the consumer group's total lag at a moment of the run.
+type LagPoint struct {
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Records        int64   `json:"records"`
+}
+
+// Interval is one reporting interval of a run.
+type Interval struct {
+	ElapsedSeconds float64 `json:"elapsed_seconds"` // end of the interval since the run started
+	Records        int64   `json:"records"`
+	Bytes          int64   `json:"bytes"`
+	RecordsPerSec  float64 `json:"records_per_sec"`
+	AvgLatencyMs   float64 `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs   float64 `json:"max_latency_ms,omitempty"`
+}
+
+// Latency summarises a latency histogram. Every value is in microseconds;
+// Histogram is the full histogram (measure.Histogram.Encode) for merging.
+type Latency struct {
+	Unit      string  `json:"unit"`
+	Count     int64   `json:"count"`
+	Min       int64   `json:"min"`
+	Mean      float64 `json:"mean"`
+	P50       int64   `json:"p50"`
+	P90       int64   `json:"p90"`
+	P95       int64   `json:"p95"`
+	P99       int64   `json:"p99"`
+	P999      int64   `json:"p99_9"`
+	P9999     int64   `json:"p99_99"`
+	Max       int64   `json:"max"`
+	Histogram string  `json:"histogram"`
+}
+
+// LatencyOf summarises h. An empty histogram gives zero percentiles.
+func LatencyOf(h *measure.Histogram) (Latency, error) {
+	enc, err := h.Encode()
+	if err != nil {
+		return Latency{}, err
+	}
+	return Latency{
+		Unit:      "us",
+		Count:     h.Count(),
+		Min:       h.Min(),
+		Mean:      h.Mean(),
+		P50:       h.Quantile(0.50),
+		P90:       h.Quantile(0.90),
+		P95:       h.Quantile(0.95),
+		P99:       h.Quantile(0.99),
+		P999:      h.Quantile(0.999),
+		P9999:     h.Quantile(0.9999),
+		Max:       h.Max(),
+		Histogram: enc,
+	}, nil
+}
+
+// Write stores doc as indented JSON at path, through a temporary file and a
+// rename so that a reader never sees half a document.
+func Write(path string, doc *Document) error {
+	if doc.Schema == "" {
+		doc.Schema = Schema
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode result: %w", err)
+	}
+	b = append(b, '\n')
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".kbench-result-*")
+	if err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write result %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read loads a result document and checks its schema.
+func Read(path string) (*Document, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	var doc Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", path, err)
+	}
+	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
+		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", path, doc.Schema, SchemaName)
+	}
+	if doc.Schema != Schema {
+		return nil, fmt.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", path, doc.Schema, Schema)
+	}
+	return &doc, nil
+}

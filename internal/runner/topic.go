@@ -1,0 +1,205 @@
+// Package runner prepares and runs a scenario against a cluster: it checks
+// the cluster answers, makes sure topics exist (EnsureTopic), and runs the
+// workloads.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// ErrUnreachable means no broker answered within the connect timeout.
+var ErrUnreachable = errors.New("cannot reach the Kafka cluster")
+
+// TopicSpec says which topic a workload needs and how to create it.
+type TopicSpec struct {
+	Name string
+	// Partitions > 0 creates a missing topic with this many partitions. At 0
+	// a missing topic is left to the broker's auto-creation, as the Apache
+	// tools do.
+	Partitions        int32
+	ReplicationFactor int16 // -1: the broker's default
+	Configs           map[string]*string
+}
+
+// TopicInfo is a topic as the cluster reports it.
+type TopicInfo struct {
+	Name              string
+	Partitions        int
+	ReplicationFactor int
+	Created           bool // kbench or the broker created it for this run
+}
+
+// Timeouts bound each step, so a wrong address fails fast instead of hanging.
+const (
+	ConnectTimeout = 15 * time.Second
+	topicTimeout   = 20 * time.Second
+	// autoCreateWait bounds the wait for a broker to auto-create a topic; a
+	// broker that does it answers within a second or two.
+	autoCreateWait = 5 * time.Second
+)
+
+// EnsureTopic checks that the cluster answers (within ConnectTimeout) and
+// that the topic exists with leaders for every partition, creating it when
+// the spec or the broker's auto-creation allows.
+func EnsureTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec) (TopicInfo, error) {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return TopicInfo{}, fmt.Errorf("create admin client: %w", err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+
+	if err := Ping(ctx, cl); err != nil {
+		return TopicInfo{}, err
+	}
+	_, err = describe(ctx, cl, spec.Name)
+	if !errors.Is(err, kerr.UnknownTopicOrPartition) {
+		// It exists (or the cluster failed us): wait out leader elections.
+		return waitForLeaders(ctx, cl, spec.Name, topicTimeout)
+	}
+	if spec.Partitions > 0 {
+		err = createTopic(ctx, adm, spec)
+	} else {
+		err = requestAutoCreate(ctx, cl, spec.Name)
+	}
+	info := TopicInfo{}
+	if err == nil {
+		wait := topicTimeout
+		if spec.Partitions == 0 {
+			wait = autoCreateWait
+		}
+		info, err = waitForLeaders(ctx, cl, spec.Name, wait)
+	}
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return TopicInfo{}, userr.Errorf("topic %q does not exist and the broker did not create it (auto.create.topics.enable=false?): create it first, or pass --partitions N to let kbench create it", spec.Name)
+	}
+	if err != nil {
+		return TopicInfo{}, err
+	}
+	info.Created = true
+	return info, nil
+}
+
+func createTopic(ctx context.Context, adm *kadm.Client, spec TopicSpec) error {
+	rf := spec.ReplicationFactor
+	if rf == 0 {
+		rf = -1
+	}
+	cctx, cancel := context.WithTimeout(ctx, topicTimeout)
+	defer cancel()
+	_, err := adm.CreateTopic(cctx, spec.Partitions, rf, spec.Configs, spec.Name)
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return fmt.Errorf("create topic %q with %d partitions: %w", spec.Name, spec.Partitions, err)
+	}
+	return nil
+}
+
+// Ping checks that a broker answers a metadata request within ConnectTimeout.
+func Ping(ctx context.Context, cl *kgo.Client) error {
+	pctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	// franz-go notices the deadline only when a read times out on its own
+	// (after the request timeout), so wait for the deadline here: a silent
+	// listener must not stretch the bound.
+	errc := make(chan error, 1)
+	go func() { errc <- cl.Ping(pctx) }()
+	var err error
+	select {
+	case err = <-errc:
+	case <-pctx.Done():
+		err = fmt.Errorf("no answer: %w", pctx.Err())
+	}
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	seeds := strings.Join(cl.OptValue(kgo.SeedBrokers).([]string), ",")
+	return fmt.Errorf("%w at %s within %s: %v (is a broker running there? check --bootstrap-server or bootstrap.servers)", ErrUnreachable, seeds, ConnectTimeout, err)
+}
+
+// describe returns the topic's details, or an error wrapping
+// kerr.UnknownTopicOrPartition when it does not exist. It sends its own
+// metadata request: the client may allow auto-creation (the Java producer
+// does), and merely looking must not create the topic.
+func describe(ctx context.Context, cl *kgo.Client, topic string) (TopicInfo, error) {
+	dctx, cancel := context.WithTimeout(ctx, topicTimeout)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	req.AllowAutoTopicCreation = false
+	resp, err := req.RequestWith(dctx, cl)
+	if err != nil {
+		return TopicInfo{}, fmt.Errorf("describe topic %q: %w", topic, err)
+	}
+	if len(resp.Topics) != 1 {
+		return TopicInfo{}, fmt.Errorf("describe topic %q: %d topics in the metadata response", topic, len(resp.Topics))
+	}
+	td := resp.Topics[0]
+	if err := kerr.ErrorForCode(td.ErrorCode); err != nil {
+		return TopicInfo{}, fmt.Errorf("describe topic %q: %w", topic, err)
+	}
+	info := TopicInfo{Name: topic, Partitions: len(td.Partitions)}
+	for _, p := range td.Partitions {
+		info.ReplicationFactor = max(info.ReplicationFactor, len(p.Replicas))
+		if p.Leader < 0 || p.ErrorCode != 0 {
+			return info, fmt.Errorf("topic %q partition %d: %w", topic, p.Partition, kerr.LeaderNotAvailable)
+		}
+	}
+	if info.Partitions == 0 {
+		return info, fmt.Errorf("topic %q: %w", topic, kerr.LeaderNotAvailable)
+	}
+	return info, nil
+}
+
+// requestAutoCreate asks for the topic's metadata allowing auto-creation,
+// which is how the Java producer gets a missing topic created.
+func requestAutoCreate(ctx context.Context, cl *kgo.Client, topic string) error {
+	req := kmsg.NewPtrMetadataRequest()
+	req.AllowAutoTopicCreation = true
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, t)
+	rctx, cancel := context.WithTimeout(ctx, topicTimeout)
+	defer cancel()
+	// The answer does not say whether the broker will create the topic
+	// (a KRaft broker answers UNKNOWN_TOPIC_OR_PARTITION either way while
+	// the controller works); the caller polls for it.
+	if _, err := req.RequestWith(rctx, cl); err != nil {
+		return fmt.Errorf("request auto-creation of topic %q: %w", topic, err)
+	}
+	return nil
+}
+
+// waitForLeaders polls until every partition of the topic has a leader,
+// for at most wait. It gives up at once on errors other than a missing
+// leader or a topic not yet known.
+func waitForLeaders(ctx context.Context, cl *kgo.Client, topic string, wait time.Duration) (TopicInfo, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		info, err := describe(ctx, cl, topic)
+		retriable := errors.Is(err, kerr.LeaderNotAvailable) || errors.Is(err, kerr.UnknownTopicOrPartition)
+		if err == nil || !retriable || time.Now().After(deadline) {
+			return info, err
+		}
+		select {
+		case <-ctx.Done():
+			return TopicInfo{}, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

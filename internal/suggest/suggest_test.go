@@ -1,0 +1,39 @@
+package suggest
+
+import "testing"
+
+func TestNearest(t *testing.T) {
+	t.Parallel()
+	known := []string{"linger.ms", "batch.size", "acks", "buffer.memory", "--num-records", "--record-size"}
+	tests := []struct{ name, want string }{
+		{"linger.ns", "linger.ms"},
+		{"lingr.ms", "linger.ms"},
+		{"batch_size", "batch.size"},
+		{"ack", "acks"},
+		{"--num-record", "--num-records"},
+		{"--recordsize", "--record-size"},
+		{"BATCH.SIZE", "batch.size"},
+		{"completely.unrelated.name", ""},
+		{"zzz", ""},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.name, known); got != tt.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := Nearest("x", nil); got != "" {
+		t.Errorf("no candidates: got %q", got)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"acks", "acks", 0}} {
+		if got := distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("distance(%q,%q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package workload
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+// BenchmarkProduce measures kbench's producer engine against a bare
+// franz-go produce loop with the same settings on the same real broker: the
+// difference in CPU per record is kbench's own cost (measurement, payloads,
+// pacing). bench/producer.sh runs it after the Java comparison:
+//
+//	KBENCH_TEST_BOOTSTRAP=127.0.0.1:9092 go test -run '^$' -bench '^BenchmarkProduce$' -benchtime 2000000x ./internal/workload/
+//
+// Without KBENCH_TEST_BOOTSTRAP it starts a local broker. KBENCH_BENCH_SIZE
+// (default 100) and KBENCH_BENCH_ACKS (default 1) set the record size and
+// acks; every other property is the Java client's default.
+func BenchmarkProduce(b *testing.B) {
+	bootstrap := testkafka.Bootstrap(b)
+	size := 100
+	if s := os.Getenv("KBENCH_BENCH_SIZE"); s != "" {
+		var err error
+		if size, err = strconv.Atoi(s); err != nil {
+			b.Fatalf("KBENCH_BENCH_SIZE=%q: %v", s, err)
+		}
+	}
+	acks := "1"
+	if a := os.Getenv("KBENCH_BENCH_ACKS"); a != "" {
+		acks = a
+	}
+	pc, _, err := kafkaconf.ParseProducer([]kafkaconf.Prop{
+		{Key: "bootstrap.servers", Value: bootstrap, Source: "bench"},
+		{Key: "acks", Value: acks, Source: "bench"},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts, err := pc.Opts(size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	topic := "bench-produce-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	ctx := context.Background()
+	if _, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{Name: topic, Partitions: 1, ReplicationFactor: -1}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("bare", func(b *testing.B) { benchBare(b, opts, topic, size) })
+	b.Run("kbench", func(b *testing.B) { benchKbench(b, opts, topic, size) })
+}
+
+// benchBare is the loop a user would write by hand: a fresh record per
+// send, one value, a promise that only counts failures.
+func benchBare(b *testing.B, opts []kgo.Opt, topic string, size int) {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	value := make([]byte, size)
+	for i := range value {
+		value[i] = 'A' + byte(i%26)
+	}
+	var failed atomic.Int64
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			failed.Add(1)
+		}
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	cpu0, start := measure.ProcessCPU(), time.Now()
+	for i := 0; i < b.N; i++ {
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Value: value}, promise)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	report(b, b.N, time.Since(start), measure.ProcessCPU()-cpu0)
+	if failed.Load() > 0 {
+		b.Fatalf("%d records failed", failed.Load())
+	}
+}
+
+func benchKbench(b *testing.B, opts []kgo.Opt, topic string, size int) {
+	values, err := payload.Random(size, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec := ProducerSpec{
+		Topic:      topic,
+		Records:    int64(b.N),
+		Values:     values,
+		ClientOpts: func(int) []kgo.Opt { return opts },
+		Interval:   time.Hour, // no progress lines inside the measurement
+	}
+	b.ResetTimer()
+	cpu0, start := measure.ProcessCPU(), time.Now()
+	res, err := RunProducer(context.Background(), spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, b.N, time.Since(start), measure.ProcessCPU()-cpu0)
+	if res.Failed > 0 || res.Acked != int64(b.N) || res.Latency.Count() != int64(b.N) {
+		b.Fatalf("acked %d failed %d latencies %d of %d", res.Acked, res.Failed, res.Latency.Count(), b.N)
+	}
+}
+
+func report(b *testing.B, n int, elapsed, cpu time.Duration) {
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/record")
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+}

@@ -1,0 +1,230 @@
+// Package workload runs the load: producers (RunProducer) and, later,
+// consumers and end-to-end probes. Learn ProducerSpec and RunProducer first.
+//
+// Concurrency: each producer client has one goroutine that sends and one
+// (franz-go's promise worker) that completes records; the second is the only
+// writer of that client's histograms, so the hot path takes no lock and sends
+// on no channel. A reporter goroutine reads per-client atomic windows once per
+// interval.
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/payload"
+)
+
+// ProducerSpec describes a producer workload.
+type ProducerSpec struct {
+	Topic string
+	// Clients is the number of producer clients, each with its own
+	// connections and goroutine (default 1). Records, Rate and Warmup are
+	// split evenly between them.
+	Clients int
+	// Records is the total number to send; 0 means until Duration ends or
+	// ctx is cancelled.
+	Records int64
+	// Duration stops sending after this long; 0 means no limit.
+	Duration time.Duration
+	// Rate is the total target in records per second; 0 or less is unlimited.
+	// At a fixed rate latency is measured from each record's intended send
+	// time, so stalls are not hidden (no coordinated omission).
+	Rate float64
+	// Warmup records (of the total) are left out of the steady-state stats.
+	Warmup int64
+	// Values gives record values; each client gets a Clone.
+	Values payload.Source
+	// Keys gives record keys; nil sends records without keys.
+	Keys *payload.Keys
+	// ClientOpts returns the franz-go options of client i (0-based).
+	ClientOpts func(i int) []kgo.Opt
+	// TransactionDuration, when positive, wraps records in transactions
+	// committed after this long (the client options must set a
+	// transactional id).
+	TransactionDuration time.Duration
+	// Interval is the reporting interval (default 5s).
+	Interval time.Duration
+	// OnInterval, if set, is called on the reporter goroutine after each
+	// interval, and once more for the last partial interval (Final set).
+	OnInterval func(Interval)
+	// OnError, if set, is called (from a promise worker) the first time each
+	// kind of error is seen; later errors of that kind are only counted.
+	OnError func(kind string, err error)
+	// FlushTimeout bounds the wait for outstanding records after sending
+	// stops because ctx was cancelled (default 10s). A normal end waits as
+	// long as the client's delivery timeout allows.
+	FlushTimeout time.Duration
+}
+
+// Interval is what completed during one reporting interval, over all clients.
+type Interval struct {
+	Elapsed time.Duration // end of the interval, since the run started
+	Length  time.Duration
+	measure.WindowStats
+	// Steady is set once steady state (after warmup) has begun; the stats
+	// then count steady-state records only, as the Apache tool does.
+	Steady bool
+	// Final marks the last, partial interval, taken when the run ends. The
+	// Apache tool never prints it; kbench keeps it in the result.
+	Final bool
+}
+
+// ProducerResult is what a producer workload measured.
+type ProducerResult struct {
+	Start, End time.Time // End is when the last record completed
+	Acked      int64
+	Bytes      int64 // acknowledged value bytes
+	Failed     int64
+	Latency    *measure.Histogram // microseconds
+	// LatencyFromIntended is true at a fixed rate, where latency is counted
+	// from each record's intended send time.
+	LatencyFromIntended bool
+	// Steady holds the steady-state stats when Warmup > 0.
+	Steady    *SteadyResult
+	Errors    map[string]int64
+	Intervals []Interval
+	Clients   int
+}
+
+// SteadyResult is the part of a run after warmup.
+type SteadyResult struct {
+	Start   time.Time
+	Acked   int64
+	Bytes   int64
+	Latency *measure.Histogram
+}
+
+func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
+	sp := *s
+	if sp.Clients <= 0 {
+		sp.Clients = 1
+	}
+	if sp.Interval <= 0 {
+		sp.Interval = 5 * time.Second
+	}
+	if sp.FlushTimeout <= 0 {
+		sp.FlushTimeout = 10 * time.Second
+	}
+	switch {
+	case sp.Topic == "":
+		return sp, errors.New("producer: no topic")
+	case sp.Values == nil:
+		return sp, errors.New("producer: no record values")
+	case sp.ClientOpts == nil:
+		return sp, errors.New("producer: no client options")
+	case sp.Records <= 0 && sp.Duration <= 0:
+		// A run with neither bound ends only with ctx; allowed.
+	case sp.Records > 0 && sp.Warmup >= sp.Records:
+		return sp, fmt.Errorf("producer: warmup %d must be fewer than the %d records", sp.Warmup, sp.Records)
+	}
+	return sp, nil
+}
+
+// share splits total into n parts that differ by at most one.
+func share(total int64, n, i int) int64 {
+	part := total / int64(n)
+	if int64(i) < total%int64(n) {
+		part++
+	}
+	return part
+}
+
+// RunProducer runs the workload and returns what it measured. It returns a
+// result whenever any record was attempted, together with an error when the
+// run stopped early (ctx cancelled, clients failed to start) so that callers
+// can report what was measured so far.
+func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
+	spec, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	clients := make([]*producerClient, spec.Clients)
+	for i := range clients {
+		c, err := newProducerClient(spec, i)
+		if err != nil {
+			for _, c := range clients[:i] {
+				c.cl.Close()
+			}
+			return nil, err
+		}
+		clients[i] = c
+	}
+
+	start := time.Now()
+	sendCtx := ctx
+	if spec.Duration > 0 {
+		var cancel context.CancelFunc
+		sendCtx, cancel = context.WithTimeout(ctx, spec.Duration)
+		defer cancel()
+	}
+	rep := newReporter(spec, clients, start)
+	repDone := make(chan struct{})
+	go func() { defer close(repDone); rep.run() }()
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(clients))
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.run(ctx, sendCtx, start)
+		}()
+	}
+	wg.Wait()
+	end := time.Now()
+	// Each client flushed before returning, so every record has completed:
+	// now is when the last one did.
+	for _, c := range clients {
+		c.cl.Close()
+	}
+	rep.stop()
+	<-repDone
+
+	res := collect(spec, clients, start, end, rep.intervals)
+	runErr := errors.Join(errs...)
+	if runErr == nil && ctx.Err() != nil {
+		runErr = ctx.Err()
+	}
+	return res, runErr
+}
+
+func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time, intervals []Interval) *ProducerResult {
+	res := &ProducerResult{
+		Start:               start,
+		End:                 end,
+		Latency:             measure.NewHistogram(),
+		LatencyFromIntended: spec.Rate > 0,
+		Errors:              map[string]int64{},
+		Intervals:           intervals,
+		Clients:             len(clients),
+	}
+	if spec.Warmup > 0 {
+		res.Steady = &SteadyResult{Latency: measure.NewHistogram()}
+	}
+	for _, c := range clients {
+		res.Acked += c.acked
+		res.Bytes += c.bytes
+		res.Failed += c.failed
+		res.Latency.Merge(c.hist)
+		if res.Steady != nil && c.steadyStart != nil {
+			st := *c.steadyStart
+			if res.Steady.Start.IsZero() || st.Before(res.Steady.Start) {
+				res.Steady.Start = st
+			}
+			res.Steady.Acked += c.steadyAcked
+			res.Steady.Bytes += c.steadyBytes
+			res.Steady.Latency.Merge(c.steadyHist)
+		}
+		for k, v := range c.errs.Snapshot() {
+			res.Errors[k] += v
+		}
+	}
+	return res
+}

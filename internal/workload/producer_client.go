@@ -1,0 +1,235 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/payload"
+)
+
+// steadyKey marks records sent after warmup. The two contexts are made once;
+// a record carries one of them in Record.Context, so marking costs nothing.
+type steadyKey struct{}
+
+var (
+	warmupCtx = context.WithValue(context.Background(), steadyKey{}, false)
+	steadyCtx = context.WithValue(context.Background(), steadyKey{}, true)
+)
+
+// recordPool recycles records between the sending goroutine and the promise
+// worker: at millions of records per second, allocating each would double
+// the garbage collector's work.
+var recordPool = sync.Pool{New: func() any { return new(kgo.Record) }}
+
+// producerClient is one franz-go client and what it measured. Fields below
+// "promise worker" are written only by the client's promise worker and read
+// after the client is closed.
+type producerClient struct {
+	cl       *kgo.Client
+	topic    string
+	records  int64 // this client's share; 0 = unlimited
+	warmup   int64
+	pacer    load.Pacer
+	values   payload.Source
+	keys     *payload.Keys
+	txEvery  time.Duration
+	onError  func(string, error)
+	flushMax time.Duration
+
+	window       measure.Window // all records
+	steadyWindow measure.Window // steady-state records only
+	steadyBegun  atomic.Bool
+
+	// promise worker
+	hist        *measure.Histogram
+	steadyHist  *measure.Histogram
+	acked       int64
+	bytes       int64
+	failed      int64
+	steadyAcked int64
+	steadyBytes int64
+	steadyStart *time.Time
+	errs        measure.ErrorCounts
+	seenErr     map[string]bool
+}
+
+func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
+	cl, err := kgo.NewClient(spec.ClientOpts(i)...)
+	if err != nil {
+		return nil, fmt.Errorf("producer client %d: %w", i, err)
+	}
+	c := &producerClient{
+		cl:         cl,
+		topic:      spec.Topic,
+		records:    share(spec.Records, spec.Clients, i),
+		warmup:     share(spec.Warmup, spec.Clients, i),
+		pacer:      load.NewPacer(spec.Rate / float64(spec.Clients)),
+		values:     spec.Values.Clone(uint64(i) + 1),
+		txEvery:    spec.TransactionDuration,
+		onError:    spec.OnError,
+		flushMax:   spec.FlushTimeout,
+		hist:       measure.NewHistogram(),
+		steadyHist: measure.NewHistogram(),
+		seenErr:    map[string]bool{},
+	}
+	if spec.Keys != nil {
+		c.keys = spec.Keys.Clone(uint64(i) + 1)
+	}
+	return c, nil
+}
+
+// run sends this client's records until its share is done or sendCtx ends,
+// then waits for outstanding records. ctx is the run's context: records are
+// produced with it so that only an abort (not the end of a timed run) fails
+// records still in flight.
+func (c *producerClient) run(ctx, sendCtx context.Context, start time.Time) error {
+	sendErr := c.send(ctx, sendCtx, start)
+	flushCtx := context.Background()
+	if ctx.Err() != nil {
+		// Interrupted: give outstanding records a bounded chance to finish.
+		var cancel context.CancelFunc
+		flushCtx, cancel = context.WithTimeout(flushCtx, c.flushMax)
+		defer cancel()
+	}
+	if err := c.cl.Flush(flushCtx); err != nil {
+		sendErr = errors.Join(sendErr, fmt.Errorf("flush outstanding records: %w", err))
+	}
+	if c.txEvery > 0 {
+		if err := c.endTransaction(flushCtx); err != nil {
+			sendErr = errors.Join(sendErr, err)
+		}
+	}
+	return sendErr
+}
+
+func (c *producerClient) send(ctx, sendCtx context.Context, start time.Time) error {
+	intended := !c.pacer.Unlimited()
+	var txStart time.Time
+	for i := int64(0); c.records == 0 || i < c.records; i++ {
+		// Checking every record costs little next to Produce, and a timed run
+		// must stop on time even when each record blocks.
+		if sendCtx.Err() != nil {
+			return nil
+		}
+		if intended {
+			if err := c.pacer.Wait(sendCtx, i, time.Since(start)); err != nil {
+				return nil
+			}
+		}
+		if c.txEvery > 0 && txStart.IsZero() {
+			if err := c.cl.BeginTransaction(); err != nil {
+				return fmt.Errorf("begin transaction: %w", err)
+			}
+			txStart = time.Now()
+		}
+		r := recordPool.Get().(*kgo.Record)
+		*r = kgo.Record{Topic: c.topic, Value: c.values.Value(i), Context: warmupCtx}
+		if c.keys != nil {
+			r.Key = c.keys.Key()
+		}
+		if i >= c.warmup {
+			r.Context = steadyCtx
+			if i == c.warmup && c.warmup > 0 {
+				c.steadyBegun.Store(true)
+			}
+		}
+		// Latency counts from the earlier of the intended and the actual send
+		// time: a late record owns its delay (no coordinated omission), and
+		// one sent early within the pacer's burst is not credited for it.
+		r.Timestamp = time.Now()
+		if intended {
+			if due := start.Add(c.pacer.Due(i)); due.Before(r.Timestamp) {
+				r.Timestamp = due
+			}
+		}
+		c.cl.Produce(ctx, r, c.promise)
+		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
+			if err := c.endTransaction(ctx); err != nil {
+				return err
+			}
+			txStart = time.Time{}
+		}
+	}
+	return nil
+}
+
+func (c *producerClient) endTransaction(ctx context.Context) error {
+	if err := c.cl.Flush(ctx); err != nil {
+		return fmt.Errorf("flush before commit: %w", err)
+	}
+	if err := c.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	return nil
+}
+
+// promise completes one record; franz-go calls it serially per client.
+func (c *producerClient) promise(r *kgo.Record, err error) {
+	if err != nil {
+		c.failed++
+		kind := errorKind(err)
+		c.errs.Add(kind)
+		if !c.seenErr[kind] {
+			c.seenErr[kind] = true
+			if c.onError != nil {
+				c.onError(kind, err)
+			}
+		}
+		recordPool.Put(r)
+		return
+	}
+	// Since reads only the monotonic clock (Timestamp carries a monotonic
+	// reading): one clock read per record instead of Now's two.
+	lat := time.Since(r.Timestamp).Microseconds()
+	size := len(r.Value)
+	c.hist.Record(lat)
+	c.window.Add(size, lat)
+	c.acked++
+	c.bytes += int64(size)
+	if c.warmup > 0 && r.Context == steadyCtx {
+		if c.steadyStart == nil {
+			// The Apache tool starts steady-state time when the first
+			// steady record is sent; its timestamp is that moment.
+			t := r.Timestamp
+			c.steadyStart = &t
+		}
+		c.steadyHist.Record(lat)
+		c.steadyWindow.Add(size, lat)
+		c.steadyAcked++
+		c.steadyBytes += int64(size)
+	}
+	recordPool.Put(r)
+}
+
+// errorKind names an error for counting: the Kafka error code name when
+// the broker sent one, else the client-side cause.
+func errorKind(err error) string {
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &ke):
+		return ke.Message
+	case errors.Is(err, context.Canceled):
+		return "CANCELLED"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "DEADLINE_EXCEEDED"
+	case errors.Is(err, kgo.ErrRecordTimeout):
+		return "DELIVERY_TIMEOUT"
+	case errors.Is(err, kgo.ErrRecordRetries):
+		return "RETRIES_EXHAUSTED"
+	case errors.Is(err, kgo.ErrClientClosed):
+		return "CLIENT_CLOSED"
+	case errors.Is(err, kgo.ErrMaxBuffered):
+		return "BUFFER_FULL"
+	default:
+		return "CLIENT_ERROR"
+	}
+}

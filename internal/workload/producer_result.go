@@ -1,0 +1,70 @@
+package workload
+
+import (
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/result"
+)
+
+// Summary converts what the producers measured into the result document's
+// form. cpu is the process CPU time spent during the run (0 if unknown).
+func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result.Producer, error) {
+	out, err := producerSummary(r.End.Sub(r.Start), r.Acked, r.Bytes, r.Latency)
+	if err != nil {
+		return nil, err
+	}
+	out.Clients = r.Clients
+	out.Failed = r.Failed
+	out.TargetRate = max(targetRate, 0)
+	out.LatencyFrom = "send"
+	if r.LatencyFromIntended {
+		out.LatencyFrom = "intended"
+	}
+	if len(r.Errors) > 0 {
+		out.Errors = r.Errors
+	}
+	out.CPUSeconds = cpu.Seconds()
+	for _, iv := range r.Intervals {
+		secs := iv.Length.Seconds()
+		ri := result.Interval{
+			ElapsedSeconds: iv.Elapsed.Seconds(),
+			Records:        iv.Count,
+			Bytes:          iv.Bytes,
+			AvgLatencyMs:   iv.AvgLatencyMicros() / 1000,
+			MaxLatencyMs:   float64(iv.LatMaxUs) / 1000,
+		}
+		if secs > 0 {
+			ri.RecordsPerSec = float64(iv.Count) / secs
+		}
+		out.Intervals = append(out.Intervals, ri)
+	}
+	if r.Steady != nil {
+		st, err := producerSummary(r.End.Sub(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
+		if err != nil {
+			return nil, err
+		}
+		st.Clients = r.Clients
+		st.LatencyFrom = out.LatencyFrom
+		out.SteadyState = st
+	}
+	return out, nil
+}
+
+func producerSummary(elapsed time.Duration, acked, bytes int64, h *measure.Histogram) (*result.Producer, error) {
+	lat, err := result.LatencyOf(h)
+	if err != nil {
+		return nil, err
+	}
+	out := &result.Producer{
+		Latency:         lat,
+		Records:         acked,
+		Bytes:           bytes,
+		DurationSeconds: elapsed.Seconds(),
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		out.RecordsPerSec = float64(acked) / secs
+		out.MiBPerSec = float64(bytes) / secs / (1024 * 1024)
+	}
+	return out, nil
+}
