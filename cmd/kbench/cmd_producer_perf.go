@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
@@ -84,6 +85,9 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 		return err
 	}
 	if pa.Local {
+		if pa.LocalBrokers > cluster.MaxBrokers {
+			return userr.Errorf("--local-brokers %d: at most %d brokers run locally", pa.LocalBrokers, cluster.MaxBrokers)
+		}
 		stop, bootstrap, err := startLocalCluster(ctx, st, pa.LocalBrokers)
 		if err != nil {
 			return err

@@ -13,15 +13,14 @@ import (
 // returns a function that stops it and removes its data.
 func startLocalCluster(ctx context.Context, st *state, brokers int) (stop func(), bootstrap string, err error) {
 	fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka with %d broker(s) for this run\n", brokers)
-	c, err := cluster.Start(ctx,
+	opts := append(clusterOpts(st),
 		cluster.WithBrokers(brokers),
 		cluster.WithName(fmt.Sprintf("run-%d", os.Getpid())),
-		cluster.WithCacheDir(st.cacheDir),
-		cluster.WithLog(st.stderr),
 		cluster.WithStopOnExit(true), // never leave brokers behind if kbench dies
 	)
+	c, err := cluster.Start(ctx, opts...)
 	if err != nil {
-		return nil, "", fmt.Errorf("start local cluster: %w", err)
+		return nil, "", clusterErr("start for --local", err)
 	}
 	stop = func() {
 		// The run's context may be cancelled (Ctrl-C); stopping must still happen.

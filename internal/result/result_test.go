@@ -1,0 +1,79 @@
+package result
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
+func TestWriteReadRoundTrip(t *testing.T) {
+	t.Parallel()
+	h := measure.NewHistogram()
+	for v := int64(1); v <= 1000; v++ {
+		h.Record(v)
+	}
+	lat, err := LatencyOf(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lat.Unit != "us" || lat.Count != 1000 || lat.P50 > lat.P99 || lat.P99 > lat.Max || lat.Histogram == "" {
+		t.Fatalf("latency %+v", lat)
+	}
+	doc := &Document{
+		Kind:      KindProducerPerf,
+		StartedAt: time.Unix(1700000000, 0).UTC(),
+		EndedAt:   time.Unix(1700000010, 0).UTC(),
+		Status:    StatusOK,
+		Topic:     &Topic{Name: "t", Partitions: 3},
+		Config:    map[string]string{"acks": "all"},
+		Producer:  &Producer{Clients: 1, Records: 1000, Latency: lat},
+	}
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := Write(path, doc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Schema != Schema || got.Producer.Records != 1000 || got.Topic.Partitions != 3 || !got.StartedAt.Equal(doc.StartedAt) {
+		t.Fatalf("read back %+v", got)
+	}
+	back, err := measure.Decode(got.Producer.Latency.Histogram)
+	if err != nil || back.Count() != 1000 {
+		t.Fatalf("histogram: %v, count %d", err, back.Count())
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+func TestReadRejects(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name, content, want string
+	}{
+		{"not json", "hello", "not a kbench result document"},
+		{"other schema", `{"schema":"omb/v1"}`, `schema "omb/v1" is not kbench.result`},
+		{"no schema", `{"kind":"x"}`, `schema "" is not kbench.result`},
+		{"newer version", `{"schema":"kbench.result/v9"}`, "newer than this kbench understands"},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_")+".json")
+		if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Read(path); err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s: err = %v, want it to name the file and say %q", tt.name, err, tt.want)
+		}
+	}
+	if _, err := Read(filepath.Join(dir, "missing.json")); err == nil {
+		t.Error("missing file must fail")
+	}
+}
