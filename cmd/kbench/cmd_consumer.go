@@ -1,15 +1,320 @@
 package main
 
 import (
-	"github.com/spf13/cobra"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime/debug"
+	"strconv"
+	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload"
 )
 
-// newConsumerPerfCmd is being built (issue 3); until then it says so.
 func newConsumerPerfCmd(st *state) *cobra.Command {
 	return &cobra.Command{
-		Use:  "consumer-perf-test",
-		RunE: func(*cobra.Command, []string) error { return userr.Errorf("consumer-perf-test: not built yet") },
+		Use:   "consumer-perf-test [options]",
+		Short: "Drop-in kafka-consumer-perf-test: same flags, same output, real parallel consumers",
+		Long: "Accepts the options of every Apache Kafka kafka-consumer-perf-test release since 2.x\n" +
+			"and prints the same header and CSV lines. Run with --help for the options.",
+		DisableFlagParsing: true, // the Apache tools' grammar, parsed by internal/compat
+		RunE: func(c *cobra.Command, args []string) error {
+			return runConsumerPerf(c.Context(), args, st)
+		},
 	}
+}
+
+// errConsumerTimeout marks a run that ended because no record arrived
+// within --timeout before --num-records were consumed. The Apache tool
+// exits 0 then; kbench exits 1 so that scripts notice the short run.
+var errConsumerTimeout = errors.New("timeout")
+
+// consumerGCPercent is the GOGC consumer-perf-test runs with when the
+// environment sets none.
+const consumerGCPercent = 400
+
+func runConsumerPerf(ctx context.Context, args []string, st *state) error {
+	ca, err := compat.ParseConsumerArgs(args, rand.IntN)
+	if err != nil {
+		return err
+	}
+	switch {
+	case ca.Help:
+		compat.Usage(st.stdout, compat.ConsumerUsage, compat.ConsumerOptions)
+		return nil
+	case ca.Version:
+		fmt.Fprintf(st.stdout, "kbench %s\n", version)
+		return nil
+	}
+	for _, w := range ca.Warnings {
+		fmt.Fprintln(st.stdout, w) // the Apache tool prints these on stdout
+	}
+	for _, n := range ca.Notes {
+		fmt.Fprintf(st.stderr, "kbench: note: %s\n", n)
+	}
+	props, err := consumerProps(ca, st.stderr)
+	if err != nil {
+		return err
+	}
+	cc, warnings, err := kafkaconf.ParseConsumer(props)
+	for _, w := range warnings {
+		fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	if len(cc.BootstrapServers) == 0 {
+		return userr.Errorf("%s: no bootstrap servers: pass --bootstrap-server HOST:PORT (or bootstrap.servers=HOST:PORT in --command-property or --command-config)", compat.ConsumerTool)
+	}
+	opts, err := cc.Opts()
+	if err != nil {
+		return err
+	}
+	return consume(ctx, st, ca, cc, opts)
+}
+
+// consume runs the workload and prints its results, writing every result
+// measured even when the run fails part way.
+func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, opts []kgo.Opt) error {
+	var metrics []*workload.ConsumerMetrics
+	spec := workload.ConsumerSpec{
+		Group:          ca.Group,
+		Latest:         ca.FromLatest,
+		Clients:        ca.Threads,
+		Records:        ca.NumRecords,
+		Duration:       ca.Duration,
+		IdleTimeout:    max(ca.Timeout, time.Millisecond), // --timeout 0: stop at the first empty poll, as Java
+		ClientOpts:     func(int) []kgo.Opt { return opts },
+		MaxPollRecords: cc.MaxPollRecords,
+		Latency:        true,
+		Lag:            true,
+		Interval:       ca.ReportingInterval,
+		OnError: func(kind string, err error) {
+			fmt.Fprintf(st.stderr, "kbench: fetch error: %s: %v (further %s errors are counted, not printed)\n", kind, err, kind)
+		},
+	}
+	if ca.Topic != "" {
+		spec.Topics = []string{ca.Topic}
+	} else {
+		spec.Regex = ca.Include
+	}
+	if ca.ShowDetailedStats {
+		spec.OnInterval = func(iv workload.ConsumerInterval) {
+			if !iv.Final { // the Apache tool prints a line only once an interval has passed
+				printConsumerProgress(st.stdout, ca.DateFormat, iv)
+			}
+		}
+	}
+	if ca.PrintMetrics {
+		clientID := cc.ClientID
+		metrics = make([]*workload.ConsumerMetrics, ca.Threads)
+		spec.Hooks = func(i int) []kgo.Hook {
+			metrics[i] = workload.NewConsumerMetrics(clientID, version)
+			return []kgo.Hook{metrics[i]}
+		}
+	}
+	if st.getenv("GOGC") == "" {
+		// franz-go allocates a slab of records per fetched batch; at the
+		// default GOGC=100 collecting them costs about a third of the
+		// client's CPU. A benchmark client should spend memory instead,
+		// unless the user chose otherwise.
+		defer debug.SetGCPercent(debug.SetGCPercent(consumerGCPercent))
+	}
+	started := time.Now()
+	cpu0 := measure.ProcessCPU()
+	run, err := workload.StartConsumer(ctx, spec)
+	if err != nil {
+		return err // before the header: nothing ran (no such topic, no broker)
+	}
+	if !ca.HideHeader {
+		compat.ConsumerHeader(st.stdout, ca.ShowDetailedStats)
+	}
+	res, runErr := run.Wait()
+	cpu := measure.ProcessCPU() - cpu0
+	short := shortRun(ca, res)
+	if short {
+		compat.ConsumerTimeoutWarning(st.stdout, ca.Timeout.Milliseconds())
+	}
+	if !ca.ShowDetailedStats {
+		compat.ConsumerSummary(st.stdout, ca.DateFormat, compat.ConsumerTotals{
+			StartMs: res.Start.UnixMilli(), EndMs: res.End.UnixMilli(),
+			Bytes: res.Bytes, Records: res.Records, RebalanceMs: res.Rebalance.Milliseconds(),
+		})
+	}
+	printConsumerMetrics(st.stdout, metrics)
+	if short {
+		runErr = errors.Join(runErr, fmt.Errorf("%w: consumed %d of %d records; no record arrived for %s (--timeout %d)",
+			errConsumerTimeout, res.Records, ca.NumRecords, ca.Timeout, ca.Timeout.Milliseconds()))
+	}
+	if res.Rebalances > 0 {
+		fmt.Fprintf(st.stderr, "kbench: the group rebalanced %d time(s) during the run\n", res.Rebalances)
+	}
+	if ca.JSONPath != "" {
+		doc, err := consumerDocument(ca, cc, res, cpu, started, runErr)
+		if err == nil {
+			err = result.Write(ca.JSONPath, doc)
+		}
+		runErr = errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+// shortRun reports whether the run ended on --timeout before its records
+// (or its --duration) were done.
+func shortRun(ca *compat.ConsumerArgs, res *workload.ConsumerResult) bool {
+	if res.Reason != workload.StopIdle {
+		return false
+	}
+	return ca.NumRecords == 0 || res.Records < ca.NumRecords
+}
+
+func printConsumerProgress(w io.Writer, df *compat.DateFormat, iv workload.ConsumerInterval) {
+	compat.ConsumerProgressLine(w, df, compat.ConsumerProgress{
+		StartMs: iv.Start.UnixMilli(), EndMs: iv.End.UnixMilli(),
+		Bytes: iv.TotalBytes, LastBytes: iv.TotalBytes - iv.Bytes,
+		Records: iv.TotalRecords, LastRecords: iv.TotalRecords - iv.Records,
+		RebalanceMsInInterval: iv.Rebalance.Milliseconds(),
+	})
+}
+
+func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
+	if len(metrics) == 0 {
+		return
+	}
+	now := time.Now()
+	var rows []compat.Metric
+	for i, m := range metrics {
+		if m == nil {
+			continue
+		}
+		ms := m.Metrics(now)
+		if len(metrics) > 1 {
+			// Clients share the client.id, so a thread tag tells their rows apart.
+			for j := range ms {
+				ms[j].Tags = append(ms[j].Tags, compat.Tag{Key: "thread", Value: strconv.Itoa(i)})
+			}
+		}
+		rows = append(rows, ms...)
+	}
+	compat.PrintMetrics(w, rows)
+}
+
+// consumerProps gathers properties in the Apache tool's order: the
+// properties file, then --command-property, then what its options set,
+// which override both (as the tool's props() does).
+func consumerProps(ca *compat.ConsumerArgs, stderr io.Writer) ([]kafkaconf.Prop, error) {
+	var props []kafkaconf.Prop
+	for _, f := range ca.PropFiles {
+		fp, err := kafkaconf.ReadFile(f)
+		if err != nil {
+			return nil, userr.New(err)
+		}
+		props = append(props, fp...)
+	}
+	for _, pp := range ca.PropPairs {
+		kv, err := kafkaconf.ParsePairs([]string{pp.Item}, pp.Option)
+		if err != nil {
+			return nil, err
+		}
+		props = append(props, kv...)
+	}
+	tool := "default of " + compat.ConsumerTool
+	set := func(key, value, source string) {
+		props = append(props, kafkaconf.Prop{Key: key, Value: value, Source: source})
+	}
+	if ca.BootstrapServer != "" {
+		set("bootstrap.servers", ca.BootstrapServer, "--bootstrap-server")
+	}
+	if ca.Group != "" {
+		source := "--group"
+		if !ca.GroupGiven {
+			source = tool + " (--group)"
+		}
+		if p, ok := lastProp(props, "group.id"); ok && p.Value != ca.Group {
+			fmt.Fprintf(stderr, "kbench: note: group.id=%s (%s) is replaced by %s, as the Apache tool does; use --group to choose the group\n", p.Value, p.Source, ca.Group)
+		}
+		set("group.id", ca.Group, source)
+	}
+	if ca.SocketBufferSize > 0 {
+		set("receive.buffer.bytes", strconv.Itoa(ca.SocketBufferSize), "--socket-buffer-size")
+	}
+	set("max.partition.fetch.bytes", strconv.Itoa(ca.FetchSize), "--fetch-size")
+	if ca.FromLatest {
+		set("auto.offset.reset", "latest", "--from-latest")
+	} else {
+		set("auto.offset.reset", "earliest", tool+" (no --from-latest)")
+	}
+	set("check.crcs", "false", tool)
+	if _, ok := lastProp(props, "client.id"); !ok {
+		set("client.id", "perf-consumer-client", tool)
+	}
+	return props, nil
+}
+
+func lastProp(props []kafkaconf.Prop, key string) (kafkaconf.Prop, bool) {
+	for i := len(props) - 1; i >= 0; i-- {
+		if props[i].Key == key {
+			return props[i], true
+		}
+	}
+	return kafkaconf.Prop{}, false
+}
+
+func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult,
+	cpu time.Duration, started time.Time, runErr error) (*result.Document, error) {
+	cons, e2e, err := res.Summary(cpu)
+	if err != nil {
+		return nil, err
+	}
+	cfg := cc.Settings()
+	tool := map[string]string{
+		"threads":     strconv.Itoa(ca.Threads),
+		"timeout.ms":  strconv.FormatInt(ca.Timeout.Milliseconds(), 10),
+		"stop.reason": string(res.Reason),
+	}
+	if ca.NumRecords > 0 {
+		tool["num.records"] = strconv.FormatInt(ca.NumRecords, 10)
+	}
+	if ca.Duration > 0 {
+		tool["duration"] = ca.Duration.String()
+	}
+	if ca.Include != nil {
+		tool["include"] = ca.Include.String()
+	}
+	if ca.Assign {
+		tool["assign"] = "true"
+	}
+	for k, v := range tool {
+		cfg["kbench."+k] = v
+	}
+	doc := &result.Document{
+		Kind:          result.KindConsumerPerf,
+		KbenchVersion: version,
+		StartedAt:     started,
+		EndedAt:       time.Now(),
+		Status:        result.StatusOK,
+		Config:        cfg,
+		Consumer:      cons,
+		EndToEnd:      e2e,
+	}
+	if len(res.Topics) == 1 {
+		for name, parts := range res.Topics {
+			doc.Topic = &result.Topic{Name: name, Partitions: parts}
+		}
+	}
+	if runErr != nil {
+		doc.Status = result.StatusFailed
+		doc.Error = runErr.Error()
+	}
+	return doc, nil
 }

@@ -105,13 +105,19 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
-	return produce(ctx, st, pa, pc, opts, values, keys, topic)
+	var e2e *workload.ConsumerRun
+	if pa.EndToEnd {
+		if e2e, err = startE2EConsumer(ctx, st, props, pc, pa); err != nil {
+			return fmt.Errorf("--e2e: %w", err)
+		}
+	}
+	return produce(ctx, st, pa, pc, opts, values, keys, topic, e2e)
 }
 
 // produce runs the workload and reports it, writing every result measured
 // even when the run fails part way.
 func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, topic runner.TopicInfo) error {
+	values payload.Source, keys *payload.Keys, topic runner.TopicInfo, e2e *workload.ConsumerRun) error {
 	if pa.WarmupRecords > 0 {
 		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
 	}
@@ -140,6 +146,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		Keys:                keys,
 		ClientOpts:          producerClientOpts(opts, pc, metrics),
 		TransactionDuration: txEvery,
+		StampSent:           e2e != nil,
 		Interval:            pa.ReportingInterval,
 		OnInterval: func(iv workload.Interval) {
 			if iv.Final {
@@ -160,6 +167,10 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	res, runErr := workload.RunProducer(ctx, spec)
 	cpu := measure.ProcessCPU() - cpu0
 	if res == nil {
+		if e2e != nil {
+			e2e.Stop()
+			e2e.Wait()
+		}
 		return runErr
 	}
 	printProducerTotals(st.stdout, res)
@@ -171,6 +182,12 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		}
 		compat.PrintMetrics(st.stdout, table)
 	}
+	var e2eLat *result.Latency
+	if e2e != nil {
+		var err error
+		e2eLat, err = finishE2E(st.stdout, e2e, res.Acked)
+		runErr = errors.Join(runErr, err)
+	}
 	summary, err := res.Summary(pa.Throughput, cpu)
 	if err != nil {
 		return errors.Join(runErr, err)
@@ -178,6 +195,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	runErr = errors.Join(runErr, failedRecordsError(res))
 	if pa.JSONPath != "" {
 		doc := producerDocument(pa, pc, topic, summary, started, runErr)
+		doc.EndToEnd = e2eLat
 		if err := result.Write(pa.JSONPath, doc); err != nil {
 			runErr = errors.Join(runErr, err)
 		}

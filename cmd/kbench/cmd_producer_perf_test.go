@@ -353,6 +353,11 @@ func TestCommandArgsBusybox(t *testing.T) {
 		{[]string{"./kafka-producer-perf-test.sh"}, []string{"producer-perf-test"}},
 		{[]string{"kafka-consumer-perf-test.sh", "--help"}, []string{"consumer-perf-test", "--help"}},
 		{[]string{"kafka-console-producer"}, nil},
+		{[]string{"./kafka-run-class.sh", "kafka.tools.EndToEndLatency", "b:9092", "t", "12000", "1", "4000"},
+			[]string{"end-to-end-latency", "b:9092", "t", "12000", "1", "4000"}},
+		{[]string{"kafka-run-class", "org.apache.kafka.tools.ConsumerPerformance", "--topic", "t"}, []string{"consumer-perf-test", "--topic", "t"}},
+		// Other classes fall through to cobra, which rejects them as unknown commands.
+		{[]string{"kafka-run-class.sh", "kafka.Kafka", "server.properties"}, []string{"kafka.Kafka", "server.properties"}},
 	}
 	for _, tt := range tests {
 		got := commandArgs(tt.argv)

@@ -29,6 +29,17 @@ var toolAliases = map[string]string{
 	"kafka-end-to-end-latency": "end-to-end-latency",
 }
 
+// runClassTools maps the classes that scripts start with kafka-run-class
+// (seed 002: kafka-run-class.sh kafka.tools.EndToEndLatency ...) to kbench
+// subcommands: old Scala names and the 3.5+ Java names alike.
+var runClassTools = map[string]string{
+	"kafka.tools.EndToEndLatency":                "end-to-end-latency",
+	"org.apache.kafka.tools.EndToEndLatency":     "end-to-end-latency",
+	"kafka.tools.ConsumerPerformance":            "consumer-perf-test",
+	"org.apache.kafka.tools.ConsumerPerformance": "consumer-perf-test",
+	"org.apache.kafka.tools.ProducerPerformance": "producer-perf-test",
+}
+
 // run is kbench minus process state: it parses args (args[0] is the program
 // name), runs the command and returns the exit code.
 func run(ctx context.Context, args []string, st *state) int {
@@ -47,6 +58,11 @@ func commandArgs(args []string) []string {
 	name := strings.TrimSuffix(filepath.Base(args[0]), ".sh")
 	if sub, ok := toolAliases[name]; ok {
 		return append([]string{sub}, args[1:]...)
+	}
+	if name == "kafka-run-class" && len(args) > 1 {
+		if sub, ok := runClassTools[args[1]]; ok {
+			return append([]string{sub}, args[2:]...)
+		}
 	}
 	return args[1:]
 }

@@ -31,8 +31,9 @@ func uniqueTopic(t *testing.T, prefix string) string {
 	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
 
-// topicRecords reads a topic from the start to its end offsets and returns
-// the value sizes it holds, counted by size.
+// topicRecords reads a non-transactional topic from the start to its end
+// offsets (transaction markers would take offsets too) and returns the value
+// sizes it holds, counted by size.
 func topicRecords(t *testing.T, bootstrap, topic string) (total int64, bySize map[int]int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

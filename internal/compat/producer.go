@@ -39,6 +39,7 @@ var ProducerOptions = []Option{
 	{Name: "--producers", Kind: Value, Metavar: "N", Help: "Run N producer clients in parallel, splitting records and rate. (default: 1)", Kbench: true},
 	{Name: "--partitions", Kind: Value, Metavar: "N", Help: "Create the topic with N partitions if it does not exist.", Kbench: true},
 	{Name: "--replication-factor", Kind: Value, Metavar: "R", Help: "Replication factor when kbench creates the topic. (default: broker default)", Kbench: true},
+	{Name: "--e2e", Kind: Flag, Help: "Also consume the topic while producing and report end-to-end latency (send → consumed).", Kbench: true},
 	{Name: "--local", Kind: Flag, Help: "Start a local Apache Kafka for this run and stop it afterwards.", Kbench: true},
 	{Name: "--local-brokers", Kind: Value, Metavar: "N", Help: "Brokers of the --local cluster. (default: 1)", Kbench: true},
 }
@@ -75,6 +76,7 @@ type ProducerArgs struct {
 	Producers         int
 	Partitions        int32
 	ReplicationFactor int16
+	EndToEnd          bool
 	Local             bool
 	LocalBrokers      int
 	Notes             []string
@@ -136,6 +138,7 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.Producers = int(num("--producers", 1))
 	p.Partitions = int32(num("--partitions", 0))
 	p.ReplicationFactor = int16(num("--replication-factor", -1))
+	p.EndToEnd = a.Has("--e2e")
 	p.Local = a.Has("--local")
 	p.LocalBrokers = int(num("--local-brokers", 1))
 	if a.Has("--duration") {

@@ -57,6 +57,10 @@ type ProducerSpec struct {
 	// OnError, if set, is called (from a promise worker) the first time each
 	// kind of error is seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
+	// StampSent adds the SentHeader (the send time in nanoseconds) to every
+	// record, so a consumer can measure end-to-end latency to the
+	// microsecond; record timestamps have only milliseconds.
+	StampSent bool
 	// FlushTimeout bounds the wait for outstanding records after sending
 	// stops because ctx was cancelled (default 10s). A normal end waits as
 	// long as the client's delivery timeout allows.
@@ -158,6 +162,9 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 
 	start := time.Now()
+	for _, c := range clients {
+		c.start = start
+	}
 	sendCtx := ctx
 	if spec.Duration > 0 {
 		var cancel context.CancelFunc
@@ -174,7 +181,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = c.run(ctx, sendCtx, start)
+			errs[i] = c.run(ctx, sendCtx)
 		}()
 	}
 	wg.Wait()

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -25,16 +26,31 @@ var (
 	steadyCtx = context.WithValue(context.Background(), steadyKey{}, true)
 )
 
-// recordPool recycles records between the sending goroutine and the promise
-// worker: at millions of records per second, allocating each would double
+// slot is a record plus what kbench needs to know when it completes. The
+// record must stay the first field: the promise receives the *kgo.Record and
+// recovers its slot from the same address.
+type slot struct {
+	rec kgo.Record
+	// sent is when the record counts as sent, in nanoseconds since the run
+	// started (monotonic). It cannot live in rec.Timestamp: franz-go
+	// truncates that to whole milliseconds, which would add up to 1 ms to
+	// every latency.
+	sent time.Duration
+}
+
+func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
+
+// slotPool recycles slots between the sending goroutine and the promise
+// worker: at millions of records per second, allocating each would add to
 // the garbage collector's work.
-var recordPool = sync.Pool{New: func() any { return new(kgo.Record) }}
+var slotPool = sync.Pool{New: func() any { return new(slot) }}
 
 // producerClient is one franz-go client and what it measured. Fields below
 // "promise worker" are written only by the client's promise worker and read
 // after the client is closed.
 type producerClient struct {
 	cl       *kgo.Client
+	start    time.Time // the run's start; send times count from it
 	topic    string
 	records  int64 // this client's share; 0 = unlimited
 	warmup   int64
@@ -44,6 +60,8 @@ type producerClient struct {
 	txEvery  time.Duration
 	onError  func(string, error)
 	flushMax time.Duration
+	stamp    bool
+	stamper  SentStamper
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
@@ -77,6 +95,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		txEvery:    spec.TransactionDuration,
 		onError:    spec.OnError,
 		flushMax:   spec.FlushTimeout,
+		stamp:      spec.StampSent,
 		hist:       measure.NewHistogram(),
 		steadyHist: measure.NewHistogram(),
 		seenErr:    map[string]bool{},
@@ -91,8 +110,8 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 // then waits for outstanding records. ctx is the run's context: records are
 // produced with it so that only an abort (not the end of a timed run) fails
 // records still in flight.
-func (c *producerClient) run(ctx, sendCtx context.Context, start time.Time) error {
-	sendErr := c.send(ctx, sendCtx, start)
+func (c *producerClient) run(ctx, sendCtx context.Context) error {
+	sendErr := c.send(ctx, sendCtx)
 	flushCtx := context.Background()
 	if ctx.Err() != nil {
 		// Interrupted: give outstanding records a bounded chance to finish.
@@ -111,7 +130,8 @@ func (c *producerClient) run(ctx, sendCtx context.Context, start time.Time) erro
 	return sendErr
 }
 
-func (c *producerClient) send(ctx, sendCtx context.Context, start time.Time) error {
+func (c *producerClient) send(ctx, sendCtx context.Context) error {
+	start := c.start
 	intended := !c.pacer.Unlimited()
 	var txStart time.Time
 	for i := int64(0); c.records == 0 || i < c.records; i++ {
@@ -131,8 +151,9 @@ func (c *producerClient) send(ctx, sendCtx context.Context, start time.Time) err
 			}
 			txStart = time.Now()
 		}
-		r := recordPool.Get().(*kgo.Record)
-		*r = kgo.Record{Topic: c.topic, Value: c.values.Value(i), Context: warmupCtx}
+		sl := slotPool.Get().(*slot)
+		sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i), Context: warmupCtx}
+		r := &sl.rec
 		if c.keys != nil {
 			r.Key = c.keys.Key()
 		}
@@ -145,11 +166,15 @@ func (c *producerClient) send(ctx, sendCtx context.Context, start time.Time) err
 		// Latency counts from the earlier of the intended and the actual send
 		// time: a late record owns its delay (no coordinated omission), and
 		// one sent early within the pacer's burst is not credited for it.
-		r.Timestamp = time.Now()
+		// One monotonic clock read; the record's Kafka timestamp derives
+		// from it.
+		sl.sent = time.Since(start)
 		if intended {
-			if due := start.Add(c.pacer.Due(i)); due.Before(r.Timestamp) {
-				r.Timestamp = due
-			}
+			sl.sent = min(sl.sent, c.pacer.Due(i))
+		}
+		r.Timestamp = start.Add(sl.sent)
+		if c.stamp {
+			c.stamper.Stamp(r, r.Timestamp)
 		}
 		c.cl.Produce(ctx, r, c.promise)
 		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
@@ -184,12 +209,11 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 				c.onError(kind, err)
 			}
 		}
-		recordPool.Put(r)
+		slotPool.Put(slotOf(r))
 		return
 	}
-	// Since reads only the monotonic clock (Timestamp carries a monotonic
-	// reading): one clock read per record instead of Now's two.
-	lat := time.Since(r.Timestamp).Microseconds()
+	sl := slotOf(r)
+	lat := (time.Since(c.start) - sl.sent).Microseconds()
 	size := len(r.Value)
 	c.hist.Record(lat)
 	c.window.Add(size, lat)
@@ -198,8 +222,8 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.warmup > 0 && r.Context == steadyCtx {
 		if c.steadyStart == nil {
 			// The Apache tool starts steady-state time when the first
-			// steady record is sent; its timestamp is that moment.
-			t := r.Timestamp
+			// steady record is sent.
+			t := c.start.Add(sl.sent)
 			c.steadyStart = &t
 		}
 		c.steadyHist.Record(lat)
@@ -207,7 +231,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
 	}
-	recordPool.Put(r)
+	slotPool.Put(sl)
 }
 
 // errorKind names an error for counting: the Kafka error code name when

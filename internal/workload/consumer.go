@@ -1,0 +1,357 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/runner"
+)
+
+// ConsumerSpec describes a consumer workload: Clients consumers in a group
+// (or with the partitions assigned directly), stopping after Records, after
+// Duration, or when no record arrives for IdleTimeout, whichever is first.
+type ConsumerSpec struct {
+	// Topics to consume; or Regex, matched against every topic name.
+	Topics []string
+	Regex  *regexp.Regexp
+	// Group is the consumer group. "" assigns the partitions directly,
+	// split between the clients: no rebalances and no commits.
+	Group string
+	// Latest starts directly assigned partitions at their end instead of
+	// their start. In a group the client options decide
+	// (auto.offset.reset through kafkaconf).
+	Latest bool
+	// Clients is the number of consumer clients, each with its own
+	// connections and goroutine (default 1).
+	Clients int
+	// Records stops the run once this many records were consumed in total;
+	// 0 means no limit. The run counts exactly this many, even when the
+	// last poll returned more.
+	Records int64
+	// Duration stops the run after this long; 0 means no limit.
+	Duration time.Duration
+	// IdleTimeout stops the run when no record arrived for this long, the
+	// start included, as the Apache tool's --timeout; 0 means no limit.
+	IdleTimeout time.Duration
+	// ClientOpts returns the franz-go client and consumer options of client
+	// i (0-based), without topics or group: RunConsumer adds those. Client
+	// 0's options also serve the admin requests (topic checks and lag).
+	ClientOpts func(i int) []kgo.Opt
+	// MaxPollRecords bounds each poll (Java's max.poll.records); 0 takes
+	// whatever is buffered.
+	MaxPollRecords int
+	// Latency records each record's end-to-end latency: from its
+	// SentHeader when present, else from its timestamp, to the poll that
+	// returned it.
+	Latency bool
+	// Lag samples the consumer lag (end offsets minus consumed positions)
+	// once per Interval, off the poll loops.
+	Lag bool
+	// Hooks, if set, returns franz-go hooks for consumer client i only
+	// (not for the admin requests), such as a ConsumerMetrics collector.
+	Hooks func(i int) []kgo.Hook
+	// Interval is the reporting interval (default 5s).
+	Interval time.Duration
+	// OnInterval, if set, is called on the reporter goroutine after each
+	// interval in which records arrived; an interval without records is
+	// merged into the next, as the Apache tool does.
+	OnInterval func(ConsumerInterval)
+	// OnError, if set, is called the first time each kind of fetch error is
+	// seen; later errors of that kind are only counted.
+	OnError func(kind string, err error)
+}
+
+// StopReason says why a consumer run ended.
+type StopReason string
+
+const (
+	StopRecords  StopReason = "records"   // the requested number of records was consumed
+	StopDuration StopReason = "duration"  // Duration elapsed
+	StopIdle     StopReason = "idle"      // nothing arrived for IdleTimeout
+	StopStopped  StopReason = "stopped"   // ConsumerRun.Stop was called
+	StopCanceled StopReason = "cancelled" // the context was cancelled
+	StopFailed   StopReason = "failed"    // a client failed
+)
+
+// ConsumerInterval is what arrived during one reporting interval, over all
+// clients.
+type ConsumerInterval struct {
+	Start, End   time.Time // the interval; an empty one is merged into the next
+	Records      int64     // in the interval
+	Bytes        int64     // key and value bytes in the interval
+	TotalRecords int64     // since the run started
+	TotalBytes   int64
+	Rebalance    time.Duration // spent joining or waiting for an assignment in the interval
+	LatSumUs     int64         // end-to-end latency, when ConsumerSpec.Latency
+	LatMaxUs     int64
+	LatencyCount int64
+	// Final marks the last, partial interval, reported when the run ends
+	// (the Apache tool never prints it).
+	Final bool
+}
+
+// ConsumerRun is a consumer workload in progress. Wait for its result.
+type ConsumerRun struct {
+	spec    ConsumerSpec
+	clients []*consumerClient
+	admin   *kgo.Client
+	start   time.Time
+	topics  map[string]int // partitions of each topic consumed
+
+	runCtx  context.Context // polls end when it is cancelled
+	cancel  context.CancelFunc
+	ready   chan struct{}
+	waiting atomic.Int32 // clients still without their first assignment
+
+	target   atomic.Int64 // total records to consume; MaxInt64 for no limit
+	consumed atomic.Int64 // records claimed by clients, may pass target
+	lastRecv atomic.Int64 // UnixNano of the last poll that returned records
+	endNanos atomic.Int64 // UnixNano the run ended, set once
+	reason   atomic.Value // StopReason
+
+	wg       sync.WaitGroup // client loops
+	bgWG     sync.WaitGroup // watchdog, reporter, lag sampler
+	errMu    sync.Mutex
+	errs     []error
+	rep      *consumerReporter
+	lag      *lagSampler
+	waitOnce sync.Once
+	res      *ConsumerResult
+	resErr   error
+}
+
+func (s *ConsumerSpec) withDefaults() (ConsumerSpec, error) {
+	sp := *s
+	if sp.Clients <= 0 {
+		sp.Clients = 1
+	}
+	if sp.Interval <= 0 {
+		sp.Interval = 5 * time.Second
+	}
+	switch {
+	case len(sp.Topics) == 0 && sp.Regex == nil:
+		return sp, errors.New("consumer: no topic")
+	case len(sp.Topics) > 0 && sp.Regex != nil:
+		return sp, errors.New("consumer: both topics and a regex")
+	case sp.ClientOpts == nil:
+		return sp, errors.New("consumer: no client options")
+	case sp.Records < 0:
+		return sp, fmt.Errorf("consumer: negative record count %d", sp.Records)
+	}
+	return sp, nil
+}
+
+// RunConsumer runs the workload to its end and returns what it measured.
+// It returns a result whenever the clients started, together with an error
+// when the run failed or was cancelled, so that callers can report what
+// was measured. Ending on IdleTimeout is not an error here: see
+// ConsumerResult.Reason.
+func RunConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerResult, error) {
+	run, err := StartConsumer(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return run.Wait()
+}
+
+// StartConsumer checks that the cluster answers and that the topics exist
+// (an error marked with userr when they do not), starts the clients and
+// returns while they join their group. Use Ready to wait for their first
+// assignment, and Wait for the result.
+func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
+	spec, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	admin, err := kgo.NewClient(spec.ClientOpts(0)...)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: create admin client: %w", err)
+	}
+	if err := runner.Ping(ctx, admin); err != nil {
+		admin.Close()
+		return nil, err
+	}
+	adm := kadm.NewClient(admin)
+	parts, err := resolveTopics(ctx, adm, spec)
+	if err != nil {
+		admin.Close()
+		return nil, err
+	}
+	var starts kadm.ListedOffsets
+	if spec.Group == "" {
+		if starts, err = startOffsets(ctx, adm, parts, spec.Latest); err != nil {
+			admin.Close()
+			return nil, err
+		}
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	r := &ConsumerRun{spec: spec, admin: admin, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
+		topics: map[string]int{}}
+	for t, ps := range parts {
+		r.topics[t] = len(ps)
+	}
+	r.target.Store(math.MaxInt64)
+	if spec.Records > 0 {
+		r.target.Store(spec.Records)
+	}
+	r.start = time.Now()
+	r.lastRecv.Store(r.start.UnixNano())
+	r.waiting.Store(int32(spec.Clients))
+	for i := range spec.Clients {
+		c, err := newConsumerClient(r, i, parts, starts)
+		if err != nil {
+			for _, c := range r.clients {
+				c.cl.Close()
+			}
+			cancel()
+			admin.Close()
+			return nil, err
+		}
+		r.clients = append(r.clients, c)
+	}
+	r.launch(parts)
+	return r, nil
+}
+
+// launch starts the client loops and the background goroutines.
+func (r *ConsumerRun) launch(parts map[string][]int32) {
+	for _, c := range r.clients {
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			if err := c.run(r.runCtx); err != nil {
+				r.fail(err)
+			}
+		}()
+	}
+	r.rep = newConsumerReporter(r)
+	r.bgWG.Add(2)
+	go func() { defer r.bgWG.Done(); r.watch() }()
+	go func() { defer r.bgWG.Done(); r.rep.run(r.runCtx) }()
+	if r.spec.Lag {
+		r.lag = newLagSampler(r, parts)
+		r.bgWG.Add(1)
+		go func() { defer r.bgWG.Done(); r.lag.run(r.runCtx) }()
+	}
+}
+
+// Ready is closed once every client has its first assignment: at once
+// for directly assigned partitions.
+func (r *ConsumerRun) Ready() <-chan struct{} { return r.ready }
+
+// assigned notes that one more client has its first assignment.
+func (r *ConsumerRun) assigned() {
+	if r.waiting.Add(-1) == 0 {
+		close(r.ready)
+	}
+}
+
+// Finish sets the number of records, in total since the start, after which
+// the run stops: for a consumer running alongside a producer, call it with
+// the number of records the producer had acknowledged once it is done.
+func (r *ConsumerRun) Finish(total int64) {
+	r.target.Store(total)
+	if r.consumed.Load() >= total {
+		r.stop(StopRecords, time.Now())
+	}
+}
+
+// Stop ends the run now.
+func (r *ConsumerRun) Stop() { r.stop(StopStopped, time.Now()) }
+
+// stop ends the run once, recording when and why.
+func (r *ConsumerRun) stop(reason StopReason, at time.Time) {
+	if r.endNanos.CompareAndSwap(0, at.UnixNano()) {
+		r.reason.Store(reason)
+	}
+	r.cancel()
+}
+
+func (r *ConsumerRun) fail(err error) {
+	r.errMu.Lock()
+	r.errs = append(r.errs, err)
+	r.errMu.Unlock()
+	r.stop(StopFailed, time.Now())
+}
+
+// claim counts n records just polled and returns how many of them the run
+// takes: all of them until the target is reached, then only those up to it.
+func (r *ConsumerRun) claim(n int, at time.Time) int {
+	after := r.consumed.Add(int64(n))
+	target := r.target.Load()
+	if after < target {
+		return n
+	}
+	take := max(int64(n)-(after-target), 0)
+	r.stop(StopRecords, at)
+	return int(take)
+}
+
+// watch ends the run on Duration or IdleTimeout. Checking every few
+// milliseconds from here keeps the poll loops free of timers.
+func (r *ConsumerRun) watch() {
+	tick := 10 * time.Millisecond
+	if r.spec.IdleTimeout > 0 && r.spec.IdleTimeout < 10*tick {
+		tick = max(r.spec.IdleTimeout/10, time.Millisecond)
+	}
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.runCtx.Done():
+			return
+		case now := <-t.C:
+			if r.spec.Duration > 0 && now.Sub(r.start) >= r.spec.Duration {
+				r.stop(StopDuration, r.start.Add(r.spec.Duration))
+				return
+			}
+			last := time.Unix(0, r.lastRecv.Load())
+			if r.spec.IdleTimeout > 0 && now.Sub(last) > r.spec.IdleTimeout {
+				r.stop(StopIdle, now)
+				return
+			}
+		}
+	}
+}
+
+// Wait waits for the run to end and returns what it measured (see
+// RunConsumer). It may be called more than once.
+func (r *ConsumerRun) Wait() (*ConsumerResult, error) {
+	r.waitOnce.Do(func() { r.res, r.resErr = r.wait() })
+	return r.res, r.resErr
+}
+
+func (r *ConsumerRun) wait() (*ConsumerResult, error) {
+	<-r.runCtx.Done()
+	if r.endNanos.Load() == 0 {
+		r.stop(StopCanceled, time.Now()) // the caller's context ended the run
+	}
+	r.wg.Wait()
+	r.bgWG.Wait()
+	// Group state is read before closing, since leaving the group revokes
+	// every partition.
+	res := r.collect()
+	var closeWG sync.WaitGroup
+	for _, c := range r.clients {
+		closeWG.Add(1)
+		go func() { defer closeWG.Done(); c.cl.Close() }()
+	}
+	closeWG.Wait()
+	r.admin.Close()
+	r.errMu.Lock()
+	err := errors.Join(r.errs...)
+	r.errMu.Unlock()
+	if res.Reason == StopCanceled && err == nil {
+		err = context.Cause(r.runCtx)
+	}
+	return res, err
+}

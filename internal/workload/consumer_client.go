@@ -1,0 +1,275 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
+// consumerClient is one franz-go consumer and what it measured. Fields
+// under "poll loop" are written only by its poll goroutine and read after
+// the loop ended; the others are safe for the reporter and lag sampler.
+type consumerClient struct {
+	cr      *ConsumerRun
+	id      int
+	cl      *kgo.Client
+	maxPoll int
+	latency bool
+
+	window    consumerWindow
+	group     *groupTracker // nil when partitions are assigned directly
+	positions *positions    // nil without ConsumerSpec.Lag
+
+	// poll loop
+	hist    *measure.Histogram
+	records int64
+	bytes   int64
+	errs    measure.ErrorCounts
+	seenErr map[string]bool
+	posMap  map[topicPartition]*atomic.Int64 // this loop's cache of positions
+}
+
+type topicPartition struct {
+	topic     string
+	partition int32
+}
+
+func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts kadm.ListedOffsets) (*consumerClient, error) {
+	c := &consumerClient{
+		cr:      r,
+		id:      i,
+		maxPoll: r.spec.MaxPollRecords,
+		latency: r.spec.Latency,
+		seenErr: map[string]bool{},
+	}
+	if c.latency {
+		c.hist = measure.NewHistogram()
+	}
+	if r.spec.Lag {
+		c.positions = &positions{m: map[topicPartition]*atomic.Int64{}}
+		c.posMap = map[topicPartition]*atomic.Int64{}
+	}
+	opts := append([]kgo.Opt(nil), r.spec.ClientOpts(i)...)
+	if r.spec.Hooks != nil {
+		opts = append(opts, kgo.WithHooks(r.spec.Hooks(i)...))
+	}
+	if r.spec.Group != "" {
+		c.group = newGroupTracker(r, time.Now())
+		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
+			kgo.OnPartitionsAssigned(c.group.onAssigned),
+			kgo.OnPartitionsRevoked(c.group.onRevoked),
+			kgo.OnPartitionsLost(c.group.onLost))
+		if r.spec.Regex != nil {
+			opts = append(opts, kgo.ConsumeRegex(), kgo.ConsumeTopics(r.spec.Regex.String()))
+		} else {
+			opts = append(opts, kgo.ConsumeTopics(r.spec.Topics...))
+		}
+	} else {
+		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, r.spec.Clients, i)))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("consumer client %d: %w", i, err)
+	}
+	c.cl = cl
+	if c.group == nil {
+		r.assigned()
+	}
+	return c, nil
+}
+
+// dealPartitions deals the partitions to n clients in turn and returns client i's,
+// each starting at its listed offset.
+func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i int) map[string]map[int32]kgo.Offset {
+	topics := make([]string, 0, len(parts))
+	for t := range parts {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	out := map[string]map[int32]kgo.Offset{}
+	k := 0
+	for _, t := range topics {
+		for _, p := range parts[t] {
+			if k%n == i {
+				if out[t] == nil {
+					out[t] = map[int32]kgo.Offset{}
+				}
+				off := kgo.NewOffset().AtStart()
+				if lo, ok := starts.Lookup(t, p); ok {
+					off = kgo.NewOffset().At(lo.Offset)
+				}
+				out[t][p] = off
+			}
+			k++
+		}
+	}
+	return out
+}
+
+// run polls until ctx ends. It returns an error only for failures that
+// retrying cannot fix (authorization); other fetch errors are counted.
+func (c *consumerClient) run(ctx context.Context) error {
+	for {
+		fs := c.cl.PollRecords(ctx, c.maxPoll)
+		if ctx.Err() != nil {
+			return nil // the run ended while polling; what came back is past its end
+		}
+		if err := c.handle(fs, time.Now()); err != nil {
+			return err
+		}
+	}
+}
+
+// handle accounts one poll. now is when the poll returned: the moment the
+// application sees the records, so end-to-end latency ends there. It is
+// taken once per poll, not per record, to keep the loop cheap.
+func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
+	n := fs.NumRecords()
+	take := 0
+	if n > 0 {
+		c.cr.lastRecv.Store(now.UnixNano())
+		take = c.cr.claim(n, now)
+	}
+	var bytes, latSum, latMax int64
+	nowNs := now.UnixNano()
+	left := take
+	for i := range fs {
+		for j := range fs[i].Topics {
+			t := &fs[i].Topics[j]
+			for k := range t.Partitions {
+				p := &t.Partitions[k]
+				if p.Err != nil {
+					if err := c.fetchError(t.Topic, p.Partition, p.Err); err != nil {
+						return err
+					}
+				}
+				recs := p.Records
+				if len(recs) > left {
+					recs = recs[:left]
+				}
+				if len(recs) == 0 {
+					continue
+				}
+				left -= len(recs)
+				if c.latency {
+					for _, r := range recs {
+						bytes += int64(len(r.Key) + len(r.Value))
+						us := max((nowNs-sentNanos(r))/1000, 0)
+						c.hist.Record(us)
+						latSum += us
+						latMax = max(latMax, us)
+					}
+				} else {
+					for _, r := range recs {
+						bytes += int64(len(r.Key) + len(r.Value))
+					}
+				}
+				if c.positions != nil {
+					c.position(t.Topic, p.Partition).Store(recs[len(recs)-1].Offset + 1)
+				}
+			}
+		}
+	}
+	if take > 0 {
+		c.records += int64(take)
+		c.bytes += bytes
+		var latN int64
+		if c.latency {
+			latN = int64(take)
+		}
+		c.window.add(int64(take), bytes, latSum, latMax, latN)
+	}
+	return nil
+}
+
+// fetchError counts a fetch error and decides whether the run can go on.
+func (c *consumerClient) fetchError(topic string, partition int32, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
+		return nil
+	}
+	kind := errorKind(err)
+	c.errs.Add(kind)
+	if !c.seenErr[kind] {
+		c.seenErr[kind] = true
+		if c.cr.spec.OnError != nil {
+			c.cr.spec.OnError(kind, err)
+		}
+	}
+	if fatalFetchError(err) {
+		if partition < 0 {
+			return fmt.Errorf("consumer %d: %w", c.id, err)
+		}
+		return fmt.Errorf("consumer %d: fetch %s[%d]: %w", c.id, topic, partition, err)
+	}
+	return nil
+}
+
+// fatalFetchError reports errors that franz-go will not recover from by
+// retrying: missing permissions. Everything else (leader moves, a broker
+// restarting, a rebalance) the client retries, and the run goes on.
+func fatalFetchError(err error) bool {
+	for _, e := range []error{kerr.TopicAuthorizationFailed, kerr.GroupAuthorizationFailed,
+		kerr.ClusterAuthorizationFailed, kerr.SaslAuthenticationFailed} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// position returns the atomic holding the next offset to consume of a
+// partition, registering it on first use. Only the first fetch of each
+// partition takes the positions lock.
+func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
+	tp := topicPartition{topic, partition}
+	if p, ok := c.posMap[tp]; ok {
+		return p
+	}
+	p := c.positions.register(tp)
+	c.posMap[tp] = p
+	return p
+}
+
+// consumerWindow counts one client's records over one reporting interval.
+// The poll loop adds once per poll, the reporter takes once per interval.
+type consumerWindow struct {
+	records, bytes, latSum, latMax, latN atomic.Int64
+}
+
+type consumerWindowStats struct {
+	Records, Bytes, LatSum, LatMax, LatN int64
+}
+
+func (w *consumerWindow) add(records, bytes, latSum, latMax, latN int64) {
+	w.records.Add(records)
+	w.bytes.Add(bytes)
+	if latN > 0 {
+		w.latSum.Add(latSum)
+		w.latN.Add(latN)
+		for {
+			cur := w.latMax.Load()
+			if latMax <= cur || w.latMax.CompareAndSwap(cur, latMax) {
+				break
+			}
+		}
+	}
+}
+
+func (w *consumerWindow) take() consumerWindowStats {
+	return consumerWindowStats{
+		Records: w.records.Swap(0),
+		Bytes:   w.bytes.Swap(0),
+		LatSum:  w.latSum.Swap(0),
+		LatMax:  w.latMax.Swap(0),
+		LatN:    w.latN.Swap(0),
+	}
+}

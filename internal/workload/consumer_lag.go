@@ -1,0 +1,127 @@
+package workload
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// positions holds one client's next offset to consume per partition. The
+// poll loop stores into the atomics; the lock only guards the map, which
+// changes when a partition is first fetched.
+type positions struct {
+	mu sync.Mutex
+	m  map[topicPartition]*atomic.Int64
+}
+
+func (p *positions) register(tp topicPartition) *atomic.Int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v, ok := p.m[tp]
+	if !ok {
+		v = new(atomic.Int64)
+		p.m[tp] = v
+	}
+	return v
+}
+
+// snapshot adds this client's positions to out, keeping the larger
+// position when a partition moved between clients.
+func (p *positions) snapshot(out map[topicPartition]int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for tp, v := range p.m {
+		out[tp] = max(out[tp], v.Load())
+	}
+}
+
+// LagSample is the consumers' total lag at one moment: records in the
+// partitions' logs that they had not yet consumed.
+type LagSample struct {
+	Elapsed time.Duration // since the run started
+	Records int64
+}
+
+// lagSampler asks for the partitions' end offsets once per interval and
+// compares them with the consumed positions, on its own goroutine so that
+// neither the poll loops nor the progress lines wait for the broker.
+type lagSampler struct {
+	cr      *ConsumerRun
+	adm     *kadm.Client
+	topics  []string
+	starts  kadm.ListedOffsets // log starts, for partitions not yet fetched
+	samples []LagSample        // read after run returns
+}
+
+func newLagSampler(r *ConsumerRun, parts map[string][]int32) *lagSampler {
+	s := &lagSampler{cr: r, adm: kadm.NewClient(r.admin)}
+	for t := range parts {
+		s.topics = append(s.topics, t)
+	}
+	sort.Strings(s.topics)
+	return s
+}
+
+func (s *lagSampler) run(ctx context.Context) {
+	t := time.NewTicker(s.cr.spec.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.sample(ctx)
+		}
+	}
+}
+
+// sample records the lag now. A failed request skips the sample: lag is
+// reported where it could be measured, never guessed.
+func (s *lagSampler) sample(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, adminTimeout))
+	defer cancel()
+	ends, err := s.adm.ListEndOffsets(sctx, s.topics...)
+	if err != nil {
+		return
+	}
+	pos := map[topicPartition]int64{}
+	for _, c := range s.cr.clients {
+		c.positions.snapshot(pos)
+	}
+	var lag int64
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil {
+			return
+		}
+		p, ok := pos[topicPartition{o.Topic, o.Partition}]
+		if !ok {
+			// Not fetched yet: it starts at its log start, or at its end
+			// when consuming from the latest record (no lag).
+			if s.cr.spec.Latest {
+				return
+			}
+			p = s.logStart(sctx, o.Topic, o.Partition)
+		}
+		lag += max(o.Offset-p, 0)
+	})
+	s.samples = append(s.samples, LagSample{Elapsed: time.Since(s.cr.start), Records: lag})
+}
+
+// logStart returns a partition's log start offset, listed once per run.
+func (s *lagSampler) logStart(ctx context.Context, topic string, partition int32) int64 {
+	if s.starts == nil {
+		offs, err := s.adm.ListStartOffsets(ctx, s.topics...)
+		if err != nil {
+			return 0
+		}
+		s.starts = offs
+	}
+	if o, ok := s.starts.Lookup(topic, partition); ok && o.Err == nil {
+		return o.Offset
+	}
+	return 0
+}

@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"context"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/result"
+)
+
+// ConsumerResult is what a consumer workload measured.
+type ConsumerResult struct {
+	Start, End time.Time // End is when the stop condition was met
+	Reason     StopReason
+	Records    int64
+	Bytes      int64 // keys and values, as the Apache tool counts
+	// Rebalance is the time spent joining the group and waiting for an
+	// assignment, by the Apache tool's rule, for the client that waited
+	// longest.
+	Rebalance time.Duration
+	// Rebalances counts the group generations after every client had its
+	// first assignment: each is one rebalance during the run (a
+	// cooperative rebalance that moves partitions takes two).
+	Rebalances int
+	// Latency is the end-to-end latency in microseconds, nil unless
+	// ConsumerSpec.Latency.
+	Latency   *measure.Histogram
+	Errors    map[string]int64
+	Intervals []ConsumerInterval
+	Lag       []LagSample
+	Clients   int
+	// Topics are the topics consumed and their partition counts, as at
+	// the start.
+	Topics map[string]int
+}
+
+// collect gathers the clients' counts once their loops have ended.
+func (r *ConsumerRun) collect() *ConsumerResult {
+	end := time.Unix(0, r.endNanos.Load())
+	reason, _ := r.reason.Load().(StopReason)
+	r.rep.final(end)
+	if r.lag != nil && reason != StopCanceled {
+		// One last sample shows what a run that ended early left behind.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		r.lag.sample(ctx)
+		cancel()
+	}
+	res := &ConsumerResult{
+		Start: r.start, End: end, Reason: reason,
+		Errors:    map[string]int64{},
+		Intervals: r.rep.intervals,
+		Clients:   len(r.clients),
+		Topics:    r.topics,
+	}
+	if r.lag != nil {
+		res.Lag = r.lag.samples
+	}
+	if r.spec.Latency {
+		res.Latency = measure.NewHistogram()
+	}
+	stableGen, maxGen := int32(-1), int32(-1)
+	for _, c := range r.clients {
+		res.Records += c.records
+		res.Bytes += c.bytes
+		if res.Latency != nil {
+			res.Latency.Merge(c.hist)
+		}
+		for k, v := range c.errs.Snapshot() {
+			res.Errors[k] += v
+		}
+		if c.group != nil {
+			joined, first, last := c.group.state(c.cl)
+			res.Rebalance = max(res.Rebalance, joined)
+			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
+		}
+	}
+	if stableGen >= 0 {
+		res.Rebalances = int(max(maxGen-stableGen, 0))
+	}
+	return res
+}
+
+// Summary converts what the consumers measured into the result document's
+// form: the consumer statistics, and the end-to-end latency when it was
+// measured (nil otherwise). cpu is the process CPU time spent during the
+// run (0 if unknown).
+func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.Latency, error) {
+	elapsed := r.End.Sub(r.Start)
+	out := &result.Consumer{
+		Clients:         r.Clients,
+		Records:         r.Records,
+		Bytes:           r.Bytes,
+		DurationSeconds: elapsed.Seconds(),
+		RebalanceMs:     r.Rebalance.Milliseconds(),
+		FetchMs:         (elapsed - r.Rebalance).Milliseconds(),
+		Rebalances:      r.Rebalances,
+		CPUSeconds:      cpu.Seconds(),
+	}
+	if secs := elapsed.Seconds(); secs > 0 {
+		out.RecordsPerSec = float64(r.Records) / secs
+		out.MiBPerSec = float64(r.Bytes) / secs / (1024 * 1024)
+	}
+	if len(r.Errors) > 0 {
+		out.Errors = r.Errors
+	}
+	for _, iv := range r.Intervals {
+		ri := result.Interval{
+			ElapsedSeconds: iv.End.Sub(r.Start).Seconds(),
+			Records:        iv.Records,
+			Bytes:          iv.Bytes,
+		}
+		if secs := iv.End.Sub(iv.Start).Seconds(); secs > 0 {
+			ri.RecordsPerSec = float64(iv.Records) / secs
+		}
+		if iv.LatencyCount > 0 {
+			ri.AvgLatencyMs = float64(iv.LatSumUs) / float64(iv.LatencyCount) / 1000
+			ri.MaxLatencyMs = float64(iv.LatMaxUs) / 1000
+		}
+		out.Intervals = append(out.Intervals, ri)
+	}
+	for _, l := range r.Lag {
+		out.Lag = append(out.Lag, result.LagPoint{ElapsedSeconds: l.Elapsed.Seconds(), Records: l.Records})
+	}
+	if r.Latency == nil {
+		return out, nil, nil
+	}
+	lat, err := result.LatencyOf(r.Latency)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &lat, nil
+}

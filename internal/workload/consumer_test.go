@@ -1,0 +1,259 @@
+package workload
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// fakeCluster starts an in-process kfake cluster with the topic, and
+// produces n records of 10 bytes to it, spread over its partitions.
+func consFakeCluster(t *testing.T, topic string, partitions int32, n int) []string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	consProduce(t, c.ListenAddrs(), topic, n)
+	return c.ListenAddrs()
+}
+
+func consProduce(t *testing.T, addrs []string, topic string, n int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Key: []byte("k"), Value: []byte("value-" + strconv.Itoa(i%10) + "xx")}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func consFakeOpts(addrs []string) func(int) []kgo.Opt {
+	return func(int) []kgo.Opt {
+		return []kgo.Opt{kgo.SeedBrokers(addrs...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.FetchMaxWait(50 * time.Millisecond)}
+	}
+}
+
+func TestRunConsumerCounts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		partitions int32
+		produced   int
+		spec       ConsumerSpec
+		wantCount  int64
+		wantReason StopReason
+	}{
+		{"group, one client", 1, 500, ConsumerSpec{Group: "g", Records: 500}, 500, StopRecords},
+		{"group, three clients", 3, 900, ConsumerSpec{Group: "g", Clients: 3, Records: 900}, 900, StopRecords},
+		{"fewer than there are", 2, 600, ConsumerSpec{Group: "g", Records: 250}, 250, StopRecords},
+		{"assigned, two clients", 3, 300, ConsumerSpec{Clients: 2, Records: 300}, 300, StopRecords},
+		{"more than there are: idle timeout", 1, 100, ConsumerSpec{Group: "g", Records: 101}, 100, StopIdle},
+		{"duration", 1, 100, ConsumerSpec{Duration: time.Second}, 100, StopDuration},
+		{"from the end: nothing", 1, 100, ConsumerSpec{Latest: true, IdleTimeout: 300 * time.Millisecond, Records: 1}, 0, StopIdle},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			addrs := consFakeCluster(t, "t", tt.partitions, tt.produced)
+			spec := tt.spec
+			spec.Topics = []string{"t"}
+			spec.ClientOpts = consFakeOpts(addrs)
+			spec.Latency, spec.Lag = true, true
+			spec.Interval = 50 * time.Millisecond
+			if spec.IdleTimeout == 0 {
+				spec.IdleTimeout = 2 * time.Second
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := RunConsumer(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Records != tt.wantCount || res.Reason != tt.wantReason {
+				t.Errorf("consumed %d (%s), want %d (%s)", res.Records, res.Reason, tt.wantCount, tt.wantReason)
+			}
+			if res.Latency.Count() != res.Records {
+				t.Errorf("%d latencies for %d records", res.Latency.Count(), res.Records)
+			}
+			// "key" + "value-Nxx": 1 + 9 bytes a record, as the Apache tool counts.
+			if res.Bytes != 10*res.Records {
+				t.Errorf("bytes = %d, want %d", res.Bytes, 10*res.Records)
+			}
+			var sum int64
+			for _, iv := range res.Intervals {
+				sum += iv.Records
+			}
+			if sum != res.Records {
+				t.Errorf("intervals add up to %d records, want %d", sum, res.Records)
+			}
+			if res.End.Before(res.Start) {
+				t.Errorf("end %v before start %v", res.End, res.Start)
+			}
+		})
+	}
+}
+
+// A consumer started before the producer, told the total once the producer
+// is done, stops exactly there: the wiring of producer-perf-test --e2e.
+func TestConsumerRunFinish(t *testing.T) {
+	t.Parallel()
+	addrs := consFakeCluster(t, "t", 2, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, err := StartConsumer(ctx, ConsumerSpec{Topics: []string{"t"}, Latest: true, ClientOpts: consFakeOpts(addrs), Latency: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-run.Ready():
+	case <-ctx.Done():
+		t.Fatal("consumer never ready")
+	}
+	consProduce(t, addrs, "t", 300)
+	run.Finish(300)
+	res, err := run.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 300 || res.Reason != StopRecords {
+		t.Errorf("consumed %d (%s), want 300 (records)", res.Records, res.Reason)
+	}
+	if res.Latency.Min() < 0 || res.Latency.Quantile(0.5) > res.Latency.Max() {
+		t.Errorf("latency min %d p50 %d max %d", res.Latency.Min(), res.Latency.Quantile(0.5), res.Latency.Max())
+	}
+}
+
+func TestStartConsumerTopicErrors(t *testing.T) {
+	t.Parallel()
+	addrs := consFakeCluster(t, "present", 1, 0)
+	tests := []struct {
+		name string
+		spec ConsumerSpec
+		want string
+	}{
+		{"missing topic", ConsumerSpec{Topics: []string{"absent"}}, `topic "absent" does not exist`},
+		{"missing topics", ConsumerSpec{Topics: []string{"absent", "present", "gone"}}, "topics absent, gone do not exist"},
+		{"regex matching nothing", ConsumerSpec{Regex: regexp.MustCompile(`^(?:nothing.*)$`)}, `no topic matches --include "nothing.*"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			spec := tt.spec
+			spec.ClientOpts = consFakeOpts(addrs)
+			start := time.Now()
+			_, err := StartConsumer(context.Background(), spec)
+			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("StartConsumer = %v, want a user error with %q", err, tt.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %s to fail; a missing topic must fail fast", d)
+			}
+		})
+	}
+}
+
+func TestSentNanos(t *testing.T) {
+	t.Parallel()
+	ts := time.UnixMilli(1_700_000_000_123)
+	header := make([]byte, 8)
+	binary.BigEndian.PutUint64(header, uint64(ts.Add(456789).UnixNano()))
+	tests := []struct {
+		name string
+		rec  *kgo.Record
+		want int64
+	}{
+		{"timestamp", &kgo.Record{Timestamp: ts}, ts.UnixNano()},
+		{"header", &kgo.Record{Timestamp: ts, Headers: []kgo.RecordHeader{{Key: "other", Value: []byte("x")}, {Key: SentHeader, Value: header}}}, ts.Add(456789).UnixNano()},
+		{"malformed header", &kgo.Record{Timestamp: ts, Headers: []kgo.RecordHeader{{Key: SentHeader, Value: []byte("1234")}}}, ts.UnixNano()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := sentNanos(tt.rec); got != tt.want {
+				t.Errorf("sentNanos = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSentStamper(t *testing.T) {
+	t.Parallel()
+	var s SentStamper
+	base := time.Unix(1_700_000_000, 0)
+	recs := make([]*kgo.Record, 2*stampChunk+3)
+	for i := range recs {
+		recs[i] = &kgo.Record{}
+		if i == 5 {
+			recs[i].Headers = []kgo.RecordHeader{{Key: "own", Value: []byte("h")}}
+		}
+		s.Stamp(recs[i], base.Add(time.Duration(i)))
+	}
+	// Someone appending to a stamped record must not clobber the next one.
+	recs[0].Headers = append(recs[0].Headers, kgo.RecordHeader{Key: "late"})
+	for i, r := range recs {
+		if got, want := sentNanos(r), base.Add(time.Duration(i)).UnixNano(); got != want {
+			t.Fatalf("record %d: sent %d, want %d", i, got, want)
+		}
+	}
+	if len(recs[5].Headers) != 2 || recs[5].Headers[0].Key != "own" {
+		t.Errorf("record with its own headers: %v", recs[5].Headers)
+	}
+}
+
+// Stamping is on the producer's hot path: it must not allocate per record.
+// (Not parallel: AllocsPerRun refuses to run in parallel tests.)
+func TestSentStamperAllocs(t *testing.T) {
+	var s SentStamper
+	r := new(kgo.Record)
+	allocs := testing.AllocsPerRun(10000, func() {
+		r.Headers = nil
+		s.Stamp(r, time.Unix(1_700_000_000, 0))
+	})
+	if allocs > 0.01 {
+		t.Errorf("Stamp allocates %.3f times per record", allocs)
+	}
+}
+
+func TestConsumerSpecErrors(t *testing.T) {
+	t.Parallel()
+	opts := func(int) []kgo.Opt { return nil }
+	tests := []struct {
+		name string
+		spec ConsumerSpec
+	}{
+		{"no topic", ConsumerSpec{ClientOpts: opts}},
+		{"topic and regex", ConsumerSpec{Topics: []string{"t"}, Regex: regexp.MustCompile("t"), ClientOpts: opts}},
+		{"no options", ConsumerSpec{Topics: []string{"t"}}},
+		{"negative records", ConsumerSpec{Topics: []string{"t"}, ClientOpts: opts, Records: -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := RunConsumer(context.Background(), tt.spec); err == nil || errors.Is(err, context.Canceled) {
+				t.Errorf("RunConsumer(%+v) = %v, want a spec error", tt.spec, err)
+			}
+		})
+	}
+}
