@@ -192,7 +192,7 @@ func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
 		return
 	}
 	now := time.Now()
-	var rows []compat.Metric
+	var rows []measure.Metric
 	for i, m := range metrics {
 		if m == nil {
 			continue
@@ -201,7 +201,7 @@ func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
 		if len(metrics) > 1 {
 			// Clients share the client.id, so a thread tag tells their rows apart.
 			for j := range ms {
-				ms[j].Tags = append(ms[j].Tags, compat.Tag{Key: "thread", Value: strconv.Itoa(i)})
+				ms[j].Tags = append(ms[j].Tags, measure.Tag{Key: "thread", Value: strconv.Itoa(i)})
 			}
 		}
 		rows = append(rows, ms...)

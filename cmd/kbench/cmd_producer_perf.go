@@ -175,7 +175,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	}
 	printProducerTotals(st.stdout, res)
 	if len(metrics) > 0 {
-		var table []compat.Metric
+		var table []measure.Metric
 		now := time.Now()
 		for _, m := range metrics {
 			table = append(table, m.Metrics(now)...)
@@ -322,7 +322,7 @@ func randomID() string {
 }
 
 // producerValues builds the record values, printing the payload file lines
-// the Apache tool prints.
+// the current Apache tool prints (4.3; 2.x said "messages" for "records").
 func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, error) {
 	switch {
 	case pa.PayloadFile != "":
@@ -332,7 +332,7 @@ func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, 
 		if err != nil {
 			return nil, userr.Errorf("--payload-file: %v", err)
 		}
-		fmt.Fprintf(stdout, "Number of messages read: %d\n", n)
+		fmt.Fprintf(stdout, "Number of records read: %d\n", n)
 		return src, nil
 	case pa.PayloadMonotonic:
 		return payload.Monotonic(pa.NumRecords), nil

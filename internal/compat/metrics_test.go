@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // Rows of the --print-metrics tables in /work/shared/seeds/000_*.txt and
@@ -96,10 +98,10 @@ func TestPrintMetricsSeeds(t *testing.T) {
 
 // parseTable turns a printed table back into metrics: values Java printed
 // with %.3f become float64, the rest strings.
-func parseTable(t *testing.T, table string) []Metric {
+func parseTable(t *testing.T, table string) []measure.Metric {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(table, "\n"), "\n")[2:] // blank line, header
-	var ms []Metric
+	var ms []measure.Metric
 	for _, line := range lines {
 		key, value, ok := strings.Cut(line, " : ")
 		if !ok {
@@ -108,13 +110,13 @@ func parseTable(t *testing.T, table string) []Metric {
 		key = strings.TrimRight(key, " ")
 		group, rest, _ := strings.Cut(key, ":")
 		name, tags, _ := strings.Cut(rest, ":")
-		m := Metric{Group: group, Name: name, Value: value}
+		m := measure.Metric{Group: group, Name: name, Value: value}
 		if f, err := strconv.ParseFloat(value, 64); err == nil && (strings.HasSuffix(value, "Infinity") || value[len(value)-4] == '.') {
 			m.Value = f
 		}
 		for kv := range strings.SplitSeq(strings.Trim(tags, "{}"), ", ") {
 			k, v, _ := strings.Cut(kv, "=")
-			m.Tags = append(m.Tags, Tag{k, v})
+			m.Tags = append(m.Tags, measure.Tag{Key: k, Value: v})
 		}
 		if m.Key() != key {
 			t.Fatalf("Key() = %q, want %q", m.Key(), key)
@@ -128,24 +130,24 @@ func TestPrintMetrics(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		in   []Metric
+		in   []measure.Metric
 		want string
 	}{
 		{name: "none", in: nil, want: ""},
 		{
 			// Keys shorter than the header: %-Ns never truncates.
 			name: "short keys",
-			in:   []Metric{{Group: "g", Name: "n", Value: 1.0}},
+			in:   []measure.Metric{{Group: "g", Name: "n", Value: 1.0}},
 			want: "\nMetric Name   Value\ng:n:{} : 1.000\n",
 		},
 		{
 			// Java's %s prints a Long in decimal; NaN is Java's text.
 			name: "value kinds",
-			in: []Metric{
-				{Group: "app-info", Name: "start-time-ms", Tags: []Tag{{"client-id", "c"}}, Value: int64(1700000000123)},
-				{Group: "app-info", Name: "version", Tags: []Tag{{"client-id", "c"}}, Value: "1.0"},
-				{Group: "m", Name: "avg", Tags: []Tag{{"client-id", "c"}}, Value: 0.0005},
-				{Group: "m", Name: "max", Tags: []Tag{{"client-id", "c"}}, Value: nanValue()},
+			in: []measure.Metric{
+				{Group: "app-info", Name: "start-time-ms", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: int64(1700000000123)},
+				{Group: "app-info", Name: "version", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: "1.0"},
+				{Group: "m", Name: "avg", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: 0.0005},
+				{Group: "m", Name: "max", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: nanValue()},
 			},
 			want: "\n" +
 				"Metric Name                            Value\n" +
@@ -157,9 +159,9 @@ func TestPrintMetrics(t *testing.T) {
 		{
 			// TreeMap.put keeps the last value of a repeated key.
 			name: "duplicate key",
-			in: []Metric{
-				{Group: "g", Name: "n", Tags: []Tag{{"client-id", "c"}}, Value: 1.0},
-				{Group: "g", Name: "n", Tags: []Tag{{"client-id", "c"}}, Value: 2.0},
+			in: []measure.Metric{
+				{Group: "g", Name: "n", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: 1.0},
+				{Group: "g", Name: "n", Tags: []measure.Tag{{Key: "client-id", Value: "c"}}, Value: 2.0},
 			},
 			want: "\nMetric Name         Value\ng:n:{client-id=c} : 2.000\n",
 		},
@@ -168,7 +170,7 @@ func TestPrintMetrics(t *testing.T) {
 			// units (D83D DE00), so it needs no padding to 7 and sorts
 			// before U+FFFD, unlike in Go's rune counts and byte order.
 			name: "utf16",
-			in: []Metric{
+			in: []measure.Metric{
 				{Group: "g", Name: "\uFFFD", Value: "a"},
 				{Group: "g", Name: "\U0001F600", Value: "b"},
 			},

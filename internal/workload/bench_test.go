@@ -25,8 +25,9 @@ import (
 //	KBENCH_TEST_BOOTSTRAP=127.0.0.1:9092 go test -run '^$' -bench '^BenchmarkProduce$' -benchtime 2000000x ./internal/workload/
 //
 // Without KBENCH_TEST_BOOTSTRAP it starts a local broker. KBENCH_BENCH_SIZE
-// (default 100) and KBENCH_BENCH_ACKS (default 1) set the record size and
-// acks; every other property is the Java client's default.
+// (default 100), KBENCH_BENCH_ACKS (default 1) and KBENCH_BENCH_PARTITIONS
+// (default 1) set the record size, acks and the topic's partitions; every
+// other property is the Java client's default.
 func BenchmarkProduce(b *testing.B) {
 	bootstrap := testkafka.Bootstrap(b)
 	size := 100
@@ -39,6 +40,14 @@ func BenchmarkProduce(b *testing.B) {
 	acks := "1"
 	if a := os.Getenv("KBENCH_BENCH_ACKS"); a != "" {
 		acks = a
+	}
+	partitions := int32(1)
+	if p := os.Getenv("KBENCH_BENCH_PARTITIONS"); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 {
+			b.Fatalf("KBENCH_BENCH_PARTITIONS=%q: want a positive number", p)
+		}
+		partitions = int32(n)
 	}
 	pc, _, err := kafkaconf.ParseProducer([]kafkaconf.Prop{
 		{Key: "bootstrap.servers", Value: bootstrap, Source: "bench"},
@@ -53,7 +62,7 @@ func BenchmarkProduce(b *testing.B) {
 	}
 	topic := "bench-produce-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	ctx := context.Background()
-	if _, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{Name: topic, Partitions: 1, ReplicationFactor: -1}); err != nil {
+	if _, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: -1}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("bare", func(b *testing.B) { benchBare(b, opts, topic, size) })
@@ -120,4 +129,59 @@ func benchKbench(b *testing.B, opts []kgo.Opt, topic string, size int) {
 func report(b *testing.B, n int, elapsed, cpu time.Duration) {
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/record")
 	b.ReportMetric(float64(n)/elapsed.Seconds(), "records/s")
+}
+
+// BenchmarkRecordOverhead measures kbench's own per-record work in the
+// producer (payload pick, slot pool, clock reads, histogram, interval
+// window): the real prepare and promise code, without the network. Divided
+// by a bare franz-go loop's CPU per record (BenchmarkProduce/bare), it is
+// kbench's overhead, free of the broker noise that an A/B run carries.
+// bench/producer.sh prints both.
+func BenchmarkRecordOverhead(b *testing.B) {
+	values, err := payload.Random(100, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &producerClient{
+		start:      time.Now(),
+		topic:      "t",
+		values:     values,
+		hist:       measure.NewHistogram(),
+		steadyHist: measure.NewHistogram(),
+		seenErr:    map[string]bool{},
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		c.promise(c.prepare(int64(i), false), nil)
+	}
+	b.StopTimer()
+	if c.acked != int64(b.N) || c.hist.Count() != int64(b.N) {
+		b.Fatalf("acked %d, histogram %d, want %d", c.acked, c.hist.Count(), b.N)
+	}
+}
+
+// bareSink keeps benchmark records on the heap, as Produce makes them escape.
+var bareSink *kgo.Record
+
+// BenchmarkBareRecordWork is a bare loop's own per-record work outside
+// franz-go's produce path, the counterpart of BenchmarkRecordOverhead: a
+// fresh record, the clock read franz-go makes for a record without a
+// timestamp (kbench's records carry one, so franz-go skips it), and a
+// promise that counts failures.
+func BenchmarkBareRecordWork(b *testing.B) {
+	value := make([]byte, 100)
+	var failed atomic.Int64
+	promise := func(_ *kgo.Record, err error) {
+		if err != nil {
+			failed.Add(1)
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r := &kgo.Record{Topic: "t", Value: value}
+		r.Timestamp = time.Now()
+		promise(r, nil)
+		bareSink = r
+	}
 }

@@ -39,9 +39,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/compat"
 )
 
 // Request keys whose responses the collectors look at.
@@ -263,23 +262,23 @@ func (s *netStats) throttleAvgMax(sn *snapshot) (avg, maximum float64) {
 // table collects one client's metrics, each tagged client-id first.
 type table struct {
 	clientID string
-	ms       []compat.Metric
+	ms       []measure.Metric
 }
 
-func (t *table) add(group, name string, v any, tags ...compat.Tag) {
-	all := make([]compat.Tag, 0, 1+len(tags))
-	all = append(all, compat.Tag{Key: "client-id", Value: t.clientID})
-	t.ms = append(t.ms, compat.Metric{Group: group, Name: name, Tags: append(all, tags...), Value: v})
+func (t *table) add(group, name string, v any, tags ...measure.Tag) {
+	all := make([]measure.Tag, 0, 1+len(tags))
+	all = append(all, measure.Tag{Key: "client-id", Value: t.clientID})
+	t.ms = append(t.ms, measure.Metric{Group: group, Name: name, Tags: append(all, tags...), Value: v})
 }
 
 // addTotal adds name-total and name-rate.
-func (t *table) addTotal(sn *snapshot, group, name string, total int64, tags ...compat.Tag) {
+func (t *table) addTotal(sn *snapshot, group, name string, total int64, tags ...measure.Tag) {
 	t.add(group, name+"-total", float64(total), tags...)
 	t.add(group, name+"-rate", sn.rate(total), tags...)
 }
 
 // addAvgMax adds name-avg and name-max.
-func (t *table) addAvgMax(group, name string, avg, maximum float64, tags ...compat.Tag) {
+func (t *table) addAvgMax(group, name string, avg, maximum float64, tags ...measure.Tag) {
 	t.add(group, name+"-avg", avg, tags...)
 	t.add(group, name+"-max", maximum, tags...)
 }
@@ -296,7 +295,7 @@ func (t *table) addNetwork(s *netStats, sn *snapshot, group, nodeGroup string, n
 	// Java counts each completed send and receive as one network I/O.
 	t.addTotal(sn, group, "network-io", sn.total.requests.n.Load()+sn.total.responses.n.Load())
 	for _, n := range sn.nodes {
-		tag := compat.Tag{Key: "node-id", Value: javaNodeID(n.id)}
+		tag := measure.Tag{Key: "node-id", Value: javaNodeID(n.id)}
 		t.addSelector(sn, nodeGroup, n, tag)
 		if nodeLatency {
 			avg, maximum := n.latency.avgMax(float64(time.Millisecond))
@@ -305,7 +304,7 @@ func (t *table) addNetwork(s *netStats, sn *snapshot, group, nodeGroup string, n
 	}
 }
 
-func (t *table) addSelector(sn *snapshot, group string, n *nodeStats, tags ...compat.Tag) {
+func (t *table) addSelector(sn *snapshot, group string, n *nodeStats, tags ...measure.Tag) {
 	t.addTotal(sn, group, "request", n.requests.n.Load(), tags...)
 	avg, maximum := n.requests.avgMax(1)
 	t.addAvgMax(group, "request-size", avg, maximum, tags...)
@@ -326,7 +325,7 @@ func (t *table) addAppInfo(version string, start time.Time) {
 
 // done adds kafka-metrics-count, which counts every metric including itself,
 // and returns the table.
-func (t *table) done() []compat.Metric {
+func (t *table) done() []measure.Metric {
 	t.add("kafka-metrics-count", "count", float64(len(t.ms)+1))
 	return t.ms
 }

@@ -4,9 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/compat"
 )
 
 // ConsumerMetrics computes a consumer client's Java metrics (groups
@@ -84,7 +83,7 @@ func (m *ConsumerMetrics) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, _
 }
 
 // Metrics returns the client's metrics as of now.
-func (m *ConsumerMetrics) Metrics(now time.Time) []compat.Metric {
+func (m *ConsumerMetrics) Metrics(now time.Time) []measure.Metric {
 	const g = "consumer-fetch-manager-metrics"
 	sn := m.snapshot(now)
 	t := &table{clientID: m.clientID}
@@ -96,7 +95,7 @@ func (m *ConsumerMetrics) Metrics(now time.Time) []compat.Metric {
 		s := &tp.stats
 		records += s.records.Load()
 		bytes += s.bytes.Load()
-		tag := compat.Tag{Key: "topic", Value: tp.name}
+		tag := measure.Tag{Key: "topic", Value: tp.name}
 		t.addTotal(sn, g, "records-consumed", s.records.Load(), tag)
 		t.addTotal(sn, g, "bytes-consumed", s.bytes.Load(), tag)
 	}

@@ -4,9 +4,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/compat"
 )
 
 // ProducerMetrics computes a producer client's Java metrics (groups
@@ -114,7 +113,7 @@ func (m *ProducerMetrics) OnProduceRecordUnbuffered(r *kgo.Record, err error) {
 }
 
 // Metrics returns the client's metrics as of now.
-func (m *ProducerMetrics) Metrics(now time.Time) []compat.Metric {
+func (m *ProducerMetrics) Metrics(now time.Time) []measure.Metric {
 	const g, tg = "producer-metrics", "producer-topic-metrics"
 	sn := m.snapshot(now)
 	t := &table{clientID: m.clientID}
@@ -143,7 +142,7 @@ func (m *ProducerMetrics) Metrics(now time.Time) []compat.Metric {
 		if tp.name == "" { // a record that failed before it had a topic
 			continue
 		}
-		tag := compat.Tag{Key: "topic", Value: tp.name}
+		tag := measure.Tag{Key: "topic", Value: tp.name}
 		t.addTotal(sn, tg, "record-send", s.sent.Load(), tag)
 		t.addTotal(sn, tg, "record-error", s.errors.Load(), tag)
 		t.addTotal(sn, tg, "byte", s.bytes.Load(), tag)

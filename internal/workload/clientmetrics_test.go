@@ -8,9 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/compat"
 )
 
 var (
@@ -21,7 +20,7 @@ var (
 )
 
 // byKey indexes ms by the name Java prints, failing on a repeated name.
-func byKey(t *testing.T, ms []compat.Metric) map[string]any {
+func byKey(t *testing.T, ms []measure.Metric) map[string]any {
 	t.Helper()
 	out := make(map[string]any, len(ms))
 	for _, m := range ms {

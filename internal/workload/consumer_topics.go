@@ -76,24 +76,45 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, spec ConsumerSpec) (ma
 // startOffsets lists where directly assigned partitions start: their log
 // start, or their end with latest.
 func startOffsets(ctx context.Context, adm *kadm.Client, parts map[string][]int32, latest bool) (kadm.ListedOffsets, error) {
-	lctx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
 	topics := make([]string, 0, len(parts))
 	for t := range parts {
 		topics = append(topics, t)
 	}
-	list, what := adm.ListStartOffsets, "start"
-	if latest {
-		list, what = adm.ListEndOffsets, "end"
-	}
-	offs, err := list(lctx, topics...)
-	if err == nil {
-		err = offs.Error()
-	}
+	offs, err := listOffsets(ctx, adm, latest, topics...)
 	if err != nil {
+		what := "start"
+		if latest {
+			what = "end"
+		}
 		return nil, fmt.Errorf("list %s offsets of %s: %w", what, strings.Join(topics, ", "), err)
 	}
 	return offs, nil
+}
+
+// listOffsets lists the topics' start or end offsets, retrying retriable
+// errors within adminTimeout: a topic created a moment ago is not yet
+// hosted by its leader.
+func listOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...string) (kadm.ListedOffsets, error) {
+	lctx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	list := adm.ListStartOffsets
+	if end {
+		list = adm.ListEndOffsets
+	}
+	for {
+		offs, err := list(lctx, topics...)
+		if err == nil {
+			err = offs.Error()
+		}
+		if err == nil || !kerr.IsRetriable(err) {
+			return offs, err
+		}
+		select {
+		case <-lctx.Done():
+			return offs, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func contains(list []string, s string) bool {

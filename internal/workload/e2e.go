@@ -123,12 +123,7 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 	if err := runner.Ping(ctx, admin); err != nil {
 		return nil, err
 	}
-	lctx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	ends, err := kadm.NewClient(admin).ListEndOffsets(lctx, s.Topic)
-	if err == nil {
-		err = ends.Error()
-	}
+	ends, err := listOffsets(ctx, kadm.NewClient(admin), true, s.Topic)
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: list end offsets of %q: %w", s.Topic, err)
 	}

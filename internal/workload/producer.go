@@ -186,13 +186,24 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 	wg.Wait()
 	end := time.Now()
-	// Each client flushed before returning, so every record has completed:
-	// now is when the last one did.
-	for _, c := range clients {
+	// Each client flushed before returning, so normally every record has
+	// completed: now is when the last one did. After an interrupted flush,
+	// Close fails the rest, and the run waits for those promises too.
+	var lost error
+	for i, c := range clients {
 		c.cl.Close()
+		if !c.waitPromises(spec.FlushTimeout) {
+			lost = errors.Join(lost, fmt.Errorf("producer client %d: %d records still outstanding after close", i, c.produced-c.completed.Load()))
+			continue
+		}
+		c.publish(time.Since(start))
 	}
 	rep.stop()
 	<-repDone
+	if lost != nil {
+		// The promise worker may still write what collect would read.
+		return nil, lost
+	}
 
 	res := collect(spec, clients, start, end, rep.intervals)
 	runErr := errors.Join(errs...)
