@@ -342,6 +342,24 @@ func TestProducerPerfBrokerKilled(t *testing.T) {
 	}
 }
 
+// TestUnknownCommand guards against cobra's default of printing help, with
+// exit code 0, for an unknown command.
+func TestUnknownCommand(t *testing.T) {
+	t.Parallel()
+	st, stdout, stderr := clusterTestState(t)
+	if code := runKbench(t, st, "nosuch", "arg"); code != exitUsage || !strings.Contains(stderr.String(), `unknown command "nosuch"`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	st, stdout, stderr = clusterTestState(t)
+	if code := runKbench(t, st, "producr-perf-test"); code != exitUsage || !strings.Contains(stderr.String(), `did you mean "producer-perf-test"`) {
+		t.Fatalf("typo: exit %d, stderr %s", code, stderr)
+	}
+	st, stdout, _ = clusterTestState(t)
+	if code := runKbench(t, st); code != exitOK || !strings.Contains(stdout.String(), "producer-perf-test") {
+		t.Fatalf("no command: exit %d, stdout %s; want the help", code, stdout)
+	}
+}
+
 func TestCommandArgsBusybox(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -93,7 +94,11 @@ func newRootCmd(st *state) *cobra.Command {
 	root.SetOut(st.stdout)
 	root.SetErr(st.stderr)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return userr.Errorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		// exitCode prefixes "kbench: "; name the subcommand after it.
+		if sub := strings.TrimPrefix(c.CommandPath(), "kbench "); sub != c.CommandPath() {
+			return userr.Errorf("%s: %v (see '%s --help')", sub, err, c.CommandPath())
+		}
+		return userr.Errorf("%v (see 'kbench --help')", err)
 	})
 	// Registered explicitly, in the order shown by --help.
 	for _, newCmd := range []func(*state) *cobra.Command{
@@ -106,11 +111,21 @@ func newRootCmd(st *state) *cobra.Command {
 	} {
 		root.AddCommand(newCmd(st))
 	}
-	root.Args = func(c *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return userr.Errorf("unknown command %q (see 'kbench --help')", args[0])
+	// Without RunE cobra prints help for anything, unknown commands
+	// included, and exits 0: an unknown command must be an error.
+	root.Args = cobra.ArbitraryArgs // RunE reports unknown commands, as usage errors
+	root.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return c.Help()
 		}
-		return nil
+		var names []string
+		for _, sub := range c.Commands() {
+			names = append(names, sub.Name())
+		}
+		if near := suggest.Nearest(args[0], names); near != "" {
+			return userr.Errorf("unknown command %q; did you mean %q? (see 'kbench --help')", args[0], near)
+		}
+		return userr.Errorf("unknown command %q (see 'kbench --help')", args[0])
 	}
 	return root
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -75,14 +74,9 @@ func javaDouble(v float64) string {
 	}
 	digits, point := shortestDigits(v)
 	if v >= 1e-3 && v < 1e7 {
-		var intPart, frac string
-		switch {
-		case point <= 0:
-			intPart, frac = "0", strings.Repeat("0", -point)+digits
-		case point >= len(digits):
-			intPart, frac = digits+strings.Repeat("0", point-len(digits)), "0"
-		default:
-			intPart, frac = digits[:point], digits[point:]
+		intPart, frac := splitDigits(digits, point)
+		if frac == "" {
+			frac = "0" // Double.toString always shows a fraction: 3.0
 		}
 		return sign + intPart + "." + frac
 	}

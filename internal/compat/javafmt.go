@@ -21,17 +21,7 @@ func javaFixed(v float64, prec int) string {
 	}
 	neg := v < 0 || (v == 0 && math.Signbit(v))
 	digits, exp := shortestDigits(math.Abs(v))
-	// digits d1d2d3... with the decimal point after exp digits.
-	point := exp
-	var intPart, frac string
-	switch {
-	case point <= 0:
-		intPart, frac = "0", strings.Repeat("0", -point)+digits
-	case point >= len(digits):
-		intPart, frac = digits+strings.Repeat("0", point-len(digits)), ""
-	default:
-		intPart, frac = digits[:point], digits[point:]
-	}
+	intPart, frac := splitDigits(digits, exp)
 	if len(frac) > prec {
 		roundUp := frac[prec] >= '5'
 		frac = frac[:prec]
@@ -61,6 +51,20 @@ func shortestDigits(v float64) (string, int) {
 	mant, expStr, _ := strings.Cut(s, "e")
 	exp, _ := strconv.Atoi(expStr)
 	return strings.Replace(mant, ".", "", 1), exp + 1
+}
+
+// splitDigits places the decimal point after point digits of digits
+// (shortestDigits' result): the integer part ("0" when point <= 0) and the
+// fraction ("" when there is none).
+func splitDigits(digits string, point int) (intPart, frac string) {
+	switch {
+	case point <= 0:
+		return "0", strings.Repeat("0", -point) + digits
+	case point >= len(digits):
+		return digits + strings.Repeat("0", point-len(digits)), ""
+	default:
+		return digits[:point], digits[point:]
+	}
 }
 
 // increment adds one unit in the last place of intPart.frac.

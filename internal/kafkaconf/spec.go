@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kbench/kbench/internal/suggest"
 )
 
 // Default is one row of the documented defaults table: a Java property, its
@@ -181,7 +183,7 @@ func parseProps[T any](t *T, ps []prop[T], props []Prop, r role, c *Common) (war
 		}
 		msg := fmt.Sprintf("unknown to the Java %s (Apache Kafka 4.x); ignored", r.name)
 		known := append(keys(ps), slices.Sorted(maps.Keys(r.noEffect))...)
-		if s := suggest(pr.Key, known); s != "" {
+		if s := suggest.Nearest(pr.Key, known); s != "" {
 			msg += "; did you mean " + s + "?"
 		}
 		warns = append(warns, Warning{Key: pr.Key, Source: pr.Source, Message: msg})

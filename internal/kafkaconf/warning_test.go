@@ -3,6 +3,8 @@ package kafkaconf
 import (
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/suggest"
 )
 
 func TestWarningString(t *testing.T) {
@@ -74,7 +76,7 @@ func TestSuggest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Parallel()
-			if got := suggest(tt.key, known); got != tt.want {
+			if got := suggest.Nearest(tt.key, known); got != tt.want {
 				t.Errorf("suggest(%q) = %q, want %q", tt.key, got, tt.want)
 			}
 		})

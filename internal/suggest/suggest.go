@@ -4,25 +4,52 @@ package suggest
 
 import "strings"
 
-// Nearest returns the candidate closest to name by edit distance, or "" when
-// none is close enough to be a plausible typo (more than a third of the
-// name's length away).
+// Nearest returns the candidate closest to name, or "" if none is close
+// enough to be a likely typo: within an edit distance of a third of the
+// name (at least 2), ties going to the longer shared prefix; failing that,
+// the candidate sharing a long prefix ("linger" → "linger.ms"). Case is
+// ignored.
 func Nearest(name string, candidates []string) string {
-	best, bestDist := "", -1
+	k := strings.ToLower(name)
+	best, bestDist, bestPrefix := "", 1<<30, 0
 	for _, c := range candidates {
-		d := distance(strings.ToLower(name), strings.ToLower(c))
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
+		n := strings.ToLower(c)
+		d := Distance(k, n)
+		p := commonPrefix(k, n)
+		if d < bestDist || (d == bestDist && p > bestPrefix) {
+			best, bestDist, bestPrefix = c, d, p
 		}
 	}
-	if bestDist < 0 || bestDist > max(2, len(name)/3) {
+	if best == "" {
 		return ""
 	}
-	return best
+	if bestDist <= max(2, len(k)/3) {
+		return best
+	}
+	// No close spelling; fall back to the longest shared prefix.
+	best, bestPrefix = "", 0
+	for _, c := range candidates {
+		if p := commonPrefix(k, strings.ToLower(c)); p > bestPrefix {
+			best, bestPrefix = c, p
+		}
+	}
+	if bestPrefix >= 5 && 2*bestPrefix >= min(len(k), len(best)) {
+		return best
+	}
+	return ""
 }
 
-// distance is the Levenshtein edit distance between a and b.
-func distance(a, b string) int {
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// Distance is the Levenshtein edit distance between a and b, in bytes
+// (flag and property names are ASCII).
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -15,6 +15,8 @@ func TestNearest(t *testing.T) {
 		{"BATCH.SIZE", "batch.size"},
 		{"completely.unrelated.name", ""},
 		{"zzz", ""},
+		{"linger", "linger.ms"},     // a long shared prefix
+		{"buffer.memory.size", "buffer.memory"},
 	}
 	for _, tt := range tests {
 		if got := Nearest(tt.name, known); got != tt.want {
@@ -32,8 +34,8 @@ func TestDistance(t *testing.T) {
 		a, b string
 		want int
 	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"acks", "acks", 0}} {
-		if got := distance(tt.a, tt.b); got != tt.want {
-			t.Errorf("distance(%q,%q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := Distance(tt.a, tt.b); got != tt.want {
+			t.Errorf("Distance(%q,%q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
