@@ -28,11 +28,20 @@ held() { java -cp "$CP" org.apache.kafka.tools.GetOffsetShell --bootstrap-server
   awk -F: '{ s += $3 } END { print s + 0 }'; }
 
 # check SEED TOPIC LOG: the topic must hold what the final line of LOG claims.
+# GetOffsetShell reports high watermarks, which trail the acknowledged log end
+# while followers catch up (acks=1 on a loaded cluster), so the count is read
+# until it reaches the claim or stops growing for 10 s.
 FAILED=0
 check() {
-  local claimed got
+  local claimed got last=-1 still=0
   claimed=$(grep -E '^[0-9]+ records sent, [0-9.]+ records/sec .* 99\.9th\.$' "$3" | tail -1 | awk '{print $1}')
-  got=$(held "$2")
+  while :; do
+    got=$(held "$2")
+    [ "$got" = "$claimed" ] && break
+    if [ "$got" = "$last" ]; then still=$((still + 1)); else still=0; last=$got; fi
+    [ "$still" -ge 5 ] && break
+    sleep 2
+  done
   if [ -n "$claimed" ] && [ "$claimed" = "$got" ]; then
     echo "seed $1: OK   topic $2 holds $got records, as claimed: $(grep '99.9th' "$3" | tail -1)"
   else

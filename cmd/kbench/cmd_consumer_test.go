@@ -45,8 +45,11 @@ func consumerTopic(t *testing.T, bootstrap string, partitions int32, n int) stri
 	topic := uniqueTopic(t, "consumer")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// A topic created a moment ago may not be hosted yet: wait for it
+	// (bounded by ctx) instead of failing after franz-go's 4 retries.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		t.Fatal(err)
 	}

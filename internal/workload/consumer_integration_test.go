@@ -38,8 +38,11 @@ func realTopic(t *testing.T, bootstrap string, partitions int32, n int) string {
 	topic := consTopic(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	// A topic created a moment ago may not be hosted yet: wait for it
+	// (bounded by ctx) instead of failing after franz-go's 4 retries.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond))
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		t.Fatal(err)
 	}
