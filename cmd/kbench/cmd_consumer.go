@@ -297,24 +297,13 @@ func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *work
 	for k, v := range tool {
 		cfg["kbench."+k] = v
 	}
-	doc := &result.Document{
-		Kind:          result.KindConsumerPerf,
-		KbenchVersion: version,
-		StartedAt:     started,
-		EndedAt:       time.Now(),
-		Status:        result.StatusOK,
-		Config:        cfg,
-		Consumer:      cons,
-		EndToEnd:      e2e,
-	}
+	doc := result.New(result.KindConsumerPerf, version, started, cfg)
+	doc.Consumer, doc.EndToEnd = cons, e2e
 	if len(res.Topics) == 1 {
 		for name, parts := range res.Topics {
 			doc.Topic = &result.Topic{Name: name, Partitions: parts}
 		}
 	}
-	if runErr != nil {
-		doc.Status = result.StatusFailed
-		doc.Error = runErr.Error()
-	}
+	doc.Finish(runErr)
 	return doc, nil
 }

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
@@ -43,27 +40,7 @@ func consumerTestState() (*state, *bytes.Buffer, *bytes.Buffer) {
 func consumerTopic(t *testing.T, bootstrap string, partitions int32, n int) string {
 	t.Helper()
 	topic := uniqueTopic(t, "consumer")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	// A topic created a moment ago may not be hosted yet: wait for it
-	// (bounded by ctx) instead of failing after franz-go's 4 retries.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.UnknownTopicRetries(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if _, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic); err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-	recs := make([]*kgo.Record, n)
-	for i := range recs {
-		recs[i] = &kgo.Record{Value: bytes.Repeat([]byte{'v'}, 100)}
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce to %s: %v", topic, err)
-	}
+	testkafka.Topic(t, bootstrap, topic, partitions, n, 100)
 	return topic
 }
 

@@ -203,19 +203,9 @@ func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consu
 	} {
 		cfg["kbench."+k] = v
 	}
-	doc := &result.Document{
-		Kind:          result.KindEndToEnd,
-		KbenchVersion: version,
-		StartedAt:     started,
-		EndedAt:       time.Now(),
-		Status:        result.StatusOK,
-		Topic:         &result.Topic{Name: topic.Name, Partitions: topic.Partitions, ReplicationFactor: topic.ReplicationFactor},
-		Config:        cfg,
-		EndToEnd:      &lat,
-	}
-	if runErr != nil {
-		doc.Status = result.StatusFailed
-		doc.Error = runErr.Error()
-	}
+	doc := result.New(result.KindEndToEnd, version, started, cfg)
+	doc.Topic = resultTopic(topic)
+	doc.EndToEnd = &lat
+	doc.Finish(runErr)
 	return doc, nil
 }

@@ -244,6 +244,11 @@ func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
 	}
 }
 
+// resultTopic is the topic as the result document records it.
+func resultTopic(t runner.TopicInfo) *result.Topic {
+	return &result.Topic{Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor}
+}
+
 // clientID names client i: the configured id for the first, with a suffix
 // for the others so that their metrics and broker logs tell them apart.
 func clientID(base string, i int) string {
@@ -371,19 +376,9 @@ func producerDocument(pa *compat.ProducerArgs, pc *kafkaconf.Producer, topic run
 	for k, v := range tool {
 		cfg["kbench."+k] = v
 	}
-	doc := &result.Document{
-		Kind:          result.KindProducerPerf,
-		KbenchVersion: version,
-		StartedAt:     started,
-		EndedAt:       time.Now(),
-		Status:        result.StatusOK,
-		Topic:         &result.Topic{Name: topic.Name, Partitions: topic.Partitions, ReplicationFactor: topic.ReplicationFactor},
-		Config:        cfg,
-		Producer:      p,
-	}
-	if runErr != nil {
-		doc.Status = result.StatusFailed
-		doc.Error = runErr.Error()
-	}
+	doc := result.New(result.KindProducerPerf, version, started, cfg)
+	doc.Topic = resultTopic(topic)
+	doc.Producer = p
+	doc.Finish(runErr)
 	return doc
 }

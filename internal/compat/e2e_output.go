@@ -55,14 +55,10 @@ func E2EPercentile(counts []int64, q float64) int64 {
 // identify the double, in plain notation with at least one decimal between
 // 10^-3 and 10^7 and in computerized scientific notation ("1.0E7") outside.
 func javaDouble(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
+	if s, ok := javaSpecial(v); ok {
+		return s
+	}
+	if v == 0 {
 		if math.Signbit(v) {
 			return "-0.0"
 		}

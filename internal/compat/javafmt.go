@@ -11,13 +11,8 @@ import (
 // where Go rounds the exact binary value half-to-even ("0.12"). Output lines
 // must match the Apache tools byte for byte, ties included.
 func javaFixed(v float64, prec int) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
+	if s, ok := javaSpecial(v); ok {
+		return s
 	}
 	neg := v < 0 || (v == 0 && math.Signbit(v))
 	digits, exp := shortestDigits(math.Abs(v))
@@ -39,6 +34,19 @@ func javaFixed(v float64, prec int) string {
 		out = "-" + out // Java keeps the sign of values that round to zero
 	}
 	return out
+}
+
+// javaSpecial is how Java prints NaN and the infinities, whatever the format.
+func javaSpecial(v float64) (string, bool) {
+	switch {
+	case math.IsNaN(v):
+		return "NaN", true
+	case math.IsInf(v, 1):
+		return "Infinity", true
+	case math.IsInf(v, -1):
+		return "-Infinity", true
+	}
+	return "", false
 }
 
 // shortestDigits returns the shortest decimal digits that round-trip v (as

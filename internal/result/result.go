@@ -53,6 +53,23 @@ type Document struct {
 	EndToEnd      *Latency          `json:"end_to_end_latency,omitempty"`
 }
 
+// New starts the document of a run of the given kind that began at started.
+// Finish completes it.
+func New(kind, kbenchVersion string, started time.Time, config map[string]string) *Document {
+	return &Document{Schema: Schema, Kind: kind, KbenchVersion: kbenchVersion, StartedAt: started, Config: config}
+}
+
+// Finish stamps the end time and the status: ok, or failed with runErr,
+// which a document keeps next to everything measured before the failure.
+func (d *Document) Finish(runErr error) {
+	d.EndedAt = time.Now()
+	d.Status = StatusOK
+	if runErr != nil {
+		d.Status = StatusFailed
+		d.Error = runErr.Error()
+	}
+}
+
 // Topic describes the topic a run used, as the cluster reported it.
 type Topic struct {
 	Name              string `json:"name"`

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +76,20 @@ func TestReadRejects(t *testing.T) {
 	}
 	if _, err := Read(filepath.Join(dir, "missing.json")); err == nil {
 		t.Error("missing file must fail")
+	}
+}
+
+func TestNewFinish(t *testing.T) {
+	t.Parallel()
+	started := time.Now().Add(-time.Second)
+	ok := New(KindConsumerPerf, "v1", started, map[string]string{"a": "b"})
+	ok.Finish(nil)
+	if ok.Schema != Schema || ok.Kind != KindConsumerPerf || ok.Status != StatusOK || ok.Error != "" || !ok.EndedAt.After(started) {
+		t.Fatalf("ok document %+v", ok)
+	}
+	failed := New(KindProducerPerf, "v1", started, nil)
+	failed.Finish(errors.New("broker died"))
+	if failed.Status != StatusFailed || failed.Error != "broker died" {
+		t.Fatalf("failed document: status %q error %q", failed.Status, failed.Error)
 	}
 }

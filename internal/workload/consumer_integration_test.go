@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/kafkaconf"
@@ -36,21 +35,7 @@ func realConsumerOpts(t *testing.T, bootstrap string) []kgo.Opt {
 func realTopic(t *testing.T, bootstrap string, partitions int32, n int) string {
 	t.Helper()
 	topic := consTopic(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	// A topic created a moment ago may not be hosted yet: wait for it
-	// (bounded by ctx) instead of failing after franz-go's 4 retries.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
-		kgo.UnknownTopicRetries(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if _, err := kadm.NewClient(cl).CreateTopic(ctx, partitions, -1, nil, topic); err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
-	consProduceReal(t, ctx, cl, n)
+	testkafka.Topic(t, bootstrap, topic, partitions, n, 100)
 	return topic
 }
 
