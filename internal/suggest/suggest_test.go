@@ -15,7 +15,7 @@ func TestNearest(t *testing.T) {
 		{"BATCH.SIZE", "batch.size"},
 		{"completely.unrelated.name", ""},
 		{"zzz", ""},
-		{"linger", "linger.ms"},     // a long shared prefix
+		{"linger", "linger.ms"}, // a long shared prefix
 		{"buffer.memory.size", "buffer.memory"},
 	}
 	for _, tt := range tests {
