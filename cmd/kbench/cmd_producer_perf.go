@@ -50,9 +50,6 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 		compat.Usage(st.stdout, compat.ProducerUsage, compat.ProducerOptions)
 		return nil
 	}
-	for _, n := range pa.Notes {
-		fmt.Fprintf(st.stderr, "kbench: note: %s\n", n)
-	}
 	props, err := producerProps(pa)
 	if err != nil {
 		return err
@@ -67,6 +64,9 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	values, err := producerValues(pa, st.stdout)
 	if err != nil {
 		return err
+	}
+	for _, w := range pa.DeprecationWarnings() {
+		fmt.Fprintln(st.stdout, w) // where and how Apache 4.3 prints them
 	}
 	var keys *payload.Keys
 	if pa.RecordKeyRange > 0 {

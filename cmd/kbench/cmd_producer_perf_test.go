@@ -118,6 +118,7 @@ func checkProducerOutput(t *testing.T, out string) int64 {
 		case line == "Metric Name" || strings.HasPrefix(line, "Metric Name "):
 			return final // the metrics table follows; its format has its own test
 		case strings.HasPrefix(line, "Reading payloads from: "), strings.HasPrefix(line, "Number of records read: "),
+			strings.HasPrefix(line, "Option --producer-props has been deprecated"),
 			strings.HasPrefix(line, "Warmup first "), line == "In steady state.", line == "":
 		default:
 			t.Fatalf("line not in the Apache tool's format: %q\nfull output:\n%s", line, out)

@@ -79,7 +79,25 @@ type ProducerArgs struct {
 	EndToEnd          bool
 	Local             bool
 	LocalBrokers      int
-	Notes             []string
+	// used records the deprecated options given, for DeprecationWarnings.
+	used map[string]bool
+}
+
+// DeprecationWarnings are the lines Apache 4.3's tool prints on stdout,
+// after reading the payload file, for each deprecated option used.
+func (p *ProducerArgs) DeprecationWarnings() []string {
+	var out []string
+	for _, old := range []string{"--producer-props", "--producer.config"} {
+		if !p.used[old] {
+			continue
+		}
+		for _, o := range ProducerOptions {
+			if o.Name == old {
+				out = append(out, fmt.Sprintf("Option %s has been deprecated and will be removed in a future version. Use %s instead.", old, o.Deprecated))
+			}
+		}
+	}
+	return out
 }
 
 // PropPair is one k=v item and the option it came from.
@@ -92,7 +110,10 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &ProducerArgs{Notes: a.Notes, Help: a.Has("--help")}
+	p := &ProducerArgs{Help: a.Has("--help"), used: map[string]bool{}}
+	for _, old := range []string{"--producer-props", "--producer.config"} {
+		p.used[old] = a.Has(old)
+	}
 	if p.Help {
 		return p, nil
 	}
