@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/result"
@@ -63,24 +62,6 @@ func TestProducerPerfTransactions(t *testing.T) {
 	if markers < 4 {
 		t.Fatalf("%d transaction markers: the records were not committed in several transactions", markers)
 	}
-}
-
-func endOffsetSum(t *testing.T, bootstrap, topic string) int64 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum int64
-	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
-	return sum
 }
 
 // TestProducerPerfKeyRange: --record-key-range N gives every record a key

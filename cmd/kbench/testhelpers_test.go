@@ -38,17 +38,7 @@ func topicRecords(t *testing.T, bootstrap, topic string) (total int64, bySize ma
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	ends, err := kadm.NewClient(adm).ListEndOffsets(ctx, topic)
-	if err != nil {
-		t.Fatalf("end offsets of %s: %v", topic, err)
-	}
-	var want int64
-	ends.Each(func(o kadm.ListedOffset) { want += o.Offset })
+	want := endOffsetSum(t, bootstrap, topic)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
@@ -68,6 +58,26 @@ func topicRecords(t *testing.T, bootstrap, topic string) (total int64, bySize ma
 		})
 	}
 	return total, bySize
+}
+
+// endOffsetSum is the sum of the topic's end offsets: its records, plus one
+// offset per transaction marker.
+func endOffsetSum(t *testing.T, bootstrap, topic string) int64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	ends.Each(func(o kadm.ListedOffset) { sum += o.Offset })
+	return sum
 }
 
 // privateCluster starts a 1-broker cluster of the test's own, for tests

@@ -101,19 +101,25 @@ func TestHistogramEncodeDecode(t *testing.T) {
 func TestWindow(t *testing.T) {
 	t.Parallel()
 	var w Window
-	w.Add(100, 10)
-	w.Add(200, 30)
-	w.Add(50, 20)
+	for _, r := range []struct{ bytes, lat int64 }{{100, 10}, {200, 30}, {50, 20}} {
+		w.AddStats(WindowStats{Count: 1, Bytes: r.bytes, LatSumUs: r.lat, LatMaxUs: r.lat, LatCount: 1})
+	}
 	s := w.Take()
-	if s.Count != 3 || s.Bytes != 350 || s.LatSumUs != 60 || s.LatMaxUs != 30 || s.AvgLatencyMicros() != 20 {
+	if s.Count != 3 || s.Bytes != 350 || s.LatSumUs != 60 || s.LatMaxUs != 30 || s.LatCount != 3 || s.AvgLatencyMicros() != 20 {
 		t.Fatalf("stats %+v", s)
 	}
 	if z := w.Take(); z != (WindowStats{}) || z.AvgLatencyMicros() != 0 {
 		t.Fatalf("Take must reset the window: %+v", z)
 	}
-	s.Merge(WindowStats{Count: 1, Bytes: 1, LatSumUs: 100, LatMaxUs: 100})
-	if s.Count != 4 || s.LatMaxUs != 100 || s.Bytes != 351 {
+	s.Merge(WindowStats{Count: 1, Bytes: 1, LatSumUs: 100, LatMaxUs: 100, LatCount: 1})
+	if s.Count != 4 || s.LatMaxUs != 100 || s.Bytes != 351 || s.LatCount != 4 || s.AvgLatencyMicros() != 40 {
 		t.Fatalf("merged %+v", s)
+	}
+	// A consumer sums latencies of only some records: the mean is over those.
+	var c Window
+	c.AddStats(WindowStats{Count: 10, Bytes: 1000, LatSumUs: 50, LatMaxUs: 30, LatCount: 2})
+	if got := c.Take(); got.Count != 10 || got.AvgLatencyMicros() != 25 {
+		t.Fatalf("partial latencies: %+v, mean %v", got, got.AvgLatencyMicros())
 	}
 }
 

@@ -10,6 +10,7 @@ type Window struct {
 	bytes    atomic.Int64
 	latSumUs atomic.Int64
 	latMaxUs atomic.Int64
+	latCount atomic.Int64
 }
 
 // WindowStats is what a Window held when it was taken.
@@ -18,28 +19,26 @@ type WindowStats struct {
 	Bytes    int64
 	LatSumUs int64
 	LatMaxUs int64
+	// LatCount is how many records the latency sums cover: all of them for
+	// a producer, those with a measurable latency for a consumer.
+	LatCount int64
 }
 
 // AvgLatencyMicros is the mean latency of the interval (0 when empty).
 func (s WindowStats) AvgLatencyMicros() float64 {
-	if s.Count == 0 {
+	if s.LatCount == 0 {
 		return 0
 	}
-	return float64(s.LatSumUs) / float64(s.Count)
+	return float64(s.LatSumUs) / float64(s.LatCount)
 }
 
-// Add counts one record of the given size and latency.
-func (w *Window) Add(bytes int, latUs int64) {
-	w.AddStats(WindowStats{Count: 1, Bytes: int64(bytes), LatSumUs: latUs, LatMaxUs: latUs})
-}
-
-// AddStats counts several records at once, for writers that accumulate
-// locally and publish now and then to spare the hot path four locked
-// instructions per record.
+// AddStats counts records. Writers accumulate locally and publish now and
+// then, to spare the hot path five locked instructions per record.
 func (w *Window) AddStats(s WindowStats) {
 	w.count.Add(s.Count)
 	w.bytes.Add(s.Bytes)
 	w.latSumUs.Add(s.LatSumUs)
+	w.latCount.Add(s.LatCount)
 	for {
 		cur := w.latMaxUs.Load()
 		if s.LatMaxUs <= cur || w.latMaxUs.CompareAndSwap(cur, s.LatMaxUs) {
@@ -57,6 +56,7 @@ func (w *Window) Take() WindowStats {
 		Bytes:    w.bytes.Swap(0),
 		LatSumUs: w.latSumUs.Swap(0),
 		LatMaxUs: w.latMaxUs.Swap(0),
+		LatCount: w.latCount.Swap(0),
 	}
 }
 
@@ -65,6 +65,7 @@ func (s *WindowStats) Merge(o WindowStats) {
 	s.Count += o.Count
 	s.Bytes += o.Bytes
 	s.LatSumUs += o.LatSumUs
+	s.LatCount += o.LatCount
 	if o.LatMaxUs > s.LatMaxUs {
 		s.LatMaxUs = o.LatMaxUs
 	}

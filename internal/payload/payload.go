@@ -6,6 +6,7 @@ package payload
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"regexp"
@@ -121,12 +122,16 @@ func File(path, delimiter string, seed uint64) (Source, int, error) {
 // Monotonic returns the decimal record number as the value ("0", "1", ...),
 // as the Apache tool's --payload-monotonic does. Each value is a fresh small
 // slice because the client holds it until the record is acknowledged.
+// maxRecords bounds the values for MaxSize; 0 means unbounded.
 func Monotonic(maxRecords int64) Source {
-	return monotonic{maxSize: len(strconv.FormatInt(max(maxRecords, 1)-1, 10))}
+	if maxRecords <= 0 {
+		return monotonic{maxSize: len(strconv.FormatInt(math.MaxInt64, 10))}
+	}
+	return monotonic{maxSize: len(strconv.FormatInt(maxRecords-1, 10))}
 }
 
 type monotonic struct{ maxSize int }
 
 func (m monotonic) Value(i int64) []byte { return strconv.AppendInt(make([]byte, 0, 20), i, 10) }
-func (m monotonic) MaxSize() int         { return max(m.maxSize, 20) }
+func (m monotonic) MaxSize() int         { return m.maxSize }
 func (m monotonic) Clone(uint64) Source  { return m }

@@ -139,6 +139,11 @@ func TestMonotonic(t *testing.T) {
 			t.Fatalf("Value(%d) = %q, want %q", i, got, want)
 		}
 	}
+	for n, want := range map[int64]int{1: 1, 10: 1, 1000: 3, 1001: 4, 0: 19} {
+		if got := Monotonic(n).MaxSize(); got != want {
+			t.Errorf("Monotonic(%d).MaxSize() = %d, want %d", n, got, want)
+		}
+	}
 	a, b := src.Value(1), src.Value(2)
 	if &a[0] == &b[0] {
 		t.Fatal("values must not share memory: the client holds each until acked")

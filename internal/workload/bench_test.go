@@ -30,24 +30,11 @@ import (
 // other property is the Java client's default.
 func BenchmarkProduce(b *testing.B) {
 	bootstrap := testkafka.Bootstrap(b)
-	size := 100
-	if s := os.Getenv("KBENCH_BENCH_SIZE"); s != "" {
-		var err error
-		if size, err = strconv.Atoi(s); err != nil {
-			b.Fatalf("KBENCH_BENCH_SIZE=%q: %v", s, err)
-		}
-	}
+	size := benchEnvInt(b, "KBENCH_BENCH_SIZE", 100)
+	partitions := int32(benchEnvInt(b, "KBENCH_BENCH_PARTITIONS", 1))
 	acks := "1"
 	if a := os.Getenv("KBENCH_BENCH_ACKS"); a != "" {
 		acks = a
-	}
-	partitions := int32(1)
-	if p := os.Getenv("KBENCH_BENCH_PARTITIONS"); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 {
-			b.Fatalf("KBENCH_BENCH_PARTITIONS=%q: want a positive number", p)
-		}
-		partitions = int32(n)
 	}
 	pc, _, err := kafkaconf.ParseProducer([]kafkaconf.Prop{
 		{Key: "bootstrap.servers", Value: bootstrap, Source: "bench"},
@@ -67,6 +54,20 @@ func BenchmarkProduce(b *testing.B) {
 	}
 	b.Run("bare", func(b *testing.B) { benchBare(b, opts, topic, size) })
 	b.Run("kbench", func(b *testing.B) { benchKbench(b, opts, topic, size) })
+}
+
+// benchEnvInt reads a positive whole number from the environment, def when
+// unset; anything else fails the benchmark.
+func benchEnvInt(b *testing.B, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		b.Fatalf("%s=%q: want a positive whole number", name, s)
+	}
+	return n
 }
 
 // benchBare is the loop a user would write by hand: a fresh record per

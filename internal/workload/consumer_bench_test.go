@@ -26,13 +26,7 @@ import (
 // -benchtime records of KBENCH_BENCH_SIZE bytes (default 100) first.
 func BenchmarkConsume(b *testing.B) {
 	bootstrap := testkafka.Bootstrap(b)
-	size := 100
-	if s := os.Getenv("KBENCH_BENCH_SIZE"); s != "" {
-		var err error
-		if size, err = strconv.Atoi(s); err != nil {
-			b.Fatalf("KBENCH_BENCH_SIZE=%q: %v", s, err)
-		}
-	}
+	size := benchEnvInt(b, "KBENCH_BENCH_SIZE", 100)
 	cc, _, err := kafkaconf.ParseConsumer([]kafkaconf.Prop{
 		{Key: "bootstrap.servers", Value: bootstrap, Source: "bench"},
 		{Key: "check.crcs", Value: "false", Source: "bench"}, // as the Apache tool

@@ -25,7 +25,7 @@ type consumerClient struct {
 	maxPoll int
 	latency bool
 
-	window    consumerWindow
+	window    measure.Window
 	group     *groupTracker // nil when partitions are assigned directly
 	positions *positions    // nil without ConsumerSpec.Lag
 
@@ -186,7 +186,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		if c.latency {
 			latN = int64(take)
 		}
-		c.window.add(int64(take), bytes, latSum, latMax, latN)
+		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
 	}
 	return nil
 }
@@ -237,39 +237,4 @@ func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
 	p := c.positions.register(tp)
 	c.posMap[tp] = p
 	return p
-}
-
-// consumerWindow counts one client's records over one reporting interval.
-// The poll loop adds once per poll, the reporter takes once per interval.
-type consumerWindow struct {
-	records, bytes, latSum, latMax, latN atomic.Int64
-}
-
-type consumerWindowStats struct {
-	Records, Bytes, LatSum, LatMax, LatN int64
-}
-
-func (w *consumerWindow) add(records, bytes, latSum, latMax, latN int64) {
-	w.records.Add(records)
-	w.bytes.Add(bytes)
-	if latN > 0 {
-		w.latSum.Add(latSum)
-		w.latN.Add(latN)
-		for {
-			cur := w.latMax.Load()
-			if latMax <= cur || w.latMax.CompareAndSwap(cur, latMax) {
-				break
-			}
-		}
-	}
-}
-
-func (w *consumerWindow) take() consumerWindowStats {
-	return consumerWindowStats{
-		Records: w.records.Swap(0),
-		Bytes:   w.bytes.Swap(0),
-		LatSum:  w.latSum.Swap(0),
-		LatMax:  w.latMax.Swap(0),
-		LatN:    w.latN.Swap(0),
-	}
 }

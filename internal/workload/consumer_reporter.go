@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 	"time"
+
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // consumerReporter takes every client's window once per interval and hands
@@ -13,7 +15,7 @@ type consumerReporter struct {
 	cr        *ConsumerRun
 	start     time.Time // of the interval being accumulated
 	acc       ConsumerInterval
-	total     consumerWindowStats
+	total     measure.WindowStats // records and bytes so far
 	intervals []ConsumerInterval
 }
 
@@ -40,12 +42,12 @@ func (p *consumerReporter) final(end time.Time) { p.tick(end, true) }
 func (p *consumerReporter) tick(now time.Time, final bool) {
 	var rebalance time.Duration
 	for _, c := range p.cr.clients {
-		w := c.window.take()
-		p.acc.Records += w.Records
+		w := c.window.Take()
+		p.acc.Records += w.Count
 		p.acc.Bytes += w.Bytes
-		p.acc.LatSumUs += w.LatSum
-		p.acc.LatencyCount += w.LatN
-		p.acc.LatMaxUs = max(p.acc.LatMaxUs, w.LatMax)
+		p.acc.LatSumUs += w.LatSumUs
+		p.acc.LatencyCount += w.LatCount
+		p.acc.LatMaxUs = max(p.acc.LatMaxUs, w.LatMaxUs)
 		if c.group != nil {
 			// Clients rebalance together: the interval lost the longest wait.
 			rebalance = max(rebalance, c.group.takeJoined())
@@ -58,11 +60,11 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 	if p.acc.Records == 0 && now.Sub(p.start) < p.cr.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise
 	}
-	p.total.Records += p.acc.Records
+	p.total.Count += p.acc.Records
 	p.total.Bytes += p.acc.Bytes
 	iv := p.acc
 	iv.Start, iv.End = p.start, now
-	iv.TotalRecords, iv.TotalBytes = p.total.Records, p.total.Bytes
+	iv.TotalRecords, iv.TotalBytes = p.total.Count, p.total.Bytes
 	iv.Final = final
 	p.intervals = append(p.intervals, iv)
 	p.start, p.acc = now, ConsumerInterval{}

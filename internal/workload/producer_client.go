@@ -264,6 +264,7 @@ func addRecord(s *measure.WindowStats, size int, lat int64) {
 	s.Bytes += int64(size)
 	s.LatSumUs += lat
 	s.LatMaxUs = max(s.LatMaxUs, lat)
+	s.LatCount++
 }
 
 // publish adds what completed since the last publish to the windows the
