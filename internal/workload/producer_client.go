@@ -53,6 +53,10 @@ type producerClient struct {
 	start    time.Time // the run's start; send times count from it
 	topic    string
 	records  int64 // this client's share; 0 = unlimited
+	// index and clients number the records across clients: this client's
+	// i-th record is record i*clients+index of the run, so record numbers
+	// (--payload-monotonic) are unique and rising per client.
+	index, clients int64
 	warmup   int64
 	pacer    load.Pacer
 	values   payload.Source
@@ -94,6 +98,8 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		cl:         cl,
 		topic:      spec.Topic,
 		records:    share(spec.Records, spec.Clients, i),
+		index:      int64(i),
+		clients:    int64(spec.Clients),
 		warmup:     share(spec.Warmup, spec.Clients, i),
 		pacer:      load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:     spec.Values.Clone(uint64(i) + 1),
@@ -173,7 +179,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl := slotPool.Get().(*slot)
-	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i), Context: warmupCtx}
+	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Context: warmupCtx}
 	r := &sl.rec
 	if c.keys != nil {
 		r.Key = c.keys.Key()

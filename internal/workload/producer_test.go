@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -96,6 +97,40 @@ func TestRunProducerCounts(t *testing.T) {
 				t.Fatal("steady state reported without warmup")
 			}
 		})
+	}
+}
+
+// TestRunProducerMonotonicAcrossClients guards a bug: each client numbered
+// its records from 0, so --payload-monotonic with --producers 3 sent every
+// number three times.
+func TestRunProducerMonotonicAcrossClients(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "t", 2)
+	spec := testSpec(t, seeds, "t")
+	spec.Clients, spec.Records, spec.Values = 3, 3000, payload.Monotonic(3000)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := RunProducer(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics("t"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	seen := map[string]bool{}
+	for len(seen) < 3000 && ctx.Err() == nil {
+		cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
+			if seen[string(r.Value)] {
+				t.Fatalf("value %s sent twice", r.Value)
+			}
+			seen[string(r.Value)] = true
+		})
+	}
+	for i := 0; i < 3000; i++ {
+		if !seen[strconv.Itoa(i)] {
+			t.Fatalf("value %d never sent", i)
+		}
 	}
 }
 
