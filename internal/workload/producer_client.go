@@ -49,23 +49,23 @@ var slotPool = sync.Pool{New: func() any { return new(slot) }}
 // "promise worker" are written only by the client's promise worker and read
 // after the client is closed.
 type producerClient struct {
-	cl       *kgo.Client
-	start    time.Time // the run's start; send times count from it
-	topic    string
-	records  int64 // this client's share; 0 = unlimited
+	cl      *kgo.Client
+	start   time.Time // the run's start; send times count from it
+	topic   string
+	records int64 // this client's share; 0 = unlimited
 	// index and clients number the records across clients: this client's
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
 	index, clients int64
-	warmup   int64
-	pacer    load.Pacer
-	values   payload.Source
-	keys     *payload.Keys
-	txEvery  time.Duration
-	onError  func(string, error)
-	flushMax time.Duration
-	stamp    bool
-	stamper  SentStamper
+	warmup         int64
+	pacer          load.Pacer
+	values         payload.Source
+	keys           *payload.Keys
+	txEvery        time.Duration
+	onError        func(string, error)
+	flushMax       time.Duration
+	stamp          bool
+	stamper        SentStamper
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
