@@ -86,7 +86,13 @@ func TestOneBroker(t *testing.T) {
 	produceConsume(t, c.Bootstrap())
 
 	b := c.Brokers[0]
-	if log := tailFile(b.LogPath, 1000); !strings.Contains(log, "Kafka Server started") {
+	// The whole log: creating the internal topics at start-up writes
+	// hundreds of lines after "started".
+	logBytes, err := os.ReadFile(b.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log := string(logBytes); !strings.Contains(log, "Kafka Server started") {
 		t.Errorf("broker log lacks start-up lines (log4j binding?):\n%s", tailLines(log, 10))
 	}
 	// Regression: the slf4j 2 binding with Kafka's slf4j-api 1.7 logged nothing.
@@ -130,8 +136,10 @@ func produceConsume(t *testing.T, bootstrap string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const topic = "kbench-cluster-test"
+	// Auto-creation takes a moment: wait for the topic (bounded by ctx)
+	// instead of failing after franz-go's 4 unknown-topic retries.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...),
-		kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics(topic))
+		kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics(topic), kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		t.Fatal(err)
 	}

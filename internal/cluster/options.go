@@ -100,7 +100,8 @@ func WithBrokerProps(props map[string]string) Opt {
 }
 
 // WithStartTimeout bounds how long Start and Restart wait for brokers to
-// answer metadata (default DefaultStartTimeout).
+// answer metadata, and Start then for group and transaction coordinators
+// (default DefaultStartTimeout).
 func WithStartTimeout(d time.Duration) Opt { return func(c *config) { c.startTimeout = d } }
 
 // WithJava sets the java command (default "java" on PATH).

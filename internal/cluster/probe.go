@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -38,4 +39,34 @@ func (p *probe) brokers(ctx context.Context) (map[int]bool, error) {
 		ids[int(b.NodeID)] = true
 	}
 	return ids, nil
+}
+
+// Coordinator types of FindCoordinator.
+const (
+	groupCoordinator int8 = 0
+	txnCoordinator   int8 = 1
+)
+
+// coordinator asks for a coordinator of the given type and returns nil once
+// one is available. The first such request makes the brokers create the
+// internal topic behind it (__consumer_offsets, __transaction_state); until
+// it exists they answer COORDINATOR_NOT_AVAILABLE.
+func (p *probe) coordinator(ctx context.Context, typ int8) error {
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorType = typ
+	req.CoordinatorKey = "kbench-ready"            // v0-v3
+	req.CoordinatorKeys = []string{"kbench-ready"} // v4+
+	resp, err := req.RequestWith(ctx, p.cl)
+	if err != nil {
+		return err
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return err
+	}
+	for _, c := range resp.Coordinators {
+		if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
+			return err
+		}
+	}
+	return nil
 }

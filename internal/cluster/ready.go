@@ -114,3 +114,41 @@ func (c *Cluster) notReady(timeout time.Duration, ids []int, ready map[int]bool,
 	}
 	return fmt.Errorf("brokers not ready after %s", timeout)
 }
+
+// waitCoordinators waits until a consumer group coordinator and a
+// transaction coordinator answer: a cluster is ready when consumers can join
+// and transactions can start, not only when producers can send. Creating the
+// internal topics behind them takes seconds that would otherwise land in the
+// first consumer's rebalance time or the first transaction's commit.
+func (c *Cluster) waitCoordinators(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p, err := newProbe(c.Brokers[0].Addr())
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for _, typ := range []int8{groupCoordinator, txnCoordinator} {
+		for {
+			rctx, rcancel := context.WithTimeout(ctx, 2*time.Second)
+			err := p.coordinator(rctx, typ)
+			rcancel()
+			if err == nil {
+				break
+			}
+			if aerr := c.checkAlive(c.ids()); aerr != nil {
+				return aerr
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("no %s coordinator after %s (last answer: %v):\n%s",
+					map[int8]string{groupCoordinator: "consumer group", txnCoordinator: "transaction"}[typ],
+					timeout, err, nodeTail(c.Brokers[0], 30))
+			case <-tick.C:
+			}
+		}
+	}
+	return nil
+}

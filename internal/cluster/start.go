@@ -98,8 +98,11 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Clust
 	if err := c.save(); err != nil {
 		return nil, c.abort(err)
 	}
-	c.logf("started %d broker(s); waiting up to %s for them to answer metadata", len(c.Brokers), cfg.startTimeout)
+	c.logf("started %d broker(s); waiting up to %s for them to answer metadata and for coordinators", len(c.Brokers), cfg.startTimeout)
 	if err := c.waitReady(ctx, cfg.startTimeout, c.ids()); err != nil {
+		return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
+	}
+	if err := c.waitCoordinators(ctx, cfg.startTimeout); err != nil {
 		return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
 	}
 	c.logf("cluster %q up in %.1fs: %s", c.Name, time.Since(began).Seconds(), c.Bootstrap())
