@@ -22,7 +22,10 @@ func TestBootstrap(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	const topic = "testkafka"
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics(topic))
+	// Auto-creation takes a moment: wait for the topic (bounded by ctx)
+	// instead of failing after franz-go's 4 unknown-topic retries.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.AllowAutoTopicCreation(), kgo.ConsumeTopics(topic),
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		t.Fatal(err)
 	}
