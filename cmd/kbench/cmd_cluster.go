@@ -79,7 +79,7 @@ type clusterUpOptions struct {
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.brokers, "brokers", 1, fmt.Sprintf("number of brokers: 1, or 3 to survive a broker failure (at most %d)", cluster.MaxBrokers))
 	f.StringVar(&o.name, "name", cluster.DefaultName, "cluster name; several can run side by side")
-	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g")
+	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g (at least "+cluster.MinHeap+")")
 	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
 }
 

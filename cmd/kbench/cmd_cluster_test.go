@@ -42,6 +42,10 @@ func TestClusterCmdErrors(t *testing.T) {
 		{"zero brokers", []string{"up", "--brokers", "0"}, exitUsage, `--brokers "0": must be between 1 and 9`},
 		{"bad heap", []string{"up", "--heap", "1x"}, exitUsage, `--heap "1x": want a size like 512m or 1g`},
 		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b"`},
+		// Regression: a 128m broker died of OutOfMemoryError; the heap was accepted.
+		{"heap too small", []string{"up", "--heap", "128m"}, exitUsage, `--heap "128m": at least 256m`},
+		// Regression: the error named --start-timeout, a flag cluster up does not have.
+		{"zero timeout", []string{"up", "--timeout", "0s"}, exitUsage, `cluster up: --timeout "0s": must be positive`},
 		{"unknown flag", []string{"up", "--broker", "3"}, exitUsage, "unknown flag: --broker"},
 		{"down unknown", []string{"down", "--name", "nope"}, exitUsage, `no cluster named "nope" (known: none`},
 		{"status unknown", []string{"status", "--name", "nope"}, exitUsage, `no cluster named "nope"`},

@@ -21,7 +21,11 @@ func TestConfigValidate(t *testing.T) {
 		{"ten brokers", []Opt{WithBrokers(MaxBrokers + 1)}, "brokers"},
 		{"heap 512m", []Opt{WithHeap("512m")}, ""},
 		{"heap 2G", []Opt{WithHeap("2G")}, ""},
-		{"heap 131072k", []Opt{WithHeap("131072k")}, ""},
+		{"heap 262144k", []Opt{WithHeap("262144k")}, ""},
+		// Regression: 128m was accepted, and the broker died of OutOfMemoryError.
+		{"heap 128m", []Opt{WithHeap("128m")}, "heap"},
+		{"heap 255m", []Opt{WithHeap("255m")}, "heap"},
+		{"heap 256m", []Opt{WithHeap("256m")}, ""},
 		{"heap bad unit", []Opt{WithHeap("1x")}, "heap"},
 		{"heap no unit", []Opt{WithHeap("1024")}, "heap"},
 		{"heap too small", []Opt{WithHeap("64m")}, "heap"},
@@ -35,7 +39,8 @@ func TestConfigValidate(t *testing.T) {
 		{"version junk", []Opt{WithVersion("4.1.2</version>")}, "kafka-version"},
 		{"reserved prop", []Opt{WithBrokerProps(map[string]string{"listeners": "x"})}, "broker property"},
 		{"free prop", []Opt{WithBrokerProps(map[string]string{"num.io.threads": "4"})}, ""},
-		{"zero timeout", []Opt{WithStartTimeout(0)}, "start-timeout"},
+		// Regression: the error named --start-timeout; the flag of cluster up is --timeout.
+		{"zero timeout", []Opt{WithStartTimeout(0)}, "timeout"},
 		{"empty cache", []Opt{WithCacheDir("")}, "cache-dir"},
 	}
 	for _, tt := range tests {
@@ -82,7 +87,9 @@ func TestParseHeap(t *testing.T) {
 		{"512m", 512 << 20, ""},
 		{"512M", 512 << 20, ""},
 		{"262144k", 256 << 20, ""},
-		{"127m", 0, "at least 128m"},
+		{"127m", 0, "at least 256m"},
+		{"255m", 0, "at least 256m"},
+		{"256m", 256 << 20, ""},
 		{"1x", 0, "like 512m"},
 		{"g", 0, "like 512m"},
 		{"0g", 0, "like 512m"},
