@@ -117,9 +117,15 @@ func Parse(tool string, options []Option, args []string, allowPositional bool) (
 }
 
 // isOption reports whether arg is an option rather than a value. Negative
-// numbers are values (--throughput -1), as in argparse4j.
+// numbers are values (--throughput -1), as in argparse4j, and so is
+// anything else that starts with a minus and a digit (--duration -5s), so
+// that its option can say what is wrong with it rather than that it is
+// missing: no option name starts with a digit.
 func isOption(arg string) bool {
 	if !strings.HasPrefix(arg, "-") || arg == "-" {
+		return false
+	}
+	if c := arg[1]; c >= '0' && c <= '9' || c == '.' {
 		return false
 	}
 	_, err := strconv.ParseFloat(arg, 64)
@@ -184,6 +190,22 @@ func (a *Args) Int64(name string, def int64) (int64, error) {
 		return 0, userr.Errorf("option %s: %q is not a whole number", name, a.String(name))
 	}
 	return v, nil
+}
+
+// bounded parses the option's value as an integer of at most hi; def when
+// absent. Values beyond hi are reported rather than truncated by the
+// caller's conversion (int32(4294967297) is 1); the lower bound is left to
+// the caller's own check.
+func bounded(a *Args, name string, def, hi int64, errs *[]error) int64 {
+	v, err := a.Int64(name, def)
+	if err == nil && v > hi {
+		err = userr.Errorf("option %s: %d is too large; Kafka allows at most %d", name, v, hi)
+		v = def
+	}
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	return v
 }
 
 // Float64 parses the option's value as a number; def when absent.

@@ -139,3 +139,38 @@ func TestNumbers(t *testing.T) {
 		t.Fatalf("default: %v %v", v, err)
 	}
 }
+
+// TestCheckTopic guards Kafka's topic name rule. Regression: illegal names
+// were accepted and failed later, or never (a consumer waited on them).
+func TestCheckTopic(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		topic string
+		want  string // "" for a legal name
+	}{
+		{"plain", "orders", ""},
+		{"every legal char", "a-Z_0.9", ""},
+		{"249 chars", strings.Repeat("t", 249), ""},
+		{"dots inside", "a..b", ""},
+		{"empty", "", "empty"},
+		{"dot", ".", "not allowed"},
+		{"dot-dot", "..", "not allowed"},
+		{"250 chars", strings.Repeat("t", 250), "at most 249"},
+		{"space", "a b", "contains ' '"},
+		{"colon", "a:b", "contains ':'"},
+		{"unicode", "tópico", "contains 'ó'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckTopic(tt.topic)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("CheckTopic(%q) = %v, want nil", tt.topic, err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("CheckTopic(%q) = %v, want an error containing %q", tt.topic, err, tt.want)
+			}
+		})
+	}
+}

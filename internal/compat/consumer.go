@@ -230,6 +230,11 @@ func (c *ConsumerArgs) validate(a *Args) error {
 	if (c.Topic == "") == (c.Include == nil) {
 		bad("exactly one of --topic or --include is required")
 	}
+	if c.Topic != "" {
+		if err := CheckTopic(c.Topic); err != nil {
+			bad("--topic: %v", err)
+		}
+	}
 	switch {
 	case a.Has("--messages") && a.Has("--num-records"):
 		bad("give --num-records or --messages (its old name), not both")

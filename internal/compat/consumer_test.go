@@ -149,6 +149,11 @@ func TestParseConsumerArgsErrors(t *testing.T) {
 		{"typo", []string{"--topik", "t"}, "did you mean --topic?"},
 		{"ambiguous prefix", []string{"--topic", "t", "--num", "5"}, "option --num is ambiguous: --num-fetch-threads, --num-records"},
 		{"two problems", []string{"--num-records", "0"}, "2 problems with the command line"},
+		// Regression: illegal topic names were accepted, and the consumer waited on them.
+		{"topic too long", []string{"--topic", strings.Repeat("x", 250), "--num-records", "5"}, "topic name is 250 characters long; Kafka allows at most 249"},
+		{"topic slash", []string{"--topic", "a/b", "--num-records", "5"}, `topic name "a/b" contains '/'`},
+		// Regression: a negative duration was taken for a missing value ("needs a value").
+		{"negative duration", []string{"--topic", "t", "--duration", "-5s"}, `option --duration: "-5s" is not a positive duration`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

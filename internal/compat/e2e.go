@@ -146,6 +146,9 @@ func (a *Args) fromPositional() error {
 func (e *E2EArgs) validate() []error {
 	var errs []error
 	bad := func(msg string) { errs = append(errs, userr.Errorf("%s", msg)) }
+	if err := CheckTopic(e.Topic); err != nil {
+		bad("Invalid value for --topic: " + err.Error() + ".")
+	}
 	if e.Acks != "1" && e.Acks != "all" {
 		bad("Invalid value for --producer-acks. Latency testing requires synchronous acknowledgement. Please use '1' or 'all'.")
 	}

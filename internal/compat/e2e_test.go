@@ -91,6 +91,9 @@ func TestParseE2EArgsErrors(t *testing.T) {
 		{"missing named", []string{"--bootstrap-server", "h:1", "--topic", "t"}, `Missing required argument "[num-records]"`},
 		{"mixed forms", []string{"h:1", "t", "10", "1", "100", "--record-key-size", "4"}, "positional arguments cannot be mixed with --record-key-size"},
 		{"int range", named("1", "3000000000"), "out of range for an Integer"},
+		// Regression: illegal topic names were accepted.
+		{"bad topic", []string{"h:1", "a*b", "10", "1", "100"}, `Invalid value for --topic: topic name "a*b" contains '*'`},
+		{"topic dot-dot", []string{"h:1", "..", "10", "1", "100"}, `topic name ".." is not allowed by Kafka`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -157,8 +157,8 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.RecordKeyRange = int(num("--record-key-range", 0))
 	p.JSONPath = a.String("--json")
 	p.Producers = int(num("--producers", 1))
-	p.Partitions = int32(num("--partitions", 0))
-	p.ReplicationFactor = int16(num("--replication-factor", -1))
+	p.Partitions = int32(bounded(a, "--partitions", 0, math.MaxInt32, &errs))
+	p.ReplicationFactor = int16(bounded(a, "--replication-factor", -1, math.MaxInt16, &errs))
 	p.EndToEnd = a.Has("--e2e")
 	p.Local = a.Has("--local")
 	p.LocalBrokers = int(num("--local-brokers", 1))
@@ -183,6 +183,8 @@ func (p *ProducerArgs) validate(a *Args) error {
 	bad := func(format string, args ...any) { errs = append(errs, userr.Errorf(format, args...)) }
 	if p.Topic == "" {
 		bad("argument --topic is required")
+	} else if err := CheckTopic(p.Topic); err != nil {
+		bad("--topic: %v", err)
 	}
 	switch {
 	case !a.Has("--num-records") && p.Duration == 0:
@@ -193,8 +195,12 @@ func (p *ProducerArgs) validate(a *Args) error {
 	if !a.Has("--throughput") {
 		bad("argument --throughput is required (use -1 for no limit)")
 	}
-	if math.IsNaN(p.Throughput) || math.IsInf(p.Throughput, 0) {
+	switch {
+	case math.IsNaN(p.Throughput) || math.IsInf(p.Throughput, 0):
 		bad("--throughput %v is not a finite number", p.Throughput)
+	case a.Has("--throughput") && p.Throughput <= 0 && p.Throughput != -1:
+		// The Java tool waits forever at 0 and documents only -1 for no limit.
+		bad("--throughput %v: give a rate above 0 records/sec, or -1 for no limit", p.Throughput)
 	}
 	payloads := 0
 	for _, set := range []bool{a.Has("--record-size"), a.Has("--payload-file"), p.PayloadMonotonic} {

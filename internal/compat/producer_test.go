@@ -81,6 +81,18 @@ func TestParseProducerArgsErrors(t *testing.T) {
 		{"local and bootstrap", append(base, "--local", "--bootstrap-server", "b:1"), "--local starts its own cluster"},
 		{"local brokers alone", append(base, "--local-brokers", "3"), "--local-brokers needs --local"},
 		{"several problems", []string{"--topic", "t"}, "3 problems with the command line"},
+		// Regression: int32(--partitions) and int16(--replication-factor)
+		// truncated silently: 4294967297 partitions became 1.
+		{"partitions overflow", append(base, "--partitions", "4294967297"), "option --partitions: 4294967297 is too large; Kafka allows at most 2147483647"},
+		{"replication overflow", append(base, "--replication-factor", "65537"), "option --replication-factor: 65537 is too large; Kafka allows at most 32767"},
+		// Regression: --throughput 0 ran unlimited; Java documents only -1 for that.
+		{"throughput 0", []string{"--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "0"}, "--throughput 0: give a rate above 0 records/sec, or -1 for no limit"},
+		{"throughput -2", []string{"--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "-2"}, "--throughput -2: give a rate above 0"},
+		// Regression: illegal topic names were accepted.
+		{"topic with space", []string{"--topic", "a b", "--num-records", "1", "--record-size", "1", "--throughput", "1"}, `--topic: topic name "a b" contains ' '`},
+		{"topic dot", []string{"--topic", ".", "--num-records", "1", "--record-size", "1", "--throughput", "1"}, `topic name "." is not allowed`},
+		// Regression: a negative duration was taken for a missing value ("needs a value").
+		{"negative duration", append(base, "--duration", "-5s"), `option --duration: "-5s" is not a positive duration`},
 	}
 	for _, tt := range tests {
 		_, err := ParseProducerArgs(tt.args)
