@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,10 +58,16 @@ func commonProps() []prop[Common] {
 			meaning: "kgo.SeedBrokers; kbench's CLI may supply it from --bootstrap-server instead",
 			set: func(c *Common, v string) error {
 				l, err := parseList(v)
-				if err == nil {
-					c.BootstrapServers = l
+				if err != nil {
+					return err
 				}
-				return err
+				for _, addr := range l {
+					if err := checkAddr(addr); err != nil {
+						return err
+					}
+				}
+				c.BootstrapServers = l
+				return nil
 			},
 			get: func(c *Common) string { return strings.Join(c.BootstrapServers, ",") },
 		},
@@ -90,6 +98,29 @@ func commonProps() []prop[Common] {
 		boolProp("enable.metrics.push", "true", func(c *Common) *bool { return &c.EnableMetricsPush },
 			"false adds kgo.DisableClientMetrics (KIP-714)"),
 	}
+}
+
+// checkAddr checks one bootstrap address, HOST:PORT or [IPv6]:PORT, as
+// Java's ClientUtils.parseAndValidateAddresses does, and also refuses port
+// 0, which no broker listens on. Without it a bad port surfaced only as a
+// connection failure after the 15 s connect timeout.
+func checkAddr(addr string) error {
+	const allowed = "HOST:PORT entries such as localhost:9092, ports 1 to 65535"
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return &badValue{why: fmt.Sprintf("%q is not HOST:PORT", addr), allowed: allowed}
+	}
+	if host == "" {
+		return &badValue{why: fmt.Sprintf("%q has no host", addr), allowed: allowed}
+	}
+	if port == "" {
+		return &badValue{why: fmt.Sprintf("%q has no port", addr), allowed: allowed}
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return &badValue{why: fmt.Sprintf("%q: port %q is not a number from 1 to 65535", addr, port), allowed: allowed}
+	}
+	return nil
 }
 
 func clientIDProp[T any](common func(*T) *Common, generated func(*T) string, meaning string) prop[T] {

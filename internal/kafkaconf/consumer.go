@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -189,7 +190,47 @@ func parseReset(v string) (string, error) {
 		}
 		return "by_duration:" + s[len("by_duration:"):], nil
 	}
+	if near := resetSuggestion(lower); near != "" {
+		return "", &badValue{why: fmt.Sprintf("did you mean %s?", near), allowed: allowed}
+	}
 	return "", &badValue{allowed: allowed}
+}
+
+// resetSynonyms are words people write for earliest and latest, including
+// smallest and largest, their names before Kafka 0.9.
+var resetSynonyms = map[string]string{
+	"smallest": "earliest", "begin": "earliest", "beginning": "earliest", "start": "earliest",
+	"first": "earliest", "oldest": "earliest", "from-beginning": "earliest",
+	"largest": "latest", "end": "latest", "last": "latest", "newest": "latest",
+}
+
+// resetSuggestion returns the auto.offset.reset value v was likely meant to
+// be, or "".
+func resetSuggestion(v string) string {
+	if s, ok := resetSynonyms[v]; ok {
+		return s
+	}
+	if strings.HasPrefix(v, "by_duration") || strings.HasPrefix(v, "by-duration") {
+		return "by_duration:<ISO-8601 duration such as PT1H>"
+	}
+	return suggest.Nearest(v, []string{"earliest", "latest", "none"})
+}
+
+// CheckConsumerValue checks one consumer property's value on its own, as
+// ParseConsumer would, without the checks that relate properties. It is for
+// values that a tool then overrides (consumer-perf-test sets
+// auto.offset.reset itself): a mistyped value must still be reported.
+// Unknown keys are not its concern and pass.
+func CheckConsumerValue(p Prop) error {
+	for _, pr := range consumerProps() {
+		if pr.key == p.Key {
+			if err := pr.set(new(Consumer), p.Value); err != nil {
+				return invalid(p, err)
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 func consumerNoEffect() map[string]string {

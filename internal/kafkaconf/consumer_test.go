@@ -164,8 +164,16 @@ func TestConsumerErrors(t *testing.T) {
 		props []string
 		want  []string
 	}{
-		{"auto.offset.reset", []string{"auto.offset.reset=start"},
-			[]string{"--producer-props: auto.offset.reset=start: invalid value; allowed: earliest, latest, none, by_duration:<ISO-8601 duration such as PT1H>"}},
+		{"auto.offset.reset", []string{"auto.offset.reset=sooner"},
+			[]string{"--producer-props: auto.offset.reset=sooner: invalid value; allowed: earliest, latest, none, by_duration:<ISO-8601 duration such as PT1H>"}},
+		// Regression: auto.offset.reset=begin got no hint of what was meant.
+		{"reset begin", []string{"auto.offset.reset=begin"},
+			[]string{"auto.offset.reset=begin: invalid value: did you mean earliest?; allowed: earliest, latest, none, by_duration:"}},
+		{"reset largest", []string{"auto.offset.reset=largest"}, []string{"did you mean latest?"}},
+		{"reset typo", []string{"auto.offset.reset=earlist"}, []string{"did you mean earliest?"}},
+		{"reset by_duration", []string{"auto.offset.reset=by_duration"}, []string{"did you mean by_duration:<ISO-8601"}},
+		// Regression: a bad port in bootstrap.servers surfaced only as a connection failure.
+		{"port 0", []string{"bootstrap.servers=localhost:0"}, []string{`bootstrap.servers=localhost:0: invalid value: "localhost:0": port "0" is not a number from 1 to 65535`}},
 		{"bad duration", []string{"auto.offset.reset=by_duration:1h"}, []string{`"1h" is not an ISO-8601 duration`}},
 		{"isolation.level", []string{"isolation.level=committed"},
 			[]string{"isolation.level=committed: invalid value; allowed: read_uncommitted, read_committed"}},
@@ -228,6 +236,38 @@ func TestConsumerSettings(t *testing.T) {
 					t.Errorf("Settings()[%q] = %q, want %q", k, s[k], v)
 				}
 			}
+		})
+	}
+}
+
+// TestCheckConsumerValue guards the check of values a tool overrides.
+// Regression: consumer-perf-test replaced auto.offset.reset=begin with its
+// own value without a word.
+func TestCheckConsumerValue(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		prop Prop
+		want string // "" for a valid value
+	}{
+		{"valid", Prop{Key: "auto.offset.reset", Value: "latest"}, ""},
+		{"by_duration", Prop{Key: "auto.offset.reset", Value: "by_duration:PT1H"}, ""},
+		{"unknown key", Prop{Key: "no.such", Value: "x"}, ""},
+		{"none alone", Prop{Key: "auto.offset.reset", Value: "none"}, ""}, // needs a group only in ParseConsumer
+		{"begin", Prop{Key: "auto.offset.reset", Value: "begin", Source: "c.properties:3"},
+			"c.properties:3: auto.offset.reset=begin: invalid value: did you mean earliest?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckConsumerValue(tt.prop)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("CheckConsumerValue(%+v) = %v, want nil", tt.prop, err)
+				}
+				return
+			}
+			requireUserErr(t, err, tt.want)
 		})
 	}
 }

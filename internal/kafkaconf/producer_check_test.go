@@ -86,6 +86,14 @@ func TestProducerErrors(t *testing.T) {
 		{"unknown partitioner class", []string{"partitioner.class=com.example.MyPartitioner"},
 			[]string{"partitioner.class=com.example.MyPartitioner: invalid value: kbench cannot load Java classes; allowed: " + roundRobinPartitioner}},
 		{"empty bootstrap list", []string{"bootstrap.servers= "}, []string{"bootstrap.servers= : invalid value: empty list"}},
+		// Regression: a bad port or a missing one was accepted, and the run
+		// failed only after the connect timeout.
+		{"bootstrap port 0", []string{"bootstrap.servers=h:0"}, []string{`bootstrap.servers=h:0: invalid value: "h:0": port "0" is not a number from 1 to 65535`}},
+		{"bootstrap port too large", []string{"bootstrap.servers=h:1,h:65536"}, []string{`"h:65536": port "65536" is not a number from 1 to 65535`}},
+		{"bootstrap port not a number", []string{"bootstrap.servers=h:x"}, []string{`"h:x": port "x" is not a number`}},
+		{"bootstrap no port", []string{"bootstrap.servers=localhost"}, []string{`"localhost" is not HOST:PORT; allowed: HOST:PORT entries`}},
+		{"bootstrap empty port", []string{"bootstrap.servers=h:"}, []string{`"h:" has no port`}},
+		{"bootstrap no host", []string{"bootstrap.servers=:9092"}, []string{`":9092" has no host`}},
 		{"max.request.size below franz-go's minimum", []string{"max.request.size=100"}, []string{"allowed: 1024 to 1073741824"}},
 		{"TLS", []string{"security.protocol=SSL"},
 			[]string{"security.protocol=SSL: kbench does not support TLS or SASL yet", "allowed: PLAINTEXT"}},
