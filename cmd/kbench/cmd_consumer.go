@@ -249,16 +249,37 @@ func consumerProps(ca *compat.ConsumerArgs, stderr io.Writer) ([]kafkaconf.Prop,
 		set("receive.buffer.bytes", strconv.Itoa(ca.SocketBufferSize), "--socket-buffer-size")
 	}
 	set("max.partition.fetch.bytes", strconv.Itoa(ca.FetchSize), "--fetch-size")
+	reset, resetSource := "earliest", tool+" (no --from-latest)"
 	if ca.FromLatest {
-		set("auto.offset.reset", "latest", "--from-latest")
-	} else {
-		set("auto.offset.reset", "earliest", tool+" (no --from-latest)")
+		reset, resetSource = "latest", "--from-latest"
 	}
+	if err := checkOverridden(props, "auto.offset.reset", reset, "--from-latest chooses latest", stderr); err != nil {
+		return nil, err
+	}
+	set("auto.offset.reset", reset, resetSource)
 	set("check.crcs", "false", tool)
 	if _, ok := lastProp(props, "client.id"); !ok {
 		set("client.id", "perf-consumer-client", tool)
 	}
 	return props, nil
+}
+
+// checkOverridden checks the user's value of a property the tool sets
+// itself to value (as the Apache tool does), so that a mistyped value is
+// reported rather than silently replaced, and notes a valid one that is
+// replaced. how says how to get another value.
+func checkOverridden(props []kafkaconf.Prop, key, value, how string, stderr io.Writer) error {
+	p, ok := lastProp(props, key)
+	if !ok {
+		return nil
+	}
+	if err := kafkaconf.CheckConsumerValue(p); err != nil {
+		return err
+	}
+	if p.Value != value {
+		fmt.Fprintf(stderr, "kbench: note: %s=%s (%s) is replaced by %s, as the Apache tool does; %s\n", key, p.Value, p.Source, value, how)
+	}
+	return nil
 }
 
 func lastProp(props []kafkaconf.Prop, key string) (kafkaconf.Prop, bool) {

@@ -198,6 +198,15 @@ func TestConsumerPerfBadInput(t *testing.T) {
 		{"no count", []string{"--bootstrap-server", bootstrap, "--topic", "t"}, exitUsage, "argument --num-records is required"},
 		{"bad property", []string{"--bootstrap-server", bootstrap, "--topic", "t", "--num-records", "10", "--command-property", "max.poll.records=0"},
 			exitUsage, "max.poll.records"},
+		// Regression: the tool's own auto.offset.reset replaced a mistyped one without a word.
+		{"mistyped auto.offset.reset", []string{"--bootstrap-server", bootstrap, "--topic", "t", "--num-records", "10", "--command-property", "auto.offset.reset=begin"},
+			exitUsage, "--command-property: auto.offset.reset=begin: invalid value: did you mean earliest?"},
+		// Regression: a bad port was tried for the whole connect timeout.
+		{"port 0", []string{"--bootstrap-server", "127.0.0.1:0", "--topic", "t", "--num-records", "10"},
+			exitUsage, `--bootstrap-server: bootstrap.servers=127.0.0.1:0: invalid value: "127.0.0.1:0": port "0"`},
+		// Regression: illegal topic names were accepted.
+		{"illegal topic", []string{"--bootstrap-server", bootstrap, "--topic", "a b", "--num-records", "10"},
+			exitUsage, `topic name "a b" contains ' '`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -132,6 +132,9 @@ func e2eConfigs(ea *compat.E2EArgs, stderr io.Writer) (*kafkaconf.Producer, *kaf
 	}
 	common = append(common, kafkaconf.Prop{Key: "bootstrap.servers", Value: ea.BootstrapServer, Source: bootstrapSource})
 	tool := compat.E2ETool
+	if err := checkOverridden(common, "auto.offset.reset", "latest", "the tool reads only what it sends", stderr); err != nil {
+		return nil, nil, err
+	}
 	pp := append(append([]kafkaconf.Prop(nil), common...),
 		kafkaconf.Prop{Key: "linger.ms", Value: "0", Source: tool},
 		kafkaconf.Prop{Key: "acks", Value: ea.Acks, Source: "--producer-acks"})

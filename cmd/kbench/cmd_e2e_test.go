@@ -105,6 +105,10 @@ func TestEndToEndBadInput(t *testing.T) {
 		{"three positional", []string{"h:1", "t", "10"}, "Expected 5 or 6 positional arguments, but got 3."},
 		{"missing named", []string{"--bootstrap-server", "h:1"}, `Missing required argument "[topic]"`},
 		{"missing properties file", []string{"h:1", "t", "10", "1", "100", filepath.Join(t.TempDir(), "none.properties")}, "none.properties"},
+		// Regression: the tool's own auto.offset.reset replaced a mistyped one without a word.
+		{"mistyped auto.offset.reset", []string{"h:1", "t", "10", "1", "100", "--command-property", "auto.offset.reset=smallest"},
+			"auto.offset.reset=smallest: invalid value: did you mean earliest?"},
+		{"no port", []string{"localhost", "t", "10", "1", "100"}, `broker_list: bootstrap.servers=localhost: invalid value: "localhost" is not HOST:PORT`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
