@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -38,10 +37,6 @@ func newConsumerPerfCmd(st *state) *cobra.Command {
 // within --timeout before --num-records were consumed. The Apache tool
 // exits 0 then; kbench exits 1 so that scripts notice the short run.
 var errConsumerTimeout = errors.New("timeout")
-
-// consumerGCPercent is the GOGC consumer-perf-test runs with when the
-// environment sets none.
-const consumerGCPercent = 400
 
 func runConsumerPerf(ctx context.Context, args []string, st *state) error {
 	ca, err := compat.ParseConsumerArgs(args, rand.IntN)
@@ -99,9 +94,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 		Latency:        true,
 		Lag:            true,
 		Interval:       ca.ReportingInterval,
-		OnError: func(kind string, err error) {
-			fmt.Fprintf(st.stderr, "kbench: fetch error: %s: %v (further %s errors are counted, not printed)\n", kind, err, kind)
-		},
+		OnError:        firstErrors(st.stderr, "fetch error"),
 	}
 	if ca.Topic != "" {
 		spec.Topics = []string{ca.Topic}
@@ -122,13 +115,6 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 			metrics[i] = workload.NewConsumerMetrics(clientID, version)
 			return []kgo.Hook{metrics[i]}
 		}
-	}
-	if st.getenv("GOGC") == "" {
-		// franz-go allocates a slab of records per fetched batch; at the
-		// default GOGC=100 collecting them costs about a third of the
-		// client's CPU. A benchmark client should spend memory instead,
-		// unless the user chose otherwise.
-		defer debug.SetGCPercent(debug.SetGCPercent(consumerGCPercent))
 	}
 	started := time.Now()
 	cpu0 := measure.ProcessCPU()

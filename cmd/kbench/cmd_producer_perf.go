@@ -61,6 +61,19 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	var keys *payload.Keys
+	keySize := 0
+	if pa.RecordKeyRange > 0 {
+		if keys, err = payload.NewKeys(pa.RecordKeyRange, 1); err != nil {
+			return userr.Errorf("--record-key-range: %v", err)
+		}
+		keySize = keys.MaxSize()
+	}
+	if pa.RecordSize > 0 { // check --record-size against max.request.size before allocating its values
+		if _, err := pc.Opts(pa.RecordSize + keySize); err != nil {
+			return err
+		}
+	}
 	values, err := producerValues(pa, st.stdout)
 	if err != nil {
 		return err
@@ -68,19 +81,10 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	for _, w := range pa.DeprecationWarnings() {
 		fmt.Fprintln(st.stdout, w) // where and how Apache 4.3 prints them
 	}
-	var keys *payload.Keys
-	if pa.RecordKeyRange > 0 {
-		if keys, err = payload.NewKeys(pa.RecordKeyRange, 1); err != nil {
-			return userr.Errorf("--record-key-range: %v", err)
-		}
-	}
 	if !pa.Local && len(pc.BootstrapServers) == 0 {
 		return userr.Errorf("%s: no bootstrap servers: pass --bootstrap-server HOST:PORT, bootstrap.servers=HOST:PORT in --command-property or --producer-props, or --local to run against a local Kafka that kbench starts", compat.ProducerTool)
 	}
-	maxRecord := values.MaxSize()
-	if keys != nil {
-		maxRecord += keys.MaxSize()
-	}
+	maxRecord := values.MaxSize() + keySize
 	if _, err := pc.Opts(maxRecord); err != nil { // validate before starting anything
 		return err
 	}
@@ -101,6 +105,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	}
 	topic, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{
 		Name: pa.Topic, Partitions: pa.Partitions, ReplicationFactor: pa.ReplicationFactor,
+		PartitionsFlag: "--partitions", ReplicationFlag: "--replication-factor",
 	})
 	if err != nil {
 		return err
@@ -158,9 +163,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 			}
 			compat.WindowLine(st.stdout, iv.Count, iv.Length, iv.Bytes, iv.AvgLatencyMicros()/1000, float64(iv.LatMaxUs)/1000)
 		},
-		OnError: func(kind string, err error) {
-			fmt.Fprintf(st.stderr, "kbench: produce failed: %s: %v (further %s errors are counted, not printed)\n", kind, err, kind)
-		},
+		OnError: firstErrors(st.stderr, "produce failed"),
 	}
 	started := time.Now()
 	cpu0 := measure.ProcessCPU()

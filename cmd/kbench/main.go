@@ -6,10 +6,14 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	if percent, ok := gcPercent(os.Getenv); ok {
+		debug.SetGCPercent(percent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args, newProcessState())
 	stop()

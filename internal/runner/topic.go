@@ -30,6 +30,12 @@ type TopicSpec struct {
 	Partitions        int32
 	ReplicationFactor int16 // -1: the broker's default
 	Configs           map[string]*string
+	// PartitionsFlag and ReplicationFlag name the options the user asked
+	// for Partitions and ReplicationFactor with ("--partitions"); when set,
+	// an existing topic must have that many, or the run would measure
+	// another configuration than the one asked for. Empty: the values only
+	// say how to create a missing topic (end-to-end-latency's 1 and 1).
+	PartitionsFlag, ReplicationFlag string
 }
 
 // TopicInfo is a topic as the cluster reports it.
@@ -66,10 +72,15 @@ func EnsureTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec) (TopicInfo
 	_, err = describe(ctx, cl, spec.Name)
 	if !errors.Is(err, kerr.UnknownTopicOrPartition) {
 		// It exists (or the cluster failed us): wait out leader elections.
-		return waitForLeaders(ctx, cl, spec.Name, topicTimeout)
+		info, err := waitForLeaders(ctx, cl, spec.Name, topicTimeout)
+		if err != nil {
+			return info, err
+		}
+		return info, spec.matches(info)
 	}
+	existed := false
 	if spec.Partitions > 0 {
-		err = createTopic(ctx, adm, spec)
+		existed, err = createTopic(ctx, adm, spec)
 	} else {
 		err = requestAutoCreate(ctx, cl, spec.Name)
 	}
@@ -87,22 +98,50 @@ func EnsureTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec) (TopicInfo
 	if err != nil {
 		return TopicInfo{}, err
 	}
+	if existed {
+		// Created a moment before by someone else, unknown to this broker
+		// until now: it is an existing topic.
+		return info, spec.matches(info)
+	}
 	info.Created = true
 	return info, nil
 }
 
-func createTopic(ctx context.Context, adm *kadm.Client, spec TopicSpec) error {
+// matches checks an existing topic against what the user asked for.
+func (spec TopicSpec) matches(info TopicInfo) error {
+	mismatch := func(has int, one, many string, want int, flag string) error {
+		what := many
+		if has == 1 {
+			what = one
+		}
+		return userr.Errorf("topic %q already has %d %s, not the %d %s asks for: delete the topic, use another name, or leave out %s",
+			spec.Name, has, what, want, flag, flag)
+	}
+	if spec.PartitionsFlag != "" && spec.Partitions > 0 && info.Partitions != int(spec.Partitions) {
+		return mismatch(info.Partitions, "partition", "partitions", int(spec.Partitions), spec.PartitionsFlag)
+	}
+	if spec.ReplicationFlag != "" && spec.ReplicationFactor > 0 && info.ReplicationFactor != int(spec.ReplicationFactor) {
+		return mismatch(info.ReplicationFactor, "replica per partition", "replicas per partition", int(spec.ReplicationFactor), spec.ReplicationFlag)
+	}
+	return nil
+}
+
+// createTopic creates the topic; existed reports that it was there already.
+func createTopic(ctx context.Context, adm *kadm.Client, spec TopicSpec) (existed bool, err error) {
 	rf := spec.ReplicationFactor
 	if rf == 0 {
 		rf = -1
 	}
 	cctx, cancel := context.WithTimeout(ctx, topicTimeout)
 	defer cancel()
-	_, err := adm.CreateTopic(cctx, spec.Partitions, rf, spec.Configs, spec.Name)
-	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-		return fmt.Errorf("create topic %q with %d partitions: %w", spec.Name, spec.Partitions, err)
+	_, err = adm.CreateTopic(cctx, spec.Partitions, rf, spec.Configs, spec.Name)
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		return true, nil
 	}
-	return nil
+	if err != nil {
+		return false, fmt.Errorf("create topic %q with %d partitions: %w", spec.Name, spec.Partitions, err)
+	}
+	return false, nil
 }
 
 // Ping checks that a broker answers a metadata request within ConnectTimeout.
@@ -127,7 +166,35 @@ func Ping(ctx context.Context, cl *kgo.Client) error {
 		return ctx.Err()
 	}
 	seeds := strings.Join(cl.OptValue(kgo.SeedBrokers).([]string), ",")
+	if errors.As(err, new(*kgo.ErrFirstReadEOF)) && isController(ctx, cl) {
+		// franz-go's message asks whether SASL is missing: a controller
+		// closes the connection on the metadata request just the same.
+		return userr.New(fmt.Errorf("%w at %s: it answers like a KRaft controller listener, not a broker (it serves no metadata): "+
+			"use a broker's port in --bootstrap-server or bootstrap.servers ('kbench cluster status' lists them for a local cluster)", ErrUnreachable, seeds))
+	}
 	return fmt.Errorf("%w at %s within %s: %v (is a broker running there? check --bootstrap-server or bootstrap.servers)", ErrUnreachable, seeds, ConnectTimeout, err)
+}
+
+// isController reports whether the listener the client reaches answers
+// ApiVersions like a KRaft controller: with the quorum's Vote request and
+// without Metadata, which every broker serves.
+func isController(ctx context.Context, cl *kgo.Client) bool {
+	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := kmsg.NewPtrApiVersionsRequest().RequestWith(actx, cl)
+	if err != nil || resp.ErrorCode != 0 {
+		return false
+	}
+	var vote, metadata bool
+	for _, k := range resp.ApiKeys {
+		switch k.ApiKey {
+		case kmsg.Vote.Int16():
+			vote = true
+		case kmsg.Metadata.Int16():
+			metadata = true
+		}
+	}
+	return vote && !metadata
 }
 
 // describe returns the topic's details, or an error wrapping

@@ -38,7 +38,13 @@ func TestEnsureTopic(t *testing.T) {
 		wantUserErr    string
 	}{
 		{"exists", TopicSpec{Name: "exists"}, false, 2, false, ""},
-		{"exists ignores --partitions", TopicSpec{Name: "exists", Partitions: 5}, false, 2, false, ""},
+		{"exists, creation default only", TopicSpec{Name: "exists", Partitions: 5}, false, 2, false, ""},
+		{"exists with the partitions asked for", TopicSpec{Name: "exists", Partitions: 2, PartitionsFlag: "--partitions"}, false, 2, false, ""},
+		// Regression: --partitions on an existing topic with another count was ignored.
+		{"exists with other partitions", TopicSpec{Name: "exists", Partitions: 5, PartitionsFlag: "--partitions"}, false, 0, false,
+			`topic "exists" already has 2 partitions, not the 5 --partitions asks for: delete the topic, use another name, or leave out --partitions`},
+		{"exists with other replication", TopicSpec{Name: "exists", ReplicationFactor: 3, ReplicationFlag: "--replication-factor"}, false, 0, false,
+			`topic "exists" already has 1 replica per partition, not the 3 --replication-factor asks for`},
 		{"created by kbench", TopicSpec{Name: "new", Partitions: 4, ReplicationFactor: 1}, false, 4, true, ""},
 		{"auto-created by the broker", TopicSpec{Name: "auto"}, true, 1, true, ""},
 		{"missing, no auto-create", TopicSpec{Name: "absent"}, false, 0, false, `topic "absent" does not exist and the broker did not create it`},

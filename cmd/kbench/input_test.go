@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+// TestFirstErrors: regression: the first error of each kind printed once
+// per client (three times with --producers 3), and a broker error printed
+// its kind twice ("MESSAGE_TOO_LARGE: MESSAGE_TOO_LARGE: ...").
+func TestFirstErrors(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	onError := firstErrors(&out, "produce failed")
+	var wg sync.WaitGroup
+	for range 3 { // three clients, each reporting its first error of each kind
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			onError("MESSAGE_TOO_LARGE", kerr.MessageTooLarge) // its text starts with the kind
+			onError("DELIVERY_TIMEOUT", errors.New("records have timed out"))
+		}()
+	}
+	wg.Wait()
+	got := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := map[string]bool{
+		"kbench: produce failed: MESSAGE_TOO_LARGE: " + kerr.MessageTooLarge.Description + " (further MESSAGE_TOO_LARGE errors are counted, not printed)": true,
+		"kbench: produce failed: DELIVERY_TIMEOUT: records have timed out (further DELIVERY_TIMEOUT errors are counted, not printed)":                     true,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), out.String())
+	}
+	for _, l := range got {
+		if !want[l] {
+			t.Errorf("unexpected line %q", l)
+		}
+	}
+}
+
+// TestProducerPerfErrorPrintedOnce runs three producers whose records the
+// broker refuses as too large: the error is printed once for the run.
+func TestProducerPerfErrorPrintedOnce(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	st, _, stderr := consumerTestState()
+	// The broker's message.max.bytes is about 1 MiB; the client's limit is raised past the records.
+	code := runKbench(t, st, "producer-perf-test", "--topic", uniqueTopic(t, "too-large"), "--num-records", "6",
+		"--record-size", "1500000", "--throughput", "-1", "--producers", "3", "--bootstrap-server", bootstrap,
+		"--producer-props", "max.request.size=2000000", "buffer.memory=67108864")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d\n%s", code, exitFailure, stderr)
+	}
+	if n := strings.Count(stderr.String(), "kbench: produce failed: MESSAGE_TOO_LARGE"); n != 1 {
+		t.Errorf("the error is printed %d times, want once:\n%s", n, stderr)
+	}
+	if strings.Contains(stderr.String(), "MESSAGE_TOO_LARGE: MESSAGE_TOO_LARGE") {
+		t.Errorf("the kind is printed twice:\n%s", stderr)
+	}
+}
+
+func TestGCPercent(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		gogc    string
+		want    int
+		wantSet bool
+	}{
+		{"", benchGCPercent, true},
+		{"100", 0, false},
+		{"off", 0, false},
+	}
+	for _, tt := range tests {
+		got, set := gcPercent(func(k string) string {
+			if k == "GOGC" {
+				return tt.gogc
+			}
+			return ""
+		})
+		if got != tt.want || set != tt.wantSet {
+			t.Errorf("GOGC=%q: gcPercent = %d, %v; want %d, %v", tt.gogc, got, set, tt.want, tt.wantSet)
+		}
+	}
+}
+
+// TestConsumerPerfLeavesGCAlone: regression: consumer-perf-test changed the
+// process-wide GC setting for its run, under any workload running beside
+// it. main decides it once per process now. Not parallel: it watches a
+// process-wide setting.
+func TestConsumerPerfLeavesGCAlone(t *testing.T) {
+	bootstrap := testkafka.Bootstrap(t)
+	topic := consumerTopic(t, bootstrap, 1, 1000)
+	st, _, stderr := consumerTestState()
+	st.getenv = func(string) string { return "" } // no $GOGC: the old code set its own
+	sample := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	gogc := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
+	before := gogc()
+	done := make(chan int)
+	go func() {
+		done <- runKbench(t, st, "consumer-perf-test", "--topic", topic, "--num-records", "1000", "--bootstrap-server", bootstrap)
+	}()
+	for {
+		select {
+		case code := <-done:
+			if code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr)
+			}
+			return
+		default:
+		}
+		if now := gogc(); now != before {
+			<-done
+			t.Fatalf("GOGC changed from %d to %d during the run", before, now)
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestProducerPerfHugeRecordSize: regression: --record-size 2000000000 was
+// allocated (2 GB of values) before it was checked against
+// max.request.size. Not parallel: it measures the process's allocations.
+func TestProducerPerfHugeRecordSize(t *testing.T) {
+	st, stdout, stderr := consumerTestState()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code := runKbench(t, st, "producer-perf-test", "--topic", "t", "--num-records", "10", "--throughput", "-1",
+		"--record-size", "2000000000", "--bootstrap-server", "127.0.0.1:1")
+	runtime.ReadMemStats(&after)
+	if code != exitUsage || !strings.Contains(stderr.String(), "max.request.size=1048576: The message is 2000000089 bytes when serialized") {
+		t.Fatalf("exit %d, stderr %q; want %d and the max.request.size error", code, stderr, exitUsage)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("stdout %q, want nothing", stdout)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+		t.Errorf("allocated %d MB before refusing the record size", alloc>>20)
+	}
+}
+
+// TestProducerPerfPartitionsMismatch: regression: --partitions on an
+// existing topic with another count was silently ignored, so a partition
+// sweep measured the wrong configuration.
+func TestProducerPerfPartitionsMismatch(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	topic := uniqueTopic(t, "mismatch")
+	testkafka.Topic(t, bootstrap, topic, 2, 0, 10)
+	st, stdout, stderr := consumerTestState()
+	code := runKbench(t, st, "producer-perf-test", "--topic", topic, "--partitions", "6", "--num-records", "10",
+		"--record-size", "10", "--throughput", "-1", "--bootstrap-server", bootstrap)
+	want := fmt.Sprintf("topic %q already has 2 partitions, not the 6 --partitions asks for: delete the topic, use another name, or leave out --partitions", topic)
+	if code != exitUsage || !strings.Contains(stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, want)
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("nothing ran, yet stdout has %q", stdout)
+	}
+}
