@@ -10,8 +10,8 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// Rows of the --print-metrics tables in /work/shared/seeds/000_*.txt and
-// 001_*.txt (kafka-producer-perf-test 2.0.0-cp1), byte for byte. Each keeps
+// Rows of the --print-metrics tables of the first two producer studies
+// (kafka-producer-perf-test 2.0.0-cp1), byte for byte. Each keeps
 // the seed's longest key, so the padding is the seed's.
 const (
 	seedTable000 = "\n" + `Metric Name                                                                               Value
