@@ -74,6 +74,13 @@ func TestSizeCmd(t *testing.T) {
 			wantStderr: []string{`--headroom "30": ambiguous headroom; write 30% for 30 percent`},
 		},
 		{
+			// Regression: absurd rates were sized, with inexact 36-digit figures.
+			name:       "rate too large",
+			args:       []string{"--rate", "100000000000000000000/s", "--record-size", "1PB", "--retention", "1000w"},
+			wantCode:   exitUsage,
+			wantStderr: []string{`kbench: --rate 100000000000000000000/s: more than 1,000,000,000 records/s`},
+		},
+		{
 			name:       "bad partition rate",
 			args:       append([]string{"--partition-producer-rate", "quick"}, sizeSeedArgs...),
 			wantCode:   exitUsage,

@@ -28,8 +28,8 @@ type Input struct {
 	Measured Measured
 }
 
-// Estimate is Compute's answer. Bytes are exact (not rounded to a unit);
-// rates are per second.
+// Estimate is Compute's answer. Bytes are not rounded to a unit, only to
+// hundredths of a byte (whole bytes from a billion on); rates are per second.
 type Estimate struct {
 	Input Input
 
@@ -54,20 +54,29 @@ func Compute(in Input) (*Estimate, error) {
 	if err := validate(in); err != nil {
 		return nil, err
 	}
+	in = rounded(in)
+	if err := checkBounds(in); err != nil {
+		return nil, err
+	}
 	e := &Estimate{Input: in}
 	r, b := float64(in.Replication), float64(in.Brokers)
-	e.IngestBytesPerSec = in.Rate.PerSec * in.RecordSize.Bytes
-	e.ReplicationBytesPerSec = e.IngestBytesPerSec * (r - 1)
-	e.StorageBytes = e.IngestBytesPerSec * in.Retention.Seconds
-	e.ReplicatedBytes = e.StorageBytes * r
-	e.PerBrokerBytes = e.ReplicatedBytes / b
-	e.ReplicatedHeadroomBytes = e.ReplicatedBytes * (1 + in.Headroom.Fraction)
-	e.PerBrokerHeadroomBytes = e.PerBrokerBytes * (1 + in.Headroom.Fraction)
+	// Each figure comes from the rounded figures the report shows it
+	// computed from (see fig).
+	e.IngestBytesPerSec = fig(in.Rate.PerSec * in.RecordSize.Bytes)
+	e.ReplicationBytesPerSec = fig(e.IngestBytesPerSec * (r - 1))
+	e.StorageBytes = fig(e.IngestBytesPerSec * in.Retention.Seconds)
+	e.ReplicatedBytes = fig(e.StorageBytes * r)
+	e.PerBrokerBytes = fig(e.ReplicatedBytes / b)
+	e.ReplicatedHeadroomBytes = fig(e.ReplicatedBytes * (1 + in.Headroom.Fraction))
+	e.PerBrokerHeadroomBytes = fig(e.PerBrokerBytes * (1 + in.Headroom.Fraction))
 	// Every broker leads 1/b of the partitions: it takes that share of the
 	// producers' bytes and of the followers' fetches, and serves that share
 	// of the followers and of every consumer group.
-	e.InPerBrokerBytesPerSec = (e.IngestBytesPerSec + e.ReplicationBytesPerSec) / b
-	e.OutPerBrokerBytesPerSec = (e.ReplicationBytesPerSec + float64(in.Consumers)*e.IngestBytesPerSec) / b
+	e.InPerBrokerBytesPerSec = fig((e.IngestBytesPerSec + e.ReplicationBytesPerSec) / b)
+	e.OutPerBrokerBytesPerSec = fig((e.ReplicationBytesPerSec + float64(in.Consumers)*e.IngestBytesPerSec) / b)
+	if err := checkFigures(e); err != nil {
+		return nil, err
+	}
 	e.Partitions = partitionsFor(in)
 	return e, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -88,10 +89,11 @@ func writeStorage(p *printer, e *Estimate) {
 	p.line("per broker", "= %s B / %s = %s",
 		num(e.ReplicatedBytes), brokers(in), exact(e.PerBrokerBytes, 2, ""))
 	if h := in.Headroom.Fraction; h > 0 {
+		factor := strconv.FormatFloat(1+h, 'f', -1, 64) // all its digits: 12.5% is × 1.125
 		p.line("all + "+pct(h), "= %s B × %s = %s",
-			num(e.ReplicatedBytes), num(1+h), exact(e.ReplicatedHeadroomBytes, 2, ""))
+			num(e.ReplicatedBytes), factor, exact(e.ReplicatedHeadroomBytes, 2, ""))
 		p.line("per broker + "+pct(h), "= %s B × %s = %s",
-			num(e.PerBrokerBytes), num(1+h), exact(e.PerBrokerHeadroomBytes, 2, ""))
+			num(e.PerBrokerBytes), factor, exact(e.PerBrokerHeadroomBytes, 2, ""))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"strconv"
 )
 
 // writePartitions prints the partition guidance: what the measurements ask
@@ -20,7 +19,7 @@ func writePartitions(p *printer, e *Estimate) {
 		}
 		p.line(label, "one partition %s %s rec/s (%s)", verb, num(pr.RecordsPerSec), pr.From)
 		p.line("", "%s rec/s / %s rec/s = %s → at least %s", num(in.Rate.PerSec), num(pr.RecordsPerSec),
-			strconv.FormatFloat(in.Rate.PerSec/pr.RecordsPerSec, 'g', 6, 64), plural(n, "partition", "partitions"))
+			num(in.Rate.PerSec/pr.RecordsPerSec), plural(n, "partition", "partitions"))
 	}
 	side("producers", "takes", in.Measured.Producer, pt.ForProducers)
 	side("consumers", "is read at", in.Measured.Consumer, pt.ForConsumers)
