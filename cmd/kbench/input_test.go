@@ -12,7 +12,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/testkafka"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // TestFirstErrors: regression: the first error of each kind printed once
@@ -163,5 +165,37 @@ func TestProducerPerfPartitionsMismatch(t *testing.T) {
 	}
 	if stdout.Len() != 0 {
 		t.Errorf("nothing ran, yet stdout has %q", stdout)
+	}
+}
+
+// TestCheckOverridden: regression: the perf tools replaced the user's
+// auto.offset.reset with their own without a word, a mistyped one included.
+func TestCheckOverridden(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		props    []kafkaconf.Prop
+		wantErr  string
+		wantNote string
+	}{
+		{"not set", nil, "", ""},
+		{"same value", []kafkaconf.Prop{{Key: "auto.offset.reset", Value: "earliest", Source: "f:1"}}, "", ""},
+		{"replaced", []kafkaconf.Prop{{Key: "auto.offset.reset", Value: "latest", Source: "f:1"}}, "",
+			"kbench: note: auto.offset.reset=latest (f:1) is replaced by earliest, as the Apache tool does; how\n"},
+		{"mistyped", []kafkaconf.Prop{{Key: "auto.offset.reset", Value: "begin", Source: "f:1"}},
+			"f:1: auto.offset.reset=begin: invalid value: did you mean earliest?", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var note bytes.Buffer
+			err := checkOverridden(tt.props, "auto.offset.reset", "earliest", "how", &note)
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if note.String() != tt.wantNote {
+				t.Fatalf("note %q, want %q", note.String(), tt.wantNote)
+			}
+		})
 	}
 }

@@ -60,7 +60,7 @@ type ProducerArgs struct {
 	PayloadFile       string
 	PayloadDelimiter  string
 	PayloadMonotonic  bool
-	Throughput        float64 // records/s; <= 0 unlimited
+	Throughput        float64 // records/s; -1 unlimited (the only value <= 0 allowed)
 	PropFiles         []string
 	PropPairs         []PropPair
 	BootstrapServer   string
