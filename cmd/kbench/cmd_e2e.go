@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -63,7 +63,7 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
-	topic, err := runner.EnsureTopic(ctx, copts, runner.TopicSpec{
+	topic, err := kadmin.EnsureTopic(ctx, copts, kadmin.TopicSpec{
 		Name: ea.Topic, Partitions: e2eTopicPartitions, ReplicationFactor: e2eTopicReplication,
 	})
 	if err != nil {
@@ -183,7 +183,7 @@ func e2eWarnings(producer, consumer []kafkaconf.Warning) []kafkaconf.Warning {
 	return out
 }
 
-func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consumer, topic runner.TopicInfo,
+func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consumer, topic kadmin.TopicInfo,
 	res *workload.E2EResult, started time.Time, runErr error) (*result.Document, error) {
 	lat, err := result.LatencyOf(res.Latency)
 	if err != nil {

@@ -19,11 +19,11 @@ import (
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -103,7 +103,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
-	topic, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{
+	topic, err := kadmin.EnsureTopic(ctx, opts, kadmin.TopicSpec{
 		Name: pa.Topic, Partitions: pa.Partitions, ReplicationFactor: pa.ReplicationFactor,
 		PartitionsFlag: "--partitions", ReplicationFlag: "--replication-factor",
 	})
@@ -122,7 +122,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 // produce runs the workload and reports it, writing every result measured
 // even when the run fails part way.
 func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, topic runner.TopicInfo, e2e *workload.ConsumerRun) error {
+	values payload.Source, keys *payload.Keys, topic kadmin.TopicInfo, e2e *workload.ConsumerRun) error {
 	if pa.WarmupRecords > 0 {
 		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
 	}
@@ -248,7 +248,7 @@ func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
 }
 
 // resultTopic is the topic as the result document records it.
-func resultTopic(t runner.TopicInfo) *result.Topic {
+func resultTopic(t kadmin.TopicInfo) *result.Topic {
 	return &result.Topic{Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor}
 }
 
@@ -353,7 +353,7 @@ func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, 
 	}
 }
 
-func producerDocument(pa *compat.ProducerArgs, pc *kafkaconf.Producer, topic runner.TopicInfo,
+func producerDocument(pa *compat.ProducerArgs, pc *kafkaconf.Producer, topic kadmin.TopicInfo,
 	p *result.Producer, started time.Time, runErr error) *result.Document {
 	cfg := pc.Settings()
 	tool := map[string]string{

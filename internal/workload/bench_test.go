@@ -10,10 +10,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -49,7 +49,7 @@ func BenchmarkProduce(b *testing.B) {
 	}
 	topic := "bench-produce-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	ctx := context.Background()
-	if _, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: -1}); err != nil {
+	if _, err := kadmin.EnsureTopic(ctx, opts, kadmin.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: -1}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("bare", func(b *testing.B) { benchBare(b, opts, topic, size) })

@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/kadmin"
 )
 
 // ConsumerSpec describes a consumer workload: Clients consumers in a group
@@ -176,7 +176,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer: create admin client: %w", err)
 	}
-	if err := runner.Ping(ctx, admin); err != nil {
+	if err := kadmin.Ping(ctx, admin); err != nil {
 		admin.Close()
 		return nil, err
 	}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -44,7 +44,7 @@ func BenchmarkConsume(b *testing.B) {
 		topic = "bench-consume-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	}
 	ctx := context.Background()
-	if _, err := runner.EnsureTopic(ctx, opts, runner.TopicSpec{Name: topic, Partitions: 1, ReplicationFactor: -1}); err != nil {
+	if _, err := kadmin.EnsureTopic(ctx, opts, kadmin.TopicSpec{Name: topic, Partitions: 1, ReplicationFactor: -1}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("bare", func(b *testing.B) {

@@ -11,8 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
-	"github.com/kbench/kbench/internal/runner"
 )
 
 // E2ESpec describes an end-to-end latency probe in the manner of the Apache
@@ -120,7 +120,7 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 		return nil, fmt.Errorf("end-to-end: create consumer: %w", err)
 	}
 	defer admin.Close()
-	if err := runner.Ping(ctx, admin); err != nil {
+	if err := kadmin.Ping(ctx, admin); err != nil {
 		return nil, err
 	}
 	ends, err := listOffsets(ctx, kadm.NewClient(admin), true, s.Topic)

@@ -1,7 +1,8 @@
-// Package runner prepares and runs a scenario against a cluster: it checks
-// the cluster answers, makes sure topics exist (EnsureTopic), and runs the
-// workloads.
-package runner
+// Package kadmin is kbench's administration of a cluster: it checks that the
+// cluster answers (Ping) and prepares topics (EnsureTopic, RecreateTopic).
+// It imports no other engine package, so the runner and the workload engines
+// can both use it.
+package kadmin
 
 import (
 	"context"
