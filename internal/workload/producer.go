@@ -61,6 +61,9 @@ type ProducerSpec struct {
 	// record, so a consumer can measure end-to-end latency to the
 	// microsecond; record timestamps have only milliseconds.
 	StampSent bool
+	// Until, if set, ends sending when it is done, as the end of Duration
+	// does: records in flight still complete. StartProducer's Stop uses it.
+	Until context.Context
 	// FlushTimeout bounds the wait for outstanding records after sending
 	// stops because ctx was cancelled (default 10s). A normal end waits as
 	// long as the client's delivery timeout allows.
@@ -170,6 +173,12 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		var cancel context.CancelFunc
 		sendCtx, cancel = context.WithTimeout(ctx, spec.Duration)
 		defer cancel()
+	}
+	if spec.Until != nil {
+		var cancel context.CancelFunc
+		sendCtx, cancel = context.WithCancel(sendCtx)
+		defer cancel()
+		defer context.AfterFunc(spec.Until, cancel)()
 	}
 	rep := newReporter(spec, clients, start)
 	repDone := make(chan struct{})

@@ -1,0 +1,264 @@
+// Package runner runs one scenario: it prepares the topics, starts every
+// workload in parallel on one clock, stops them together and returns one
+// Outcome with everything measured, also when the run fails part way.
+// Learn Scenario and Run first.
+//
+// Consumers start first and the producers only once every consumer has its
+// assignment, so consumers see every record of the run; end-to-end
+// consumers stop once they have read what their producer had acknowledged.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// Kind is what a workload does.
+type Kind string
+
+// The kinds of workload.
+const (
+	Produce  Kind = "produce"    // producers; publish latency
+	Consume  Kind = "consume"    // consumers; throughput, lag
+	EndToEnd Kind = "end-to-end" // producers and a consumer of their records; end-to-end latency
+)
+
+// Scenario is one run: the topics to prepare and the workloads to run
+// side by side.
+type Scenario struct {
+	Name string
+	// Admin are the client options for topic administration: bootstrap
+	// servers and security.
+	Admin     []kgo.Opt
+	Topics    []Topic
+	Workloads []Workload
+}
+
+// Topic is a topic to prepare before the workloads start.
+type Topic struct {
+	kadmin.TopicSpec
+	Existing kadmin.Existing
+}
+
+// Workload is one workload of a scenario. Produce uses Producer, Consume
+// uses Consumer, EndToEnd both: its consumer reads the producer's topic
+// from its end and measures latency from each record's send time.
+type Workload struct {
+	Name     string
+	Kind     Kind
+	Producer *workload.ProducerSpec
+	Consumer *workload.ConsumerSpec
+}
+
+// Outcome is what a scenario measured.
+type Outcome struct {
+	Start, End time.Time     // of the workloads, after the topics were prepared
+	Setup      time.Duration // preparing topics
+	Topics     []kadmin.TopicInfo
+	Workloads  []WorkloadOutcome
+	// CPU is this process's CPU time (user and system) while the
+	// workloads ran.
+	CPU time.Duration
+}
+
+// WorkloadOutcome is what one workload measured; either part may be nil
+// when the workload failed before measuring.
+type WorkloadOutcome struct {
+	Name     string
+	Kind     Kind
+	Producer *workload.ProducerResult
+	Consumer *workload.ConsumerResult
+	Err      error
+}
+
+// Bounds of the steps around the workloads.
+const (
+	// readyTimeout bounds the wait for consumers' first assignment.
+	readyTimeout = 60 * time.Second
+	// drainTimeout bounds the wait for an end-to-end consumer to read
+	// the records its producer had acknowledged when it finished.
+	drainTimeout = 30 * time.Second
+)
+
+// Run prepares the scenario's topics and runs its workloads. It returns an
+// Outcome whenever the topics were prepared, together with an error when
+// any workload failed or ctx ended the run, so that callers write what was
+// measured.
+func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
+	if err := sc.validate(); err != nil {
+		return nil, err
+	}
+	out := &Outcome{Workloads: make([]WorkloadOutcome, len(sc.Workloads))}
+	setup := time.Now()
+	for _, t := range sc.Topics {
+		info, err := kadmin.PrepareTopic(ctx, sc.Admin, t.TopicSpec, t.Existing)
+		if err != nil {
+			return nil, fmt.Errorf("prepare topic %q: %w", t.Name, err)
+		}
+		out.Topics = append(out.Topics, info)
+	}
+	out.Setup = time.Since(setup)
+
+	epoch := time.Now()
+	cpu0 := measure.ProcessCPU()
+	runs := make([]*running, len(sc.Workloads))
+	var startErr error
+	for i, w := range sc.Workloads {
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind}
+		runs[i] = &running{w: w}
+		if w.Consumer != nil && startErr == nil {
+			startErr = runs[i].startConsumer(ctx, epoch)
+		}
+	}
+	if startErr == nil {
+		startErr = waitReady(ctx, runs)
+	}
+	out.Start = time.Now()
+	if startErr == nil {
+		for _, r := range runs {
+			if r.w.Producer != nil {
+				if startErr = r.startProducer(ctx, epoch); startErr != nil {
+					break
+				}
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for i, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.finish(startErr != nil)
+			o := &out.Workloads[i]
+			o.Producer, o.Consumer, o.Err = r.prodRes, r.consRes, r.err
+		}()
+	}
+	wg.Wait()
+	out.End = time.Now()
+	out.CPU = measure.ProcessCPU() - cpu0
+	errs := []error{startErr}
+	for _, o := range out.Workloads {
+		if o.Err != nil {
+			errs = append(errs, fmt.Errorf("workload %q: %w", o.Name, o.Err))
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func (sc *Scenario) validate() error {
+	if len(sc.Workloads) == 0 {
+		return fmt.Errorf("scenario %q: no workloads", sc.Name)
+	}
+	for _, w := range sc.Workloads {
+		ok := false
+		switch w.Kind {
+		case Produce:
+			ok = w.Producer != nil && w.Consumer == nil
+		case Consume:
+			ok = w.Consumer != nil && w.Producer == nil
+		case EndToEnd:
+			ok = w.Producer != nil && w.Consumer != nil
+		}
+		if !ok {
+			return fmt.Errorf("scenario %q: workload %q of kind %q has the wrong engines", sc.Name, w.Name, w.Kind)
+		}
+	}
+	return nil
+}
+
+// running is one workload's engines while the scenario runs.
+type running struct {
+	w       Workload
+	prod    *workload.ProducerRun
+	cons    *workload.ConsumerRun
+	prodRes *workload.ProducerResult
+	consRes *workload.ConsumerResult
+	err     error
+}
+
+func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
+	spec := *r.w.Consumer
+	_ = epoch // EPOCH-TODO spec.Epoch = epoch
+	if r.w.Kind == EndToEnd {
+		spec.Latest, spec.Latency = true, true
+		spec.Records = 0 // set by Finish once the producer is done
+	}
+	run, err := workload.StartConsumer(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("workload %q: start consumers: %w", r.w.Name, err)
+	}
+	r.cons = run
+	return nil
+}
+
+func (r *running) startProducer(ctx context.Context, epoch time.Time) error {
+	spec := *r.w.Producer
+	_ = epoch // EPOCH-TODO spec.Epoch = epoch
+	spec.StampSent = spec.StampSent || r.w.Kind == EndToEnd
+	run, err := workload.StartProducer(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("workload %q: start producers: %w", r.w.Name, err)
+	}
+	r.prod = run
+	return nil
+}
+
+// waitReady waits until every consumer has its first assignment.
+func waitReady(ctx context.Context, runs []*running) error {
+	t := time.NewTimer(readyTimeout)
+	defer t.Stop()
+	for _, r := range runs {
+		if r.cons == nil {
+			continue
+		}
+		select {
+		case <-r.cons.Ready():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return fmt.Errorf("workload %q: consumers had no partitions assigned after %s", r.w.Name, readyTimeout)
+		}
+	}
+	return nil
+}
+
+// finish waits for the workload to end; abort stops consumers at once
+// (a workload of the scenario failed to start).
+func (r *running) finish(abort bool) {
+	var errs []error
+	acked := int64(-1)
+	if r.prod != nil {
+		res, err := r.prod.Wait()
+		r.prodRes = res
+		errs = append(errs, err)
+		if res != nil {
+			acked = res.Acked
+		}
+	}
+	if r.cons != nil {
+		switch {
+		case abort || r.w.Kind == EndToEnd && acked < 0:
+			r.cons.Stop()
+		case r.w.Kind == EndToEnd:
+			r.cons.Finish(acked)
+			t := time.AfterFunc(drainTimeout, r.cons.Stop)
+			defer t.Stop()
+		}
+		res, err := r.cons.Wait()
+		r.consRes = res
+		errs = append(errs, err)
+		if r.w.Kind == EndToEnd && res != nil && acked >= 0 && res.Records < acked {
+			errs = append(errs, fmt.Errorf("end-to-end consumer read %d of the %d acknowledged records within %s", res.Records, acked, drainTimeout))
+		}
+	}
+	r.err = errors.Join(errs...)
+}
