@@ -73,6 +73,7 @@ type clusterUpOptions struct {
 	brokers int
 	name    string
 	heap    string
+	version string
 	timeout time.Duration
 }
 
@@ -80,6 +81,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.brokers, "brokers", 1, fmt.Sprintf("number of brokers: 1, or 3 to survive a broker failure (at most %d)", cluster.MaxBrokers))
 	f.StringVar(&o.name, "name", cluster.DefaultName, "cluster name; several can run side by side")
 	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g (at least "+cluster.MinHeap+")")
+	f.StringVar(&o.version, "kafka-version", cluster.DefaultVersion, "Apache Kafka release to run (any 4.x release Maven Central serves, like 4.1.2)")
 	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
 }
 
@@ -100,7 +102,7 @@ func newClusterUpCmd(st *state) *cobra.Command {
 func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
-		cluster.WithHeap(o.heap), cluster.WithStartTimeout(o.timeout))
+		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)

@@ -24,7 +24,7 @@ func TestFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	d, err := Fetch(ctx, WithCacheDir(cache), WithMaven(fakeTool(t, "mvn", fakeMaven)), WithLog(&log))
+	d, err := Fetch(ctx, WithCacheDir(cache), WithVersion("4.1.2"), WithMaven(fakeTool(t, "mvn", fakeMaven)), WithLog(&log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestFetch(t *testing.T) {
 		t.Errorf("temp dirs left behind: %v", tmp)
 	}
 	// Second fetch: offline, mvn not even looked up.
-	if _, err := Fetch(ctx, WithCacheDir(cache), WithMaven("/nonexistent/mvn")); err != nil {
+	if _, err := Fetch(ctx, WithCacheDir(cache), WithVersion("4.1.2"), WithMaven("/nonexistent/mvn")); err != nil {
 		t.Fatalf("cached fetch ran mvn: %v", err)
 	}
 }
@@ -53,7 +53,7 @@ func TestFetchMissingJar(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cache := t.TempDir()
-	_, err := Fetch(ctx, WithCacheDir(cache), WithMaven(fakeTool(t, "mvn", "exit 0")))
+	_, err := Fetch(ctx, WithCacheDir(cache), WithVersion("4.1.2"), WithMaven(fakeTool(t, "mvn", "exit 0")))
 	if err == nil || !strings.Contains(err.Error(), "kafka_2.13-4.1.2.jar is missing") {
 		t.Fatalf("Fetch: %v, want a missing-jar error", err)
 	}

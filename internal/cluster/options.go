@@ -13,7 +13,7 @@ import (
 
 // Defaults, exported so the CLI shows them in --help without restating them.
 const (
-	DefaultVersion      = "4.1.2"          // Apache Kafka version
+	DefaultVersion      = "4.3.1"          // Apache Kafka version
 	DefaultName         = "kbench"         // cluster name
 	DefaultHeap         = "1g"             // JVM heap per broker
 	DefaultStartTimeout = 90 * time.Second // wait for brokers to answer
