@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/cluster"
 )
 
 // clusterTestState shares the user's jar cache (fetched once per machine)
@@ -116,7 +118,7 @@ func TestClusterCmdClasspath(t *testing.T) {
 	if code := runCluster(t, st, "classpath"); code != exitOK {
 		t.Fatalf("classpath: exit %d\n%s", code, stderr)
 	}
-	if cp := strings.TrimSpace(stdout.String()); !strings.HasSuffix(cp, "/kafka/4.1.2/libs/*") {
-		t.Fatalf("classpath %q, want .../kafka/4.1.2/libs/*", cp)
+	if cp := strings.TrimSpace(stdout.String()); !strings.HasSuffix(cp, "/kafka/"+cluster.DefaultVersion+"/libs/*") {
+		t.Fatalf("classpath %q, want .../kafka/%s/libs/*", cp, cluster.DefaultVersion)
 	}
 }
