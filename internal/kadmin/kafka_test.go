@@ -87,3 +87,25 @@ func TestPingController(t *testing.T) {
 		t.Fatalf("err = %v, still asks about SASL", err)
 	}
 }
+
+// TestBrokerVersions: the result records the release of the brokers it
+// measured; the test broker runs the local cluster's version.
+func TestBrokerVersions(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	c := testkafka.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	got, err := BrokerVersions(ctx, []kgo.Opt{kgo.SeedBrokers(c.Bootstrap())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// franz-go names a release by major.minor ("v4.3"); "at least" when
+	// the broker is newer than the releases it knows.
+	minor := "v" + strings.Join(strings.SplitN(c.Version, ".", 3)[:2], ".")
+	if len(got) != 1 || !strings.Contains(got[0], minor) {
+		t.Fatalf("BrokerVersions = %q, want one guess naming %s", got, minor)
+	}
+}

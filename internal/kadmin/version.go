@@ -1,0 +1,45 @@
+package kadmin
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BrokerVersions returns, per broker, the Apache Kafka release its
+// ApiVersions answer matches ("v4.1", "at least v4.3"; franz-go's guess
+// from the request versions it serves), so a result says which brokers it
+// measured even against a cluster kbench did not start. Distinct guesses
+// are returned sorted; brokers that did not answer are left out.
+func BrokerVersions(ctx context.Context, opts []kgo.Opt) ([]string, error) {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("create admin client: %w", err)
+	}
+	defer cl.Close()
+	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	vs, err := kadm.NewClient(cl).ApiVersions(vctx)
+	if err != nil {
+		return nil, fmt.Errorf("ask the brokers for their API versions: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	vs.Each(func(v kadm.BrokerApiVersions) {
+		if v.Err != nil {
+			return
+		}
+		g := strings.TrimSpace(v.VersionGuess())
+		if g != "" && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	})
+	sort.Strings(out)
+	return out, nil
+}
