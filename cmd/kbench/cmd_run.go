@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/report"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/study"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+type runOptions struct {
+	sets   []string
+	out    string
+	dryRun bool
+}
+
+func newRunCmd(st *state) *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run PLAN.yaml [--set PATH=VALUE ...] [--out DIR] [--dry-run]",
+		Short: "Run a study plan: every scenario of its matrix, repeated, into one results folder",
+		Long: `Run a study plan (see docs/plans.md): the scenarios of its matrix, each
+repeated, against the plan's cluster or a local one kbench starts. Results go
+to one folder: result.json, summary.md, summary.csv and the plan as run.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd.Context(), st, args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.sets, "set", nil, "override a plan value, Helm style: repeat=2, 'workloads[0].records=50k', cluster.bootstrap=host:9092 (repeatable)")
+	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
+	return cmd
+}
+
+func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
+	p, err := plan.Load(path, o.sets)
+	if err != nil {
+		return err
+	}
+	scenarios, err := p.Scenarios()
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		printDryRun(st, p, scenarios)
+		return nil
+	}
+	dir := o.out
+	if dir == "" {
+		dir = filepath.Join("results", p.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	}
+	if err := prepareOutDir(dir); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), p.Redacted(), 0o644); err != nil {
+		return fmt.Errorf("write the plan as run: %w", err)
+	}
+	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
+	write := func(doc *result.Document) error {
+		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
+	}
+	doc, runErr := study.Run(ctx, p, scenarios, study.Options{
+		Progress:   st.stderr,
+		Version:    version,
+		StartLocal: planLocalCluster(st),
+		OnRepeat: func(doc *result.Document) {
+			if err := write(doc); err != nil {
+				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)
+			}
+		},
+	})
+	if doc == nil {
+		return runErr
+	}
+	if err := write(doc); err != nil {
+		return errors.Join(runErr, err)
+	}
+	if err := report.WriteSummaryMarkdown(st.stdout, doc); err != nil {
+		return errors.Join(runErr, err)
+	}
+	fmt.Fprintf(st.stderr, "kbench: results in %s\n", dir)
+	return runErr
+}
+
+// prepareOutDir creates the results folder and proves it writable before
+// anything runs, so a bad --out never costs a run.
+func prepareOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".kbench-write-check-*")
+	if err != nil {
+		return userr.Errorf("--out %s: cannot write there: %v", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
+	var total time.Duration
+	unknown := 0
+	for _, sc := range scenarios {
+		est, ok := sc.Estimate()
+		line := fmt.Sprintf("scenario %d: %s", sc.Index, sc.Name)
+		if ok {
+			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
+			total += est * time.Duration(p.Repeat)
+		} else {
+			line += ": time unknown (no rate or duration)"
+			unknown++
+		}
+		fmt.Fprintln(st.stdout, line)
+	}
+	where := "a local cluster kbench starts"
+	if p.Cluster.Bootstrap != "" {
+		where = p.Cluster.Bootstrap
+	}
+	summary := fmt.Sprintf("%d scenario(s) × %d repeat(s) against %s", len(scenarios), p.Repeat, where)
+	if total > 0 {
+		summary += fmt.Sprintf("; at least %s of measuring", total.Round(time.Second))
+	}
+	if unknown > 0 {
+		summary += fmt.Sprintf(" (%d scenario(s) run as fast as the cluster allows: time unknown)", unknown)
+	}
+	fmt.Fprintln(st.stdout, summary)
+}
+
+// planLocalCluster starts the local cluster a plan asks for (cluster.local)
+// and stops it when the plan ends.
+func planLocalCluster(st *state) func(context.Context, plan.Local) (string, string, func(), error) {
+	return func(ctx context.Context, l plan.Local) (string, string, func(), error) {
+		brokers := max(l.Brokers, 1)
+		fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this plan\n", orDefault(l.Version, cluster.DefaultVersion), brokers)
+		opts := append(clusterOpts(st),
+			cluster.WithBrokers(brokers),
+			cluster.WithName(fmt.Sprintf("plan-%d", os.Getpid())),
+			cluster.WithStopOnExit(true),
+		)
+		if l.Version != "" {
+			opts = append(opts, cluster.WithVersion(l.Version))
+		}
+		if l.Heap != "" {
+			opts = append(opts, cluster.WithHeap(l.Heap))
+		}
+		if len(l.BrokerConfigs) > 0 {
+			opts = append(opts, cluster.WithBrokerProps(l.BrokerConfigs))
+		}
+		c, err := cluster.Start(ctx, opts...)
+		if err != nil {
+			return "", "", nil, clusterErr("start for the plan", err)
+		}
+		stop := func() {
+			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := c.Stop(sctx, false); err != nil {
+				fmt.Fprintf(st.stderr, "kbench: stop local cluster: %v\n", err)
+			}
+		}
+		return c.Bootstrap(), c.Version, stop, nil
+	}
+}
+
+func orDefault(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}

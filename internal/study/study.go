@@ -1,0 +1,164 @@
+// Package study runs a plan: every scenario of its matrix, each repeat
+// times, on one cluster (a local one it starts when the plan names no
+// bootstrap servers), and returns one result document with every repeat and
+// the statistics over them. Run is the entry point; cmd/kbench writes the
+// results folder.
+package study
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
+)
+
+// Options are what a study needs beyond its plan.
+type Options struct {
+	// Progress receives one line per scenario and repeat (stderr).
+	Progress io.Writer
+	// Version is kbench's version, for the result.
+	Version string
+	// StartLocal starts the plan's local cluster and returns its bootstrap
+	// servers, its Kafka version and how to stop it. Called only when the
+	// plan names no bootstrap servers.
+	StartLocal func(ctx context.Context, local plan.Local) (bootstrap, version string, stop func(), err error)
+	// OnRepeat, if set, is called after every repeat with the document so
+	// far, so the caller can write partial results as they come.
+	OnRepeat func(*result.Document)
+}
+
+// Run runs every scenario of the plan and returns the document: also when
+// it fails or ctx ends part way, with everything measured until then and
+// the failure recorded. The error is the first failure (or ctx's).
+func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Options) (*result.Document, error) {
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
+	}
+	doc := result.New(result.KindPlan, opt.Version, time.Now(), nil)
+	run := &result.PlanRun{Name: p.Name, Description: p.Description, Repeat: p.Repeat, Parameters: p.Parameters()}
+	doc.Plan = run
+	env := &result.Environment{GoMaxProcs: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU()}
+	run.Environment = env
+
+	// Build every scenario before starting anything: a bad property or a
+	// missing payload file fails the plan at once, not an hour in.
+	bootstrap := p.Cluster.Bootstrap
+	built := make([]runner.Scenario, len(scenarios))
+	for i := range scenarios {
+		sc, err := scenarioOf(p, &scenarios[i], bootstrapOrPlaceholder(bootstrap))
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
+		}
+		built[i] = sc
+	}
+
+	if bootstrap == "" {
+		bs, version, stop, err := opt.StartLocal(ctx, p.Cluster.Local)
+		if err != nil {
+			doc.Finish(err)
+			return doc, err
+		}
+		defer stop()
+		bootstrap = bs
+		env.Cluster = "local"
+		env.KafkaVersion = version
+		for i := range scenarios {
+			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap); err != nil {
+				return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
+			}
+		}
+	} else {
+		env.Cluster = "external"
+	}
+	if len(built) > 0 {
+		if vs, err := kadmin.BrokerVersions(ctx, built[0].Admin); err == nil {
+			env.BrokerVersions = vs
+		} else {
+			fmt.Fprintf(opt.Progress, "kbench: could not ask the brokers for their versions: %v\n", err)
+		}
+	}
+
+	prog := newProgress(opt.Progress, len(scenarios), p.Repeat)
+	var firstErr error
+	for i := range scenarios {
+		rsc := result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)}
+		for r := 1; r <= p.Repeat; r++ {
+			prog.begin(i+1, r, scenarios[i].Name)
+			rep := runRepeat(ctx, built[i], r)
+			prog.end(rep)
+			rsc.Repeats = append(rsc.Repeats, rep)
+			if rep.Error != "" && firstErr == nil {
+				firstErr = fmt.Errorf("scenario %s, repeat %d: %s", scenarios[i].Name, r, rep.Error)
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		result.Aggregate(&rsc)
+		run.Scenarios = append(run.Scenarios, rsc)
+		if opt.OnRepeat != nil {
+			opt.OnRepeat(doc)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil {
+		firstErr = ctx.Err()
+	}
+	doc.Finish(firstErr)
+	if errors.Is(firstErr, context.Canceled) {
+		doc.Status = result.StatusInterrupted
+	}
+	return doc, firstErr
+}
+
+// bootstrapOrPlaceholder lets scenarios be checked before a local cluster
+// exists; they are built again with its real address.
+func bootstrapOrPlaceholder(bs string) string {
+	if bs == "" {
+		return "127.0.0.1:9092"
+	}
+	return bs
+}
+
+func paramsOf(ps []plan.Param) []result.Param {
+	out := make([]result.Param, len(ps))
+	for i, p := range ps {
+		out[i] = result.Param{Name: p.Name, Value: p.Value}
+	}
+	return out
+}
+
+// runRepeat runs one repeat of a scenario and converts what it measured.
+func runRepeat(ctx context.Context, sc runner.Scenario, index int) result.Repeat {
+	rep := result.Repeat{Index: index, StartedAt: time.Now()}
+	out, err := runner.Run(ctx, sc)
+	rep.EndedAt = time.Now()
+	rep.Status = result.StatusOK
+	if err != nil {
+		rep.Status, rep.Error = result.StatusFailed, err.Error()
+		if ctx.Err() != nil {
+			rep.Status = result.StatusInterrupted
+		}
+	}
+	if out == nil {
+		return rep
+	}
+	rep.SetupSeconds = out.Setup.Seconds()
+	for _, w := range out.Workloads {
+		rw, err := workloadResult(out, w)
+		if err != nil && rep.Error == "" {
+			rep.Status, rep.Error = result.StatusFailed, err.Error()
+		}
+		rep.Workloads = append(rep.Workloads, rw)
+	}
+	return rep
+}

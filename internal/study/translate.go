@@ -1,0 +1,211 @@
+package study
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// scenarioOf builds the runner's scenario for one plan scenario: Java
+// client properties become franz-go options (the cluster's, then the
+// workload's), messages become record sources.
+func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (runner.Scenario, error) {
+	out := runner.Scenario{Name: sc.Name}
+	admin, err := adminOpts(p, bootstrap)
+	if err != nil {
+		return out, err
+	}
+	out.Admin = admin
+	for _, t := range sc.Topics {
+		spec := kadmin.TopicSpec{
+			Name:              t.Name,
+			Partitions:        int32(t.Partitions),
+			ReplicationFactor: int16(t.Replication),
+			Configs:           stringPtrs(t.Configs),
+		}
+		out.Topics = append(out.Topics, runner.Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
+	}
+	for i := range sc.Workloads {
+		w, err := workloadOf(p, &sc.Workloads[i], bootstrap)
+		if err != nil {
+			return out, fmt.Errorf("workloads[%d] %q: %w", i, sc.Workloads[i].Name, err)
+		}
+		out.Workloads = append(out.Workloads, w)
+	}
+	return out, nil
+}
+
+func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string) (runner.Workload, error) {
+	rw := runner.Workload{Name: w.Name, Kind: runner.Kind(w.Type)}
+	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
+	if rw.Kind == runner.Produce || rw.Kind == runner.EndToEnd {
+		spec, err := producerSpec(p, w, props)
+		if err != nil {
+			return rw, err
+		}
+		rw.Producer = spec
+	}
+	if rw.Kind == runner.Consume || rw.Kind == runner.EndToEnd {
+		spec, err := consumerSpec(w, props)
+		if err != nil {
+			return rw, err
+		}
+		rw.Consumer = spec
+	}
+	return rw, nil
+}
+
+// clientProps orders the properties as Java would apply them: the cluster's
+// shared ones, then the workload's, then the bootstrap servers kbench
+// resolved (a local cluster's, or --set cluster.bootstrap).
+func clientProps(cluster, workload map[string]string, bootstrap string) []kafkaconf.Prop {
+	var props []kafkaconf.Prop
+	add := func(m map[string]string, source string) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			props = append(props, kafkaconf.Prop{Key: k, Value: m[k], Source: source})
+		}
+	}
+	add(cluster, "cluster.properties")
+	add(workload, "properties")
+	if bootstrap != "" {
+		props = append(props, kafkaconf.Prop{Key: "bootstrap.servers", Value: bootstrap, Source: "cluster.bootstrap"})
+	}
+	return props
+}
+
+func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop) (*workload.ProducerSpec, error) {
+	pc, _, err := kafkaconf.ParseProducer(props)
+	if err != nil {
+		return nil, userr.New(err)
+	}
+	values, err := valuesOf(p, w)
+	if err != nil {
+		return nil, err
+	}
+	var keys *payload.Keys
+	keySize := 0
+	if w.Message.KeyRange > 0 {
+		if keys, err = payload.NewKeys(int(w.Message.KeyRange), 1); err != nil {
+			return nil, userr.Errorf("message.key_range: %v", err)
+		}
+		keySize = keys.MaxSize()
+	}
+	opts, err := pc.Opts(values.MaxSize() + keySize)
+	if err != nil {
+		return nil, err
+	}
+	clientID := pc.ClientID
+	spec := &workload.ProducerSpec{
+		Topic:    w.Topic,
+		Clients:  w.Clients,
+		Records:  w.Records,
+		Duration: w.Duration,
+		Rate:     w.Rate,
+		Warmup:   w.WarmupRecords,
+		Values:   values,
+		Keys:     keys,
+		ClientOpts: func(i int) []kgo.Opt {
+			out := append([]kgo.Opt(nil), opts...)
+			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
+			if pc.Idempotence {
+				// kbench never re-sends a failed record: give up on in-flight
+				// records after the delivery timeout rather than hang.
+				out = append(out, kgo.AllowIdempotentProduceCancellation())
+			}
+			return out
+		},
+	}
+	return spec, nil
+}
+
+// valuesOf is the record source of a workload's message: random values of
+// a size, or the records of a payload file (relative to the plan's folder).
+func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
+	m := w.Message
+	if m.PayloadFile != "" {
+		path := m.PayloadFile
+		if !filepath.IsAbs(path) && p.Dir != "" {
+			path = filepath.Join(p.Dir, path)
+		}
+		delim := m.Delimiter
+		if delim == "" {
+			delim = "\n"
+		}
+		src, _, err := payload.File(path, delim, 1)
+		if err != nil {
+			return nil, userr.Errorf("message.payload_file: %v", err)
+		}
+		return src, nil
+	}
+	src, err := payload.Random(int(m.Size), 1)
+	if err != nil {
+		return nil, userr.Errorf("message.size: %v", err)
+	}
+	return src, nil
+}
+
+func consumerSpec(w *plan.Workload, props []kafkaconf.Prop) (*workload.ConsumerSpec, error) {
+	cc, _, err := kafkaconf.ParseConsumer(props)
+	if err != nil {
+		return nil, userr.New(err)
+	}
+	opts, err := cc.Opts()
+	if err != nil {
+		return nil, err
+	}
+	clientID := cc.ClientID
+	spec := &workload.ConsumerSpec{
+		Topics:         []string{w.Topic},
+		Group:          w.Group,
+		Clients:        w.Clients,
+		MaxPollRecords: cc.MaxPollRecords,
+		ClientOpts: func(i int) []kgo.Opt {
+			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
+		},
+		Latency: true,
+		Lag:     w.Type == plan.Consume,
+	}
+	if w.Type == plan.Consume {
+		spec.Records = w.Records
+		spec.Duration = w.Duration
+		spec.IdleTimeout = w.Timeout
+	} else {
+		spec.Clients = 1 // one reader measures every record's latency
+	}
+	return spec, nil
+}
+
+func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
+	cc, _, err := kafkaconf.ParseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
+	if err != nil {
+		return nil, userr.New(err)
+	}
+	return cc.Opts()
+}
+
+func stringPtrs(m map[string]string) map[string]*string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]*string, len(m))
+	for k, v := range m {
+		out[k] = &v
+	}
+	return out
+}
