@@ -15,7 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/study"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -72,7 +72,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	write := func(doc *result.Document) error {
 		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 	}
-	doc, runErr := study.Run(ctx, p, scenarios, study.Options{
+	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
 		Progress:   st.stderr,
 		Version:    version,
 		StartLocal: planLocalCluster(st),

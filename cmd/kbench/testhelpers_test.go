@@ -84,6 +84,12 @@ func endOffsetSum(t *testing.T, bootstrap, topic string) int64 {
 // that kill brokers or need broker settings the shared one lacks.
 func privateCluster(t *testing.T, props map[string]string) *cluster.Cluster {
 	t.Helper()
+	return privateClusterOf(t, 1, props)
+}
+
+// privateClusterOf starts a cluster of the test's own with that many brokers.
+func privateClusterOf(t *testing.T, brokers int, props map[string]string) *cluster.Cluster {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
@@ -97,7 +103,7 @@ func privateCluster(t *testing.T, props map[string]string) *cluster.Cluster {
 		}
 		cache = filepath.Join(d, "kbench")
 	}
-	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithCacheDir(cache),
+	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithBrokers(brokers), cluster.WithCacheDir(cache),
 		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
 		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
 	if err != nil {

@@ -1,9 +1,4 @@
-// Package study runs a plan: every scenario of its matrix, each repeat
-// times, on one cluster (a local one it starts when the plan names no
-// bootstrap servers), and returns one result document with every repeat and
-// the statistics over them. Run is the entry point; cmd/kbench writes the
-// results folder.
-package study
+package runner
 
 import (
 	"context"
@@ -16,11 +11,10 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 )
 
-// Options are what a study needs beyond its plan.
-type Options struct {
+// PlanOptions are what a plan run needs beyond its plan.
+type PlanOptions struct {
 	// Progress receives one line per scenario and repeat (stderr).
 	Progress io.Writer
 	// Version is kbench's version, for the result.
@@ -34,10 +28,10 @@ type Options struct {
 	OnRepeat func(*result.Document)
 }
 
-// Run runs every scenario of the plan and returns the document: also when
-// it fails or ctx ends part way, with everything measured until then and
-// the failure recorded. The error is the first failure (or ctx's).
-func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Options) (*result.Document, error) {
+// RunPlan runs every scenario of the plan and returns the document: also
+// when it fails or ctx ends part way, with everything measured until then
+// and the failure recorded. The error is the first failure (or ctx's).
+func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt PlanOptions) (*result.Document, error) {
 	if opt.Progress == nil {
 		opt.Progress = io.Discard
 	}
@@ -50,7 +44,7 @@ func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Optio
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
 	bootstrap := p.Cluster.Bootstrap
-	built := make([]runner.Scenario, len(scenarios))
+	built := make([]Scenario, len(scenarios))
 	for i := range scenarios {
 		sc, err := scenarioOf(p, &scenarios[i], bootstrapOrPlaceholder(bootstrap))
 		if err != nil {
@@ -138,9 +132,9 @@ func paramsOf(ps []plan.Param) []result.Param {
 }
 
 // runRepeat runs one repeat of a scenario and converts what it measured.
-func runRepeat(ctx context.Context, sc runner.Scenario, index int) result.Repeat {
+func runRepeat(ctx context.Context, sc Scenario, index int) result.Repeat {
 	rep := result.Repeat{Index: index, StartedAt: time.Now()}
-	out, err := runner.Run(ctx, sc)
+	out, err := Run(ctx, sc)
 	rep.EndedAt = time.Now()
 	rep.Status = result.StatusOK
 	if err != nil {

@@ -1,4 +1,4 @@
-package study
+package runner
 
 import (
 	"fmt"
@@ -12,7 +12,6 @@ import (
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -20,8 +19,8 @@ import (
 // scenarioOf builds the runner's scenario for one plan scenario: Java
 // client properties become franz-go options (the cluster's, then the
 // workload's), messages become record sources.
-func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (runner.Scenario, error) {
-	out := runner.Scenario{Name: sc.Name}
+func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (Scenario, error) {
+	out := Scenario{Name: sc.Name}
 	admin, err := adminOpts(p, bootstrap)
 	if err != nil {
 		return out, err
@@ -34,7 +33,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (runner.Scena
 			ReplicationFactor: int16(t.Replication),
 			Configs:           stringPtrs(t.Configs),
 		}
-		out.Topics = append(out.Topics, runner.Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
+		out.Topics = append(out.Topics, Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
 	}
 	for i := range sc.Workloads {
 		w, err := workloadOf(p, &sc.Workloads[i], bootstrap)
@@ -46,17 +45,17 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (runner.Scena
 	return out, nil
 }
 
-func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string) (runner.Workload, error) {
-	rw := runner.Workload{Name: w.Name, Kind: runner.Kind(w.Type)}
+func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string) (Workload, error) {
+	rw := Workload{Name: w.Name, Kind: Kind(w.Type)}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
-	if rw.Kind == runner.Produce || rw.Kind == runner.EndToEnd {
+	if rw.Kind == Produce || rw.Kind == EndToEnd {
 		spec, err := producerSpec(p, w, props)
 		if err != nil {
 			return rw, err
 		}
 		rw.Producer = spec
 	}
-	if rw.Kind == runner.Consume || rw.Kind == runner.EndToEnd {
+	if rw.Kind == Consume || rw.Kind == EndToEnd {
 		spec, err := consumerSpec(w, props)
 		if err != nil {
 			return rw, err

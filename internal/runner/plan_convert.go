@@ -1,4 +1,4 @@
-package study
+package runner
 
 import (
 	"errors"
@@ -6,12 +6,11 @@ import (
 	"runtime"
 
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
 )
 
 // workloadResult converts one workload's outcome to the result's form.
-func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workload, error) {
+func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 	rw := result.Workload{Name: w.Name, Type: string(w.Kind)}
 	var errs []error
 	if w.Err != nil {
@@ -30,7 +29,7 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 	if w.Consumer != nil {
 		c, lat, err := w.Consumer.Summary(0)
 		errs = append(errs, err)
-		if w.Kind == runner.EndToEnd {
+		if w.Kind == EndToEnd {
 			rw.EndToEnd = lat
 		} else {
 			rw.Consumer = c
@@ -63,7 +62,7 @@ const (
 // the cluster: kbench saturated the machine's CPUs, or a fixed-rate
 // producer fell short of its rate without the cluster pushing back (its
 // buffer was not full: the client, not the brokers, was slow).
-func generatorOf(out *runner.Outcome, p *workload.ProducerResult) *result.Generator {
+func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 	g := &result.Generator{CPUSeconds: out.CPU.Seconds()}
 	wall := out.End.Sub(out.Start).Seconds()
 	if wall <= 0 {

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// TestExamplePlans runs every example plan, scaled down with --set, against
+// a real 3-broker cluster, and checks what a reviewer would: one summary row
+// per scenario, and result.json's record counts equal what the topics hold.
+func TestExamplePlans(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: starts a real 3-broker Kafka cluster")
+	}
+	c := privateClusterOf(t, 3, nil)
+	bootstrap := c.Bootstrap()
+	tests := []struct {
+		file      string
+		sets      []string
+		scenarios int
+	}{
+		{"record-size-sweep.yaml", []string{"matrix.record_size={1,100}", "repeat=2", "workloads[0].records=20k", "workloads[0].warmup=2k"}, 2},
+		{"partition-study.yaml", []string{"matrix.partitions={1,10}", "workloads[0].records=10k", "workloads[0].warmup=1k", "workloads[0].rate=5k/s"}, 4},
+		{"replication-study.yaml", []string{"repeat=1", "workloads[0].records=20k", "workloads[0].warmup=2k"}, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			out := t.TempDir()
+			var stdout, stderr syncBuffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+			args := []string{"run", filepath.Join("..", "..", "examples", tt.file), "--out", out, "--set", "cluster.bootstrap=" + bootstrap}
+			for _, s := range tt.sets {
+				args = append(args, "--set", s)
+			}
+			if code := runKbench(t, st, args...); code != exitOK {
+				t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+			}
+			doc, err := result.Read(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Plan == nil || len(doc.Plan.Scenarios) != tt.scenarios {
+				t.Fatalf("result.json has %v scenarios, want %d", doc.Plan, tt.scenarios)
+			}
+			// Topics are recreated per repeat: the last run on each topic is
+			// what it holds.
+			last := map[string]int64{}
+			for _, sc := range doc.Plan.Scenarios {
+				if len(sc.Repeats) == 0 {
+					t.Fatalf("scenario %s has no repeats", sc.Name)
+				}
+				rep := sc.Repeats[len(sc.Repeats)-1]
+				for _, w := range rep.Workloads {
+					if w.Producer == nil || w.Topic == nil {
+						t.Fatalf("scenario %s workload %s: no producer result or topic", sc.Name, w.Name)
+					}
+					last[w.Topic.Name] = w.Producer.Records
+				}
+			}
+			for topic, records := range last {
+				if held := endOffsetSum(t, bootstrap, topic); held != records {
+					t.Errorf("topic %s holds %d records; result.json says %d were acknowledged", topic, held, records)
+				}
+			}
+			f, err := os.Open(filepath.Join(out, "summary.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != tt.scenarios+1 || rows[0][0] != "scenario" {
+				t.Fatalf("summary.csv has %d rows (header %q), want a header and %d rows", len(rows), rows[0], tt.scenarios)
+			}
+			md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+			if err != nil || !strings.Contains(string(md), doc.Plan.Name) {
+				t.Fatalf("summary.md: %v\n%s", err, md)
+			}
+			if _, err := os.Stat(filepath.Join(out, "plan.yaml")); err != nil {
+				t.Fatalf("the plan as run was not written: %v", err)
+			}
+		})
+	}
+}
