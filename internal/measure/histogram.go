@@ -21,11 +21,20 @@ const (
 	sigFigs = 3
 )
 
-// Histogram holds latencies in microseconds, from 0 to MaxLatencyMicros, at
-// 3 significant digits. It is not safe for concurrent use: give each writer
-// goroutine its own and Merge them when done.
+// Histogram holds latencies in microseconds: an HdrHistogram from 0 to
+// MaxLatencyMicros at 3 significant digits for the percentiles, and beside
+// it the exact count, sum, minimum and maximum, so that the mean and max it
+// reports are what was recorded, not a bucket's bounds. It is not safe for
+// concurrent use: give each writer goroutine its own and Merge them.
 type Histogram struct {
 	h *hdrhistogram.Histogram
+	// Exact statistics of the recorded values (negative ones excluded).
+	count, sum, min, max int64
+	// overRange counts values above MaxLatencyMicros: in the percentiles
+	// as MaxLatencyMicros, in sum and max as recorded. negative counts
+	// values below 0 (clocks of two machines disagreeing): left out of
+	// everything else, since no latency can be negative.
+	overRange, negative int64
 }
 
 // NewHistogram returns an empty latency histogram.
@@ -33,12 +42,22 @@ func NewHistogram() *Histogram {
 	return &Histogram{h: hdrhistogram.New(1, MaxLatencyMicros, sigFigs)}
 }
 
-// Record adds one latency in microseconds. Negative values (clock steps) are
-// recorded as 0 and values above MaxLatencyMicros as MaxLatencyMicros.
+// Record adds one latency in microseconds.
 func (h *Histogram) Record(us int64) {
 	if us < 0 {
-		us = 0
-	} else if us > MaxLatencyMicros {
+		h.negative++
+		return
+	}
+	if h.count == 0 || us < h.min {
+		h.min = us
+	}
+	if us > h.max {
+		h.max = us
+	}
+	h.count++
+	h.sum += us
+	if us > MaxLatencyMicros {
+		h.overRange++
 		us = MaxLatencyMicros
 	}
 	// RecordValue only fails for values out of range, excluded above.
@@ -50,36 +69,66 @@ func (h *Histogram) Merge(o *Histogram) {
 	if o == nil {
 		return
 	}
-	h.h.Merge(o.h)
+	// Both cover the same range, so nothing is dropped; count it if it is.
+	h.overRange += h.h.Merge(o.h)
+	if o.count > 0 {
+		if h.count == 0 || o.min < h.min {
+			h.min = o.min
+		}
+		h.max = max(h.max, o.max)
+	}
+	h.count += o.count
+	h.sum += o.sum
+	h.overRange += o.overRange
+	h.negative += o.negative
 }
 
-// Count is the number of recorded values.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+// Count is the number of recorded values (negative ones excluded).
+func (h *Histogram) Count() int64 { return h.count }
 
-// Max is the largest recorded value in microseconds (0 when empty).
-func (h *Histogram) Max() int64 {
-	if h.h.TotalCount() == 0 {
+// Sum is the exact sum of the recorded values in microseconds.
+func (h *Histogram) Sum() int64 { return h.sum }
+
+// Max is the largest recorded value in microseconds, exactly (0 when empty).
+func (h *Histogram) Max() int64 { return h.max }
+
+// Min is the smallest recorded value in microseconds, exactly (0 when empty).
+func (h *Histogram) Min() int64 { return h.min }
+
+// Mean is the exact average recorded value in microseconds (0 when empty).
+func (h *Histogram) Mean() float64 {
+	if h.count == 0 {
 		return 0
 	}
-	return h.h.Max()
+	return float64(h.sum) / float64(h.count)
 }
 
-// Min is the smallest recorded value in microseconds (0 when empty).
-func (h *Histogram) Min() int64 {
-	if h.h.TotalCount() == 0 {
+// OverRange counts values above MaxLatencyMicros.
+func (h *Histogram) OverRange() int64 { return h.overRange }
+
+// Negative counts negative values, which were not recorded.
+func (h *Histogram) Negative() int64 { return h.negative }
+
+// Quantile returns the value at quantile q (0 < q <= 1), in microseconds,
+// from the HdrHistogram (within 0.1%), kept within the exact min and max.
+func (h *Histogram) Quantile(q float64) int64 {
+	if h.count == 0 {
 		return 0
 	}
-	return h.h.Min()
+	return min(max(h.h.ValueAtQuantile(q*100), h.min), h.max)
 }
 
-// Mean is the average recorded value in microseconds.
-func (h *Histogram) Mean() float64 { return h.h.Mean() }
-
-// Quantile returns the value at quantile q (0 < q <= 1), in microseconds.
-func (h *Histogram) Quantile(q float64) int64 { return h.h.ValueAtQuantile(q * 100) }
+// SetExact restores the exact statistics of a histogram rebuilt with
+// Decode, which holds only the HdrHistogram part.
+func (h *Histogram) SetExact(count, sum, min, max, overRange, negative int64) {
+	h.count, h.sum, h.min, h.max, h.overRange, h.negative = count, sum, min, max, overRange, negative
+}
 
 // Reset empties h.
-func (h *Histogram) Reset() { h.h.Reset() }
+func (h *Histogram) Reset() {
+	h.h.Reset()
+	h.count, h.sum, h.min, h.max, h.overRange, h.negative = 0, 0, 0, 0, 0, 0
+}
 
 // Encode returns h in HdrHistogram's compressed V2 format, base64 encoded:
 // the form stored in result documents and readable by every HdrHistogram
@@ -92,11 +141,18 @@ func (h *Histogram) Encode() (string, error) {
 	return string(b), nil
 }
 
-// Decode reads a histogram written by Encode.
+// Decode reads a histogram written by Encode. The encoding holds only the
+// HdrHistogram part: the exact statistics are approximated from it until
+// SetExact restores them (result.Latency.Histogram does).
 func Decode(s string) (*Histogram, error) {
 	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
-	return &Histogram{h: h}, nil
+	out := &Histogram{h: h, count: h.TotalCount()}
+	if out.count > 0 {
+		out.min, out.max = h.Min(), h.Max()
+		out.sum = int64(h.Mean() * float64(out.count))
+	}
+	return out, nil
 }

@@ -26,19 +26,54 @@ func TestHistogramRecordAndQuantiles(t *testing.T) {
 	}
 }
 
-func TestHistogramClamps(t *testing.T) {
+// TestHistogramOutOfRange: regression: values outside the histogram
+// vanished: latencies over an hour were clamped without a count and
+// negative ones (clock skew) recorded as 0.
+func TestHistogramOutOfRange(t *testing.T) {
 	t.Parallel()
 	h := NewHistogram()
 	h.Record(-5)                   // a clock step backwards
 	h.Record(MaxLatencyMicros * 3) // longer than tracked
-	if h.Count() != 2 {
-		t.Fatalf("count %d: out-of-range values must still count", h.Count())
+	h.Record(10)
+	if h.Count() != 2 || h.Negative() != 1 || h.OverRange() != 1 {
+		t.Fatalf("count %d negative %d over range %d; want 2, 1, 1", h.Count(), h.Negative(), h.OverRange())
 	}
-	if h.Min() != 0 {
-		t.Fatalf("min %d, want 0", h.Min())
+	if h.Min() != 10 || h.Max() != MaxLatencyMicros*3 || h.Sum() != MaxLatencyMicros*3+10 {
+		t.Fatalf("min %d max %d sum %d; want the exact values", h.Min(), h.Max(), h.Sum())
 	}
-	if h.Max() < MaxLatencyMicros || h.Max() > MaxLatencyMicros+MaxLatencyMicros/1000 {
-		t.Fatalf("max %d, want about %d", h.Max(), MaxLatencyMicros)
+	if q := h.Quantile(1); q != MaxLatencyMicros*3 && (q < MaxLatencyMicros || q > MaxLatencyMicros+MaxLatencyMicros/1000) {
+		t.Fatalf("p100 %d", q)
+	}
+	o := NewHistogram()
+	o.Record(-1)
+	o.Record(MaxLatencyMicros + 1)
+	h.Merge(o)
+	if h.Negative() != 2 || h.OverRange() != 2 || h.Count() != 3 {
+		t.Fatalf("after merge: negative %d over range %d count %d", h.Negative(), h.OverRange(), h.Count())
+	}
+}
+
+// TestHistogramExactMaxMean: regression: Max() was the top of the value's
+// bucket and Mean() used bucket midpoints, so a recorded 2,293,300 µs
+// printed as 2293.76 ms and the summary max could exceed every interval max.
+func TestHistogramExactMaxMean(t *testing.T) {
+	t.Parallel()
+	h := NewHistogram()
+	for _, v := range []int64{2_293_300, 1_000_001, 3} {
+		h.Record(v)
+	}
+	if h.Max() != 2_293_300 || h.Min() != 3 || h.Sum() != 3_293_304 || h.Mean() != 3_293_304.0/3 {
+		t.Fatalf("max %d min %d sum %d mean %v; want the exact values", h.Max(), h.Min(), h.Sum(), h.Mean())
+	}
+	if q := h.Quantile(1); q != 2_293_300 {
+		t.Fatalf("p100 %d: percentiles must stay within the exact max", q)
+	}
+	a, b := NewHistogram(), NewHistogram()
+	a.Record(7)
+	b.Record(2_293_300)
+	a.Merge(b)
+	if a.Max() != 2_293_300 || a.Min() != 7 || a.Sum() != 2_293_307 {
+		t.Fatalf("merged max %d min %d sum %d", a.Max(), a.Min(), a.Sum())
 	}
 }
 
@@ -89,7 +124,12 @@ func TestHistogramEncodeDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Count() != h.Count() || got.Max() != h.Max() || got.Quantile(0.99) != h.Quantile(0.99) {
+	if got.Count() != h.Count() || got.Quantile(0.99) != h.Quantile(0.99) {
+		t.Fatalf("decoded count %d p99 %d; want %d %d", got.Count(), got.Quantile(0.99), h.Count(), h.Quantile(0.99))
+	}
+	// The encoding keeps only the HdrHistogram part; SetExact restores the rest.
+	got.SetExact(h.Count(), h.Sum(), h.Min(), h.Max(), h.OverRange(), h.Negative())
+	if got.Count() != h.Count() || got.Max() != h.Max() || got.Quantile(0.99) != h.Quantile(0.99) || got.Mean() != h.Mean() {
 		t.Fatalf("decoded count %d max %d p99 %d; want %d %d %d",
 			got.Count(), got.Max(), got.Quantile(0.99), h.Count(), h.Max(), h.Quantile(0.99))
 	}

@@ -51,6 +51,7 @@ type Document struct {
 	Producer      *Producer         `json:"producer,omitempty"`
 	Consumer      *Consumer         `json:"consumer,omitempty"`
 	EndToEnd      *Latency          `json:"end_to_end_latency,omitempty"`
+	Plan          *PlanRun          `json:"plan,omitempty"` // kbench run
 }
 
 // New starts the document of a run of the given kind that began at started.
@@ -130,11 +131,15 @@ type Interval struct {
 	MaxLatencyMs   float64 `json:"max_latency_ms,omitempty"`
 }
 
-// Latency summarises a latency histogram. Every value is in microseconds;
-// Histogram is the full histogram (measure.Histogram.Encode) for merging.
+// Latency summarises a latency histogram. Every value is in microseconds.
+// Count, Sum, Min, Mean and Max are exact; the percentiles come from the
+// HdrHistogram (3 significant digits). Histogram is that histogram
+// (measure.Histogram.Encode), for merging; with Sum, Min, Max and the
+// counts it rebuilds the whole (Latency.Decode).
 type Latency struct {
 	Unit      string  `json:"unit"`
 	Count     int64   `json:"count"`
+	Sum       int64   `json:"sum"`
 	Min       int64   `json:"min"`
 	Mean      float64 `json:"mean"`
 	P50       int64   `json:"p50"`
@@ -144,7 +149,23 @@ type Latency struct {
 	P999      int64   `json:"p99_9"`
 	P9999     int64   `json:"p99_99"`
 	Max       int64   `json:"max"`
-	Histogram string  `json:"histogram"`
+	// OverRange counts latencies above an hour: in the percentiles as one
+	// hour, in Sum and Max as measured. Negative counts negative ones
+	// (clocks disagreeing), left out of everything else.
+	OverRange int64  `json:"over_range,omitempty"`
+	Negative  int64  `json:"negative,omitempty"`
+	Histogram string `json:"histogram"`
+}
+
+// Decode rebuilds the measured histogram, exact statistics included,
+// so that latencies of repeats and clients merge exactly.
+func (l *Latency) Decode() (*measure.Histogram, error) {
+	h, err := measure.Decode(l.Histogram)
+	if err != nil {
+		return nil, err
+	}
+	h.SetExact(l.Count, l.Sum, l.Min, l.Max, l.OverRange, l.Negative)
+	return h, nil
 }
 
 // LatencyOf summarises h. An empty histogram gives zero percentiles.
@@ -156,6 +177,7 @@ func LatencyOf(h *measure.Histogram) (Latency, error) {
 	return Latency{
 		Unit:      "us",
 		Count:     h.Count(),
+		Sum:       h.Sum(),
 		Min:       h.Min(),
 		Mean:      h.Mean(),
 		P50:       h.Quantile(0.50),
@@ -165,6 +187,8 @@ func LatencyOf(h *measure.Histogram) (Latency, error) {
 		P999:      h.Quantile(0.999),
 		P9999:     h.Quantile(0.9999),
 		Max:       h.Max(),
+		OverRange: h.OverRange(),
+		Negative:  h.Negative(),
 		Histogram: enc,
 	}, nil
 }

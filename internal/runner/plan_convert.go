@@ -33,9 +33,6 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 			rw.EndToEnd = lat
 		} else {
 			rw.Consumer = c
-			if c != nil {
-				c.EndToEnd = nil
-			}
 		}
 		for name := range w.Consumer.Topics {
 			topic = name

@@ -95,7 +95,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				break
 			}
 		}
-		result.Aggregate(&rsc)
+		if err := result.AggregateScenario(&rsc); err != nil && firstErr == nil {
+			firstErr = err
+		}
 		run.Scenarios = append(run.Scenarios, rsc)
 		if opt.OnRepeat != nil {
 			opt.OnRepeat(doc)

@@ -111,14 +111,15 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop) (*work
 	}
 	clientID := pc.ClientID
 	spec := &workload.ProducerSpec{
-		Topic:    w.Topic,
-		Clients:  w.Clients,
-		Records:  w.Records,
-		Duration: w.Duration,
-		Rate:     w.Rate,
-		Warmup:   w.WarmupRecords,
-		Values:   values,
-		Keys:     keys,
+		Topic:          w.Topic,
+		Clients:        w.Clients,
+		Records:        w.Records,
+		Duration:       w.Duration,
+		Rate:           w.Rate,
+		Warmup:         w.WarmupRecords,
+		WarmupDuration: w.WarmupDuration,
+		Values:         values,
+		Keys:           keys,
 		ClientOpts: func(i int) []kgo.Opt {
 			out := append([]kgo.Opt(nil), opts...)
 			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))

@@ -37,8 +37,11 @@ type ProducerSpec struct {
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).
 	Rate float64
-	// Warmup records (of the total) are left out of the steady-state stats.
-	Warmup int64
+	// Warmup records (of the total, counted across clients) are left out
+	// of the steady-state stats; so are records sent in the first
+	// WarmupDuration. With both, a record must be past both.
+	Warmup         int64
+	WarmupDuration time.Duration
 	// Values gives record values; each client gets a Clone.
 	Values payload.Source
 	// Keys gives record keys; nil sends records without keys.
@@ -98,6 +101,11 @@ type ProducerResult struct {
 	Errors    map[string]int64
 	Intervals []Interval
 	Clients   int
+	// TargetRate is the spec's rate (0: unlimited). BehindMax is the most
+	// a record was sent after its intended time; BufferFull the time the
+	// senders waited for room in their clients' buffers, summed.
+	TargetRate            float64
+	BehindMax, BufferFull time.Duration
 }
 
 // SteadyResult is the part of a run after warmup.
@@ -232,7 +240,8 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		Intervals:           intervals,
 		Clients:             len(clients),
 	}
-	if spec.Warmup > 0 {
+	res.TargetRate = max(spec.Rate, 0)
+	if spec.Warmup > 0 || spec.WarmupDuration > 0 {
 		res.Steady = &SteadyResult{Latency: measure.NewHistogram()}
 	}
 	for _, c := range clients {
@@ -240,6 +249,8 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		res.Bytes += c.bytes
 		res.Failed += c.failed
 		res.Latency.Merge(c.hist)
+		res.BehindMax = max(res.BehindMax, c.behindMax)
+		res.BufferFull += c.bufferFull
 		if res.Steady != nil && c.steadyStart != nil {
 			st := *c.steadyStart
 			if res.Steady.Start.IsZero() || st.Before(res.Steady.Start) {

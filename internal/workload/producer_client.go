@@ -57,21 +57,34 @@ type producerClient struct {
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
 	index, clients int64
-	warmup         int64
-	pacer          load.Pacer
-	values         payload.Source
-	keys           *payload.Keys
-	txEvery        time.Duration
-	onError        func(string, error)
-	flushMax       time.Duration
-	stamp          bool
-	stamper        SentStamper
+	// warmup is the run-wide number of warm-up records and warmupFor the
+	// warm-up time: a record is steady once its run-wide index is past
+	// warmup and it is sent warmupFor after the start. hasWarmup: either.
+	warmup    int64
+	warmupFor time.Duration
+	hasWarmup bool
+	pacer     load.Pacer
+	values    payload.Source
+	keys      *payload.Keys
+	txEvery   time.Duration
+	onError   func(string, error)
+	flushMax  time.Duration
+	stamp     bool
+	stamper   SentStamper
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
 	steadyBegun  atomic.Bool
-	produced     int64        // send goroutine: records handed to franz-go
-	completed    atomic.Int64 // promise worker: records whose promise ran
+	produced     int64 // send goroutine: records handed to franz-go
+	// promiseFn is c.promise, made once: a method value passed per record
+	// would be allocated per record.
+	promiseFn func(*kgo.Record, error)
+	// Send goroutine: how it kept up. behindMax is the most a record was
+	// sent after its intended time; bufferFull the time Produce waited for
+	// room in the client's buffer (the cluster pushing back).
+	behindMax, bufferFull      time.Duration
+	maxBufRecords, maxBufBytes int64
+	completed                  atomic.Int64 // promise worker: records whose promise ran
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
@@ -100,7 +113,9 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		records:    share(spec.Records, spec.Clients, i),
 		index:      int64(i),
 		clients:    int64(spec.Clients),
-		warmup:     share(spec.Warmup, spec.Clients, i),
+		warmup:     spec.Warmup,
+		warmupFor:  spec.WarmupDuration,
+		hasWarmup:  spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:      load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:     spec.Values.Clone(uint64(i) + 1),
 		txEvery:    spec.TransactionDuration,
@@ -113,6 +128,13 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	}
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
+	}
+	c.promiseFn = c.promise
+	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int); ok {
+		c.maxBufRecords = int64(v)
+	}
+	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int); ok {
+		c.maxBufBytes = int64(v)
 	}
 	return c, nil
 }
@@ -164,7 +186,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		}
 		r := c.prepare(i, intended)
 		c.produced++
-		c.cl.Produce(ctx, r, c.promise)
+		c.produce(ctx, r)
 		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
 			if err := c.endTransaction(ctx); err != nil {
 				return err
@@ -184,19 +206,26 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	if c.keys != nil {
 		r.Key = c.keys.Key()
 	}
-	if i >= c.warmup {
-		r.Context = steadyCtx
-		if i == c.warmup && c.warmup > 0 {
-			c.steadyBegun.Store(true)
-		}
-	}
 	// Latency counts from the earlier of the intended and the actual send
 	// time: a late record owns its delay (no coordinated omission), and one
 	// sent early within the pacer's burst is not credited for it. One
 	// monotonic clock read; the record's Kafka timestamp derives from it.
 	sl.sent = time.Since(c.start)
 	if intended {
-		sl.sent = min(sl.sent, c.pacer.Due(i))
+		due := c.pacer.Due(i)
+		if late := sl.sent - due; late > c.behindMax {
+			c.behindMax = late
+		}
+		sl.sent = min(sl.sent, due)
+	}
+	// Steady state is decided on the run-wide record index, so that a
+	// warm-up smaller than the number of clients does not leave whole
+	// clients out of it.
+	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
+		r.Context = steadyCtx
+		if c.hasWarmup && !c.steadyBegun.Load() {
+			c.steadyBegun.Store(true)
+		}
 	}
 	r.Timestamp = c.start.Add(sl.sent)
 	if c.stamp {
@@ -213,6 +242,21 @@ func (c *producerClient) endTransaction(ctx context.Context) error {
 		return fmt.Errorf("commit transaction: %w", err)
 	}
 	return nil
+}
+
+// produce hands r to franz-go, timing the call when the client's buffer is
+// full: then Produce blocks until the cluster acknowledges enough to make
+// room, and that wait says the cluster, not kbench, set the pace. The check
+// is two atomic loads.
+func (c *producerClient) produce(ctx context.Context, r *kgo.Record) {
+	if (c.maxBufRecords > 0 && c.cl.BufferedProduceRecords() >= c.maxBufRecords) ||
+		(c.maxBufBytes > 0 && c.cl.BufferedProduceBytes()+int64(len(r.Key)+len(r.Value)) > c.maxBufBytes) {
+		t0 := time.Now()
+		c.cl.Produce(ctx, r, c.promiseFn)
+		c.bufferFull += time.Since(t0)
+		return
+	}
+	c.cl.Produce(ctx, r, c.promiseFn)
 }
 
 // Publishing bounds: the promise worker adds to the shared windows once per
@@ -247,7 +291,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	addRecord(&c.pending, size, lat)
 	c.acked++
 	c.bytes += int64(size)
-	if c.warmup > 0 && r.Context == steadyCtx {
+	if c.hasWarmup && r.Context == steadyCtx {
 		if c.steadyStart == nil {
 			// The Apache tool starts steady-state time when the first
 			// steady record is sent.

@@ -39,7 +39,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		out.Intervals = append(out.Intervals, ri)
 	}
-	if r.Steady != nil {
+	// No steady record acknowledged (interrupted during warm-up, or a
+	// duration shorter than it): no steady state to report.
+	if r.Steady != nil && !r.Steady.Start.IsZero() {
 		st, err := producerSummary(r.End.Sub(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
 		if err != nil {
 			return nil, err

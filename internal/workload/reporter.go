@@ -40,7 +40,7 @@ func (r *reporter) stop() { close(r.done) }
 func (r *reporter) tick(now time.Time, final bool) {
 	iv := Interval{Elapsed: now.Sub(r.start), Length: now.Sub(r.last), Final: final}
 	r.last = now
-	if !r.steady && r.spec.Warmup > 0 {
+	if !r.steady && (r.spec.Warmup > 0 || r.spec.WarmupDuration > 0) {
 		for _, c := range r.clients {
 			if c.steadyBegun.Load() {
 				r.steady = true

@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat"}
+	clusterFields  = []string{"bootstrap", "properties", "local"}
+	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
+	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
+	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "records", "duration", "warmup", "timeout"}
+	messageFields  = []string{"size", "payload_file", "delimiter", "key_range"}
+
+	// Topic names as Kafka allows them.
+	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+	// Plan names become folder names.
+	planNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,100}$`)
+)
+
+// maxRecordSize bounds message.size: what max.request.size can be raised to.
+const maxRecordSize = 1 << 30
+
+// header decodes the parts of a plan that the matrix cannot change.
+func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix *yaml.Node) {
+	p.Repeat = DefaultRepeat
+	var nameNode *yaml.Node
+	c.fields(root, "", topFields, func(key string, v *yaml.Node) {
+		switch key {
+		case "name":
+			nameNode = v
+			p.Name = c.text(v, "name")
+			if p.Name != "" && !planNameRE.MatchString(p.Name) {
+				c.addf(v, "name", "%q: use letters, digits, '.', '_' and '-' only (it names the results folder)", p.Name)
+			}
+		case "description":
+			p.Description = c.text(v, "description")
+		case "cluster":
+			c.cluster(v, &p.Cluster)
+		case "topics":
+			topics = v
+		case "workloads":
+			workloads = v
+		case "matrix":
+			matrix = v
+		case "repeat":
+			if n, ok := c.whole(v, "repeat", 1, MaxRepeat); ok {
+				p.Repeat = int(n)
+			}
+		}
+	})
+	if root.Kind == yaml.MappingNode {
+		if nameNode == nil {
+			c.addf(root, "name", "missing; give the plan a name such as record-size-sweep")
+		}
+		if workloads == nil {
+			c.addf(root, "workloads", "missing; a plan needs at least one workload (type: produce, consume or end-to-end)")
+		}
+	}
+	return topics, workloads, matrix
+}
+
+func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
+	c.fields(n, "cluster", clusterFields, func(key string, v *yaml.Node) {
+		switch key {
+		case "bootstrap":
+			cl.Bootstrap = c.text(v, "cluster.bootstrap")
+		case "properties":
+			cl.Properties = c.properties(v, "cluster.properties")
+		case "local":
+			c.fields(v, "cluster.local", localFields, func(key string, v *yaml.Node) {
+				path := "cluster.local." + key
+				switch key {
+				case "brokers":
+					if b, ok := c.whole(v, path, 1, MaxLocalBrokers); ok {
+						cl.Local.Brokers = int(b)
+					}
+				case "version":
+					cl.Local.Version = c.text(v, path)
+				case "heap":
+					cl.Local.Heap = c.text(v, path)
+				case "broker_configs":
+					cl.Local.BrokerConfigs = c.properties(v, path)
+				}
+			})
+		}
+	})
+}
+
+// body decodes a scenario's topics and workloads (after substitution).
+func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
+	names := map[string]bool{}
+	if topics != nil {
+		if topics.Kind != yaml.SequenceNode {
+			c.addf(topics, "topics", "is %s; write a list of topics (- name: ...)", kindName(topics))
+		} else {
+			for i, tn := range topics.Content {
+				t := c.topic(tn, fmt.Sprintf("topics[%d]", i))
+				if t.Name != "" && names[t.Name] {
+					c.addf(tn, fmt.Sprintf("topics[%d].name", i), "topic %q is listed twice; keep one", t.Name)
+				}
+				names[t.Name] = true
+				sc.Topics = append(sc.Topics, t)
+			}
+		}
+	}
+	if workloads == nil {
+		return
+	}
+	if workloads.Kind != yaml.SequenceNode || len(workloads.Content) == 0 {
+		c.addf(workloads, "workloads", "is %s; write a list of at least one workload (- name: ..., type: produce)", kindName(workloads))
+		return
+	}
+	wnames := map[string]bool{}
+	for i, wn := range workloads.Content {
+		path := fmt.Sprintf("workloads[%d]", i)
+		w := c.workload(wn, path)
+		if w.Name != "" && wnames[w.Name] {
+			c.addf(wn, path+".name", "workload %q is named twice; names must differ", w.Name)
+		}
+		wnames[w.Name] = true
+		sc.Workloads = append(sc.Workloads, w)
+	}
+}
+
+func (c *collector) topic(n *yaml.Node, path string) Topic {
+	t := Topic{Existing: Recreate}
+	var nameSeen, partsSeen bool
+	ok := c.fields(n, path, topicFields, func(key string, v *yaml.Node) {
+		p := join(path, key)
+		switch key {
+		case "name":
+			nameSeen = true
+			t.Name = c.text(v, p)
+			if t.Name != "" && !topicNameRE.MatchString(t.Name) {
+				c.addf(v, p, "%q is not a legal topic name; use letters, digits, '.', '_' and '-', at most 249 characters", t.Name)
+			}
+		case "partitions":
+			partsSeen = true
+			if v, ok := c.whole(v, p, 1, MaxPartitions); ok {
+				t.Partitions = int(v)
+			}
+		case "replication":
+			if v, ok := c.whole(v, p, 1, 32767); ok {
+				t.Replication = int(v)
+			}
+		case "configs":
+			t.Configs = c.properties(v, p)
+		case "existing":
+			t.Existing = c.oneOf(v, p, Recreate, Reuse, Fail)
+		}
+	})
+	if !ok {
+		return t
+	}
+	if !nameSeen {
+		c.addf(n, path+".name", "missing; every topic needs a name")
+	}
+	if !partsSeen && t.Existing != Reuse {
+		c.addf(n, path+".partitions", "missing; give the partition count (existing: %s creates the topic)", t.Existing)
+	}
+	return t
+}

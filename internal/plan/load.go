@@ -1,0 +1,177 @@
+package plan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// Load reads the plan file, applies the --set overrides and checks it. A
+// bad plan is a userr error listing every problem.
+func Load(path string, sets []string) (*Plan, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, userr.Errorf("read plan: %v", err)
+	}
+	p, err := Parse(path, data, sets)
+	if err != nil {
+		return nil, err
+	}
+	p.Dir = filepath.Dir(path)
+	return p, nil
+}
+
+// Parse checks a plan given as YAML text; file names it in errors.
+func Parse(file string, data []byte, sets []string) (*Plan, error) {
+	c := newCollector(file, sets)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, userr.New(syntaxProblem(file, data, err))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, userr.Errorf("%s: the plan is empty; see docs/plans.md for its fields", file)
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		c.addf(root, "", "the plan is %s; write a mapping with name, workloads and the other fields of docs/plans.md", kindName(root))
+		return nil, userr.New(c.err())
+	}
+	if hasAlias(root) {
+		return nil, userr.Errorf("%s: the plan uses YAML anchors or aliases (&, *); write each value out", file)
+	}
+	for i, s := range sets {
+		if err := applySet(root, s, i); err != nil {
+			c.list = append(c.list, Problem{Where: "--set " + s, Msg: err.Error()})
+		}
+	}
+	if len(c.list) > 0 {
+		return nil, userr.New(c.err())
+	}
+	p := &Plan{File: file}
+	topics, workloads, matrix := c.header(root, p)
+	before := len(c.list)
+	names, points := c.matrix(matrix)
+	p.params = names
+	matrixOK := len(c.list) == before
+	// With the matrix or a reference wrong, the substituted values would
+	// only add noise.
+	if !c.checkRefs(root, topics, workloads, matrix, names) && matrixOK {
+		for i, pt := range points {
+			sc := Scenario{Index: i + 1, Name: p.Name}
+			for _, name := range names {
+				v, ok := pt.values[name]
+				if !ok {
+					c.addf(matrix.Content[i], fmt.Sprintf("matrix[%d]", i), "lacks %s, which other scenarios give; give every scenario the same parameters", name)
+					continue
+				}
+				sc.Params = append(sc.Params, Param{Name: name, Value: valueText(v)})
+			}
+			if len(sc.Params) > 0 {
+				var parts []string
+				for _, pr := range sc.Params {
+					parts = append(parts, pr.Name+"="+pr.Value)
+				}
+				sc.Name = strings.Join(parts, " ")
+			}
+			c.body(c.substitute(topics, pt, "topics"), c.substitute(workloads, pt, "workloads"), &sc)
+			p.scenarios = append(p.scenarios, sc)
+		}
+	}
+	if err := c.err(); err != nil {
+		return nil, userr.New(err)
+	}
+	redactSecrets(root)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, fmt.Errorf("render the plan as run: %w", err)
+	}
+	p.redacted = buf.Bytes()
+	return p, nil
+}
+
+// parserProblems are the YAML library's errors that name the line of the
+// enclosing collection rather than of the mistake.
+var parserProblems = map[string]bool{
+	"did not find expected key":              true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected node content":     true,
+	"did not find expected <document start>": true,
+}
+
+var (
+	yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+	flowRef    = regexp.MustCompile(`[{\[][^}\]]*[:,\[]\s*\$\{`)
+)
+
+// syntaxProblem turns the YAML library's error into file:line: message.
+func syntaxProblem(file string, data []byte, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("%s: %s", file, strings.Join(te.Errors, "; "))
+	}
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		where := ""
+		if parserProblems[m[2]] {
+			// The library names the 0-based line where the enclosing list or
+			// mapping starts; the mistake is in it, often further down.
+			line++
+			where = fmt.Sprintf(" in the list or mapping that starts at line %d", line)
+		}
+		hint := ""
+		for _, l := range strings.Split(string(data), "\n")[max(line-1, 0):] {
+			if flowRef.MatchString(l) {
+				hint = `; inside {...} or [...] put a parameter in quotes: {size: "${size}"}`
+				break
+			}
+		}
+		return fmt.Errorf("%s:%d: YAML syntax error%s: %s%s", file, line, where, m[2], hint)
+	}
+	return fmt.Errorf("%s: YAML syntax error: %s", file, strings.TrimPrefix(msg, "yaml: "))
+}
+
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return true
+	}
+	for _, ch := range n.Content {
+		if hasAlias(ch) {
+			return true
+		}
+	}
+	return false
+}
+
+// secretKey matches property names whose values must not be written out.
+var secretKey = regexp.MustCompile(`(?i)(password|secret|sasl\.jaas\.config|credentials|token|ssl\.key)`)
+
+func redactSecrets(n *yaml.Node) {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind == yaml.ScalarNode && secretKey.MatchString(k.Value) {
+				v.Value, v.Tag, v.Style = "[redacted]", "!!str", 0
+				continue
+			}
+			redactSecrets(v)
+		}
+		return
+	}
+	for _, ch := range n.Content {
+		redactSecrets(ch)
+	}
+}

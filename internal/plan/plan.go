@@ -1,0 +1,150 @@
+// Package plan reads study plans: a YAML file naming a cluster, topics,
+// workloads, a matrix of parameters to sweep and a repeat count. Load
+// parses a plan strictly (every problem at once, each with file:line:column
+// and the field's path), applies --set overrides and expands the matrix
+// into Scenarios, fully typed, for the runner.
+//
+// YAML comes from go.yaml.in/yaml/v3, the YAML organisation's maintained
+// continuation of gopkg.in/yaml.v3 (archived): its node tree keeps the line
+// and column of every value, which strict errors and ${param}
+// substitution before typed decoding both need.
+package plan
+
+import (
+	"time"
+)
+
+// Workload types.
+const (
+	Produce  = "produce"
+	Consume  = "consume"
+	EndToEnd = "end-to-end"
+)
+
+// What to do with a topic that exists.
+const (
+	Recreate = "recreate"
+	Reuse    = "reuse"
+	Fail     = "fail"
+)
+
+// Defaults and bounds.
+const (
+	DefaultRepeat      = 1
+	MaxRepeat          = 1000
+	MaxClients         = 1000
+	MaxPartitions      = 100_000
+	MaxLocalBrokers    = 9 // the local cluster's limit
+	DefaultIdleTimeout = 10 * time.Second
+	MaxScenarios       = 10_000
+)
+
+// Plan is a parsed plan, after --set.
+type Plan struct {
+	Name        string
+	Description string
+	Cluster     Cluster
+	Repeat      int
+	// File is the plan's path as given; Dir its folder, against which
+	// payload files are resolved.
+	File, Dir string
+
+	params    []string // matrix parameter names, in order
+	scenarios []Scenario
+	redacted  []byte
+}
+
+// Cluster says where to run.
+type Cluster struct {
+	// Bootstrap servers; empty: a local cluster is started for the run.
+	Bootstrap string
+	// Properties are Java client properties every client gets.
+	Properties map[string]string
+	Local      Local
+}
+
+// Local is the local cluster started when there is no bootstrap.
+type Local struct {
+	Brokers       int
+	Version, Heap string
+	BrokerConfigs map[string]string
+}
+
+// Scenario is one point of the matrix, resolved and typed.
+type Scenario struct {
+	Index     int    // 1-based
+	Name      string // "record_size=100", or the plan's name without a matrix
+	Params    []Param
+	Topics    []Topic
+	Workloads []Workload
+}
+
+// Param is one swept parameter's value in a scenario.
+type Param struct{ Name, Value string }
+
+// Topic is a topic a scenario prepares.
+type Topic struct {
+	Name        string
+	Partitions  int // 0: not given (existing: reuse only)
+	Replication int // 0: the broker's default
+	Configs     map[string]string
+	Existing    string
+}
+
+// Workload is one workload of a scenario.
+type Workload struct {
+	Name, Type, Topic string
+	Clients           int
+	Group             string
+	Properties        map[string]string
+	Message           Message
+	Rate              float64 // records/s in total; 0 is unlimited
+	Records           int64   // 0: no count limit
+	Duration          time.Duration
+	WarmupRecords     int64
+	WarmupDuration    time.Duration
+	// Timeout stops a consume workload when no record arrived for this long.
+	Timeout time.Duration
+}
+
+// Message says what records a producing workload sends.
+type Message struct {
+	Size        int64  // random values of this many bytes
+	PayloadFile string // or records read from this file
+	Delimiter   string // between the file's records (default a newline)
+	KeyRange    int64  // keys 0..KeyRange-1; 0 sends no keys
+}
+
+// Parameters are the matrix's parameter names, in the plan's order.
+func (p *Plan) Parameters() []string { return append([]string(nil), p.params...) }
+
+// Scenarios returns the matrix's points in order; one without a matrix.
+func (p *Plan) Scenarios() ([]Scenario, error) { return p.scenarios, nil }
+
+// Redacted is the plan as run (after --set), with secret property values
+// replaced, for the results folder.
+func (p *Plan) Redacted() []byte { return p.redacted }
+
+// Estimate is the least time one repeat of the scenario measures: records
+// at a fixed rate, or a duration; ok is false when a workload runs as fast
+// as the cluster allows.
+func (sc *Scenario) Estimate() (d time.Duration, ok bool) {
+	for _, w := range sc.Workloads {
+		var wd time.Duration
+		switch {
+		case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
+			wd = w.Duration
+		case w.Rate > 0 && w.Records > 0:
+			wd = time.Duration(float64(w.Records) / w.Rate * float64(time.Second))
+			if w.Duration > 0 {
+				wd = min(wd, w.Duration)
+			}
+		case w.Type == Consume:
+			continue // ends with the producers, or on its own stop condition
+		default:
+			return 0, false
+		}
+		d = max(d, wd)
+	}
+	return d, d > 0
+}

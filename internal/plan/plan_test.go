@@ -1,0 +1,247 @@
+package plan
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+const good = `name: sweep
+cluster:
+  properties: {client.id: kbench}
+topics:
+  - name: perf-${record_size}
+    partitions: 10
+    replication: 3
+    configs: {min.insync.replicas: 2}
+workloads:
+  - name: producers
+    type: produce
+    topic: perf-${record_size}
+    clients: 3
+    properties: {acks: 1, batch.size: 8196}
+    message:
+      size: ${record_size}
+    rate: 25k/s
+    records: 20M
+    warmup: 10s
+  - name: readers
+    type: consume
+    topic: perf-${record_size}
+    group: readers
+matrix:
+  record_size: [1, 1KiB]
+repeat: 5
+`
+
+func TestParseGood(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte(good), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if p.Name != "sweep" || p.Repeat != 5 || len(scs) != 2 {
+		t.Fatalf("plan %+v, %d scenarios", p, len(scs))
+	}
+	sc := scs[1]
+	if sc.Name != "record_size=1KiB" || sc.Index != 2 || len(sc.Params) != 1 || sc.Params[0] != (Param{"record_size", "1KiB"}) {
+		t.Errorf("scenario 2: %q %+v", sc.Name, sc.Params)
+	}
+	wantTopic := Topic{Name: "perf-1KiB", Partitions: 10, Replication: 3, Configs: map[string]string{"min.insync.replicas": "2"}, Existing: Recreate}
+	if got := sc.Topics[0]; got.Name != wantTopic.Name || got.Partitions != 10 || got.Replication != 3 || got.Existing != Recreate || got.Configs["min.insync.replicas"] != "2" {
+		t.Errorf("topic %+v, want %+v", got, wantTopic)
+	}
+	w := sc.Workloads[0]
+	if w.Message.Size != 1024 || w.Rate != 25000 || w.Records != 20_000_000 || w.WarmupDuration != 10*time.Second || w.Clients != 3 || w.Properties["acks"] != "1" {
+		t.Errorf("producer %+v", w)
+	}
+	r := sc.Workloads[1]
+	if r.Type != Consume || r.Group != "readers" || r.Timeout != DefaultIdleTimeout || r.Clients != 1 {
+		t.Errorf("consumer %+v", r)
+	}
+	if p.Cluster.Properties["client.id"] != "kbench" || p.Cluster.Bootstrap != "" {
+		t.Errorf("cluster %+v", p.Cluster)
+	}
+	if got := p.Parameters(); len(got) != 1 || got[0] != "record_size" {
+		t.Errorf("Parameters() = %q", got)
+	}
+}
+
+func TestParseSet(t *testing.T) {
+	sets := []string{"repeat=2", "workloads[0].records=50k", "cluster.bootstrap=h1:9092,h2:9092",
+		`cluster.properties.linger\.ms=5`, "matrix.record_size={10,100,1000}", "workloads[1].group=other"}
+	p, err := Parse("plan.yaml", []byte(good), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if p.Repeat != 2 || len(scs) != 3 || scs[2].Workloads[0].Records != 50_000 || scs[2].Workloads[0].Message.Size != 1000 {
+		t.Fatalf("after --set: repeat %d, %d scenarios, %+v", p.Repeat, len(scs), scs)
+	}
+	if p.Cluster.Bootstrap != "h1:9092,h2:9092" || p.Cluster.Properties["linger.ms"] != "5" || scs[0].Workloads[1].Group != "other" {
+		t.Errorf("cluster %+v, group %q", p.Cluster, scs[0].Workloads[1].Group)
+	}
+	if !strings.Contains(string(p.Redacted()), "h1:9092,h2:9092") {
+		t.Errorf("the plan as run lacks the --set value:\n%s", p.Redacted())
+	}
+}
+
+func TestParseRedactsSecrets(t *testing.T) {
+	plan := strings.Replace(good, "{client.id: kbench}", "{client.id: kbench, sasl.jaas.config: 'secret stuff', ssl.truststore.password: hunter2}", 1)
+	p, err := Parse("plan.yaml", []byte(plan), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(p.Redacted())
+	if strings.Contains(out, "hunter2") || strings.Contains(out, "secret stuff") || !strings.Contains(out, "[redacted]") {
+		t.Errorf("secrets not redacted:\n%s", out)
+	}
+}
+
+func TestParseListMatrixAndMappingValues(t *testing.T) {
+	plan := `name: m
+topics: [{name: "t-${p}", partitions: "${p}"}]
+workloads:
+  - name: w
+    type: end-to-end
+    topic: t-${p}
+    message: ${message}
+    duration: 30s
+    rate: 1k/s
+matrix:
+  - {p: 1, message: {size: 100}}
+  - {p: 10, message: {payload_file: data.json, delimiter: ","}}
+`
+	p, err := Parse("plan.yaml", []byte(plan), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if len(scs) != 2 || scs[0].Topics[0].Partitions != 1 || scs[1].Topics[0].Partitions != 10 {
+		t.Fatalf("%+v", scs)
+	}
+	if m := scs[1].Workloads[0].Message; m.PayloadFile != "data.json" || m.Delimiter != "," {
+		t.Errorf("message %+v", m)
+	}
+	if scs[1].Name != "p=10 message=payload_file=data.json,delimiter=," {
+		t.Errorf("name %q", scs[1].Name)
+	}
+	if d, ok := scs[0].Estimate(); !ok || d != 30*time.Second {
+		t.Errorf("Estimate = %v, %v", d, ok)
+	}
+}
+
+// TestParseBad: every error names file:line:column (or the --set), the
+// field's path and how to fix it; all errors are reported at once.
+func TestParseBad(t *testing.T) {
+	const w0 = "workloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 100}\n    records: 1000\n"
+	tests := []struct {
+		name, plan string
+		sets       []string
+		want       []string
+	}{
+		{"syntax", "name: x\nworkloads: [\n", nil, []string{"plan.yaml:3: YAML syntax error"}},
+		{"flow param", "name: x\n" + "workloads: [{name: p, size: ${s}}]\n", nil, []string{`plan.yaml:2: YAML syntax error in the list or mapping that starts at line 2: did not find expected ',' or '}'; inside {...} or [...] put a parameter in quotes`}},
+		{"not a mapping", "- a\n- b\n", nil, []string{"plan.yaml:1:1: the plan is a list; write a mapping"}},
+		{"empty", "", nil, []string{"plan.yaml: the plan is empty"}},
+		{"missing name", w0, nil, []string{"plan.yaml:1:1: name: missing; give the plan a name"}},
+		{"missing workloads", "name: x\n", nil, []string{"plan.yaml:1:1: workloads: missing; a plan needs at least one workload"}},
+		{"unknown top field", "name: x\nrepeats: 2\n" + w0, nil, []string{`plan.yaml:2:1: unknown field "repeats"; did you mean "repeat"?`}},
+		{"unknown workload field", "name: x\n" + w0 + "    rates: 5k/s\n", nil, []string{`plan.yaml:8:5: workloads[0]: unknown field "rates"; did you mean "rate"?`}},
+		{"bad rate", "name: x\n" + w0 + "    rate: fast\n", nil, []string{`plan.yaml:8:11: workloads[0].rate: "fast" is not a rate; write 25000/s, 25k/s, 1.5M/s, 600/m or unlimited`}},
+		{"rate without unit", "name: x\n" + w0 + "    rate: 5000\n", nil, []string{`plan.yaml:8:11: workloads[0].rate: "5000" has no time unit`}},
+		{"bad type", "name: x\nworkloads:\n  - {name: p, type: consumer, topic: t}\n", nil, []string{`plan.yaml:3:21: workloads[0].type: "consumer" is not one of produce, consume or end-to-end; did you mean "consume"?`}},
+		{"missing topic and type", "name: x\nworkloads:\n  - name: p\n", nil, []string{"plan.yaml:3:5: workloads[0].type: missing", "plan.yaml:3:5: workloads[0].topic: missing"}},
+		{"no stop", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1}}\n", nil, []string{"plan.yaml:3:5: workloads[0].records: missing; say when to stop with records: 1M or duration: 60s"}},
+		{"no message", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5}\n", nil, []string{"plan.yaml:3:5: workloads[0].message: missing"}},
+		{"warmup too long", "name: x\n" + w0 + "    warmup: 1000\n", nil, []string{"plan.yaml:8:13: workloads[0].warmup: 1000 warm-up records leave none of the 1000 records to measure"}},
+		{"size and file", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 1, payload_file: f}}\n", nil, []string{"plan.yaml:3:85: workloads[0].message: give size or payload_file, not both"}},
+		{"size unit case", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 4kib}}\n", nil, []string{`plan.yaml:3:68: workloads[0].message.size: "4kib": write the unit as KiB`}},
+		{"consume with rate", "name: x\nworkloads:\n  - {name: c, type: consume, topic: t, rate: 5k/s}\n", nil, []string{"plan.yaml:3:46: workloads[0].rate: a consume workload sends nothing"}},
+		{"clients 0", "name: x\n" + w0 + "    clients: 0\n", nil, []string{"plan.yaml:8:14: workloads[0].clients: 0 is out of range; write a whole number from 1 to 1000"}},
+		{"duplicate workload", "name: x\n" + w0 + "  - {name: p, type: consume, topic: t}\n", nil, []string{`plan.yaml:8:5: workloads[1].name: workload "p" is named twice`}},
+		{"repeat 0", "name: x\nrepeat: 0\n" + w0, nil, []string{"plan.yaml:2:9: repeat: 0 is out of range; write a whole number from 1 to 1000"}},
+		{"topic partitions missing", "name: x\ntopics: [{name: t}]\n" + w0, nil, []string{"plan.yaml:2:10: topics[0].partitions: missing; give the partition count (existing: recreate creates the topic)"}},
+		{"bad existing", "name: x\ntopics: [{name: t, partitions: 1, existing: keep}]\n" + w0, nil, []string{`plan.yaml:2:45: topics[0].existing: "keep" is not one of recreate, reuse or fail`}},
+		{"illegal topic", "name: x\ntopics: [{name: 'a b', partitions: 1}]\n" + w0, nil, []string{`plan.yaml:2:17: topics[0].name: "a b" is not a legal topic name`}},
+		{"undefined param", "name: x\n" + strings.Replace(w0, "size: 100", "size: \"${sz}\"", 1), nil, []string{"plan.yaml:6:21: workloads[0].message.size: ${sz} is not a matrix parameter; add it to matrix"}},
+		{"unused param", "name: x\n" + w0 + "matrix: {sz: [1]}\n", nil, []string{"plan.yaml:8:10: matrix.sz: is not used; reference it as ${sz}"}},
+		{"bad param name", "name: x\n" + w0 + "matrix: {record-size: [1]}\n", nil, []string{`plan.yaml:8:10: matrix: "record-size" is not a parameter name`}},
+		{"empty matrix list", "name: x\n" + strings.Replace(w0, "size: 100", "size: \"${sz}\"", 1) + "matrix: {sz: []}\n", nil, []string{"plan.yaml:8:14: matrix.sz: is an empty list"}},
+		{"substituted value", "name: x\n" + strings.Replace(w0, "size: 100", "size: \"${sz}\"", 1) + "matrix: {sz: [10, abc]}\n", nil, []string{`plan.yaml:6:21: workloads[0].message.size: "abc" is not a size; write a number of bytes such as 100, 100B, 4KB (4,000 B), 4KiB (4,096 B), 1MB or 1MiB (${sz} = abc)`}},
+		{"param in cluster", "name: x\ncluster: {bootstrap: \"${h}\"}\n" + w0, nil, []string{"plan.yaml:2:22: cluster.bootstrap: ${h}: matrix parameters apply to topics and workloads only"}},
+		{"local brokers", "name: x\ncluster: {local: {brokers: 12}}\n" + w0, nil, []string{"plan.yaml:2:28: cluster.local.brokers: 12 is out of range; write a whole number from 1 to 9"}},
+		{"set index out of range", "name: x\n" + w0, []string{"workloads[3].records=1"}, []string{"--set workloads[3].records=1: workloads has 1 entries (indexes 0 to 0)"}},
+		{"set without =", "name: x\n" + w0, []string{"repeat"}, []string{"--set repeat: no '='"}},
+		{"set bad value", "name: x\n" + w0, []string{"workloads[0].rate=fast"}, []string{`--set workloads[0].rate=fast: workloads[0].rate: "fast" is not a rate`}},
+		{"anchors", "name: x\nx: &a 1\n", nil, []string{"plan.yaml: the plan uses YAML anchors or aliases"}},
+		{"all at once", "name: x\nrepeat: 0\n" + w0 + "    rate: fast\n", nil, []string{"2 problems in the plan:", "plan.yaml:2:9: repeat:", "plan.yaml:9:11: workloads[0].rate:"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("plan.yaml", []byte(tt.plan), tt.sets)
+			if err == nil {
+				t.Fatalf("no error; want %q", tt.want)
+			}
+			if !userr.Is(err) {
+				t.Errorf("not a user error (exit 2): %v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error:\n%v\nwant it to contain:\n%s", err, w)
+				}
+			}
+			var ps Problems
+			if errors.As(err, &ps) && len(ps) == 1 && !strings.HasPrefix(err.Error(), tt.want[0]) {
+				t.Errorf("error %q does not start with %q", err, tt.want[0])
+			}
+		})
+	}
+}
+
+func TestLoadExamples(t *testing.T) {
+	files, err := filepath.Glob("../../examples/*.yaml")
+	if err != nil || len(files) < 3 {
+		t.Fatalf("examples: %v %v", files, err)
+	}
+	for _, f := range files {
+		p, err := Load(f, nil)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		scs, _ := p.Scenarios()
+		for _, sc := range scs {
+			for _, w := range sc.Workloads {
+				if w.Message.PayloadFile != "" {
+					if _, err := os.Stat(filepath.Join(p.Dir, w.Message.PayloadFile)); err != nil {
+						t.Errorf("%s: %s: payload file: %v", f, sc.Name, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good), "repeat=2")
+	f.Add([]byte("name: x\nworkloads: [{name: a, type: produce, topic: t, records: 1, message: {size: 1}}]\n"), "workloads[0].rate=5k/s")
+	if files, _ := filepath.Glob("../../examples/*.yaml"); len(files) > 0 {
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil {
+				f.Add(data, "matrix.x={1,2}")
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, set string) {
+		p, err := Parse("fuzz.yaml", data, []string{set})
+		if err == nil && p == nil {
+			t.Fatal("no plan and no error")
+		}
+	})
+}

@@ -1,0 +1,144 @@
+package plan
+
+import (
+	"regexp"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func (c *collector) workload(n *yaml.Node, path string) Workload {
+	w := Workload{Clients: 1}
+	given := map[string]*yaml.Node{}
+	ok := c.fields(n, path, workloadFields, func(key string, v *yaml.Node) {
+		given[key] = v
+		p := join(path, key)
+		switch key {
+		case "name":
+			w.Name = c.text(v, p)
+		case "type":
+			w.Type = c.oneOf(v, p, Produce, Consume, EndToEnd)
+		case "topic":
+			w.Topic = c.text(v, p)
+			if w.Topic != "" && !topicNameRE.MatchString(w.Topic) {
+				c.addf(v, p, "%q is not a legal topic name; use letters, digits, '.', '_' and '-', at most 249 characters", w.Topic)
+			}
+		case "clients":
+			if v, ok := c.whole(v, p, 1, MaxClients); ok {
+				w.Clients = int(v)
+			}
+		case "group":
+			w.Group = c.text(v, p)
+		case "properties":
+			w.Properties = c.properties(v, p)
+		case "message":
+			w.Message = c.message(v, p)
+		case "rate":
+			w.Rate = c.rate(v, p)
+		case "records":
+			w.Records = c.count(v, p)
+		case "duration":
+			w.Duration = c.duration(v, p)
+		case "warmup":
+			c.warmup(v, p, &w)
+		case "timeout":
+			w.Timeout = c.duration(v, p)
+		}
+	})
+	if !ok {
+		return w
+	}
+	for _, f := range []string{"name", "type", "topic"} {
+		if given[f] == nil {
+			c.addf(n, join(path, f), "missing; %s", missingHint[f])
+		}
+	}
+	switch w.Type {
+	case Produce, EndToEnd:
+		c.producing(n, path, &w, given)
+	case Consume:
+		for _, f := range []string{"message", "rate", "warmup"} {
+			if v := given[f]; v != nil {
+				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
+			}
+		}
+		if w.Records == 0 && w.Duration == 0 && w.Timeout == 0 {
+			w.Timeout = DefaultIdleTimeout
+		}
+	}
+	if w.Type != Consume && given["group"] != nil {
+		c.addf(given["group"], join(path, "group"), "only consume workloads join a group")
+	}
+	if w.Type != Consume && given["timeout"] != nil {
+		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
+	}
+	return w
+}
+
+var missingHint = map[string]string{
+	"name":  "give the workload a name such as producers",
+	"type":  "write type: produce, consume or end-to-end",
+	"topic": "name the topic the workload writes or reads",
+}
+
+func (c *collector) producing(n *yaml.Node, path string, w *Workload, given map[string]*yaml.Node) {
+	if given["message"] == nil {
+		c.addf(n, path+".message", "missing; write message: {size: 100} or message: {payload_file: data.json}")
+	}
+	if given["records"] == nil && given["duration"] == nil {
+		c.addf(n, path+".records", "missing; say when to stop with records: 1M or duration: 60s")
+	}
+	if w.WarmupRecords > 0 && w.Records > 0 && w.WarmupRecords >= w.Records {
+		c.addf(given["warmup"], path+".warmup", "%d warm-up records leave none of the %d records to measure; warm up with fewer", w.WarmupRecords, w.Records)
+	}
+	if w.WarmupDuration > 0 && w.Duration > 0 && w.WarmupDuration >= w.Duration {
+		c.addf(given["warmup"], path+".warmup", "a warm-up of %s leaves nothing of the %s duration to measure; warm up for less", w.WarmupDuration, w.Duration)
+	}
+}
+
+// warmup is a record count (100k) or a duration (10s).
+func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
+	s, ok := c.scalar(v, path, "a record count such as 100k or a duration such as 10s")
+	if !ok {
+		return
+	}
+	if durationLike.MatchString(s) {
+		w.WarmupDuration = c.duration(v, path)
+		return
+	}
+	w.WarmupRecords = c.count(v, path)
+}
+
+var durationLike = regexp.MustCompile(`[0-9](ns|us|µs|ms|s|m|h)$`)
+
+func (c *collector) message(n *yaml.Node, path string) Message {
+	var m Message
+	given := map[string]*yaml.Node{}
+	ok := c.fields(n, path, messageFields, func(key string, v *yaml.Node) {
+		given[key] = v
+		p := join(path, key)
+		switch key {
+		case "size":
+			m.Size = c.size(v, p, maxRecordSize)
+		case "payload_file":
+			m.PayloadFile = c.text(v, p)
+		case "delimiter":
+			m.Delimiter = c.text(v, p)
+		case "key_range":
+			if v, ok := c.whole(v, p, 1, 1<<31-1); ok {
+				m.KeyRange = v
+			}
+		}
+	})
+	if !ok {
+		return m
+	}
+	switch {
+	case given["size"] != nil && given["payload_file"] != nil:
+		c.addf(given["payload_file"], path, "give size or payload_file, not both")
+	case given["size"] == nil && given["payload_file"] == nil:
+		c.addf(n, path, "says nothing about the records; write size: 100 or payload_file: data.json")
+	case given["delimiter"] != nil && given["payload_file"] == nil:
+		c.addf(given["delimiter"], join(path, "delimiter"), "applies to payload_file only")
+	}
+	return m
+}

@@ -1,0 +1,80 @@
+package result
+
+import (
+	"math"
+	"sort"
+)
+
+// UnstableCV is the coefficient of variation of records/s between repeats
+// above which a scenario is flagged: its repeats disagree too much for
+// their mean to stand for the scenario.
+const UnstableCV = 0.10
+
+// Stats describes a sample of repeats. Stdev is the sample standard
+// deviation (n-1); the confidence interval is Student's t, two-sided 95%.
+// With one value the spread is 0 and the interval is that value.
+type Stats struct {
+	N        int     `json:"n"`
+	Mean     float64 `json:"mean"`
+	Median   float64 `json:"median"`
+	Min      float64 `json:"min"`
+	Max      float64 `json:"max"`
+	Stdev    float64 `json:"stdev"`
+	CI95Low  float64 `json:"ci95_low"`
+	CI95High float64 `json:"ci95_high"`
+	CV       float64 `json:"cv"` // Stdev / Mean; 0 when the mean is 0
+}
+
+// tTable holds Student's t for a two-sided 95% interval, by degrees of
+// freedom 1..30; beyond, the normal quantile is within 1.5%.
+var tTable = [...]float64{
+	12.706204736174707, 4.302652729749464, 3.182446305284263, 2.7764451051977987, 2.5705818356363146,
+	2.4469118511449692, 2.3646242515927844, 2.3060041352041662, 2.2621571627982053, 2.2281388519862744,
+	2.200985160082949, 2.1788128296634177, 2.1603686564627917, 2.1447866879178035, 2.131449545559323,
+	2.1199052992210112, 2.1098155778331806, 2.100922040241039, 2.093024054408307, 2.0859634472658364,
+	2.0796138447276626, 2.0738730679040147, 2.0686576104190406, 2.0638985616280205, 2.059538552753294,
+	2.055529438642871, 2.0518305164802833, 2.048407141795244, 2.045229642132703, 2.0422724563012373,
+}
+
+// t95 is Student's t quantile for a two-sided 95% interval with df degrees
+// of freedom.
+func t95(df int) float64 {
+	if df <= len(tTable) {
+		return tTable[df-1]
+	}
+	return 1.959963984540054
+}
+
+// Describe computes the statistics of xs; an empty sample gives N = 0.
+func Describe(xs []float64) Stats {
+	n := len(xs)
+	if n == 0 {
+		return Stats{}
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	var sum float64
+	for _, x := range s {
+		sum += x
+	}
+	st := Stats{N: n, Mean: sum / float64(n), Min: s[0], Max: s[n-1]}
+	if n%2 == 1 {
+		st.Median = s[n/2]
+	} else {
+		st.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	st.CI95Low, st.CI95High = st.Mean, st.Mean
+	if n > 1 {
+		var ss float64
+		for _, x := range s {
+			ss += (x - st.Mean) * (x - st.Mean)
+		}
+		st.Stdev = math.Sqrt(ss / float64(n-1))
+		half := t95(n-1) * st.Stdev / math.Sqrt(float64(n))
+		st.CI95Low, st.CI95High = st.Mean-half, st.Mean+half
+	}
+	if st.Mean != 0 {
+		st.CV = st.Stdev / math.Abs(st.Mean)
+	}
+	return st
+}

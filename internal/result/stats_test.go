@@ -1,0 +1,117 @@
+package result
+
+import (
+	"math"
+	"testing"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
+func TestDescribe(t *testing.T) {
+	sd5 := 1.5811388300841898 // sample stdev of 1..5
+	tests := []struct {
+		name string
+		in   []float64
+		want Stats
+	}{
+		{"empty", nil, Stats{}},
+		{"one", []float64{7}, Stats{N: 1, Mean: 7, Median: 7, Min: 7, Max: 7, CI95Low: 7, CI95High: 7}},
+		{"two", []float64{4, 2}, Stats{N: 2, Mean: 3, Median: 3, Min: 2, Max: 4, Stdev: math.Sqrt2,
+			CI95Low: 3 - 12.706204736174707*math.Sqrt2/math.Sqrt2, CI95High: 3 + 12.706204736174707, CV: math.Sqrt2 / 3}},
+		{"odd", []float64{5, 1, 4, 2, 3}, Stats{N: 5, Mean: 3, Median: 3, Min: 1, Max: 5, Stdev: sd5,
+			CI95Low: 3 - 2.7764451051977987*sd5/math.Sqrt(5), CI95High: 3 + 2.7764451051977987*sd5/math.Sqrt(5), CV: sd5 / 3}},
+		{"even median", []float64{1, 2, 3, 10}, Stats{N: 4, Mean: 4, Median: 2.5, Min: 1, Max: 10, Stdev: math.Sqrt(50.0 / 3),
+			CI95Low: 4 - 3.182446305284263*math.Sqrt(50.0/3)/2, CI95High: 4 + 3.182446305284263*math.Sqrt(50.0/3)/2, CV: math.Sqrt(50.0/3) / 4}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Describe(tt.in)
+			if !close(got, tt.want) {
+				t.Errorf("Describe(%v)\n got %+v\nwant %+v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func close(a, b Stats) bool {
+	eq := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Max(1, math.Abs(y)) }
+	return a.N == b.N && eq(a.Mean, b.Mean) && eq(a.Median, b.Median) && eq(a.Min, b.Min) && eq(a.Max, b.Max) &&
+		eq(a.Stdev, b.Stdev) && eq(a.CI95Low, b.CI95Low) && eq(a.CI95High, b.CI95High) && eq(a.CV, b.CV)
+}
+
+func TestT95BeyondTable(t *testing.T) {
+	if t95(30) != 2.0422724563012373 || t95(1000) != 1.959963984540054 {
+		t.Fatalf("t95(30) = %v, t95(1000) = %v", t95(30), t95(1000))
+	}
+}
+
+func latencyOf(t *testing.T, values ...int64) *Latency {
+	t.Helper()
+	h := measure.NewHistogram()
+	for _, v := range values {
+		h.Record(v)
+	}
+	l, err := LatencyOf(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &l
+}
+
+// TestMergeLatenciesExact: decoded latencies re-aggregate exactly: count,
+// sum, min and max are the recorded ones, percentiles those of one
+// histogram holding every value.
+func TestMergeLatenciesExact(t *testing.T) {
+	var all []int64
+	var a, b []int64
+	for v := int64(1); v <= 1000; v++ {
+		all = append(all, v*1009)
+		if v%3 == 0 {
+			a = append(a, v*1009)
+		} else {
+			b = append(b, v*1009)
+		}
+	}
+	got, err := MergeLatencies([]*Latency{latencyOf(t, a...), latencyOf(t, b...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := latencyOf(t, all...)
+	if got.Count != 1000 || got.Sum != 1009*500500 || got.Min != 1009 || got.Max != 1_009_000 || got.Mean != 1009*500.5 {
+		t.Errorf("merged count %d sum %d min %d max %d mean %v", got.Count, got.Sum, got.Min, got.Max, got.Mean)
+	}
+	if got.P50 != want.P50 || got.P99 != want.P99 || got.P999 != want.P999 {
+		t.Errorf("merged p50 %d p99 %d p99.9 %d; one histogram gives %d %d %d", got.P50, got.P99, got.P999, want.P50, want.P99, want.P999)
+	}
+}
+
+func TestAggregateScenario(t *testing.T) {
+	rep := func(i int, status string, rps float64, lat *Latency) Repeat {
+		return Repeat{Index: i, Status: status, SetupSeconds: 1, Workloads: []Workload{{
+			Name: "p", Type: "produce",
+			Producer: &Producer{Records: 1000, RecordsPerSec: rps, MiBPerSec: rps / 1000, Latency: *lat},
+		}}}
+	}
+	sc := Scenario{Name: "s", Repeats: []Repeat{
+		rep(1, StatusOK, 100, latencyOf(t, 1000, 2000)),
+		rep(2, StatusOK, 200, latencyOf(t, 3000, 4000)),
+		rep(3, StatusFailed, 999, latencyOf(t, 9_000_000)),
+		rep(4, StatusOK, 300, latencyOf(t, 5000, 6000)),
+	}}
+	if err := AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	a := sc.Aggregate
+	if a.Repeats != 3 || a.LeftOut != 1 || a.Errors != 1 {
+		t.Fatalf("repeats %d left out %d errors %d; want 3, 1, 1", a.Repeats, a.LeftOut, a.Errors)
+	}
+	if a.RecordsPerSec.Mean != 200 || a.RecordsPerSec.Median != 200 || a.RecordsPerSec.Stdev != 100 || !a.Unstable {
+		t.Errorf("records/s %+v, unstable %v", a.RecordsPerSec, a.Unstable)
+	}
+	if a.Latency.Count != 6 || a.Latency.Max != 6000 || a.Latency.Min != 1000 || a.MaxMs.Mean != 4 {
+		t.Errorf("merged latency count %d min %d max %d; max_ms mean %v", a.Latency.Count, a.Latency.Min, a.Latency.Max, a.MaxMs.Mean)
+	}
+	if a.EndToEnd != nil || a.ConsumeRecordsPerSec != nil {
+		t.Errorf("end-to-end or consume stats without such workloads")
+	}
+}
