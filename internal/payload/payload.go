@@ -26,36 +26,65 @@ type Source interface {
 	Clone(seed uint64) Source
 }
 
-// poolBytes bounds the memory a random pool may take; poolEntries bounds how
-// many distinct values it holds. 1024 distinct values defeat compression
-// across records as well as fresh randomness would, at a fraction of the cost.
-const (
-	poolBytes   = 64 << 20
-	poolEntries = 1024
-)
+// streamBytes is the size of the random letters Random's values are cut
+// from: larger than any producer batch (a batch is compressed on its own),
+// so the values in one batch never share bytes and compress exactly like
+// fresh random letters, whatever the codec and batch size.
+const streamBytes = 32 << 20
 
 // Random returns fixed-size values of random upper-case letters (A-Z), the
-// alphabet of the Apache tool's --record-size payloads, so compression ratios
-// compare like for like.
+// alphabet of the Apache tool's --record-size payloads, so that compression
+// ratios compare like for like. The Java tool fills every record with fresh
+// letters; kbench cuts consecutive windows from a buffer of random letters
+// made once (32 MiB, or twice the record size when larger), so no work is
+// done per record and no value is overwritten while franz-go holds it.
 func Random(size int, seed uint64) (Source, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("record size must be greater than zero, got %d", size)
 	}
-	n := poolEntries
-	if size*n > poolBytes {
-		n = max(1, poolBytes/size)
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6b62656e6368))
-	buf := make([]byte, size*n)
-	for i := range buf {
-		buf[i] = byte('A' + rng.IntN(26))
-	}
-	values := make([][]byte, n)
-	for i := range values {
-		values[i] = buf[i*size : (i+1)*size : (i+1)*size]
-	}
-	return newPool(values, size, seed), nil
+	n := max(streamBytes, 2*size)
+	buf := make([]byte, n)
+	fillLetters(buf, rand.New(rand.NewPCG(seed, 0x6b62656e6368)))
+	return newStream(buf, size, seed), nil
 }
+
+// fillLetters fills buf with random letters A-Z, four per 64-bit random
+// number (16 bits each, scaled to 26: a bias under 26/65536).
+func fillLetters(buf []byte, rng *rand.Rand) {
+	for i := 0; i < len(buf); i += 4 {
+		x := rng.Uint64()
+		for j := 0; j < 4 && i+j < len(buf); j++ {
+			buf[i+j] = byte('A' + (uint32(x>>(16*j))&0xffff)*26>>16)
+		}
+	}
+}
+
+// stream hands out consecutive windows of its buffer, wrapping at its end.
+type stream struct {
+	buf  []byte
+	size int
+	off  int
+}
+
+func newStream(buf []byte, size int, seed uint64) *stream {
+	// Clones start at different places, so two clients do not send the
+	// same values in step.
+	slots := len(buf) / size
+	return &stream{buf: buf, size: size, off: int(seed%uint64(slots)) * size}
+}
+
+func (s *stream) Value(int64) []byte {
+	if s.off+s.size > len(s.buf) {
+		s.off = 0
+	}
+	v := s.buf[s.off : s.off+s.size : s.off+s.size]
+	s.off += s.size
+	return v
+}
+
+func (s *stream) MaxSize() int { return s.size }
+
+func (s *stream) Clone(seed uint64) Source { return newStream(s.buf, s.size, seed*7919) }
 
 // pool picks a random entry per record; the random index is the only work.
 type pool struct {

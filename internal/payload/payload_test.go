@@ -6,32 +6,33 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestRandom(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		size        int
-		wantEntries int
+		size    int
+		wantBuf int
 	}{
-		{1, poolEntries},
-		{100, poolEntries},
-		{1 << 20, poolBytes / (1 << 20)},
-		{poolBytes * 2, 1},
+		{1, streamBytes},
+		{100, streamBytes},
+		{1 << 20, streamBytes},
+		{streamBytes, 2 * streamBytes},
 	}
 	for _, tt := range tests {
 		src, err := Random(tt.size, 1)
 		if err != nil {
 			t.Fatalf("Random(%d): %v", tt.size, err)
 		}
-		p := src.(*pool)
-		if len(p.values) != tt.wantEntries {
-			t.Errorf("Random(%d): %d entries, want %d", tt.size, len(p.values), tt.wantEntries)
+		st := src.(*stream)
+		if len(st.buf) != tt.wantBuf {
+			t.Errorf("Random(%d): buffer of %d bytes, want %d", tt.size, len(st.buf), tt.wantBuf)
 		}
 		for i := int64(0); i < 50; i++ {
 			v := src.Value(i)
-			if len(v) != tt.size {
-				t.Fatalf("Random(%d).Value: len %d", tt.size, len(v))
+			if len(v) != tt.size || cap(v) != tt.size {
+				t.Fatalf("Random(%d).Value: len %d cap %d", tt.size, len(v), cap(v))
 			}
 			for _, c := range v[:min(len(v), 64)] {
 				if c < 'A' || c > 'Z' {
@@ -50,20 +51,26 @@ func TestRandom(t *testing.T) {
 	}
 }
 
-func TestRandomValuesDiffer(t *testing.T) {
+// TestRandomValuesDisjoint: consecutive values never share bytes until the
+// buffer wraps, so a batch holds no repeated data for a compressor to find.
+func TestRandomValuesDisjoint(t *testing.T) {
 	t.Parallel()
-	src, err := Random(100, 7)
+	src, err := Random(1000, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{}
-	for i := int64(0); i < 200; i++ {
-		seen[string(src.Value(i))] = true
+	st := src.(*stream)
+	seen := map[int]bool{}
+	for i := int64(0); i < int64(len(st.buf)/1000); i++ {
+		v := src.Value(i)
+		off := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(&st.buf[0])))
+		if off%1000 != 0 || seen[off] {
+			t.Fatalf("value %d at offset %d overlaps another", i, off)
+		}
+		seen[off] = true
 	}
-	// 200 draws from 1024 entries: far more than a handful must differ, or
-	// compression would see one value repeated.
-	if len(seen) < 100 {
-		t.Fatalf("only %d distinct values in 200 draws", len(seen))
+	if a, b := src.Clone(1).Value(0), src.Clone(2).Value(0); string(a) == string(b) {
+		t.Fatal("two clones start with the same value")
 	}
 }
 

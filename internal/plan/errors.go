@@ -49,8 +49,8 @@ type collector struct {
 	// declared are the matrix's parameter names, valid or not, so that a
 	// bad list is not also reported at every ${x}.
 	declared map[string]bool
-	seen  map[string]bool
-	list  Problems
+	seen     map[string]bool
+	list     Problems
 }
 
 func newCollector(file string, sets []string) *collector {

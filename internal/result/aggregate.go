@@ -12,9 +12,9 @@ import (
 func AggregateScenario(sc *Scenario) error {
 	var (
 		records, rate, mib, p50, p95, p99, p999, maxMs, setup, e2eP99, consume []float64
-		publish, e2e                                                          []*Latency
-		agg                                                                   Aggregate
-		reasons                                                               = map[string]bool{}
+		publish, e2e                                                           []*Latency
+		agg                                                                    Aggregate
+		reasons                                                                = map[string]bool{}
 	)
 	for _, rep := range sc.Repeats {
 		for _, w := range rep.Workloads {

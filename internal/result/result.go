@@ -137,18 +137,18 @@ type Interval struct {
 // (measure.Histogram.Encode), for merging; with Sum, Min, Max and the
 // counts it rebuilds the whole (Latency.Decode).
 type Latency struct {
-	Unit      string  `json:"unit"`
-	Count     int64   `json:"count"`
-	Sum       int64   `json:"sum"`
-	Min       int64   `json:"min"`
-	Mean      float64 `json:"mean"`
-	P50       int64   `json:"p50"`
-	P90       int64   `json:"p90"`
-	P95       int64   `json:"p95"`
-	P99       int64   `json:"p99"`
-	P999      int64   `json:"p99_9"`
-	P9999     int64   `json:"p99_99"`
-	Max       int64   `json:"max"`
+	Unit  string  `json:"unit"`
+	Count int64   `json:"count"`
+	Sum   int64   `json:"sum"`
+	Min   int64   `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P95   int64   `json:"p95"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p99_9"`
+	P9999 int64   `json:"p99_99"`
+	Max   int64   `json:"max"`
 	// OverRange counts latencies above an hour: in the percentiles as one
 	// hour, in Sum and Max as measured. Negative counts negative ones
 	// (clocks disagreeing), left out of everything else.
