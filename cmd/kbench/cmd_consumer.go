@@ -43,6 +43,9 @@ func runConsumerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	if err := checkJSONPath(ca.JSONPath); err != nil {
+		return err
+	}
 	switch {
 	case ca.Help:
 		compat.Usage(st.stdout, compat.ConsumerUsage, compat.ConsumerOptions)

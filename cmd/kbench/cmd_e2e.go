@@ -43,6 +43,9 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	if err := checkJSONPath(ea.JSONPath); err != nil {
+		return err
+	}
 	switch {
 	case ea.Help:
 		compat.Usage(st.stdout, compat.E2EUsage, compat.E2EOptions)

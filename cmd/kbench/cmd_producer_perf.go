@@ -46,6 +46,9 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	if err := checkJSONPath(pa.JSONPath); err != nil {
+		return err
+	}
 	if pa.Help {
 		compat.Usage(st.stdout, compat.ProducerUsage, compat.ProducerOptions)
 		return nil

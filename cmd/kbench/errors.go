@@ -1,10 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // firstErrors returns a workload's OnError callback that prints the first
@@ -29,4 +34,30 @@ func firstErrors(w io.Writer, what string) func(kind string, err error) {
 		}
 		fmt.Fprintf(w, "kbench: %s: %s (further %s errors are counted, not printed)\n", what, msg, kind)
 	}
+}
+
+// checkJSONPath proves --json's file writable before the run starts: a
+// missing folder found only after the run would lose everything measured.
+func checkJSONPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return userr.Errorf("--json %s: is a folder; give a file name, such as %s", path, filepath.Join(path, "result.json"))
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".kbench-json-check-*")
+	if err != nil {
+		return userr.Errorf("--json %s: cannot write there (%v); create the folder or pick another path", path, unwrapPathErr(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// unwrapPathErr drops the temporary file's name from a path error.
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

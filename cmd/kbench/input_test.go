@@ -199,3 +199,36 @@ func TestCheckOverridden(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONPathCheckedFirst: regression: --json was checked only after the
+// run, so a missing folder lost the whole run, and --json '' wrote nothing
+// and exited 0. Both are usage errors before anything starts (no broker
+// is contacted: the bootstrap server below does not exist).
+func TestJSONPathCheckedFirst(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"producer missing folder", []string{"producer-perf-test", "--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "-1",
+			"--bootstrap-server", "127.0.0.1:1", "--json", dir + "/no/such/folder/r.json"}, "--json " + dir + "/no/such/folder/r.json: cannot write there"},
+		{"producer empty", []string{"producer-perf-test", "--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "-1",
+			"--bootstrap-server", "127.0.0.1:1", "--json", ""}, "option --json: needs a file name"},
+		{"producer folder", []string{"producer-perf-test", "--topic", "t", "--num-records", "1", "--record-size", "1", "--throughput", "-1",
+			"--bootstrap-server", "127.0.0.1:1", "--json", dir}, "is a folder; give a file name"},
+		{"consumer missing folder", []string{"consumer-perf-test", "--topic", "t", "--messages", "1", "--bootstrap-server", "127.0.0.1:1",
+			"--json", dir + "/missing/r.json"}, "cannot write there"},
+		{"e2e empty", []string{"end-to-end-latency", "--bootstrap-server", "127.0.0.1:1", "--topic", "t", "--num-records", "1",
+			"--producer-acks", "1", "--record-size", "1", "--json", ""}, "option --json: needs a file name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, _, stderr := consumerTestState()
+			if code := runKbench(t, st, tt.args...); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}

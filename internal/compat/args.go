@@ -243,3 +243,12 @@ func Usage(w io.Writer, usage string, options []Option) {
 		fmt.Fprintf(w, "  %-44s %s\n", left, help)
 	}
 }
+
+// jsonPath is --json's file; given empty it is an error, as a run that
+// writes no result while asked to would lose it silently.
+func jsonPath(a *Args, errs *[]error) string {
+	if a.Has("--json") && strings.TrimSpace(a.String("--json")) == "" {
+		*errs = append(*errs, userr.Errorf("option --json: needs a file name, such as --json result.json"))
+	}
+	return a.String("--json")
+}

@@ -170,7 +170,7 @@ func ParseConsumerArgs(args []string, random func(n int) int) (*ConsumerArgs, er
 	for _, item := range a.List("--command-property") {
 		c.PropPairs = append(c.PropPairs, PropPair{Item: item, Option: "--command-property"})
 	}
-	c.JSONPath = a.String("--json")
+	c.JSONPath = jsonPath(a, &errs)
 	c.Assign = a.Has("--assign")
 	if a.Has("--duration") {
 		d, err := time.ParseDuration(a.String("--duration"))

@@ -106,7 +106,7 @@ func ParseE2EArgs(args []string) (*E2EArgs, error) {
 	for _, item := range a.List("--command-property") {
 		e.PropPairs = append(e.PropPairs, PropPair{Item: item, Option: "--command-property"})
 	}
-	e.JSONPath = a.String("--json")
+	e.JSONPath = jsonPath(a, &errs)
 	if len(errs) == 0 {
 		errs = e.validate()
 	}

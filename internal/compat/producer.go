@@ -155,7 +155,7 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.WarmupRecords = max(num("--warmup-records", 0), 0) // the Apache tool clamps negatives to 0
 	p.ReportingInterval = time.Duration(num("--reporting-interval", 5000)) * time.Millisecond
 	p.RecordKeyRange = int(num("--record-key-range", 0))
-	p.JSONPath = a.String("--json")
+	p.JSONPath = jsonPath(a, &errs)
 	p.Producers = int(num("--producers", 1))
 	p.Partitions = int32(bounded(a, "--partitions", 0, math.MaxInt32, &errs))
 	p.ReplicationFactor = int16(bounded(a, "--replication-factor", -1, math.MaxInt16, &errs))
