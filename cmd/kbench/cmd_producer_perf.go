@@ -95,7 +95,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 		if pa.LocalBrokers > cluster.MaxBrokers {
 			return userr.Errorf("--local-brokers %d: at most %d brokers run locally", pa.LocalBrokers, cluster.MaxBrokers)
 		}
-		stop, bootstrap, err := startLocalCluster(ctx, st, pa.LocalBrokers)
+		stop, bootstrap, err := startLocalCluster(ctx, st, pa.LocalBrokers, pa.LocalVersion)
 		if err != nil {
 			return err
 		}

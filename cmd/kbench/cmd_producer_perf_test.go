@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
@@ -186,8 +185,8 @@ func TestProducerPerfJSONAndWarmup(t *testing.T) {
 	case p.CPUSeconds <= 0:
 		t.Fatal("no CPU time recorded")
 	}
-	h, err := measure.Decode(p.Latency.Histogram)
-	if err != nil || h.Count() != 50000 || h.Max() != p.Latency.Max {
+	h, err := p.Latency.Decode()
+	if err != nil || h.Count() != 50000 || h.Max() != p.Latency.Max || h.Sum() != p.Latency.Sum {
 		t.Fatalf("histogram: %v count %d max %d", err, h.Count(), h.Max())
 	}
 }

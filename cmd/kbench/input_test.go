@@ -201,7 +201,7 @@ func TestCheckOverridden(t *testing.T) {
 }
 
 // TestJSONPathCheckedFirst: regression: --json was checked only after the
-// run, so a missing folder lost the whole run, and --json '' wrote nothing
+// run, so a missing folder lost the whole run, and an empty --json wrote nothing
 // and exited 0. Both are usage errors before anything starts (no broker
 // is contacted: the bootstrap server below does not exist).
 func TestJSONPathCheckedFirst(t *testing.T) {

@@ -11,10 +11,14 @@ import (
 
 // startLocalCluster starts a throwaway local Kafka for one run (--local) and
 // returns a function that stops it and removes its data.
-func startLocalCluster(ctx context.Context, st *state, brokers int) (stop func(), bootstrap string, err error) {
-	fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka with %d broker(s) for this run\n", brokers)
+func startLocalCluster(ctx context.Context, st *state, brokers int, version string) (stop func(), bootstrap string, err error) {
+	if version == "" {
+		version = cluster.DefaultVersion
+	}
+	fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this run\n", version, brokers)
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(brokers),
+		cluster.WithVersion(version),
 		cluster.WithName(fmt.Sprintf("run-%d", os.Getpid())),
 		cluster.WithStopOnExit(true), // never leave brokers behind if kbench dies
 	)

@@ -42,6 +42,7 @@ var ProducerOptions = []Option{
 	{Name: "--e2e", Kind: Flag, Help: "Also consume the topic while producing and report end-to-end latency (send → consumed).", Kbench: true},
 	{Name: "--local", Kind: Flag, Help: "Start a local Apache Kafka for this run and stop it afterwards.", Kbench: true},
 	{Name: "--local-brokers", Kind: Value, Metavar: "N", Help: "Brokers of the --local cluster. (default: 1)", Kbench: true},
+	{Name: "--local-kafka-version", Kind: Value, Metavar: "VERSION", Help: "Apache Kafka release of the --local cluster, any 4.x release Maven Central serves. (default: the local cluster's default)", Kbench: true},
 }
 
 // ProducerUsage is the synopsis printed by --help.
@@ -79,6 +80,7 @@ type ProducerArgs struct {
 	EndToEnd          bool
 	Local             bool
 	LocalBrokers      int
+	LocalVersion      string
 	// used records the deprecated options given, for DeprecationWarnings.
 	used map[string]bool
 }
@@ -162,6 +164,7 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.EndToEnd = a.Has("--e2e")
 	p.Local = a.Has("--local")
 	p.LocalBrokers = int(num("--local-brokers", 1))
+	p.LocalVersion = a.String("--local-kafka-version")
 	if a.Has("--duration") {
 		d, err := time.ParseDuration(a.String("--duration"))
 		if err != nil || d <= 0 {
@@ -237,6 +240,9 @@ func (p *ProducerArgs) validate(a *Args) error {
 	}
 	if p.LocalBrokers < 1 {
 		bad("--local-brokers should be at least 1")
+	}
+	if a.Has("--local-kafka-version") && !p.Local {
+		bad("--local-kafka-version needs --local")
 	}
 	if a.Has("--local-brokers") && !p.Local {
 		bad("--local-brokers needs --local")
