@@ -13,9 +13,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -120,16 +122,21 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 		}
 	}
 	started := time.Now()
-	cpu0 := measure.ProcessCPU()
-	run, err := workload.StartConsumer(ctx, spec)
-	if err != nil {
-		return err // before the header: nothing ran (no such topic, no broker)
+	out, runErr := runner.Run(ctx, runner.Scenario{
+		Name:      compat.ConsumerTool,
+		Workloads: []runner.Workload{{Name: "consumers", Kind: runner.Consume, Consumer: &spec}},
+		OnStart: func([]kadmin.TopicInfo) {
+			// Only once the consumers run: a missing topic or broker fails
+			// before the header, as nothing ran.
+			if !ca.HideHeader {
+				compat.ConsumerHeader(st.stdout, ca.ShowDetailedStats)
+			}
+		},
+	})
+	if out == nil || out.Workloads[0].Consumer == nil {
+		return runErr
 	}
-	if !ca.HideHeader {
-		compat.ConsumerHeader(st.stdout, ca.ShowDetailedStats)
-	}
-	res, runErr := run.Wait()
-	cpu := measure.ProcessCPU() - cpu0
+	res, cpu := out.Workloads[0].Consumer, out.CPU
 	short := shortRun(ca, res)
 	if short {
 		compat.ConsumerTimeoutWarning(st.stdout, ca.Timeout.Milliseconds())

@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -66,15 +67,6 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
-	topic, err := kadmin.EnsureTopic(ctx, copts, kadmin.TopicSpec{
-		Name: ea.Topic, Partitions: e2eTopicPartitions, ReplicationFactor: e2eTopicReplication,
-	})
-	if err != nil {
-		return err
-	}
-	if topic.Created {
-		compat.E2ETopicCreated(st.stdout, ea.Topic, e2eTopicPartitions, e2eTopicReplication)
-	}
 	spec := workload.E2ESpec{
 		Topic: ea.Topic, Records: ea.NumRecords,
 		ValueSize: ea.RecordSize, KeySize: ea.KeySize,
@@ -87,10 +79,23 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 		},
 	}
 	started := time.Now()
-	res, runErr := workload.RunEndToEnd(ctx, spec)
-	if res == nil {
+	out, runErr := runner.Run(ctx, runner.Scenario{
+		Name:  compat.E2ETool,
+		Admin: copts,
+		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{
+			Name: ea.Topic, Partitions: e2eTopicPartitions, ReplicationFactor: e2eTopicReplication,
+		}}},
+		Workloads: []runner.Workload{{Name: "probe", Kind: runner.Probe, Probe: &spec}},
+		OnStart: func(topics []kadmin.TopicInfo) {
+			if topics[0].Created {
+				compat.E2ETopicCreated(st.stdout, ea.Topic, e2eTopicPartitions, e2eTopicReplication)
+			}
+		},
+	})
+	if out == nil || out.Workloads[0].Probe == nil {
 		return runErr
 	}
+	res, topic := out.Workloads[0].Probe, out.Topics[0]
 	if runErr == nil {
 		// Like the Apache tool, the summary is printed only for a complete
 		// run; a failed one leaves its partial numbers in --json.

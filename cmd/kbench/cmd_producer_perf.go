@@ -24,6 +24,7 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -106,26 +107,20 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
-	topic, err := kadmin.EnsureTopic(ctx, opts, kadmin.TopicSpec{
-		Name: pa.Topic, Partitions: pa.Partitions, ReplicationFactor: pa.ReplicationFactor,
-		PartitionsFlag: "--partitions", ReplicationFlag: "--replication-factor",
-	})
-	if err != nil {
-		return err
-	}
-	var e2e *workload.ConsumerRun
+	var e2e *workload.ConsumerSpec
 	if pa.EndToEnd {
-		if e2e, err = startE2EConsumer(ctx, st, props, pc, pa); err != nil {
+		if e2e, err = e2eConsumerSpec(st, props, pc, pa); err != nil {
 			return fmt.Errorf("--e2e: %w", err)
 		}
 	}
-	return produce(ctx, st, pa, pc, opts, values, keys, topic, e2e)
+	return produce(ctx, st, pa, pc, opts, values, keys, e2e)
 }
 
-// produce runs the workload and reports it, writing every result measured
-// even when the run fails part way.
+// produce runs the workload through the runner (which prepares the topic)
+// and reports it, writing every result measured even when the run fails
+// part way.
 func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, topic kadmin.TopicInfo, e2e *workload.ConsumerRun) error {
+	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec) error {
 	if pa.WarmupRecords > 0 {
 		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
 	}
@@ -154,7 +149,6 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		Keys:                keys,
 		ClientOpts:          producerClientOpts(opts, pc, metrics),
 		TransactionDuration: txEvery,
-		StampSent:           e2e != nil,
 		Interval:            pa.ReportingInterval,
 		OnInterval: func(iv workload.Interval) {
 			if iv.Final {
@@ -168,17 +162,24 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		},
 		OnError: firstErrors(st.stderr, "produce failed"),
 	}
+	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
+	if e2e != nil {
+		w.Kind, w.Consumer = runner.EndToEnd, e2e
+	}
 	started := time.Now()
-	cpu0 := measure.ProcessCPU()
-	res, runErr := workload.RunProducer(ctx, spec)
-	cpu := measure.ProcessCPU() - cpu0
-	if res == nil {
-		if e2e != nil {
-			e2e.Stop()
-			e2e.Wait()
-		}
+	out, runErr := runner.Run(ctx, runner.Scenario{
+		Name:  compat.ProducerTool,
+		Admin: opts,
+		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{
+			Name: pa.Topic, Partitions: pa.Partitions, ReplicationFactor: pa.ReplicationFactor,
+			PartitionsFlag: "--partitions", ReplicationFlag: "--replication-factor",
+		}}},
+		Workloads: []runner.Workload{w},
+	})
+	if out == nil || out.Workloads[0].Producer == nil {
 		return runErr
 	}
+	res, cpu := out.Workloads[0].Producer, out.CPU
 	printProducerTotals(st.stdout, res)
 	if len(metrics) > 0 {
 		var table []measure.Metric
@@ -191,7 +192,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	var e2eLat *result.Latency
 	if e2e != nil {
 		var err error
-		e2eLat, err = finishE2E(st.stdout, e2e, res.Acked)
+		e2eLat, err = printE2E(st.stdout, out.Workloads[0].Consumer, res.Acked)
 		runErr = errors.Join(runErr, err)
 	}
 	summary, err := res.Summary(pa.Throughput, cpu)
@@ -200,7 +201,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	}
 	runErr = errors.Join(runErr, failedRecordsError(res))
 	if pa.JSONPath != "" {
-		doc := producerDocument(pa, pc, topic, summary, started, runErr)
+		doc := producerDocument(pa, pc, out.Topics[0], summary, started, runErr)
 		doc.EndToEnd = e2eLat
 		if err := result.Write(pa.JSONPath, doc); err != nil {
 			runErr = errors.Join(runErr, err)

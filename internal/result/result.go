@@ -152,8 +152,14 @@ type Latency struct {
 	// OverRange counts latencies above an hour: in the percentiles as one
 	// hour, in Sum and Max as measured. Negative counts negative ones
 	// (clocks disagreeing), left out of everything else.
-	OverRange int64  `json:"over_range,omitempty"`
-	Negative  int64  `json:"negative,omitempty"`
+	OverRange int64 `json:"over_range,omitempty"`
+	Negative  int64 `json:"negative,omitempty"`
+	// End-to-end latency only: Source says where each record's send time
+	// came from, "header" (kbench's send-time header, µs), "timestamp"
+	// (the record's timestamp, ms) or "mixed"; Backlog counts records sent
+	// before the consumer started, left out: their latency is their age.
+	Source    string `json:"source,omitempty"`
+	Backlog   int64  `json:"backlog,omitempty"`
 	Histogram string `json:"histogram"`
 }
 

@@ -30,6 +30,9 @@ const (
 	Produce  Kind = "produce"    // producers; publish latency
 	Consume  Kind = "consume"    // consumers; throughput, lag
 	EndToEnd Kind = "end-to-end" // producers and a consumer of their records; end-to-end latency
+	// Probe sends one record at a time and waits to consume it before the
+	// next, as Apache's EndToEndLatency tool does.
+	Probe Kind = "probe"
 )
 
 // Scenario is one run: the topics to prepare and the workloads to run
@@ -41,6 +44,11 @@ type Scenario struct {
 	Admin     []kgo.Opt
 	Topics    []Topic
 	Workloads []Workload
+	// OnStart, if set, is called once the topics are prepared and the
+	// consumers have started, just before the producers start, with the
+	// topics as the cluster reports them (the drop-in commands print their
+	// headers then).
+	OnStart func(topics []kadmin.TopicInfo)
 }
 
 // Topic is a topic to prepare before the workloads start.
@@ -57,6 +65,7 @@ type Workload struct {
 	Kind     Kind
 	Producer *workload.ProducerSpec
 	Consumer *workload.ConsumerSpec
+	Probe    *workload.E2ESpec
 }
 
 // Outcome is what a scenario measured.
@@ -77,6 +86,7 @@ type WorkloadOutcome struct {
 	Kind     Kind
 	Producer *workload.ProducerResult
 	Consumer *workload.ConsumerResult
+	Probe    *workload.E2EResult
 	Err      error
 }
 
@@ -119,8 +129,13 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			startErr = runs[i].startConsumer(ctx, epoch)
 		}
 	}
-	if startErr == nil {
+	if startErr == nil && sc.produces() {
+		// Producers wait for the consumers' partitions, so that consumers
+		// see every record; consumers alone need not wait.
 		startErr = waitReady(ctx, runs)
+	}
+	if startErr == nil && sc.OnStart != nil {
+		sc.OnStart(out.Topics)
 	}
 	out.Start = time.Now()
 	if startErr == nil {
@@ -130,8 +145,12 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 					break
 				}
 			}
+			if r.w.Probe != nil {
+				r.startProbe(ctx)
+			}
 		}
 	}
+
 	var wg sync.WaitGroup
 	for i, r := range runs {
 		wg.Add(1)
@@ -139,7 +158,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			defer wg.Done()
 			r.finish(startErr != nil)
 			o := &out.Workloads[i]
-			o.Producer, o.Consumer, o.Err = r.prodRes, r.consRes, r.err
+			o.Producer, o.Consumer, o.Probe, o.Err = r.prodRes, r.consRes, r.probeRes, r.err
 		}()
 	}
 	wg.Wait()
@@ -167,6 +186,8 @@ func (sc *Scenario) validate() error {
 			ok = w.Consumer != nil && w.Producer == nil
 		case EndToEnd:
 			ok = w.Producer != nil && w.Consumer != nil
+		case Probe:
+			ok = w.Probe != nil && w.Producer == nil && w.Consumer == nil
 		}
 		if !ok {
 			return fmt.Errorf("scenario %q: workload %q of kind %q has the wrong engines", sc.Name, w.Name, w.Kind)
@@ -182,7 +203,29 @@ type running struct {
 	cons    *workload.ConsumerRun
 	prodRes *workload.ProducerResult
 	consRes *workload.ConsumerResult
-	err     error
+	// probeDone is closed when the probe has ended and probeRes is set.
+	probeDone chan struct{}
+	probeRes  *workload.E2EResult
+	probeErr  error
+	err       error
+}
+
+// produces reports whether any workload writes records.
+func (sc *Scenario) produces() bool {
+	for _, w := range sc.Workloads {
+		if w.Producer != nil || w.Probe != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *running) startProbe(ctx context.Context) {
+	r.probeDone = make(chan struct{})
+	go func() {
+		defer close(r.probeDone)
+		r.probeRes, r.probeErr = workload.RunEndToEnd(ctx, *r.w.Probe)
+	}()
 }
 
 func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
@@ -236,6 +279,10 @@ func waitReady(ctx context.Context, runs []*running) error {
 func (r *running) finish(abort bool) {
 	var errs []error
 	acked := int64(-1)
+	if r.probeDone != nil {
+		<-r.probeDone
+		errs = append(errs, r.probeErr)
+	}
 	if r.prod != nil {
 		res, err := r.prod.Wait()
 		r.prodRes = res

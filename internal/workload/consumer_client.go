@@ -30,12 +30,16 @@ type consumerClient struct {
 	positions *positions    // nil without ConsumerSpec.Lag
 
 	// poll loop
-	hist    *measure.Histogram
-	records int64
-	bytes   int64
-	errs    measure.ErrorCounts
-	seenErr map[string]bool
-	posMap  map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	hist *measure.Histogram
+	// fromHeader and fromTimestamp count the records whose latency came
+	// from kbench's send-time header and from their timestamp; backlog
+	// those sent before the run (not in the latency).
+	fromHeader, fromTimestamp, backlog int64
+	records                            int64
+	bytes                              int64
+	errs                               measure.ErrorCounts
+	seenErr                            map[string]bool
+	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
 }
 
 type topicPartition struct {
@@ -139,8 +143,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		c.cr.lastRecv.Store(now.UnixNano())
 		take = c.cr.claim(n, now)
 	}
-	var bytes, latSum, latMax int64
+	var bytes, latSum, latMax, latN int64
 	nowNs := now.UnixNano()
+	since := c.cr.start.Add(-backlogSkew).UnixNano()
 	left := take
 	for i := range fs {
 		for j := range fs[i].Topics {
@@ -163,10 +168,23 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				if c.latency {
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
-						us := max((nowNs-sentNanos(r))/1000, 0)
-						c.hist.Record(us)
-						latSum += us
-						latMax = max(latMax, us)
+						sent, header := sentNanos(r)
+						if header {
+							c.fromHeader++
+						} else {
+							c.fromTimestamp++
+						}
+						if sent < since {
+							c.backlog++
+							continue
+						}
+						us := (nowNs - sent) / 1000
+						c.hist.Record(us) // a negative one is only counted
+						if us >= 0 {
+							latSum += us
+							latMax = max(latMax, us)
+							latN++
+						}
 					}
 				} else {
 					for _, r := range recs {
@@ -182,10 +200,6 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	if take > 0 {
 		c.records += int64(take)
 		c.bytes += bytes
-		var latN int64
-		if c.latency {
-			latN = int64(take)
-		}
 		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
 	}
 	return nil

@@ -24,11 +24,16 @@ type ConsumerResult struct {
 	Rebalances int
 	// Latency is the end-to-end latency in microseconds, nil unless
 	// ConsumerSpec.Latency.
-	Latency   *measure.Histogram
-	Errors    map[string]int64
-	Intervals []ConsumerInterval
-	Lag       []LagSample
-	Clients   int
+	Latency *measure.Histogram
+	// FromHeader and FromTimestamp count the records whose send time came
+	// from kbench's header (µs) and from their timestamp (ms); Backlog
+	// those sent before the run, left out of Latency: their latency would
+	// be their age.
+	FromHeader, FromTimestamp, Backlog int64
+	Errors                             map[string]int64
+	Intervals                          []ConsumerInterval
+	Lag                                []LagSample
+	Clients                            int
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
@@ -65,6 +70,9 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		if res.Latency != nil {
 			res.Latency.Merge(c.hist)
 		}
+		res.FromHeader += c.fromHeader
+		res.FromTimestamp += c.fromTimestamp
+		res.Backlog += c.backlog
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v
 		}
@@ -128,5 +136,14 @@ func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.L
 	if err != nil {
 		return nil, nil, err
 	}
+	switch {
+	case r.FromHeader > 0 && r.FromTimestamp > 0:
+		lat.Source = "mixed"
+	case r.FromHeader > 0:
+		lat.Source = "header"
+	case r.FromTimestamp > 0:
+		lat.Source = "timestamp"
+	}
+	lat.Backlog = r.Backlog
 	return out, &lat, nil
 }

@@ -191,7 +191,7 @@ func TestSentNanos(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := sentNanos(tt.rec); got != tt.want {
+			if got, _ := sentNanos(tt.rec); got != tt.want {
 				t.Errorf("sentNanos = %d, want %d", got, tt.want)
 			}
 		})
@@ -213,8 +213,8 @@ func TestSentStamper(t *testing.T) {
 	// Someone appending to a stamped record must not clobber the next one.
 	recs[0].Headers = append(recs[0].Headers, kgo.RecordHeader{Key: "late"})
 	for i, r := range recs {
-		if got, want := sentNanos(r), base.Add(time.Duration(i)).UnixNano(); got != want {
-			t.Fatalf("record %d: sent %d, want %d", i, got, want)
+		if got, _ := sentNanos(r); got != base.Add(time.Duration(i)).UnixNano() {
+			t.Fatalf("record %d: sent %d, want %d", i, got, base.Add(time.Duration(i)).UnixNano())
 		}
 	}
 	if len(recs[5].Headers) != 2 || recs[5].Headers[0].Key != "own" {
@@ -255,5 +255,51 @@ func TestConsumerSpecErrors(t *testing.T) {
 				t.Errorf("RunConsumer(%+v) = %v, want a spec error", tt.spec, err)
 			}
 		})
+	}
+}
+
+// TestRunConsumerBacklogIsNotLatency: regression: over an old backlog the
+// consumer recorded each record's age as its end-to-end latency. Records
+// sent before the run are counted as backlog, the rest measured, and the
+// result says where the send times came from.
+func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var recs []*kgo.Record
+	for i := 0; i < 80; i++ {
+		r := &kgo.Record{Value: []byte("v")}
+		if i < 50 {
+			r.Timestamp = time.Now().Add(-time.Hour) // an hour-old backlog
+		}
+		recs = append(recs, r)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true,
+		ClientOpts: consFakeOpts(c.ListenAddrs())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lat, err := res.Summary(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 80 || lat.Backlog != 50 || lat.Count != 30 || lat.Source != "timestamp" {
+		t.Fatalf("records %d, backlog %d, latency count %d, source %q; want 80, 50, 30, timestamp", res.Records, lat.Backlog, lat.Count, lat.Source)
+	}
+	if lat.Max > int64(time.Minute/time.Microsecond) {
+		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max)
 	}
 }

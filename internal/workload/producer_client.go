@@ -130,11 +130,11 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
 	c.promiseFn = c.promise
-	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int); ok {
-		c.maxBufRecords = int64(v)
+	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
+		c.maxBufRecords = v
 	}
-	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int); ok {
-		c.maxBufBytes = int64(v)
+	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int64); ok {
+		c.maxBufBytes = v
 	}
 	return c, nil
 }

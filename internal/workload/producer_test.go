@@ -252,3 +252,94 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProducerBlockedSenderCarriesTheWait: regression guard for the
+// coordinated-omission correction: replacing the intended send time with
+// the actual one left every test green. Here the sender itself blocks
+// (the client's buffer holds 5 records while the broker holds its first
+// produce response for 500 ms), so the records due meanwhile are sent
+// late; each must carry the wait from its intended send time.
+func TestRunProducerBlockedSenderCarriesTheWait(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var stalled atomic.Bool
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if stalled.CompareAndSwap(false, true) {
+			c.SleepControl(func() { time.Sleep(500 * time.Millisecond) })
+		}
+		return nil, nil, false
+	})
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	seeds := c.ListenAddrs()
+	spec.ClientOpts = func(int) []kgo.Opt {
+		return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0), kgo.MaxBufferedRecords(5)}
+	}
+	spec.Records, spec.Rate = 1000, 1000
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// About half the records were due during the 500 ms block, their waits
+	// spread from 0 to 500 ms: a quarter of all records waited 250 ms or
+	// more. Measured from the actual send, they would show only the ack.
+	if p75 := res.Latency.Quantile(0.75); p75 < 100_000 {
+		t.Fatalf("p75 latency %dµs: records due while the sender was blocked must carry the wait", p75)
+	}
+	if res.BufferFull < 200*time.Millisecond {
+		t.Errorf("buffer-full time %v: the sender blocked for about 500ms", res.BufferFull)
+	}
+}
+
+// TestRunProducerWarmupRunWide: regression: each client took its share of
+// --warmup-records, rounded, so 3 producers, 3000 records and a warm-up of
+// 2 gave 1998 steady records, a whole client's worth too few. Steady state
+// is decided on the run-wide record index.
+func TestRunProducerWarmupRunWide(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "t", 3)
+	tests := []struct {
+		warmup, wantSteady int64
+	}{{2, 2998}, {3, 2997}, {1500, 1500}}
+	for _, tt := range tests {
+		spec := testSpec(t, seeds, "t")
+		spec.Clients, spec.Records, spec.Warmup = 3, 3000, tt.warmup
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := RunProducer(ctx, spec)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Steady == nil || res.Steady.Acked != tt.wantSteady {
+			t.Errorf("warm-up %d: steady %+v, want %d steady records", tt.warmup, res.Steady, tt.wantSteady)
+		}
+	}
+}
+
+// TestRunProducerNoSteadyRecord: regression: with no steady record
+// acknowledged (the run ended during the warm-up), steady_state's duration
+// was measured from the zero time: 9.2e9 seconds. It is left out.
+func TestRunProducerNoSteadyRecord(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "t", 1)
+	spec := testSpec(t, seeds, "t")
+	spec.Duration, spec.Rate, spec.WarmupDuration = 200*time.Millisecond, 1000, time.Hour
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := res.Summary(1000, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Acked == 0 || sum.SteadyState != nil {
+		t.Fatalf("acked %d, steady state %+v; want records and no steady state", res.Acked, sum.SteadyState)
+	}
+}
