@@ -1,0 +1,114 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func latency(t *testing.T, values ...int64) result.Latency {
+	t.Helper()
+	h := measure.NewHistogram()
+	for _, v := range values {
+		h.Record(v)
+	}
+	l, err := result.LatencyOf(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// testDoc is a plan run of two scenarios: one steady, one whose repeats
+// disagree, with one failed repeat and an end-to-end workload.
+func testDoc(t *testing.T) *result.Document {
+	t.Helper()
+	rep := func(i int, status string, rps float64, lat result.Latency, e2e *result.Latency, bound bool) result.Repeat {
+		w := result.Workload{Name: "p", Type: "end-to-end",
+			Producer:  &result.Producer{Records: 100000, RecordsPerSec: rps, MiBPerSec: rps * 100 / (1 << 20), Latency: lat},
+			EndToEnd:  e2e,
+			Generator: &result.Generator{Bound: bound, Reasons: []string{"kbench used 95% of the machine's 2 CPUs"}}}
+		return result.Repeat{Index: i, Status: status, StartedAt: time.Unix(0, 0).UTC(), EndedAt: time.Unix(10, 0).UTC(), Workloads: []result.Workload{w}}
+	}
+	e2e := latency(t, 3000, 4000, 9000)
+	scs := []result.Scenario{
+		{Index: 1, Name: "record_size=10", Params: []result.Param{{Name: "record_size", Value: "10"}}, Repeats: []result.Repeat{
+			rep(1, result.StatusOK, 50000, latency(t, 1000, 2000, 3000), &e2e, false),
+			rep(2, result.StatusOK, 52000, latency(t, 1500, 2500, 3500), &e2e, false),
+		}},
+		{Index: 2, Name: "record_size=1000", Params: []result.Param{{Name: "record_size", Value: "1000"}}, Repeats: []result.Repeat{
+			rep(1, result.StatusOK, 10000, latency(t, 10000, 20000), &e2e, true),
+			rep(2, result.StatusOK, 20000, latency(t, 12000, 22000), &e2e, false),
+			rep(3, result.StatusFailed, 0, latency(t), nil, false),
+		}},
+	}
+	for i := range scs {
+		if err := result.AggregateScenario(&scs[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
+	doc.Status = result.StatusOK
+	doc.Plan = &result.PlanRun{Name: "record-size-sweep", Description: "A test sweep", Parameters: []string{"record_size"}, Repeat: 3,
+		Environment: &result.Environment{Cluster: "local", KafkaVersion: "4.3.1", BrokerVersions: []string{"v4.3"}}, Scenarios: scs}
+	return doc
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestWriteSummaryMarkdown(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryMarkdown(&buf, testDoc(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.md.golden", buf.Bytes())
+}
+
+func TestWriteSummaryCSV(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummaryCSV(&buf, testDoc(t)); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary.csv.golden", buf.Bytes())
+}
+
+func TestWriteAll(t *testing.T) {
+	dir := t.TempDir()
+	if err := WriteAll(dir, testDoc(t)); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"summary.md", "summary.csv"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("%d files in the folder, want 2 (no temporary files left)", len(entries))
+	}
+	if err := WriteSummaryCSV(&bytes.Buffer{}, &result.Document{}); err == nil {
+		t.Error("a document without a plan run must be refused")
+	}
+}
