@@ -23,7 +23,7 @@ var (
 
 // TestProducerPerfSeedCommands runs the producer commands of seeds 000, 001
 // and 002 as written there, with two changes only: the bootstrap address,
-// and --num-records scaled down to fit CI (bench/seeds.sh runs them whole).
+// and --num-records scaled down to fit CI (bench/studies.sh runs them whole).
 // The topic must then hold exactly the records the final line claims.
 func TestProducerPerfSeedCommands(t *testing.T) {
 	t.Parallel()

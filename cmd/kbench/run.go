@@ -31,7 +31,7 @@ var toolAliases = map[string]string{
 }
 
 // runClassTools maps the classes that scripts start with kafka-run-class
-// (seed 002: kafka-run-class.sh kafka.tools.EndToEndLatency ...) to kbench
+// (the MSK partition study: kafka-run-class.sh kafka.tools.EndToEndLatency ...) to kbench
 // subcommands: old Scala names and the 3.5+ Java names alike.
 var runClassTools = map[string]string{
 	"kafka.tools.EndToEndLatency":                "end-to-end-latency",

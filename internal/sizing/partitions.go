@@ -2,7 +2,7 @@ package sizing
 
 import "math"
 
-// ruleOfThumb is seed 002's latency rule: at most 100 × b × r partitions per
+// ruleOfThumb is the MSK partition study's latency rule: at most 100 × b × r partitions per
 // broker, b brokers and replication r, counting every replica a broker hosts.
 const ruleOfThumb = 100
 

@@ -125,7 +125,7 @@ func writeUnits(p *printer, e *Estimate) {
 	p.line("", "ingest %s B/s / 1,024 = %s \"KB/s\"; storage %s one copy, %s all replicas,",
 		num(e.IngestBytesPerSec), num(math.Round(e.IngestBytesPerSec/1024)), misread(e.StorageBytes, ""), misread(e.ReplicatedBytes, ""))
 	p.line("", "%s per broker. Those are the binary (KiB, TiB) figures above, not the decimal ones.", misread(e.PerBrokerBytes, ""))
-	p.line("seed 002", "(docs/size.md) does exactly that: 10,000 × 2,500 = \"24,400 KB/s\" is 24,414 KiB/s rounded down, so")
+	p.line("an MSK study", "(docs/size.md) does exactly that: 10,000 × 2,500 = \"24,400 KB/s\" is 24,414 KiB/s rounded down, so")
 	p.line("", "24,400 × 604,800 s = 14,757,120,000 \"KB\" / 1,024³ = 13.74 \"TB\" is TiB (13.75 unrounded), and its")
 	p.line("", "\"around 24 MB/s\" is 24,414 KiB/s / 1,000, between 25.0 MB/s and 23.8 MiB/s.")
 }

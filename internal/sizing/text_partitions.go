@@ -40,7 +40,7 @@ func writePartitions(p *printer, e *Estimate) {
 	writeHowToMeasure(p, e)
 	p.line("rule of thumb", "at most 100 × %s × %d replication = %s partitions per broker, replicas included,",
 		brokers(in), in.Replication, num(float64(pt.CeilingPerBroker)))
-	p.line("", "when latency matters (seed 002); this topic alone may reach %s × %d / %d = %s partitions",
+	p.line("", "when latency matters (the MSK partition study); this topic alone may reach %s × %d / %d = %s partitions",
 		num(float64(pt.CeilingPerBroker)), in.Brokers, in.Replication, num(float64(pt.MaxForTopic)))
 	if pt.Recommended > 0 {
 		verdict := "within the limit"
