@@ -161,6 +161,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 			compat.WindowLine(st.stdout, iv.Count, iv.Length, iv.Bytes, iv.AvgLatencyMicros()/1000, float64(iv.LatMaxUs)/1000)
 		},
 		OnError: firstErrors(st.stderr, "produce failed"),
+		OnStall: stallPrinter(st.stderr),
 	}
 	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
 	if e2e != nil {
@@ -181,6 +182,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	}
 	res, cpu := out.Workloads[0].Producer, out.CPU
 	printProducerTotals(st.stdout, res)
+	printUnresolved(st.stderr, res)
 	if len(metrics) > 0 {
 		var table []measure.Metric
 		now := time.Now()

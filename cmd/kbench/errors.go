@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // firstErrors returns a workload's OnError callback that prints the first
@@ -60,4 +62,27 @@ func unwrapPathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// stallPrinter says on stderr, as it happens, that no record is being
+// acknowledged (the Apache lines on stdout only show 0 records sent).
+func stallPrinter(w io.Writer) func(workload.Stall) {
+	return func(s workload.Stall) {
+		why := ""
+		if s.LastError != "" {
+			why = "; last error: " + s.LastError
+		}
+		fmt.Fprintf(w, "kbench: no acknowledgement for %s: %d records outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, why)
+	}
+}
+
+// printUnresolved reports records whose outcome is unknown: cancelled by
+// Ctrl-C or the drain bound while the broker had not answered. Their wait
+// is not in the latency figures, so it is said here.
+func printUnresolved(w io.Writer, res *workload.ProducerResult) {
+	if res.Unresolved == 0 {
+		return
+	}
+	fmt.Fprintf(w, "kbench: %d records unresolved when the run ended (cancelled before an acknowledgement; the broker may have them); the oldest had waited %s, which the latency figures above leave out\n",
+		res.Unresolved, res.UnresolvedWait.Round(time.Millisecond))
 }

@@ -47,6 +47,12 @@ func run(ctx context.Context, args []string, st *state) int {
 	root := newRootCmd(st)
 	root.SetArgs(commandArgs(args))
 	err := root.ExecuteContext(ctx)
+	if err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
+		// Interrupted while failing (a dead broker's timeouts): the user
+		// stopped the run, whatever error it was also having.
+		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
+		err = ctx.Err()
+	}
 	return exitCode(err, st)
 }
 

@@ -5,7 +5,9 @@
 package result
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,14 +62,18 @@ func New(kind, kbenchVersion string, started time.Time, config map[string]string
 	return &Document{Schema: Schema, Kind: kind, KbenchVersion: kbenchVersion, StartedAt: started, Config: config}
 }
 
-// Finish stamps the end time and the status: ok, or failed with runErr,
-// which a document keeps next to everything measured before the failure.
+// Finish stamps the end time and the status: ok; interrupted when runErr
+// is a cancellation (Ctrl-C, SIGTERM); else failed with runErr. A document
+// keeps everything measured before the failure.
 func (d *Document) Finish(runErr error) {
 	d.EndedAt = time.Now()
 	d.Status = StatusOK
-	if runErr != nil {
-		d.Status = StatusFailed
-		d.Error = runErr.Error()
+	switch {
+	case runErr == nil:
+	case errors.Is(runErr, context.Canceled):
+		d.Status, d.Error = StatusInterrupted, "interrupted"
+	default:
+		d.Status, d.Error = StatusFailed, runErr.Error()
 	}
 }
 
@@ -82,20 +88,25 @@ type Topic struct {
 // the Apache tool does; MiBPerSec divides by 1024×1024 (the Apache tools'
 // "MB").
 type Producer struct {
-	Clients         int              `json:"clients"`
-	Records         int64            `json:"records"` // acknowledged by the broker
-	Bytes           int64            `json:"bytes"`
-	Failed          int64            `json:"failed"`
-	DurationSeconds float64          `json:"duration_seconds"`
-	RecordsPerSec   float64          `json:"records_per_sec"`
-	MiBPerSec       float64          `json:"mib_per_sec"`
-	TargetRate      float64          `json:"target_rate,omitempty"` // records/s; 0 when unlimited
-	LatencyFrom     string           `json:"latency_from"`          // "send" or "intended" (fixed rate)
-	Latency         Latency          `json:"latency"`               // publish latency: send → ack
-	SteadyState     *Producer        `json:"steady_state,omitempty"`
-	Errors          map[string]int64 `json:"errors,omitempty"`
-	Intervals       []Interval       `json:"intervals,omitempty"`
-	CPUSeconds      float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	Clients int   `json:"clients"`
+	Records int64 `json:"records"` // acknowledged by the broker
+	Bytes   int64 `json:"bytes"`
+	Failed  int64 `json:"failed"`
+	// Unresolved of the failed records were cancelled, not refused (Ctrl-C,
+	// or the drain bound passed): their outcome is unknown. The longest
+	// wait any had reached is not in the latency.
+	Unresolved          int64            `json:"unresolved,omitempty"`
+	UnresolvedMaxWaitMs float64          `json:"unresolved_max_wait_ms,omitempty"`
+	DurationSeconds     float64          `json:"duration_seconds"`
+	RecordsPerSec       float64          `json:"records_per_sec"`
+	MiBPerSec           float64          `json:"mib_per_sec"`
+	TargetRate          float64          `json:"target_rate,omitempty"` // records/s; 0 when unlimited
+	LatencyFrom         string           `json:"latency_from"`          // "send" or "intended" (fixed rate)
+	Latency             Latency          `json:"latency"`               // publish latency: send → ack
+	SteadyState         *Producer        `json:"steady_state,omitempty"`
+	Errors              map[string]int64 `json:"errors,omitempty"`
+	Intervals           []Interval       `json:"intervals,omitempty"`
+	CPUSeconds          float64          `json:"cpu_seconds,omitempty"` // this process, user+system
 }
 
 // Consumer holds what consumers measured.

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // PlanOptions are what a plan run needs beyond its plan.
@@ -43,10 +43,17 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
+	stall := func(s workload.Stall) {
+		why := ""
+		if s.LastError != "" {
+			why = "; last error: " + s.LastError
+		}
+		fmt.Fprintf(opt.Progress, "kbench: no acknowledgement for %s: %d records outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, why)
+	}
 	bootstrap := p.Cluster.Bootstrap
 	built := make([]Scenario, len(scenarios))
 	for i := range scenarios {
-		sc, err := scenarioOf(p, &scenarios[i], bootstrapOrPlaceholder(bootstrap))
+		sc, err := scenarioOf(p, &scenarios[i], bootstrapOrPlaceholder(bootstrap), stall)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
 		}
@@ -64,7 +71,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		env.Cluster = "local"
 		env.KafkaVersion = version
 		for i := range scenarios {
-			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap); err != nil {
+			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, stall); err != nil {
 				return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
 			}
 		}
@@ -109,10 +116,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	if ctx.Err() != nil {
 		firstErr = ctx.Err()
 	}
-	doc.Finish(firstErr)
-	if errors.Is(firstErr, context.Canceled) {
-		doc.Status = result.StatusInterrupted
-	}
+	doc.Finish(firstErr) // "interrupted" after Ctrl-C
 	return doc, firstErr
 }
 

@@ -19,7 +19,7 @@ import (
 // scenarioOf builds the runner's scenario for one plan scenario: Java
 // client properties become franz-go options (the cluster's, then the
 // workload's), messages become record sources.
-func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (Scenario, error) {
+func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, stall func(workload.Stall)) (Scenario, error) {
 	out := Scenario{Name: sc.Name}
 	admin, err := adminOpts(p, bootstrap)
 	if err != nil {
@@ -36,7 +36,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (Scenario, er
 		out.Topics = append(out.Topics, Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
 	}
 	for i := range sc.Workloads {
-		w, err := workloadOf(p, &sc.Workloads[i], bootstrap)
+		w, err := workloadOf(p, &sc.Workloads[i], bootstrap, stall)
 		if err != nil {
 			return out, fmt.Errorf("workloads[%d] %q: %w", i, sc.Workloads[i].Name, err)
 		}
@@ -45,11 +45,11 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string) (Scenario, er
 	return out, nil
 }
 
-func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string) (Workload, error) {
+func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, stall func(workload.Stall)) (Workload, error) {
 	rw := Workload{Name: w.Name, Kind: Kind(w.Type)}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, err := producerSpec(p, w, props)
+		spec, err := producerSpec(p, w, props, stall)
 		if err != nil {
 			return rw, err
 		}
@@ -88,7 +88,7 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 	return props
 }
 
-func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop) (*workload.ProducerSpec, error) {
+func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, stall func(workload.Stall)) (*workload.ProducerSpec, error) {
 	pc, _, err := kafkaconf.ParseProducer(props)
 	if err != nil {
 		return nil, userr.New(err)
@@ -117,6 +117,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop) (*work
 		Duration:       w.Duration,
 		Rate:           w.Rate,
 		Warmup:         w.WarmupRecords,
+		OnStall:        stall,
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
 		Keys:           keys,

@@ -323,6 +323,9 @@ func (r *ConsumerRun) watch() {
 	}
 }
 
+// closeBound bounds closing the clients at the end of a run.
+const closeBound = 5 * time.Second
+
 // Wait waits for the run to end and returns what it measured (see
 // RunConsumer). It may be called more than once.
 func (r *ConsumerRun) Wait() (*ConsumerResult, error) {
@@ -340,13 +343,24 @@ func (r *ConsumerRun) wait() (*ConsumerResult, error) {
 	// Group state is read before closing, since leaving the group revokes
 	// every partition.
 	res := r.collect()
-	var closeWG sync.WaitGroup
-	for _, c := range r.clients {
-		closeWG.Add(1)
-		go func() { defer closeWG.Done(); c.cl.Close() }()
+	// Closing leaves the group, a request a paused or dead coordinator
+	// may hold for minutes: wait at most closeBound, then let the closes
+	// finish in the background. What was measured is already collected.
+	closed := make(chan struct{})
+	go func() {
+		var closeWG sync.WaitGroup
+		for _, c := range r.clients {
+			closeWG.Add(1)
+			go func() { defer closeWG.Done(); c.cl.Close() }()
+		}
+		closeWG.Wait()
+		r.admin.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(closeBound):
 	}
-	closeWG.Wait()
-	r.admin.Close()
 	r.errMu.Lock()
 	err := errors.Join(r.errs...)
 	r.errMu.Unlock()

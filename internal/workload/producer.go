@@ -57,6 +57,10 @@ type ProducerSpec struct {
 	// OnInterval, if set, is called on the reporter goroutine after each
 	// interval, and once more for the last partial interval (Final set).
 	OnInterval func(Interval)
+	// OnStall, if set, is called on the reporter goroutine after each
+	// interval in which no record completed while records were
+	// outstanding: a dead or stalled broker, said as it happens.
+	OnStall func(Stall)
 	// OnError, if set, is called (from a promise worker) the first time each
 	// kind of error is seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
@@ -106,6 +110,12 @@ type ProducerResult struct {
 	// senders waited for room in their clients' buffers, summed.
 	TargetRate            float64
 	BehindMax, BufferFull time.Duration
+	// Unresolved counts the failed records that were cancelled rather
+	// than refused (the run was interrupted or its drain bound passed):
+	// the broker may have them. UnresolvedWait is the longest any had
+	// waited when cancelled.
+	Unresolved     int64
+	UnresolvedWait time.Duration
 }
 
 // SteadyResult is the part of a run after warmup.
@@ -250,6 +260,8 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		res.Failed += c.failed
 		res.Latency.Merge(c.hist)
 		res.BehindMax = max(res.BehindMax, c.behindMax)
+		res.Unresolved += c.unresolved
+		res.UnresolvedWait = max(res.UnresolvedWait, c.unresolvedWait)
 		res.BufferFull += c.bufferFull
 		if res.Steady != nil && c.steadyStart != nil {
 			st := *c.steadyStart

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,7 +76,8 @@ type producerClient struct {
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
 	steadyBegun  atomic.Bool
-	produced     int64 // send goroutine: records handed to franz-go
+	produced     int64     // send goroutine: records handed to franz-go
+	conn         connWatch // the last failed connection, for stall messages
 	// promiseFn is c.promise, made once: a method value passed per record
 	// would be allocated per record.
 	promiseFn func(*kgo.Record, error)
@@ -84,7 +86,11 @@ type producerClient struct {
 	// room in the client's buffer (the cluster pushing back).
 	behindMax, bufferFull      time.Duration
 	maxBufRecords, maxBufBytes int64
-	completed                  atomic.Int64 // promise worker: records whose promise ran
+	// drainMax bounds every flush and transaction commit: the delivery
+	// timeout plus drainMargin, after which franz-go has failed every
+	// record it could not deliver.
+	drainMax  time.Duration
+	completed atomic.Int64 // promise worker: records whose promise ran
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
@@ -98,17 +104,17 @@ type producerClient struct {
 	steadyAcked   int64
 	steadyBytes   int64
 	steadyStart   *time.Time
-	errs          measure.ErrorCounts
-	seenErr       map[string]bool
+	// unresolved counts records cancelled with their outcome unknown (the
+	// run was interrupted or ended before they were acknowledged);
+	// unresolvedWait is the longest any of them had waited.
+	unresolved     int64
+	unresolvedWait time.Duration
+	errs           measure.ErrorCounts
+	seenErr        map[string]bool
 }
 
 func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
-	cl, err := kgo.NewClient(spec.ClientOpts(i)...)
-	if err != nil {
-		return nil, fmt.Errorf("producer client %d: %w", i, err)
-	}
 	c := &producerClient{
-		cl:         cl,
 		topic:      spec.Topic,
 		records:    share(spec.Records, spec.Clients, i),
 		index:      int64(i),
@@ -129,12 +135,21 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
+	cl, err := kgo.NewClient(append(spec.ClientOpts(i), kgo.WithHooks(&c.conn))...)
+	if err != nil {
+		return nil, fmt.Errorf("producer client %d: %w", i, err)
+	}
+	c.cl = cl
 	c.promiseFn = c.promise
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
 		c.maxBufRecords = v
 	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int64); ok {
 		c.maxBufBytes = v
+	}
+	c.drainMax = defaultDrain
+	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
+		c.drainMax = v + drainMargin
 	}
 	return c, nil
 }
@@ -145,13 +160,14 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 // records still in flight.
 func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
-	flushCtx := context.Background()
+	// Every outstanding record completes within the delivery timeout, so
+	// the flush is bounded by it; interrupted, the run waits less.
+	limit := c.drainMax
 	if ctx.Err() != nil {
-		// Interrupted: give outstanding records a bounded chance to finish.
-		var cancel context.CancelFunc
-		flushCtx, cancel = context.WithTimeout(flushCtx, c.flushMax)
-		defer cancel()
+		limit = min(limit, c.flushMax)
 	}
+	flushCtx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
 	if err := c.cl.Flush(flushCtx); err != nil {
 		sendErr = errors.Join(sendErr, fmt.Errorf("flush outstanding records: %w", err))
 	}
@@ -162,6 +178,13 @@ func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	}
 	return sendErr
 }
+
+// Drain bounds: past the delivery timeout franz-go has failed every record
+// it could not deliver; drainMargin covers the last request in flight.
+const (
+	drainMargin  = 5 * time.Second
+	defaultDrain = 2*time.Minute + drainMargin
+)
 
 func (c *producerClient) send(ctx, sendCtx context.Context) error {
 	start := c.start
@@ -188,7 +211,11 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		c.produced++
 		c.produce(ctx, r)
 		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
-			if err := c.endTransaction(ctx); err != nil {
+			// A dead broker must not hold the commit forever.
+			tctx, cancel := context.WithTimeout(ctx, c.drainMax)
+			err := c.endTransaction(tctx)
+			cancel()
+			if err != nil {
 				return err
 			}
 			txStart = time.Time{}
@@ -272,6 +299,12 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	sl := slotOf(r)
 	defer c.completed.Add(1) // last: waitPromises relies on it
 	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
+			// Cancelled, not refused: the broker may have it. Its wait so far
+			// still says how long the cluster had left it unanswered.
+			c.unresolved++
+			c.unresolvedWait = max(c.unresolvedWait, time.Since(c.start)-sl.sent)
+		}
 		c.failed++
 		kind := errorKind(err)
 		c.errs.Add(kind)
@@ -364,4 +397,24 @@ func errorKind(err error) string {
 	default:
 		return "CLIENT_ERROR"
 	}
+}
+
+// connWatch remembers the last failed connection attempt of a client
+// (franz-go hook), so that a stall can say why.
+type connWatch struct{ err atomic.Pointer[string] }
+
+func (w *connWatch) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	if err == nil {
+		w.err.Store(nil)
+		return
+	}
+	msg := fmt.Sprintf("connecting to %s:%d: %v", meta.Host, meta.Port, err)
+	w.err.Store(&msg)
+}
+
+func (w *connWatch) last() string {
+	if p := w.err.Load(); p != nil {
+		return *p
+	}
+	return ""
 }

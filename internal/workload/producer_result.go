@@ -16,6 +16,8 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	}
 	out.Clients = r.Clients
 	out.Failed = r.Failed
+	out.Unresolved = r.Unresolved
+	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
 	out.TargetRate = max(targetRate, 0)
 	out.LatencyFrom = "send"
 	if r.LatencyFromIntended {

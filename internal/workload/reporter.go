@@ -14,10 +14,11 @@ type reporter struct {
 	done      chan struct{}
 	intervals []Interval
 	steady    bool
+	lastAck   time.Time // when an interval last saw a record complete
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
-	return &reporter{spec: spec, clients: clients, start: start, last: start, done: make(chan struct{})}
+	return &reporter{spec: spec, clients: clients, start: start, last: start, lastAck: start, done: make(chan struct{})}
 }
 
 func (r *reporter) run() {
@@ -56,14 +57,21 @@ func (r *reporter) tick(now time.Time, final bool) {
 		}
 	}
 	iv.Steady = r.steady
+	var completed int64
 	for _, c := range r.clients {
 		all := c.window.Take()
 		st := c.steadyWindow.Take()
+		completed += all.Count
 		if r.steady {
 			iv.Merge(st)
 		} else {
 			iv.Merge(all)
 		}
+	}
+	if completed > 0 {
+		r.lastAck = now
+	} else if !final {
+		r.stalled(now)
 	}
 	if iv.Count == 0 && iv.Length < r.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise, not a stall
@@ -72,4 +80,31 @@ func (r *reporter) tick(now time.Time, final bool) {
 	if r.spec.OnInterval != nil {
 		r.spec.OnInterval(iv)
 	}
+}
+
+// stalled tells OnStall that nothing completed in the interval although
+// records wait in the clients' buffers, with the last connection error.
+func (r *reporter) stalled(now time.Time) {
+	if r.spec.OnStall == nil {
+		return
+	}
+	var outstanding int64
+	reason := ""
+	for _, c := range r.clients {
+		outstanding += c.cl.BufferedProduceRecords()
+		if e := c.conn.last(); e != "" {
+			reason = e
+		}
+	}
+	if outstanding > 0 {
+		r.spec.OnStall(Stall{For: now.Sub(r.lastAck), Outstanding: outstanding, LastError: reason})
+	}
+}
+
+// Stall is a reporting interval in which no record completed although
+// records were outstanding.
+type Stall struct {
+	For         time.Duration // since a record last completed (or the start)
+	Outstanding int64         // records in the clients' buffers
+	LastError   string        // the last failed connection attempt, if any
 }
