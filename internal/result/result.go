@@ -132,14 +132,22 @@ type LagPoint struct {
 	Records        int64   `json:"records"`
 }
 
-// Interval is one reporting interval of a run.
+// Interval is one reporting interval of a run's series. Intervals are
+// fixed-width on the run's clock (every workload of a plan scenario shares
+// it), absolute, and kept when empty: a stall shows as zeros. Each counts
+// every record that completed in it, warm-up included (Steady says whether
+// steady state had begun); only the first and the last may be shorter.
 type Interval struct {
-	ElapsedSeconds float64 `json:"elapsed_seconds"` // end of the interval since the run started
-	Records        int64   `json:"records"`
-	Bytes          int64   `json:"bytes"`
-	RecordsPerSec  float64 `json:"records_per_sec"`
-	AvgLatencyMs   float64 `json:"avg_latency_ms,omitempty"`
-	MaxLatencyMs   float64 `json:"max_latency_ms,omitempty"`
+	Start          time.Time `json:"start"`           // wall clock, RFC 3339
+	Seconds        float64   `json:"seconds"`         // its width
+	ElapsedSeconds float64   `json:"elapsed_seconds"` // its end, since the workload started
+	Records        int64     `json:"records"`
+	Bytes          int64     `json:"bytes"`
+	RecordsPerSec  float64   `json:"records_per_sec"`
+	AvgLatencyMs   float64   `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs   float64   `json:"max_latency_ms,omitempty"`
+	Steady         bool      `json:"steady,omitempty"`
+	Final          bool      `json:"final,omitempty"` // the partial interval at the end
 }
 
 // Latency summarises a latency histogram. Every value is in microseconds.

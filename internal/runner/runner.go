@@ -230,7 +230,7 @@ func (r *running) startProbe(ctx context.Context) {
 
 func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
 	spec := *r.w.Consumer
-	_ = epoch // EPOCH-TODO spec.Epoch = epoch
+	spec.Epoch = epoch // one clock for every workload of the scenario
 	if r.w.Kind == EndToEnd {
 		spec.Latest, spec.Latency = true, true
 		spec.Records = 0 // set by Finish once the producer is done
@@ -245,7 +245,7 @@ func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
 
 func (r *running) startProducer(ctx context.Context, epoch time.Time) error {
 	spec := *r.w.Producer
-	_ = epoch // EPOCH-TODO spec.Epoch = epoch
+	spec.Epoch = epoch // one clock for every workload of the scenario
 	spec.StampSent = spec.StampSent || r.w.Kind == EndToEnd
 	run, err := workload.StartProducer(ctx, spec)
 	if err != nil {

@@ -61,6 +61,9 @@ type ConsumerSpec struct {
 	Hooks func(i int) []kgo.Hook
 	// Interval is the reporting interval (default 5s).
 	Interval time.Duration
+	// Epoch, if set, aligns the intervals on the scenario's clock, as
+	// ProducerSpec.Epoch does.
+	Epoch time.Time
 	// OnInterval, if set, is called on the reporter goroutine after each
 	// interval in which records arrived; an interval without records is
 	// merged into the next, as the Apache tool does.

@@ -7,30 +7,52 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// consumerReporter takes every client's window once per interval and hands
-// the combined stats to ConsumerSpec.OnInterval. An interval in which
-// nothing arrived is carried into the next, as the Apache tool prints a
-// progress line only when a record arrives after the interval elapsed.
+// consumerReporter takes every client's window once per interval. The
+// series (the result's) keeps every interval, empty ones included, so an
+// outage shows as zeros; OnInterval gets the Apache tool's view: an
+// interval in which nothing arrived is carried into the next, as the tool
+// prints a progress line only when a record arrives after the interval
+// elapsed.
 type consumerReporter struct {
 	cr        *ConsumerRun
-	start     time.Time // of the interval being accumulated
+	last      time.Time // end of the last interval of the series
+	start     time.Time // of the interval being accumulated for OnInterval
 	acc       ConsumerInterval
 	total     measure.WindowStats // records and bytes so far
 	intervals []ConsumerInterval
 }
 
 func newConsumerReporter(r *ConsumerRun) *consumerReporter {
-	return &consumerReporter{cr: r, start: r.start}
+	return &consumerReporter{cr: r, start: r.start, last: r.start}
 }
 
 func (p *consumerReporter) run(ctx context.Context) {
-	t := time.NewTicker(p.cr.spec.Interval)
-	defer t.Stop()
+	// Aligned on the epoch when there is one, as the producer's.
+	w := p.cr.spec.Interval
+	first := w
+	if e := p.cr.spec.Epoch; !e.IsZero() {
+		if since := p.cr.start.Sub(e); since >= 0 {
+			first = w - since%w
+		}
+	}
+	timer := time.NewTimer(first)
+	defer timer.Stop()
+	var tick <-chan time.Time = timer.C
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return // final, called by Wait once the poll loops are done, takes the rest
-		case now := <-t.C:
+		case now := <-tick:
+			if ticker == nil {
+				ticker = time.NewTicker(w)
+				tick = ticker.C
+			}
 			p.tick(now, false)
 		}
 	}
@@ -41,34 +63,46 @@ func (p *consumerReporter) final(end time.Time) { p.tick(end, true) }
 
 func (p *consumerReporter) tick(now time.Time, final bool) {
 	var rebalance time.Duration
+	var iv ConsumerInterval
 	for _, c := range p.cr.clients {
 		w := c.window.Take()
-		p.acc.Records += w.Count
-		p.acc.Bytes += w.Bytes
-		p.acc.LatSumUs += w.LatSumUs
-		p.acc.LatencyCount += w.LatCount
-		p.acc.LatMaxUs = max(p.acc.LatMaxUs, w.LatMaxUs)
+		iv.Records += w.Count
+		iv.Bytes += w.Bytes
+		iv.LatSumUs += w.LatSumUs
+		iv.LatencyCount += w.LatCount
+		iv.LatMaxUs = max(iv.LatMaxUs, w.LatMaxUs)
 		if c.group != nil {
 			// Clients rebalance together: the interval lost the longest wait.
 			rebalance = max(rebalance, c.group.takeJoined())
 		}
 	}
-	p.acc.Rebalance += rebalance
-	if p.acc.Records == 0 && !final {
-		return
-	}
-	if p.acc.Records == 0 && now.Sub(p.start) < p.cr.spec.Interval/10 {
+	iv.Rebalance = rebalance
+	if final && iv.Records == 0 && now.Sub(p.last) < p.cr.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise
 	}
-	p.total.Count += p.acc.Records
-	p.total.Bytes += p.acc.Bytes
-	iv := p.acc
-	iv.Start, iv.End = p.start, now
+	p.total.Count += iv.Records
+	p.total.Bytes += iv.Bytes
+	iv.Start, iv.End = p.last, now
 	iv.TotalRecords, iv.TotalBytes = p.total.Count, p.total.Bytes
 	iv.Final = final
 	p.intervals = append(p.intervals, iv)
+	p.last = now
+
+	p.acc.Records += iv.Records
+	p.acc.Bytes += iv.Bytes
+	p.acc.LatSumUs += iv.LatSumUs
+	p.acc.LatencyCount += iv.LatencyCount
+	p.acc.LatMaxUs = max(p.acc.LatMaxUs, iv.LatMaxUs)
+	p.acc.Rebalance += iv.Rebalance
+	if p.acc.Records == 0 && !final {
+		return
+	}
+	printed := p.acc
+	printed.Start, printed.End = p.start, now
+	printed.TotalRecords, printed.TotalBytes = p.total.Count, p.total.Bytes
+	printed.Final = final
 	p.start, p.acc = now, ConsumerInterval{}
 	if p.cr.spec.OnInterval != nil {
-		p.cr.spec.OnInterval(iv)
+		p.cr.spec.OnInterval(printed)
 	}
 }

@@ -113,6 +113,9 @@ func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.L
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
+			Start:          iv.Start,
+			Seconds:        iv.End.Sub(iv.Start).Seconds(),
+			Final:          iv.Final,
 			ElapsedSeconds: iv.End.Sub(r.Start).Seconds(),
 			Records:        iv.Records,
 			Bytes:          iv.Bytes,

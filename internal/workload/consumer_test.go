@@ -303,3 +303,31 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max)
 	}
 }
+
+// TestRunConsumerSeriesKeepsEmptyIntervals: regression: an interval in
+// which nothing arrived was merged into the next in the result too, so an
+// outage became one long averaged interval. The series keeps zeros.
+func TestRunConsumerSeriesKeepsEmptyIntervals(t *testing.T) {
+	t.Parallel()
+	addrs := consFakeCluster(t, "idle", 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	printed := 0
+	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"idle"}, Duration: 600 * time.Millisecond,
+		Interval: 100 * time.Millisecond, ClientOpts: consFakeOpts(addrs),
+		OnInterval: func(ConsumerInterval) { printed++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Intervals) < 4 {
+		t.Fatalf("%d intervals in 600ms at 100ms: empty ones must be kept", len(res.Intervals))
+	}
+	for i, iv := range res.Intervals {
+		if iv.Records != 0 || (i > 0 && iv.Start != res.Intervals[i-1].End) {
+			t.Fatalf("interval %d: %+v; want empty, contiguous intervals", i, iv)
+		}
+	}
+	if printed > 1 {
+		t.Errorf("%d progress callbacks without records; the Apache tool prints none until records arrive", printed)
+	}
+}

@@ -54,6 +54,10 @@ type ProducerSpec struct {
 	TransactionDuration time.Duration
 	// Interval is the reporting interval (default 5s).
 	Interval time.Duration
+	// Epoch, if set, aligns the intervals: interval k covers
+	// [Epoch + k*Interval, Epoch + (k+1)*Interval), so that every workload
+	// of a scenario reports on one clock. Zero: the run's own start.
+	Epoch time.Time
 	// OnInterval, if set, is called on the reporter goroutine after each
 	// interval, and once more for the last partial interval (Final set).
 	OnInterval func(Interval)

@@ -30,6 +30,10 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()
 		ri := result.Interval{
+			Start:          r.Start.Add(iv.Elapsed - iv.Length),
+			Seconds:        secs,
+			Steady:         iv.Steady,
+			Final:          iv.Final,
 			ElapsedSeconds: iv.Elapsed.Seconds(),
 			Records:        iv.Count,
 			Bytes:          iv.Bytes,

@@ -343,3 +343,37 @@ func TestRunProducerNoSteadyRecord(t *testing.T) {
 		t.Fatalf("acked %d, steady state %+v; want records and no steady state", res.Acked, sum.SteadyState)
 	}
 }
+
+// TestRunProducerSeriesCountsEveryRecord: regression: the interval series
+// dropped warm-up records acknowledged after steady state began, and the
+// series changed meaning at the switch. Every record is in exactly one
+// interval, steady ones flagged, intervals aligned on the epoch.
+func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "t", 2)
+	spec := testSpec(t, seeds, "t")
+	spec.Records, spec.Rate, spec.Warmup = 3000, 5000, 1000
+	spec.Epoch = time.Now().Add(-30 * time.Millisecond) // the scenario's clock started a little earlier
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	steady := false
+	for i, iv := range res.Intervals {
+		sum += iv.Count
+		steady = steady || iv.Steady
+		if i > 0 && !iv.Final && (iv.Length < 40*time.Millisecond || iv.Length > 60*time.Millisecond) {
+			t.Errorf("interval %d is %v wide, want the fixed 50ms", i, iv.Length)
+		}
+	}
+	if sum != res.Acked || !steady {
+		t.Fatalf("series counts %d records of %d acknowledged (steady flagged: %v)", sum, res.Acked, steady)
+	}
+	// The first interval ends on the epoch's grid: 50ms - 30ms after the start.
+	if first := res.Intervals[0].Length; first > 35*time.Millisecond {
+		t.Errorf("first interval %v: not aligned on the epoch", first)
+	}
+}

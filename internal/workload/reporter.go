@@ -2,6 +2,8 @@ package workload
 
 import (
 	"time"
+
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // reporter takes every client's window once per interval and hands the
@@ -22,12 +24,32 @@ func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) 
 }
 
 func (r *reporter) run() {
-	t := time.NewTicker(r.spec.Interval)
-	defer t.Stop()
+	// Intervals are aligned on the epoch (the scenario's clock) when there
+	// is one: interval k covers [epoch + k*w, epoch + (k+1)*w).
+	w := r.spec.Interval
+	first := w
+	if !r.spec.Epoch.IsZero() {
+		if since := r.start.Sub(r.spec.Epoch); since >= 0 {
+			first = w - since%w
+		}
+	}
+	timer := time.NewTimer(first)
+	defer timer.Stop()
+	var tick <-chan time.Time = timer.C
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
 	for {
 		select {
-		case <-t.C:
-			r.tick(time.Now(), false)
+		case now := <-tick:
+			if ticker == nil {
+				ticker = time.NewTicker(w)
+				tick = ticker.C
+			}
+			r.tick(now, false)
 		case <-r.done:
 			r.tick(time.Now(), true)
 			return
@@ -38,6 +60,10 @@ func (r *reporter) run() {
 // stop ends the reporter after one last, partial interval.
 func (r *reporter) stop() { close(r.done) }
 
+// tick closes an interval. The series (the result's) counts every record
+// that completed in it; what OnInterval prints follows the Apache tool:
+// once steady state begins, only steady records, and the warm-up records
+// completing in the interval where it begins belong to neither.
 func (r *reporter) tick(now time.Time, final bool) {
 	iv := Interval{Elapsed: now.Sub(r.start), Length: now.Sub(r.last), Final: final}
 	r.last = now
@@ -47,38 +73,31 @@ func (r *reporter) tick(now time.Time, final bool) {
 				r.steady = true
 			}
 		}
-		// Warmup records completing in the interval where steady state
-		// begins belong to neither window: drop them, as the Apache tool
-		// starts its steady-state window fresh.
-		if r.steady {
-			for _, c := range r.clients {
-				c.window.Take()
-			}
-		}
 	}
 	iv.Steady = r.steady
-	var completed int64
+	var all, steady measure.WindowStats
 	for _, c := range r.clients {
-		all := c.window.Take()
-		st := c.steadyWindow.Take()
-		completed += all.Count
-		if r.steady {
-			iv.Merge(st)
-		} else {
-			iv.Merge(all)
-		}
+		all.Merge(c.window.Take())
+		steady.Merge(c.steadyWindow.Take())
 	}
-	if completed > 0 {
+	if all.Count > 0 {
 		r.lastAck = now
 	} else if !final {
 		r.stalled(now)
 	}
-	if iv.Count == 0 && iv.Length < r.spec.Interval/10 {
+	if all.Count == 0 && iv.Length < r.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise, not a stall
 	}
-	r.intervals = append(r.intervals, iv)
+	series := iv
+	series.WindowStats = all
+	r.intervals = append(r.intervals, series)
 	if r.spec.OnInterval != nil {
-		r.spec.OnInterval(iv)
+		printed := iv
+		printed.WindowStats = all
+		if r.steady {
+			printed.WindowStats = steady
+		}
+		r.spec.OnInterval(printed)
 	}
 }
 
