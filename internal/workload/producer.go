@@ -222,8 +222,12 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	// Close fails the rest, and the run waits for those promises too.
 	var lost error
 	for i, c := range clients {
-		c.cl.Close()
+		closeBounded(c.cl, spec.FlushTimeout)
 		if !c.waitPromises(spec.FlushTimeout) {
+			// Records whose promise never ran: their outcome is unknown.
+			// The promise worker stops touching what collect reads; the
+			// result keeps everything else.
+			c.abandon()
 			lost = errors.Join(lost, fmt.Errorf("producer client %d: %d records still outstanding after close", i, c.produced-c.completed.Load()))
 			continue
 		}
@@ -231,13 +235,14 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 	rep.stop()
 	<-repDone
-	if lost != nil {
-		// The promise worker may still write what collect would read.
-		return nil, lost
-	}
 
 	res := collect(spec, clients, start, end, rep.intervals)
-	runErr := errors.Join(errs...)
+	for _, c := range clients {
+		if c.abandoned.Load() {
+			res.Unresolved += c.produced - c.completed.Load()
+		}
+	}
+	runErr := errors.Join(append(errs, lost)...)
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()
 	}

@@ -91,6 +91,9 @@ type producerClient struct {
 	// record it could not deliver.
 	drainMax  time.Duration
 	completed atomic.Int64 // promise worker: records whose promise ran
+	// abandoned is set when the run stops waiting for this client's
+	// promises (see abandon).
+	abandoned atomic.Bool
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
@@ -296,8 +299,11 @@ const (
 
 // promise completes one record; franz-go calls it serially per client.
 func (c *producerClient) promise(r *kgo.Record, err error) {
-	sl := slotOf(r)
 	defer c.completed.Add(1) // last: waitPromises relies on it
+	if c.abandoned.Load() {
+		return // the run has given up on this client and read its results
+	}
+	sl := slotOf(r)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
 			// Cancelled, not refused: the broker may have it. Its wait so far
@@ -373,6 +379,26 @@ func (c *producerClient) waitPromises(limit time.Duration) bool {
 		time.Sleep(time.Millisecond)
 	}
 	return true
+}
+
+// abandon makes the promise worker leave the client's results alone, so
+// that the run can report them while promises are still outstanding. A
+// promise already past its check finishes in microseconds: the pause lets
+// it.
+func (c *producerClient) abandon() {
+	c.abandoned.Store(true)
+	time.Sleep(20 * time.Millisecond)
+}
+
+// closeBounded closes a client, waiting at most limit: with a broker
+// paused, closing can wait on requests that never end.
+func closeBounded(cl *kgo.Client, limit time.Duration) {
+	done := make(chan struct{})
+	go func() { cl.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
 }
 
 // errorKind names an error for counting: the Kafka error code name when
