@@ -55,6 +55,13 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	if o.dryRun {
+		warnings, err := runner.CheckPlan(p, scenarios)
+		for _, w := range warnings {
+			fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
+		}
+		if err != nil {
+			return err
+		}
 		printDryRun(st, p, scenarios)
 		return nil
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
 )
 
 // TestExamplePlans runs every example plan, scaled down with --set, against
@@ -95,5 +97,48 @@ func TestExamplePlans(t *testing.T) {
 				t.Fatalf("the plan as run was not written: %v", err)
 			}
 		})
+	}
+}
+
+// TestRunPlanInterrupted: Ctrl-C during a plan ends it with exit 130, and
+// the results folder holds every repeat measured, status "interrupted".
+func TestRunPlanInterrupted(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "plan.yaml")
+	topic := uniqueTopic(t, "interrupted")
+	if err := os.WriteFile(planFile, []byte(`name: interrupted
+topics: [{name: `+topic+`, partitions: 1}]
+workloads:
+  - {name: p, type: produce, topic: `+topic+`, message: {size: 100}, rate: 2k/s, duration: 2s}
+repeat: 10
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	st := &state{stdout: stdout, stderr: stderr, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	interrupt, stop := context.WithCancel(ctx)
+	go func() {
+		waitFor(t, time.Minute, func() bool { return strings.Contains(stderr.String(), "repeat 2 of 10: running") })
+		stop() // Ctrl-C during the second repeat
+	}()
+	code := run(interrupt, []string{"kbench", "run", planFile, "--out", out, "--set", "cluster.bootstrap=" + bootstrap}, st)
+	if code != exitInterrupted {
+		t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, stderr)
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := doc.Plan.Scenarios[0].Repeats
+	if doc.Status != result.StatusInterrupted || len(reps) != 2 || reps[0].Status != result.StatusOK || reps[1].Status != result.StatusInterrupted {
+		t.Fatalf("status %q with %d repeats; want interrupted, the first ok and the second interrupted", doc.Status, len(reps))
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || !strings.Contains(string(md), "interrupted") {
+		t.Fatalf("summary.md: %v\n%s", err, md)
 	}
 }

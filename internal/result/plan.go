@@ -66,6 +66,9 @@ type Workload struct {
 	Consumer  *Consumer  `json:"consumer,omitempty"`
 	EndToEnd  *Latency   `json:"end_to_end_latency,omitempty"`
 	Generator *Generator `json:"generator,omitempty"`
+	// Config is the workload's effective client properties, secrets
+	// redacted.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 // Generator says whether a producing workload measured kbench rather than

@@ -56,7 +56,7 @@ workloads:
 			b.Fatal(err)
 		}
 		scs, _ := p.Scenarios()
-		sc, err := scenarioOf(p, &scs[0], bootstrap, nil)
+		sc, err := scenarioOf(p, &scs[0], bootstrap, &build{})
 		if err != nil {
 			b.Fatal(err)
 		}

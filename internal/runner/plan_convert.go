@@ -11,7 +11,7 @@ import (
 
 // workloadResult converts one workload's outcome to the result's form.
 func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
-	rw := result.Workload{Name: w.Name, Type: string(w.Kind)}
+	rw := result.Workload{Name: w.Name, Type: string(w.Kind), Config: w.Settings}
 	var errs []error
 	if w.Err != nil {
 		errs = append(errs, w.Err)

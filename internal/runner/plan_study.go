@@ -13,6 +13,9 @@ import (
 	"github.com/kbench/kbench/internal/workload"
 )
 
+// StatusRunning marks a plan's result.json written between repeats.
+const StatusRunning = "running"
+
 // PlanOptions are what a plan run needs beyond its plan.
 type PlanOptions struct {
 	// Progress receives one line per scenario and repeat (stderr).
@@ -43,7 +46,8 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	stall := func(s workload.Stall) {
+	b := &build{}
+	b.stall = func(s workload.Stall) {
 		why := ""
 		if s.LastError != "" {
 			why = "; last error: " + s.LastError
@@ -51,13 +55,12 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		fmt.Fprintf(opt.Progress, "kbench: no acknowledgement for %s: %d records outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, why)
 	}
 	bootstrap := p.Cluster.Bootstrap
-	built := make([]Scenario, len(scenarios))
-	for i := range scenarios {
-		sc, err := scenarioOf(p, &scenarios[i], bootstrapOrPlaceholder(bootstrap), stall)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
-		}
-		built[i] = sc
+	built, err := buildAll(p, scenarios, bootstrapOrPlaceholder(bootstrap), b)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range b.warnings {
+		fmt.Fprintf(opt.Progress, "kbench: warning: %s\n", w)
 	}
 
 	if bootstrap == "" {
@@ -71,7 +74,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		env.Cluster = "local"
 		env.KafkaVersion = version
 		for i := range scenarios {
-			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, stall); err != nil {
+			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, b); err != nil {
 				return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
 			}
 		}
@@ -88,8 +91,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	prog := newProgress(opt.Progress, len(scenarios), p.Repeat)
 	var firstErr error
+	doc.Status = StatusRunning
 	for i := range scenarios {
-		rsc := result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)}
+		run.Scenarios = append(run.Scenarios, result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)})
+		rsc := &run.Scenarios[len(run.Scenarios)-1]
 		for r := 1; r <= p.Repeat; r++ {
 			prog.begin(i+1, r, scenarios[i].Name)
 			rep := runRepeat(ctx, built[i], r)
@@ -98,16 +103,16 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			if rep.Error != "" && firstErr == nil {
 				firstErr = fmt.Errorf("scenario %s, repeat %d: %s", scenarios[i].Name, r, rep.Error)
 			}
+			if err := result.AggregateScenario(rsc); err != nil && firstErr == nil {
+				firstErr = err
+			}
+			// Written after every repeat: a crash or kill keeps what was measured.
+			if opt.OnRepeat != nil {
+				opt.OnRepeat(doc)
+			}
 			if ctx.Err() != nil {
 				break
 			}
-		}
-		if err := result.AggregateScenario(&rsc); err != nil && firstErr == nil {
-			firstErr = err
-		}
-		run.Scenarios = append(run.Scenarios, rsc)
-		if opt.OnRepeat != nil {
-			opt.OnRepeat(doc)
 		}
 		if ctx.Err() != nil {
 			break
@@ -118,6 +123,27 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	}
 	doc.Finish(firstErr) // "interrupted" after Ctrl-C
 	return doc, firstErr
+}
+
+// CheckPlan builds every scenario of the plan as RunPlan would (client
+// properties parsed, payload files read) without contacting a broker, and
+// returns the client warnings: what --dry-run checks.
+func CheckPlan(p *plan.Plan, scenarios []plan.Scenario) (warnings []string, err error) {
+	b := &build{}
+	_, err = buildAll(p, scenarios, bootstrapOrPlaceholder(p.Cluster.Bootstrap), b)
+	return b.warnings, err
+}
+
+func buildAll(p *plan.Plan, scenarios []plan.Scenario, bootstrap string, b *build) ([]Scenario, error) {
+	built := make([]Scenario, len(scenarios))
+	for i := range scenarios {
+		sc, err := scenarioOf(p, &scenarios[i], bootstrap, b)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
+		}
+		built[i] = sc
+	}
+	return built, nil
 }
 
 // bootstrapOrPlaceholder lets scenarios be checked before a local cluster

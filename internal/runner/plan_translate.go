@@ -16,10 +16,32 @@ import (
 	"github.com/kbench/kbench/internal/workload"
 )
 
+// build carries what building a plan's scenarios needs and collects:
+// the stall reporter for producers, and the Kafka client warnings
+// (properties kbench accepts but does not apply as written), each once.
+type build struct {
+	stall    func(workload.Stall)
+	warnings []string
+	seen     map[string]bool
+}
+
+func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
+	for _, w := range ws {
+		msg := fmt.Sprintf("workload %q: %s", workloadName, w)
+		if b.seen == nil {
+			b.seen = map[string]bool{}
+		}
+		if !b.seen[msg] {
+			b.seen[msg] = true
+			b.warnings = append(b.warnings, msg)
+		}
+	}
+}
+
 // scenarioOf builds the runner's scenario for one plan scenario: Java
 // client properties become franz-go options (the cluster's, then the
 // workload's), messages become record sources.
-func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, stall func(workload.Stall)) (Scenario, error) {
+func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Scenario, error) {
 	out := Scenario{Name: sc.Name}
 	admin, err := adminOpts(p, bootstrap)
 	if err != nil {
@@ -36,7 +58,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, stall func(wo
 		out.Topics = append(out.Topics, Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
 	}
 	for i := range sc.Workloads {
-		w, err := workloadOf(p, &sc.Workloads[i], bootstrap, stall)
+		w, err := workloadOf(p, &sc.Workloads[i], bootstrap, b)
 		if err != nil {
 			return out, fmt.Errorf("workloads[%d] %q: %w", i, sc.Workloads[i].Name, err)
 		}
@@ -45,22 +67,30 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, stall func(wo
 	return out, nil
 }
 
-func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, stall func(workload.Stall)) (Workload, error) {
+func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, b *build) (Workload, error) {
 	rw := Workload{Name: w.Name, Kind: Kind(w.Type)}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, err := producerSpec(p, w, props, stall)
+		spec, settings, err := producerSpec(p, w, props, b)
 		if err != nil {
 			return rw, err
 		}
-		rw.Producer = spec
+		rw.Producer, rw.Settings = spec, settings
 	}
 	if rw.Kind == Consume || rw.Kind == EndToEnd {
-		spec, err := consumerSpec(w, props)
+		if rw.Kind == EndToEnd {
+			// Its properties are the producer's; its reader takes the
+			// cluster's only.
+			props = clientProps(p.Cluster.Properties, nil, bootstrap)
+		}
+		spec, settings, err := consumerSpec(w, props, b)
 		if err != nil {
 			return rw, err
 		}
 		rw.Consumer = spec
+		if rw.Settings == nil {
+			rw.Settings = settings
+		}
 	}
 	return rw, nil
 }
@@ -88,26 +118,27 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 	return props
 }
 
-func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, stall func(workload.Stall)) (*workload.ProducerSpec, error) {
-	pc, _, err := kafkaconf.ParseProducer(props)
+func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
+	pc, warns, err := kafkaconf.ParseProducer(props)
 	if err != nil {
-		return nil, userr.New(err)
+		return nil, nil, userr.New(err)
 	}
+	b.warn(w.Name, warns)
 	values, err := valuesOf(p, w)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var keys *payload.Keys
 	keySize := 0
 	if w.Message.KeyRange > 0 {
 		if keys, err = payload.NewKeys(int(w.Message.KeyRange), 1); err != nil {
-			return nil, userr.Errorf("message.key_range: %v", err)
+			return nil, nil, userr.Errorf("message.key_range: %v", err)
 		}
 		keySize = keys.MaxSize()
 	}
 	opts, err := pc.Opts(values.MaxSize() + keySize)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clientID := pc.ClientID
 	spec := &workload.ProducerSpec{
@@ -117,7 +148,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, stall 
 		Duration:       w.Duration,
 		Rate:           w.Rate,
 		Warmup:         w.WarmupRecords,
-		OnStall:        stall,
+		OnStall:        b.stall,
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
 		Keys:           keys,
@@ -132,7 +163,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, stall 
 			return out
 		},
 	}
-	return spec, nil
+	return spec, pc.Settings(), nil
 }
 
 // valuesOf is the record source of a workload's message: random values of
@@ -161,14 +192,17 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 	return src, nil
 }
 
-func consumerSpec(w *plan.Workload, props []kafkaconf.Prop) (*workload.ConsumerSpec, error) {
-	cc, _, err := kafkaconf.ParseConsumer(props)
+func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ConsumerSpec, map[string]string, error) {
+	cc, warns, err := kafkaconf.ParseConsumer(props)
 	if err != nil {
-		return nil, userr.New(err)
+		return nil, nil, userr.New(err)
+	}
+	if w.Type == plan.Consume {
+		b.warn(w.Name, warns)
 	}
 	opts, err := cc.Opts()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	clientID := cc.ClientID
 	spec := &workload.ConsumerSpec{
@@ -189,7 +223,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop) (*workload.ConsumerS
 	} else {
 		spec.Clients = 1 // one reader measures every record's latency
 	}
-	return spec, nil
+	return spec, cc.Settings(), nil
 }
 
 func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {

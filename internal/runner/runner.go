@@ -66,6 +66,9 @@ type Workload struct {
 	Producer *workload.ProducerSpec
 	Consumer *workload.ConsumerSpec
 	Probe    *workload.E2ESpec
+	// Settings are the workload's effective client properties (secrets
+	// redacted), for the result.
+	Settings map[string]string
 }
 
 // Outcome is what a scenario measured.
@@ -87,6 +90,7 @@ type WorkloadOutcome struct {
 	Producer *workload.ProducerResult
 	Consumer *workload.ConsumerResult
 	Probe    *workload.E2EResult
+	Settings map[string]string
 	Err      error
 }
 
@@ -123,7 +127,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	runs := make([]*running, len(sc.Workloads))
 	var startErr error
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind}
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings}
 		runs[i] = &running{w: w}
 		if w.Consumer != nil && startErr == nil {
 			startErr = runs[i].startConsumer(ctx, epoch)
