@@ -4,6 +4,8 @@ go 1.26.0
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.2.0
+	github.com/klauspost/compress v1.20.3
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	github.com/twmb/franz-go v1.22.2
@@ -13,8 +15,4 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
-require (
-	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/klauspost/compress v1.20.3 // indirect
-	github.com/pierrec/lz4/v4 v4.1.33 // indirect
-)
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect
