@@ -133,6 +133,10 @@ func File(path, delimiter string, seed uint64) (Source, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("payload delimiter %q is not a valid regular expression: %w", delimiter, err)
 	}
+	if re.MatchString("") {
+		// It would match between every two bytes: a file of 1-byte records.
+		return nil, 0, fmt.Errorf("payload delimiter %q matches the empty string, which would split the file into 1-byte records; use one that needs at least one character, such as \\n or \\s*,\\s*", delimiter)
+	}
 	var values [][]byte
 	maxSize := 0
 	for _, part := range re.Split(string(data), -1) {

@@ -179,3 +179,23 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestFileDelimiterMatchingEmpty: regression: a delimiter that can match
+// the empty string (x*, |, ^) split a file into 1-byte records: 888 MB of
+// memory and an unresponsive process on a 66 MB file. It is refused before
+// splitting.
+func TestFileDelimiterMatchingEmpty(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "p.txt")
+	if err := os.WriteFile(path, []byte("a\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"x*", "|", "^", `\s*`, "(a|)"} {
+		if _, _, err := File(path, d, 1); err == nil || !strings.Contains(err.Error(), "matches the empty string") {
+			t.Errorf("delimiter %q: err %v, want it refused", d, err)
+		}
+	}
+	if _, n, err := File(path, `\s*\n`, 1); err != nil || n != 2 {
+		t.Errorf(`delimiter \s*\n: %d records, %v; want 2`, n, err)
+	}
+}
