@@ -124,6 +124,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 	started := time.Now()
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      compat.ConsumerTool,
+		Admin:     opts,
 		Workloads: []runner.Workload{{Name: "consumers", Kind: runner.Consume, Consumer: &spec}},
 		OnStart: func([]kadmin.TopicInfo) {
 			// Only once the consumers run: a missing topic or broker fails
@@ -158,6 +159,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 	if ca.JSONPath != "" {
 		doc, err := consumerDocument(ca, cc, res, cpu, started, runErr)
 		if err == nil {
+			doc.BrokerVersions = out.BrokerVersions
 			err = result.Write(ca.JSONPath, doc)
 		}
 		runErr = errors.Join(runErr, err)

@@ -107,6 +107,7 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	if ea.JSONPath != "" {
 		doc, err := e2eDocument(ea, pc, cc, topic, res, started, runErr)
 		if err == nil {
+			doc.BrokerVersions = out.BrokerVersions
 			err = result.Write(ea.JSONPath, doc)
 		}
 		runErr = errors.Join(runErr, err)

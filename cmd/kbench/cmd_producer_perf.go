@@ -204,6 +204,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	runErr = errors.Join(runErr, failedRecordsError(res))
 	if pa.JSONPath != "" {
 		doc := producerDocument(pa, pc, out.Topics[0], summary, started, runErr)
+		doc.BrokerVersions = out.BrokerVersions
 		doc.EndToEnd = e2eLat
 		if err := result.Write(pa.JSONPath, doc); err != nil {
 			runErr = errors.Join(runErr, err)

@@ -184,6 +184,8 @@ func TestProducerPerfJSONAndWarmup(t *testing.T) {
 		t.Fatal("a secret property value reached the result document")
 	case p.CPUSeconds <= 0:
 		t.Fatal("no CPU time recorded")
+	case len(doc.BrokerVersions) != 1 || !strings.HasPrefix(doc.BrokerVersions[0], "v4."):
+		t.Fatalf("broker versions %q: the result records the release it measured", doc.BrokerVersions)
 	}
 	h, err := p.Latency.Decode()
 	if err != nil || h.Count() != 50000 || h.Max() != p.Latency.Max || h.Sum() != p.Latency.Sum {

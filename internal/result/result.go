@@ -41,19 +41,21 @@ const (
 
 // Document is one run's result.
 type Document struct {
-	Schema        string            `json:"schema"`
-	Kind          string            `json:"kind"`
-	KbenchVersion string            `json:"kbench_version"`
-	StartedAt     time.Time         `json:"started_at"`
-	EndedAt       time.Time         `json:"ended_at"`
-	Status        string            `json:"status"`
-	Error         string            `json:"error,omitempty"`
-	Topic         *Topic            `json:"topic,omitempty"`
-	Config        map[string]string `json:"config"`
-	Producer      *Producer         `json:"producer,omitempty"`
-	Consumer      *Consumer         `json:"consumer,omitempty"`
-	EndToEnd      *Latency          `json:"end_to_end_latency,omitempty"`
-	Plan          *PlanRun          `json:"plan,omitempty"` // kbench run
+	Schema        string    `json:"schema"`
+	Kind          string    `json:"kind"`
+	KbenchVersion string    `json:"kbench_version"`
+	StartedAt     time.Time `json:"started_at"`
+	EndedAt       time.Time `json:"ended_at"`
+	Status        string    `json:"status"`
+	Error         string    `json:"error,omitempty"`
+	Topic         *Topic    `json:"topic,omitempty"`
+	// BrokerVersions are the Kafka releases the brokers answered as.
+	BrokerVersions []string          `json:"broker_versions,omitempty"`
+	Config         map[string]string `json:"config"`
+	Producer       *Producer         `json:"producer,omitempty"`
+	Consumer       *Consumer         `json:"consumer,omitempty"`
+	EndToEnd       *Latency          `json:"end_to_end_latency,omitempty"`
+	Plan           *PlanRun          `json:"plan,omitempty"` // kbench run
 }
 
 // New starts the document of a run of the given kind that began at started.

@@ -76,7 +76,11 @@ type Outcome struct {
 	Start, End time.Time     // of the workloads, after the topics were prepared
 	Setup      time.Duration // preparing topics
 	Topics     []kadmin.TopicInfo
-	Workloads  []WorkloadOutcome
+	// BrokerVersions are the releases the brokers' ApiVersions answers
+	// match (empty when the scenario has no admin options or they did not
+	// answer).
+	BrokerVersions []string
+	Workloads      []WorkloadOutcome
 	// CPU is this process's CPU time (user and system) while the
 	// workloads ran.
 	CPU time.Duration
@@ -121,6 +125,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		out.Topics = append(out.Topics, info)
 	}
 	out.Setup = time.Since(setup)
+	if len(sc.Admin) > 0 {
+		out.BrokerVersions, _ = kadmin.BrokerVersions(ctx, sc.Admin) // informational
+	}
 
 	epoch := time.Now()
 	cpu0 := measure.ProcessCPU()
