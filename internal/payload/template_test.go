@@ -1,0 +1,133 @@
+package payload
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// studyTemplate is the virtual-users study's message, as its k6 plan
+// writes it.
+func studyTemplate() Template {
+	gen := func(g Generator) Template { return Template{Kind: KindGenerator, Gen: g} }
+	return Template{Kind: KindObject, Fields: []TemplateField{
+		{"id", gen(Generator{Type: "uuid"})},
+		{"name", gen(Generator{Type: "constant", Values: []string{`"name"`}})},
+		{"description", gen(Generator{Type: "random_string", Length: 40})},
+		{"value", gen(Generator{Type: "random_int", Min: 0, Max: 100})},
+		{"timestamp", gen(Generator{Type: "now", Format: "epoch_millis"})},
+	}}
+}
+
+func TestTemplateStudyMessage(t *testing.T) {
+	src, err := CompileTemplate(studyTemplate(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	before := time.Now().UnixMilli()
+	for i := int64(0); i < 1000; i++ {
+		v := src.Value(i)
+		if len(v) > src.MaxSize() {
+			t.Fatalf("value of %d bytes beyond MaxSize %d", len(v), src.MaxSize())
+		}
+		var m struct {
+			ID          string `json:"id"`
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			Value       int    `json:"value"`
+			Timestamp   int64  `json:"timestamp"`
+		}
+		if err := json.Unmarshal(v, &m); err != nil {
+			t.Fatalf("not JSON: %s: %v", v, err)
+		}
+		if !uuid.MatchString(m.ID) || m.Name != "name" || len(m.Description) != 40 || m.Value < 0 || m.Value > 100 ||
+			m.Timestamp < before || m.Timestamp > time.Now().UnixMilli() {
+			t.Fatalf("record %d: %s", i, v)
+		}
+		if i == 0 && !strings.HasPrefix(string(v), `{"id":"`) {
+			t.Fatalf("fields out of order: %s", v)
+		}
+	}
+}
+
+func TestTemplateGenerators(t *testing.T) {
+	lit := func(s string) Template { return Template{Kind: KindLiteral, JSON: s} }
+	gen := func(g Generator) Template { return Template{Kind: KindGenerator, Gen: g} }
+	tmpl := Template{Kind: KindObject, Fields: []TemplateField{
+		{"f", gen(Generator{Type: "random_float", Min: -1.5, Max: 2.5})},
+		{"b", gen(Generator{Type: "bool"})},
+		{"seq", gen(Generator{Type: "sequence", Start: 100})},
+		{"pick", gen(Generator{Type: "one_of", Values: []string{`"a"`, `"b"`}, Weights: []float64{1, 0}})},
+		{"raw", gen(Generator{Type: "bytes", Length: 8})},
+		{"at", gen(Generator{Type: "now", Format: "rfc3339"})},
+		{"us", gen(Generator{Type: "now", Format: "epoch_micros"})},
+		{"list", Template{Kind: KindArray, Items: []Template{lit("1"), lit(`"x"`), lit("null")}}},
+		{"nested", Template{Kind: KindObject, Fields: []TemplateField{{"k", lit("true")}}}},
+	}}
+	src, err := CompileTemplate(tmpl, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 200; i++ {
+		var m map[string]any
+		v := src.Value(i)
+		if err := json.Unmarshal(v, &m); err != nil {
+			t.Fatalf("not JSON: %s", v)
+		}
+		f := m["f"].(float64)
+		if f < -1.5 || f > 2.5 || m["seq"].(float64) != float64(100+i) || m["pick"] != "a" || len(m["raw"].(string)) != 8 {
+			t.Fatalf("record %d: %s", i, v)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, m["at"].(string)); err != nil {
+			t.Fatalf("rfc3339: %v", err)
+		}
+		if _, ok := m["b"].(bool); !ok || m["nested"].(map[string]any)["k"] != true || len(m["list"].([]any)) != 3 {
+			t.Fatalf("record %d: %s", i, v)
+		}
+	}
+	for _, bad := range []Generator{{Type: "random_int", Min: 5, Max: 1}, {Type: "nope"}, {Type: "one_of"}} {
+		if _, err := CompileTemplate(Template{Kind: KindGenerator, Gen: bad}, 1); err == nil {
+			t.Errorf("%+v: want an error", bad)
+		}
+	}
+}
+
+// TestTemplateSeedReproducible: the same seed gives the same records.
+func TestTemplateSeedReproducible(t *testing.T) {
+	tmpl := studyTemplate()
+	tmpl.Fields = tmpl.Fields[:4] // without the clock
+	a, _ := CompileTemplate(tmpl, 42)
+	b, _ := CompileTemplate(tmpl, 42)
+	c, _ := CompileTemplate(tmpl, 43)
+	same := true
+	for i := int64(0); i < 10; i++ {
+		va, vb, vc := string(a.Value(i)), string(b.Value(i)), string(c.Value(i))
+		if va != vb {
+			t.Fatalf("seed 42 twice: %s vs %s", va, vb)
+		}
+		same = same && va == vc
+	}
+	if same {
+		t.Fatal("seeds 42 and 43 gave the same records")
+	}
+}
+
+func TestTemplateOneAllocationPerRecord(t *testing.T) {
+	src, _ := CompileTemplate(studyTemplate(), 1)
+	i := int64(0)
+	if allocs := testing.AllocsPerRun(1000, func() { src.Value(i); i++ }); allocs > 1 {
+		t.Fatalf("%.1f allocations per record, want at most 1 (the value)", allocs)
+	}
+}
+
+// BenchmarkTemplateStudyMessage renders the virtual-users study's message.
+func BenchmarkTemplateStudyMessage(b *testing.B) {
+	src, _ := CompileTemplate(studyTemplate(), 1)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		src.Value(int64(i))
+	}
+}
