@@ -44,6 +44,7 @@ func (ps Problems) Error() string {
 // collector gathers problems while a plan is decoded.
 type collector struct {
 	file  string
+	dir   string // the plan's folder: template files are relative to it
 	sets  []string
 	notes map[*yaml.Node]string // nodes filled from the matrix: "(${x} = v)"
 	// declared are the matrix's parameter names, valid or not, so that a

@@ -33,6 +33,7 @@ func Load(path string, sets []string) (*Plan, error) {
 // Parse checks a plan given as YAML text; file names it in errors.
 func Parse(file string, data []byte, sets []string) (*Plan, error) {
 	c := newCollector(file, sets)
+	c.dir = filepath.Dir(file)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, userr.New(syntaxProblem(file, data, err))

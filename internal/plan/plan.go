@@ -12,6 +12,8 @@ package plan
 
 import (
 	"time"
+
+	"github.com/kbench/kbench/internal/payload"
 )
 
 // Workload types.
@@ -107,12 +109,15 @@ type Workload struct {
 	Timeout time.Duration
 }
 
-// Message says what records a producing workload sends.
+// Message says what records a producing workload sends: one of Size,
+// PayloadFile or Template.
 type Message struct {
-	Size        int64  // random values of this many bytes
-	PayloadFile string // or records read from this file
-	Delimiter   string // between the file's records (default a newline)
-	KeyRange    int64  // keys 0..KeyRange-1; 0 sends no keys
+	Size        int64             // random values of this many bytes
+	PayloadFile string            // or records read from this file
+	Delimiter   string            // between the file's records (default a newline)
+	Template    *payload.Template // or JSON rendered per record
+	Seed        uint64            // makes random values and templates reproducible
+	KeyRange    int64             // keys 0..KeyRange-1; 0 sends no keys
 }
 
 // Parameters are the matrix's parameter names, in the plan's order.

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -160,7 +162,7 @@ func TestParseBad(t *testing.T) {
 		{"no stop", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1}}\n", nil, []string{"plan.yaml:3:5: workloads[0].records: missing; say when to stop with records: 1M or duration: 60s"}},
 		{"no message", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5}\n", nil, []string{"plan.yaml:3:5: workloads[0].message: missing"}},
 		{"warmup too long", "name: x\n" + w0 + "    warmup: 1000\n", nil, []string{"plan.yaml:8:13: workloads[0].warmup: 1000 warm-up records leave none of the 1000 records to measure"}},
-		{"size and file", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 1, payload_file: f}}\n", nil, []string{"plan.yaml:3:85: workloads[0].message: give size or payload_file, not both"}},
+		{"size and file", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 1, payload_file: f}}\n", nil, []string{"plan.yaml:3:85: workloads[0].message: gives size and payload_file; keep one of size, payload_file, template or template_file"}},
 		{"size unit case", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 4kib}}\n", nil, []string{`plan.yaml:3:68: workloads[0].message.size: "4kib": write the unit as KiB`}},
 		{"consume with rate", "name: x\nworkloads:\n  - {name: c, type: consume, topic: t, rate: 5k/s}\n", nil, []string{"plan.yaml:3:46: workloads[0].rate: a consume workload sends nothing"}},
 		{"clients 0", "name: x\n" + w0 + "    clients: 0\n", nil, []string{"plan.yaml:8:14: workloads[0].clients: 0 is out of range; write a whole number from 1 to 1000"}},
@@ -180,6 +182,12 @@ func TestParseBad(t *testing.T) {
 		{"set without =", "name: x\n" + w0, []string{"repeat"}, []string{"--set repeat: no '='"}},
 		{"set bad value", "name: x\n" + w0, []string{"workloads[0].rate=fast"}, []string{`--set workloads[0].rate=fast: workloads[0].rate: "fast" is not a rate`}},
 		{"anchors", "name: x\nx: &a 1\n", nil, []string{"plan.yaml: the plan uses YAML anchors or aliases"}},
+		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
+			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
+		{"min above max", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_int, _min: 9, _max: 1}}}}\n", nil,
+			[]string{"plan.yaml:3:76: workloads[0].message.template.v._min: 9 is above _max 1; swap them"}},
+		{"generator param", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_string, _len: 4}}}}\n", nil,
+			[]string{`plan.yaml:3:99: workloads[0].message.template.v._len: random_string takes no "_len"; it takes _length`}},
 		{"all at once", "name: x\nrepeat: 0\n" + w0 + "    rate: fast\n", nil, []string{"2 problems in the plan:", "plan.yaml:2:9: repeat:", "plan.yaml:9:11: workloads[0].rate:"}},
 	}
 	for _, tt := range tests {
@@ -244,4 +252,42 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("no plan and no error")
 		}
 	})
+}
+
+// TestParseStudyTemplate: the virtual-users study's template, exactly as
+// its k6 plan writes it, renders to its JSON message.
+func TestParseStudyTemplate(t *testing.T) {
+	text := `name: vu
+workloads:
+  - name: p
+    type: produce
+    topic: t
+    duration: 10s
+    message:
+      seed: 7
+      template:
+        id: { "_type": "uuid" }
+        name: { "_type": "constant", "_value": "name" }
+        description: { "_type": "random_string", "_length": 40 }
+        value: { "_type": "random_int", "_min": 0, "_max": 100 }
+        timestamp: { "_type": "now", "_format": "epoch_millis" }
+        tags: [a, 1, true, null]
+`
+	p, err := Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	m := scs[0].Workloads[0].Message
+	if m.Template == nil || m.Seed != 7 {
+		t.Fatalf("message %+v", m)
+	}
+	src, err := payload.CompileTemplate(*m.Template, m.Seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := string(src.Value(0))
+	if !regexp.MustCompile(`^\{"id":"[0-9a-f-]{36}","name":"name","description":"[A-Za-z0-9]{40}","value":\d+,"timestamp":\d{13},"tags":\["a",1,true,null\]\}$`).MatchString(v) {
+		t.Fatalf("rendered %s", v)
+	}
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -127,16 +128,31 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			if v, ok := c.whole(v, p, 1, 1<<31-1); ok {
 				m.KeyRange = v
 			}
+		case "template":
+			t := c.template(v, p, 0)
+			m.Template = &t
+		case "template_file":
+			m.Template = c.templateFile(v, p, c.dir)
+		case "seed":
+			if v, ok := c.whole(v, p, 0, 1<<62); ok {
+				m.Seed = uint64(v)
+			}
 		}
 	})
 	if !ok {
 		return m
 	}
+	var kinds []string
+	for _, k := range []string{"size", "payload_file", "template", "template_file"} {
+		if given[k] != nil {
+			kinds = append(kinds, k)
+		}
+	}
 	switch {
-	case given["size"] != nil && given["payload_file"] != nil:
-		c.addf(given["payload_file"], path, "give size or payload_file, not both")
-	case given["size"] == nil && given["payload_file"] == nil:
-		c.addf(n, path, "says nothing about the records; write size: 100 or payload_file: data.json")
+	case len(kinds) > 1:
+		c.addf(given[kinds[1]], path, "gives %s; keep one of size, payload_file, template or template_file", strings.Join(kinds, " and "))
+	case len(kinds) == 0:
+		c.addf(n, path, "says nothing about the records; write size: 100, payload_file: data.json or a template")
 	case given["delimiter"] != nil && given["payload_file"] == nil:
 		c.addf(given["delimiter"], join(path, "delimiter"), "applies to payload_file only")
 	}

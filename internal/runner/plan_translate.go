@@ -170,6 +170,13 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 // a size, or the records of a payload file (relative to the plan's folder).
 func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 	m := w.Message
+	if m.Template != nil {
+		src, err := payload.CompileTemplate(*m.Template, m.Seed+1)
+		if err != nil {
+			return nil, userr.Errorf("message.template: %v", err)
+		}
+		return src, nil
+	}
 	if m.PayloadFile != "" {
 		path := m.PayloadFile
 		if !filepath.IsAbs(path) && p.Dir != "" {
@@ -179,13 +186,13 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 		if delim == "" {
 			delim = "\n"
 		}
-		src, _, err := payload.File(path, delim, 1)
+		src, _, err := payload.File(path, delim, m.Seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.payload_file: %v", err)
 		}
 		return src, nil
 	}
-	src, err := payload.Random(int(m.Size), 1)
+	src, err := payload.Random(int(m.Size), m.Seed+1)
 	if err != nil {
 		return nil, userr.Errorf("message.size: %v", err)
 	}
@@ -243,4 +250,46 @@ func stringPtrs(m map[string]string) map[string]*string {
 		out[k] = &v
 	}
 	return out
+}
+
+// PreviewRecord is one record a workload would send.
+type PreviewRecord struct{ Key, Value []byte }
+
+// Preview returns the first n records the named producing workload of a
+// scenario would send (every producing workload's when name is empty),
+// without contacting a broker: `kbench preview`.
+func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int) (map[string][]PreviewRecord, []string, error) {
+	out := map[string][]PreviewRecord{}
+	var order []string
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		if (name != "" && w.Name != name) || w.Type == plan.Consume {
+			continue
+		}
+		values, err := valuesOf(p, w)
+		if err != nil {
+			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
+		}
+		var keys *payload.Keys
+		if w.Message.KeyRange > 0 {
+			if keys, err = payload.NewKeys(int(w.Message.KeyRange), w.Message.Seed+1); err != nil {
+				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
+			}
+		}
+		order = append(order, w.Name)
+		for j := 0; j < n; j++ {
+			r := PreviewRecord{Value: values.Value(int64(j))}
+			if keys != nil {
+				r.Key = keys.Key()
+			}
+			out[w.Name] = append(out[w.Name], r)
+		}
+	}
+	if len(order) == 0 {
+		if name != "" {
+			return nil, nil, userr.Errorf("--workload %q: no producing workload of that name in scenario %q", name, sc.Name)
+		}
+		return nil, nil, userr.Errorf("scenario %q has no producing workload", sc.Name)
+	}
+	return out, order, nil
 }

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+func newPreviewCmd(st *state) *cobra.Command {
+	var (
+		sets     []string
+		workload string
+		scenario int
+		n        int
+	)
+	cmd := &cobra.Command{
+		Use:   "preview PLAN.yaml [--workload NAME] [--scenario N] [-n 5]",
+		Short: "Print the records a plan's producers would send (keys and values), without sending them",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if n < 1 || n > 10000 {
+				return userr.Errorf("-n %d: print from 1 to 10000 records", n)
+			}
+			p, err := plan.Load(args[0], sets)
+			if err != nil {
+				return err
+			}
+			scs, _ := p.Scenarios()
+			if scenario < 1 || scenario > len(scs) {
+				return userr.Errorf("--scenario %d: the plan has scenarios 1 to %d", scenario, len(scs))
+			}
+			sc := &scs[scenario-1]
+			recs, order, err := runner.Preview(p, sc, workload, n)
+			if err != nil {
+				return err
+			}
+			for _, name := range order {
+				fmt.Fprintf(st.stdout, "# scenario %d (%s), workload %s\n", sc.Index, sc.Name, name)
+				for _, r := range recs[name] {
+					if r.Key != nil {
+						fmt.Fprintf(st.stdout, "key=%s ", r.Key)
+					}
+					fmt.Fprintf(st.stdout, "%s\n", r.Value)
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&sets, "set", nil, "override a plan value, as kbench run --set")
+	f.StringVar(&workload, "workload", "", "only this producing workload (default: all)")
+	f.IntVar(&scenario, "scenario", 1, "the scenario's number, as --dry-run lists them")
+	f.IntVarP(&n, "records", "n", 5, "records to print per workload")
+	return cmd
+}
