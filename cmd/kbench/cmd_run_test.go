@@ -30,6 +30,7 @@ func TestExamplePlans(t *testing.T) {
 		{"record-size-sweep.yaml", []string{"matrix.record_size={1,100}", "repeat=2", "workloads[0].records=20k", "workloads[0].warmup=2k"}, 2},
 		{"partition-study.yaml", []string{"matrix.partitions={1,10}", "workloads[0].records=10k", "workloads[0].warmup=1k", "workloads[0].rate=5k/s"}, 4},
 		{"replication-study.yaml", []string{"repeat=1", "workloads[0].records=20k", "workloads[0].warmup=2k"}, 5},
+		{"virtual-users.yaml", []string{"workloads[0].duration=2s", "workloads[0].warmup=500ms"}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

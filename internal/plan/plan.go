@@ -39,6 +39,12 @@ const (
 	MaxLocalBrokers    = 9 // the local cluster's limit
 	DefaultIdleTimeout = 10 * time.Second
 	MaxScenarios       = 10_000
+	MaxVUs             = 100_000
+	// usersPerProducer and maxVUProducers share virtual users among
+	// producer clients as the virtual-users study did: one producer per
+	// 2000 users, at least 1, at most 100.
+	usersPerProducer = 2000
+	maxVUProducers   = 100
 )
 
 // Plan is a parsed plan, after --set.
@@ -101,10 +107,13 @@ type Workload struct {
 	Properties        map[string]string
 	Message           Message
 	Rate              float64 // records/s in total; 0 is unlimited
-	Records           int64   // 0: no count limit
-	Duration          time.Duration
-	WarmupRecords     int64
-	WarmupDuration    time.Duration
+	// VUs runs the closed model: that many virtual users, each sending a
+	// record and waiting for its acknowledgement before the next.
+	VUs            int
+	Records        int64 // 0: no count limit
+	Duration       time.Duration
+	WarmupRecords  int64
+	WarmupDuration time.Duration
 	// Timeout stops a consume workload when no record arrived for this long.
 	Timeout time.Duration
 }

@@ -182,6 +182,8 @@ func TestParseBad(t *testing.T) {
 		{"set without =", "name: x\n" + w0, []string{"repeat"}, []string{"--set repeat: no '='"}},
 		{"set bad value", "name: x\n" + w0, []string{"workloads[0].rate=fast"}, []string{`--set workloads[0].rate=fast: workloads[0].rate: "fast" is not a rate`}},
 		{"anchors", "name: x\nx: &a 1\n", nil, []string{"plan.yaml: the plan uses YAML anchors or aliases"}},
+		{"vus 0", "name: x\n" + w0 + "    vus: 0\n", nil, []string{"plan.yaml:8:10: workloads[0].vus: 0 is out of range; write a whole number from 1 to 100000"}},
+		{"vus and rate", "name: x\n" + w0 + "    vus: 10\n    rate: 5k/s\n", nil, []string{"plan.yaml:9:11: workloads[0].rate: virtual users send as fast as acknowledgements come back"}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
 		{"min above max", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_int, _min: 9, _max: 1}}}}\n", nil,

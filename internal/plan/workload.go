@@ -35,6 +35,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Message = c.message(v, p)
 		case "rate":
 			w.Rate = c.rate(v, p)
+		case "vus":
+			if v, ok := c.whole(v, p, 1, MaxVUs); ok {
+				w.VUs = int(v)
+			}
 		case "records":
 			w.Records = c.count(v, p)
 		case "duration":
@@ -56,8 +60,14 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	switch w.Type {
 	case Produce, EndToEnd:
 		c.producing(n, path, &w, given)
+		if given["vus"] != nil && given["rate"] != nil {
+			c.addf(given["rate"], join(path, "rate"), "virtual users send as fast as acknowledgements come back (the closed model); give vus or rate, not both")
+		}
+		if w.VUs > 0 && given["clients"] == nil {
+			w.Clients = min(max(w.VUs/usersPerProducer, 1), maxVUProducers)
+		}
 	case Consume:
-		for _, f := range []string{"message", "rate", "warmup"} {
+		for _, f := range []string{"message", "rate", "vus", "warmup"} {
 			if v := given[f]; v != nil {
 				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
 			}

@@ -147,6 +147,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		Records:        w.Records,
 		Duration:       w.Duration,
 		Rate:           w.Rate,
+		VUs:            w.VUs,
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stall,
 		WarmupDuration: w.WarmupDuration,

@@ -33,6 +33,10 @@ type ProducerSpec struct {
 	Records int64
 	// Duration stops sending after this long; 0 means no limit.
 	Duration time.Duration
+	// VUs, when positive, runs the closed model: that many virtual users,
+	// split between the clients, each sending a record and waiting for its
+	// acknowledgement before the next (Rate is then ignored).
+	VUs int
 	// Rate is the total target in records per second; 0 or less is unlimited.
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).

@@ -37,6 +37,8 @@ type slot struct {
 	// truncates that to whole milliseconds, which would add up to 1 ms to
 	// every latency.
 	sent time.Duration
+	// done, for a virtual user's record, is signalled when it completes.
+	done chan struct{}
 }
 
 func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
@@ -63,6 +65,8 @@ type producerClient struct {
 	// warmup and it is sent warmupFor after the start. hasWarmup: either.
 	warmup    int64
 	warmupFor time.Duration
+	closed    bool // the closed model: virtual users
+	vus       int  // this client's share of them
 	hasWarmup bool
 	pacer     load.Pacer
 	values    payload.Source
@@ -123,6 +127,8 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		index:      int64(i),
 		clients:    int64(spec.Clients),
 		warmup:     spec.Warmup,
+		closed:     spec.VUs > 0,
+		vus:        int(share(int64(spec.VUs), spec.Clients, i)),
 		warmupFor:  spec.WarmupDuration,
 		hasWarmup:  spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:      load.NewPacer(spec.Rate / float64(spec.Clients)),
@@ -190,6 +196,10 @@ const (
 )
 
 func (c *producerClient) send(ctx, sendCtx context.Context) error {
+	if c.closed {
+		c.sendVUs(ctx, sendCtx, c.vus)
+		return nil
+	}
 	start := c.start
 	intended := !c.pacer.Unlimited()
 	var txStart time.Time
@@ -236,6 +246,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	if c.keys != nil {
 		r.Key = c.keys.Key()
 	}
+	sl.done = nil
 	// Latency counts from the earlier of the intended and the actual send
 	// time: a late record owns its delay (no coordinated omission), and one
 	// sent early within the pacer's burst is not credited for it. One
@@ -300,10 +311,13 @@ const (
 // promise completes one record; franz-go calls it serially per client.
 func (c *producerClient) promise(r *kgo.Record, err error) {
 	defer c.completed.Add(1) // last: waitPromises relies on it
+	sl := slotOf(r)
+	if done := sl.done; done != nil {
+		defer func() { done <- struct{}{} }() // a virtual user waits for it
+	}
 	if c.abandoned.Load() {
 		return // the run has given up on this client and read its results
 	}
-	sl := slotOf(r)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
 			// Cancelled, not refused: the broker may have it. Its wait so far

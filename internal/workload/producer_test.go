@@ -413,3 +413,44 @@ func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 		t.Fatalf("acked %d, unresolved %d: want both counted", res.Acked, res.Unresolved)
 	}
 }
+
+// TestRunProducerVirtualUsers: in the closed model each user has one
+// record in flight, so records/s ≈ users ÷ mean latency (Little's law).
+// The broker answers every produce after 5 ms, so 1 user makes at most
+// ~200 records/s and 10 users ~10 times that.
+func TestRunProducerVirtualUsers(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		c.SleepControl(func() { time.Sleep(5 * time.Millisecond) })
+		return nil, nil, false
+	})
+	for _, vus := range []int{1, 10} {
+		spec := testSpec(t, c.ListenAddrs(), "t")
+		spec.VUs, spec.Duration = vus, time.Second
+		seeds := c.ListenAddrs()
+		spec.ClientOpts = func(int) []kgo.Opt {
+			return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := RunProducer(ctx, spec)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs := res.End.Sub(res.Start).Seconds()
+		rate := float64(res.Acked) / secs
+		little := float64(vus) / (res.Latency.Mean() / 1e6)
+		if res.Acked == 0 || rate < 0.85*little || rate > 1.15*little {
+			t.Errorf("%d users: %.0f records/s, users ÷ mean latency = %.0f: want within 15%%", vus, rate, little)
+		}
+		if vus == 1 && rate > 250 {
+			t.Errorf("1 user made %.0f records/s with a 5ms broker: it did not wait for each acknowledgement", rate)
+		}
+	}
+}

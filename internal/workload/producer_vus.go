@@ -1,0 +1,89 @@
+package workload
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/payload"
+)
+
+// The closed model (virtual users, as k6 runs them): each user sends one
+// record and waits for its acknowledgement before sending the next, so the
+// rate is what the cluster's latency allows (users ÷ latency, Little's
+// law) and latency counts from the actual send: no record waits for a
+// schedule, so nothing is omitted.
+
+// vuState is what one virtual user owns: its own record sources (they
+// are not safe to share) and the channel its acknowledgements arrive on.
+type vuState struct {
+	values  payload.Source
+	keys    *payload.Keys
+	stamper SentStamper
+	done    chan struct{}
+	sent    int64
+}
+
+// sendVUs runs this client's share of the virtual users until its
+// records are sent or sendCtx ends.
+func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	vus := make([]*vuState, users)
+	for u := range vus {
+		vu := &vuState{values: c.values.Clone(uint64(c.index)<<20 + uint64(u) + 1), done: make(chan struct{}, 1)}
+		if c.keys != nil {
+			vu.keys = c.keys.Clone(uint64(c.index)<<20 + uint64(u) + 1)
+		}
+		vus[u] = vu
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sendCtx.Err() == nil {
+				i := next.Add(1) - 1
+				if c.records > 0 && i >= c.records {
+					return
+				}
+				r := c.prepareVU(vu, i)
+				vu.sent++
+				c.cl.Produce(ctx, r, c.promiseFn)
+				select {
+				case <-vu.done:
+				case <-ctx.Done():
+					return // interrupted: the run's drain accounts for it
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, vu := range vus {
+		c.produced += vu.sent
+	}
+}
+
+// prepareVU is prepare for a virtual user: its own sources, the actual
+// send time, and the channel the promise signals.
+func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
+	sl := slotPool.Get().(*slot)
+	sl.rec = kgo.Record{Topic: c.topic, Value: vu.values.Value(i*c.clients + c.index), Context: warmupCtx}
+	sl.done = vu.done
+	r := &sl.rec
+	if vu.keys != nil {
+		r.Key = vu.keys.Key()
+	}
+	sl.sent = time.Since(c.start)
+	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
+		r.Context = steadyCtx
+		if c.hasWarmup && !c.steadyBegun.Load() {
+			c.steadyBegun.Store(true)
+		}
+	}
+	r.Timestamp = c.start.Add(sl.sent)
+	if c.stamp {
+		vu.stamper.Stamp(r, r.Timestamp)
+	}
+	return r
+}
