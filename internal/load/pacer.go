@@ -16,7 +16,8 @@ const minSleep = time.Millisecond
 
 // Pacer spaces records evenly at a fixed rate.
 type Pacer struct {
-	perRecord float64 // nanoseconds between intended send times; 0 = unlimited
+	perRecord float64   // nanoseconds between intended send times; 0 = unlimited
+	sched     *schedule // ramping stages, instead of a fixed rate
 }
 
 // NewPacer returns a pacer for rate records per second. A rate of 0 or less
@@ -29,17 +30,20 @@ func NewPacer(rate float64) Pacer {
 }
 
 // Unlimited reports whether the pacer never waits.
-func (p Pacer) Unlimited() bool { return p.perRecord == 0 }
+func (p Pacer) Unlimited() bool { return p.perRecord == 0 && p.sched == nil }
 
 // Due is the intended send time of record i, as an offset from the start.
 func (p Pacer) Due(i int64) time.Duration {
+	if p.sched != nil {
+		return p.sched.due(i)
+	}
 	return time.Duration(float64(i) * p.perRecord)
 }
 
 // Wait blocks until record i is due, where elapsed is the time since the
 // start. It returns ctx.Err() if ctx ends first.
 func (p Pacer) Wait(ctx context.Context, i int64, elapsed time.Duration) error {
-	if p.perRecord == 0 {
+	if p.Unlimited() {
 		return nil
 	}
 	ahead := p.Due(i) - elapsed

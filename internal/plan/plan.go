@@ -13,6 +13,7 @@ package plan
 import (
 	"time"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 )
 
@@ -107,6 +108,8 @@ type Workload struct {
 	Properties        map[string]string
 	Message           Message
 	Rate              float64 // records/s in total; 0 is unlimited
+	// Stages ramp the rate (Duration is their sum).
+	Stages []load.Stage
 	// VUs runs the closed model: that many virtual users, each sending a
 	// record and waiting for its acknowledgement before the next.
 	VUs            int
@@ -146,6 +149,8 @@ func (sc *Scenario) Estimate() (d time.Duration, ok bool) {
 	for _, w := range sc.Workloads {
 		var wd time.Duration
 		switch {
+		case len(w.Stages) > 0:
+			wd = w.Duration
 		case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
 			wd = w.Duration
 		case w.Rate > 0 && w.Records > 0:

@@ -293,3 +293,30 @@ workloads:
 		t.Fatalf("rendered %s", v)
 	}
 }
+
+func TestParseStages(t *testing.T) {
+	text := "name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}, {duration: 30s, rate: 0/s}]\n"
+	p, err := Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	w := scs[0].Workloads[0]
+	if len(w.Stages) != 3 || w.Stages[1].Rate != 50000 || w.Stages[2].Rate != 0 || w.Duration != 210*time.Second {
+		t.Fatalf("stages %+v, duration %v", w.Stages, w.Duration)
+	}
+	if d, ok := scs[0].Estimate(); !ok || d != 210*time.Second {
+		t.Fatalf("Estimate = %v %v", d, ok)
+	}
+	for _, bad := range []struct{ stages, want string }{
+		{"[{duration: 1m}]", "plan.yaml:7:14: workloads[0].stages[0]: needs both duration and rate"},
+		{"[{duration: 1m, rate: fast}]", `plan.yaml:7:35: workloads[0].stages[0].rate: "fast" is not a rate`},
+		{"[]", "plan.yaml:7:13: workloads[0].stages: is a list"},
+		{"[{duration: 1m, rate: 1k/s}]\n    rate: 5k/s", "plan.yaml:8:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
+	} {
+		text := strings.Replace("name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: STAGES\n", "STAGES", bad.stages, 1)
+		if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("stages %s: err %v, want %q", bad.stages, err, bad.want)
+		}
+	}
+}

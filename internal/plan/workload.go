@@ -1,10 +1,13 @@
 package plan
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/load"
 )
 
 func (c *collector) workload(n *yaml.Node, path string) Workload {
@@ -35,6 +38,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Message = c.message(v, p)
 		case "rate":
 			w.Rate = c.rate(v, p)
+		case "stages":
+			w.Stages = c.stages(v, p)
 		case "vus":
 			if v, ok := c.whole(v, p, 1, MaxVUs); ok {
 				w.VUs = int(v)
@@ -62,6 +67,16 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		c.producing(n, path, &w, given)
 		if given["vus"] != nil && given["rate"] != nil {
 			c.addf(given["rate"], join(path, "rate"), "virtual users send as fast as acknowledgements come back (the closed model); give vus or rate, not both")
+		}
+		if st := given["stages"]; st != nil {
+			for _, f := range []string{"rate", "vus", "duration"} {
+				if given[f] != nil {
+					c.addf(given[f], join(path, f), "stages set the rate and the duration; leave out %s", f)
+				}
+			}
+			for _, s := range w.Stages {
+				w.Duration += s.Duration
+			}
 		}
 		if w.VUs > 0 && given["clients"] == nil {
 			w.Clients = min(max(w.VUs/usersPerProducer, 1), maxVUProducers)
@@ -95,7 +110,7 @@ func (c *collector) producing(n *yaml.Node, path string, w *Workload, given map[
 	if given["message"] == nil {
 		c.addf(n, path+".message", "missing; write message: {size: 100} or message: {payload_file: data.json}")
 	}
-	if given["records"] == nil && given["duration"] == nil {
+	if given["records"] == nil && given["duration"] == nil && given["stages"] == nil {
 		c.addf(n, path+".records", "missing; say when to stop with records: 1M or duration: 60s")
 	}
 	if w.WarmupRecords > 0 && w.Records > 0 && w.WarmupRecords >= w.Records {
@@ -167,4 +182,41 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 		c.addf(given["delimiter"], join(path, "delimiter"), "applies to payload_file only")
 	}
 	return m
+}
+
+// stages reads a ramping load: a list of {duration, rate}; the rate moves
+// in a straight line to each stage's target over its duration.
+func (c *collector) stages(n *yaml.Node, path string) []load.Stage {
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}]", kindName(n))
+		return nil
+	}
+	var out []load.Stage
+	for i, sn := range n.Content {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		var st load.Stage
+		var hasD, hasR bool
+		c.fields(sn, p, []string{"duration", "rate"}, func(key string, v *yaml.Node) {
+			switch key {
+			case "duration":
+				hasD = true
+				st.Duration = c.duration(v, join(p, key))
+			case "rate":
+				hasR = true
+				if v.Kind == yaml.ScalarNode && (v.Value == "0/s" || v.Value == "0") {
+					return // ramping down to nothing
+				}
+				if v.Kind == yaml.ScalarNode && v.Value == "unlimited" {
+					c.addf(v, join(p, key), "unlimited has no place in a ramp; give a rate such as 10k/s (or 0/s)")
+					return
+				}
+				st.Rate = c.rate(v, join(p, key))
+			}
+		})
+		if sn.Kind == yaml.MappingNode && (!hasD || !hasR) {
+			c.addf(sn, p, "needs both duration and rate, such as {duration: 1m, rate: 10k/s}")
+		}
+		out = append(out, st)
+	}
+	return out
 }

@@ -148,6 +148,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		Duration:       w.Duration,
 		Rate:           w.Rate,
 		VUs:            w.VUs,
+		Stages:         w.Stages,
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stall,
 		WarmupDuration: w.WarmupDuration,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
 )
@@ -33,6 +34,10 @@ type ProducerSpec struct {
 	Records int64
 	// Duration stops sending after this long; 0 means no limit.
 	Duration time.Duration
+	// Stages, when set, replace Rate with a ramping schedule (totals over
+	// the clients); records are due as load.NewStagedPacer says, and the
+	// run should last their sum (Duration).
+	Stages []load.Stage
 	// VUs, when positive, runs the closed model: that many virtual users,
 	// split between the clients, each sending a record and waiting for its
 	// acknowledgement before the next (Rate is then ignored).
@@ -258,7 +263,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		Start:               start,
 		End:                 end,
 		Latency:             measure.NewHistogram(),
-		LatencyFromIntended: spec.Rate > 0,
+		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0,
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),

@@ -150,6 +150,16 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	}
 	c.cl = cl
 	c.promiseFn = c.promise
+	if len(spec.Stages) > 0 {
+		share := make([]load.Stage, len(spec.Stages))
+		for k, st := range spec.Stages {
+			share[k] = load.Stage{Duration: st.Duration, Rate: st.Rate / float64(spec.Clients)}
+		}
+		if c.pacer, err = load.NewStagedPacer(share); err != nil {
+			cl.Close()
+			return nil, fmt.Errorf("producer: %w", err)
+		}
+	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
 		c.maxBufRecords = v
 	}

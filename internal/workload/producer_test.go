@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 )
 
@@ -451,6 +452,45 @@ func TestRunProducerVirtualUsers(t *testing.T) {
 		}
 		if vus == 1 && rate > 250 {
 			t.Errorf("1 user made %.0f records/s with a 5ms broker: it did not wait for each acknowledgement", rate)
+		}
+	}
+}
+
+// TestRunProducerStages: a ramping load follows its stages: here a hold at
+// 2000/s, then a step to 4000/s held; each interval's rate is within 5% of
+// the stage's where the broker keeps up (the fake one does).
+func TestRunProducerStages(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "t", 2)
+	spec := testSpec(t, seeds, "t")
+	spec.Clients = 2
+	spec.Stages = []load.Stage{
+		{Duration: 10 * time.Millisecond, Rate: 2000}, {Duration: 990 * time.Millisecond, Rate: 2000},
+		{Duration: 10 * time.Millisecond, Rate: 4000}, {Duration: 990 * time.Millisecond, Rate: 4000},
+	}
+	spec.Duration = 2 * time.Second
+	spec.Interval = 250 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.LatencyFromIntended {
+		t.Error("a staged run measures from the intended send times")
+	}
+	for _, iv := range res.Intervals {
+		mid := iv.Elapsed - iv.Length/2
+		if iv.Final || iv.Length < 200*time.Millisecond || (mid > 900*time.Millisecond && mid < 1100*time.Millisecond) {
+			continue // partial, or straddling the step
+		}
+		want := 2000.0
+		if mid > time.Second {
+			want = 4000
+		}
+		got := float64(iv.Count) / iv.Length.Seconds()
+		if got < 0.95*want || got > 1.05*want {
+			t.Errorf("interval ending %v: %.0f records/s, want %.0f ±5%%", iv.Elapsed, got, want)
 		}
 	}
 }
