@@ -48,6 +48,26 @@ func Random(size int, seed uint64) (Source, error) {
 	return newStream(buf, size, seed), nil
 }
 
+// RandomRatio returns values of which only the first ratio of each is
+// random letters and the rest zeros, as OpenMessaging Benchmark's
+// randomBytesRatio, so that a compression study measures a known
+// compressibility. A ratio of 1 is Random.
+func RandomRatio(size int, ratio float64, seed uint64) (Source, error) {
+	if ratio < 0 || ratio > 1 {
+		return nil, fmt.Errorf("random ratio %v: use a number from 0 to 1", ratio)
+	}
+	src, err := Random(size, seed)
+	if err != nil || ratio == 1 {
+		return src, err
+	}
+	st := src.(*stream)
+	random := int(math.Round(ratio * float64(size)))
+	for off := 0; off+size <= len(st.buf); off += size {
+		clear(st.buf[off+random : off+size])
+	}
+	return st, nil
+}
+
 // fillLetters fills buf with random letters A-Z, four per 64-bit random
 // number (16 bits each, scaled to 26: a bias under 26/65536).
 func fillLetters(buf []byte, rng *rand.Rand) {

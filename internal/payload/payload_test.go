@@ -199,3 +199,52 @@ func TestFileDelimiterMatchingEmpty(t *testing.T) {
 		t.Errorf(`delimiter \s*\n: %d records, %v; want 2`, n, err)
 	}
 }
+
+func TestKeysDistributions(t *testing.T) {
+	t.Parallel()
+	count := func(dist string) map[string]int {
+		k, err := NewKeysDist(1000, dist, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]int{}
+		for i := 0; i < 100000; i++ {
+			seen[string(k.Key())]++
+		}
+		return seen
+	}
+	uni, seq, zipf := count(KeysUniform), count(KeysSequential), count(KeysZipfian)
+	if len(uni) != 1000 || uni["0"] > 200 {
+		t.Errorf("uniform: %d keys, key 0 %d times", len(uni), uni["0"])
+	}
+	for k, n := range seq {
+		if n != 100 {
+			t.Fatalf("sequential: key %s %d times, want 100", k, n)
+		}
+	}
+	if zipf["0"] < 10000 || zipf["0"] < 10*zipf["100"] {
+		t.Errorf("zipfian: key 0 %d times, key 100 %d times: want a hot key", zipf["0"], zipf["100"])
+	}
+	if _, err := NewKeysDist(10, "normal", 1); err == nil {
+		t.Error("an unknown distribution must be refused")
+	}
+}
+
+func TestRandomRatio(t *testing.T) {
+	t.Parallel()
+	src, err := RandomRatio(100, 0.3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := int64(0); i < 1000; i++ {
+		v := src.Value(i)
+		for j, b := range v {
+			if (j < 30) != (b != 0) {
+				t.Fatalf("value %d byte %d = %d: want 30 random letters then zeros", i, j, b)
+			}
+		}
+	}
+	if _, err := RandomRatio(100, 1.5, 1); err == nil {
+		t.Error("ratio 1.5 must be refused")
+	}
+}

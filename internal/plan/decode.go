@@ -13,7 +13,7 @@ var (
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "stages", "vus", "records", "duration", "warmup", "timeout"}
-	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "template", "template_file", "seed"}
+	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "template", "template_file", "seed"}
 
 	// Topic names as Kafka allows them.
 	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)

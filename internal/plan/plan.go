@@ -129,7 +129,10 @@ type Message struct {
 	Delimiter   string            // between the file's records (default a newline)
 	Template    *payload.Template // or JSON rendered per record
 	Seed        uint64            // makes random values and templates reproducible
+	RandomRatio float64           // with Size: the random share of each value (default 1)
 	KeyRange    int64             // keys 0..KeyRange-1; 0 sends no keys
+	KeyDist     string            // how keys are picked: uniform (default), sequential, zipfian
+	Headers     map[string]string // sent with every record
 }
 
 // Parameters are the matrix's parameter names, in the plan's order.

@@ -184,6 +184,10 @@ func TestParseBad(t *testing.T) {
 		{"anchors", "name: x\nx: &a 1\n", nil, []string{"plan.yaml: the plan uses YAML anchors or aliases"}},
 		{"vus 0", "name: x\n" + w0 + "    vus: 0\n", nil, []string{"plan.yaml:8:10: workloads[0].vus: 0 is out of range; write a whole number from 1 to 100000"}},
 		{"vus and rate", "name: x\n" + w0 + "    vus: 10\n    rate: 5k/s\n", nil, []string{"plan.yaml:9:11: workloads[0].rate: virtual users send as fast as acknowledgements come back"}},
+		{"random ratio", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, random_ratio: 1.5}}\n", nil,
+			[]string{`plan.yaml:3:90: workloads[0].message.random_ratio: "1.5": write a number from 0 to 1`}},
+		{"key distribution", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, key: {distribution: zipf, count: 10}}}\n", nil,
+			[]string{`plan.yaml:3:92: workloads[0].message.key.distribution: "zipf" is not one of uniform, sequential or zipfian`}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
 		{"min above max", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_int, _min: 9, _max: 1}}}}\n", nil,
@@ -318,5 +322,18 @@ func TestParseStages(t *testing.T) {
 		if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("stages %s: err %v, want %q", bad.stages, err, bad.want)
 		}
+	}
+}
+
+func TestParseKeysHeadersRatio(t *testing.T) {
+	text := "name: k\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    records: 10\n    message:\n      size: 100\n      random_ratio: 0.5\n      key: {distribution: zipfian, count: 1000}\n      headers: {source: kbench, run: a}\n"
+	p, err := Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	m := scs[0].Workloads[0].Message
+	if m.RandomRatio != 0.5 || m.KeyDist != "zipfian" || m.KeyRange != 1000 || m.Headers["source"] != "kbench" {
+		t.Fatalf("message %+v", m)
 	}
 }

@@ -3,11 +3,13 @@ package plan
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/payload"
 )
 
 func (c *collector) workload(n *yaml.Node, path string) Workload {
@@ -162,6 +164,33 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			if v, ok := c.whole(v, p, 0, 1<<62); ok {
 				m.Seed = uint64(v)
 			}
+		case "random_ratio":
+			s, ok := c.scalar(v, p, "a number from 0 to 1")
+			if !ok {
+				return
+			}
+			f, err := strconv.ParseFloat(s, 64)
+			if err != nil || f < 0 || f > 1 {
+				c.addf(v, p, "%q: write a number from 0 to 1 (the random share of each value)", s)
+				return
+			}
+			m.RandomRatio = f
+		case "key":
+			c.fields(v, p, []string{"distribution", "count"}, func(key string, kv *yaml.Node) {
+				switch key {
+				case "distribution":
+					m.KeyDist = c.oneOf(kv, join(p, key), payload.KeyDistributions...)
+				case "count":
+					if n, ok := c.whole(kv, join(p, key), 1, payload.MaxKeyRange); ok {
+						m.KeyRange = n
+					}
+				}
+			})
+			if m.KeyRange == 0 && v.Kind == yaml.MappingNode {
+				c.addf(v, join(p, "count"), "missing; say how many distinct keys, such as count: 1000")
+			}
+		case "headers":
+			m.Headers = c.properties(v, p)
 		}
 	})
 	if !ok {
@@ -180,6 +209,13 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 		c.addf(n, path, "says nothing about the records; write size: 100, payload_file: data.json or a template")
 	case given["delimiter"] != nil && given["payload_file"] == nil:
 		c.addf(given["delimiter"], join(path, "delimiter"), "applies to payload_file only")
+	case given["random_ratio"] != nil && given["size"] == nil:
+		c.addf(given["random_ratio"], join(path, "random_ratio"), "applies to size only")
+	case given["key"] != nil && given["key_range"] != nil:
+		c.addf(given["key"], join(path, "key"), "give key or key_range (uniform keys), not both")
+	}
+	if given["random_ratio"] == nil {
+		m.RandomRatio = 1
 	}
 	return m
 }

@@ -131,8 +131,8 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 	var keys *payload.Keys
 	keySize := 0
 	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeys(int(w.Message.KeyRange), 1); err != nil {
-			return nil, nil, userr.Errorf("message.key_range: %v", err)
+		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
+			return nil, nil, userr.Errorf("message.key: %v", err)
 		}
 		keySize = keys.MaxSize()
 	}
@@ -149,6 +149,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		Rate:           w.Rate,
 		VUs:            w.VUs,
 		Stages:         w.Stages,
+		Headers:        headersOf(w.Message.Headers),
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stall,
 		WarmupDuration: w.WarmupDuration,
@@ -194,7 +195,7 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 		}
 		return src, nil
 	}
-	src, err := payload.Random(int(m.Size), m.Seed+1)
+	src, err := payload.RandomRatio(int(m.Size), m.RandomRatio, m.Seed+1)
 	if err != nil {
 		return nil, userr.Errorf("message.size: %v", err)
 	}
@@ -243,6 +244,23 @@ func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	return cc.Opts()
 }
 
+// headersOf is the message's static headers, sorted by name.
+func headersOf(m map[string]string) []kgo.RecordHeader {
+	if len(m) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]kgo.RecordHeader, len(names))
+	for i, k := range names {
+		out[i] = kgo.RecordHeader{Key: k, Value: []byte(m[k])}
+	}
+	return out
+}
+
 func stringPtrs(m map[string]string) map[string]*string {
 	if len(m) == 0 {
 		return nil
@@ -274,7 +292,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int) (map[string][]
 		}
 		var keys *payload.Keys
 		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeys(int(w.Message.KeyRange), w.Message.Seed+1); err != nil {
+			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
 			}
 		}

@@ -53,6 +53,8 @@ type ProducerSpec struct {
 	WarmupDuration time.Duration
 	// Values gives record values; each client gets a Clone.
 	Values payload.Source
+	// Headers are sent with every record (shared, never modified).
+	Headers []kgo.RecordHeader
 	// Keys gives record keys; nil sends records without keys.
 	Keys *payload.Keys
 	// ClientOpts returns the franz-go options of client i (0-based).

@@ -75,6 +75,7 @@ type producerClient struct {
 	onError   func(string, error)
 	flushMax  time.Duration
 	stamp     bool
+	headers   []kgo.RecordHeader
 	stamper   SentStamper
 
 	window       measure.Window // all records
@@ -137,6 +138,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		onError:    spec.OnError,
 		flushMax:   spec.FlushTimeout,
 		stamp:      spec.StampSent,
+		headers:    spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
 		hist:       measure.NewHistogram(),
 		steadyHist: measure.NewHistogram(),
 		seenErr:    map[string]bool{},
@@ -251,7 +253,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl := slotPool.Get().(*slot)
-	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Context: warmupCtx}
+	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Context: warmupCtx, Headers: c.headers}
 	r := &sl.rec
 	if c.keys != nil {
 		r.Key = c.keys.Key()

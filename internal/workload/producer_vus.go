@@ -71,6 +71,7 @@ func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 	sl.rec = kgo.Record{Topic: c.topic, Value: vu.values.Value(i*c.clients + c.index), Context: warmupCtx}
 	sl.done = vu.done
 	r := &sl.rec
+	r.Headers = c.headers
 	if vu.keys != nil {
 		r.Key = vu.keys.Key()
 	}
