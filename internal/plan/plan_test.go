@@ -185,7 +185,7 @@ func TestParseBad(t *testing.T) {
 		{"vus 0", "name: x\n" + w0 + "    vus: 0\n", nil, []string{"plan.yaml:8:10: workloads[0].vus: 0 is out of range; write a whole number from 1 to 100000"}},
 		{"vus and rate", "name: x\n" + w0 + "    vus: 10\n    rate: 5k/s\n", nil, []string{"plan.yaml:9:11: workloads[0].rate: virtual users send as fast as acknowledgements come back"}},
 		{"random ratio", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, random_ratio: 1.5}}\n", nil,
-			[]string{`plan.yaml:3:90: workloads[0].message.random_ratio: "1.5": write a number from 0 to 1`}},
+			[]string{`plan.yaml:3:86: workloads[0].message.random_ratio: "1.5": write a number from 0 to 1`}},
 		{"key distribution", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, key: {distribution: zipf, count: 10}}}\n", nil,
 			[]string{`plan.yaml:3:92: workloads[0].message.key.distribution: "zipf" is not one of uniform, sequential or zipfian`}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
