@@ -125,6 +125,9 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		if ok {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
 			total += est * time.Duration(p.Repeat)
+		} else if probe, ok := searchProbe(sc); ok {
+			line += fmt.Sprintf(": a rate search, 2 to %d probes of %s each", runner.MaxProbes+1, probe)
+			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"
 			unknown++
@@ -140,9 +143,19 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		summary += fmt.Sprintf("; at least %s of measuring", total.Round(time.Second))
 	}
 	if unknown > 0 {
-		summary += fmt.Sprintf(" (%d scenario(s) run as fast as the cluster allows: time unknown)", unknown)
+		summary += fmt.Sprintf(" (%d scenario(s) of unknown length: as fast as the cluster allows, or a rate search)", unknown)
 	}
 	fmt.Fprintln(st.stdout, summary)
+}
+
+// searchProbe is the probe duration of a scenario's rate: max workload.
+func searchProbe(sc plan.Scenario) (time.Duration, bool) {
+	for _, w := range sc.Workloads {
+		if w.MaxRate != nil {
+			return w.Duration, true
+		}
+	}
+	return 0, false
 }
 
 // planLocalCluster starts the local cluster a plan asks for (cluster.local)

@@ -108,6 +108,9 @@ type Workload struct {
 	Properties        map[string]string
 	Message           Message
 	Rate              float64 // records/s in total; 0 is unlimited
+	// MaxRate, with rate: max, searches for the highest rate that keeps
+	// the SLO; each probe lasts Duration.
+	MaxRate *MaxRate
 	// Stages ramp the rate (Duration is their sum).
 	Stages []load.Stage
 	// VUs runs the closed model: that many virtual users, each sending a
@@ -135,6 +138,14 @@ type Message struct {
 	Headers     map[string]string // sent with every record
 }
 
+// MaxRate is a search for the highest rate that keeps a latency SLO.
+type MaxRate struct {
+	Percentile float64       // 0.99 for p99
+	Limit      time.Duration // the latency the percentile must stay under
+	EndToEnd   bool          // the SLO is on end-to-end latency, not publish
+	Start      float64       // the first probe's rate (records/s)
+}
+
 // Parameters are the matrix's parameter names, in the plan's order.
 func (p *Plan) Parameters() []string { return append([]string(nil), p.params...) }
 
@@ -152,6 +163,8 @@ func (sc *Scenario) Estimate() (d time.Duration, ok bool) {
 	for _, w := range sc.Workloads {
 		var wd time.Duration
 		switch {
+		case w.MaxRate != nil:
+			return 0, false // a search: as many probes as it takes
 		case len(w.Stages) > 0:
 			wd = w.Duration
 		case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):

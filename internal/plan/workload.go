@@ -39,7 +39,13 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "message":
 			w.Message = c.message(v, p)
 		case "rate":
+			if v.Kind == yaml.ScalarNode && v.Value == "max" {
+				w.MaxRate = &MaxRate{Start: 1000}
+				return
+			}
 			w.Rate = c.rate(v, p)
+		case "slo":
+			// read after the loop: it needs rate: max
 		case "stages":
 			w.Stages = c.stages(v, p)
 		case "vus":
@@ -70,6 +76,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		if given["vus"] != nil && given["rate"] != nil {
 			c.addf(given["rate"], join(path, "rate"), "virtual users send as fast as acknowledgements come back (the closed model); give vus or rate, not both")
 		}
+		c.slo(given, path, &w)
 		if st := given["stages"]; st != nil {
 			for _, f := range []string{"rate", "vus", "duration"} {
 				if given[f] != nil {
@@ -84,7 +91,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Clients = min(max(w.VUs/usersPerProducer, 1), maxVUProducers)
 		}
 	case Consume:
-		for _, f := range []string{"message", "rate", "vus", "warmup"} {
+		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup"} {
 			if v := given[f]; v != nil {
 				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
 			}
@@ -255,4 +262,52 @@ func (c *collector) stages(n *yaml.Node, path string) []load.Stage {
 		out = append(out, st)
 	}
 	return out
+}
+
+// sloPercentiles are the percentiles an SLO may name.
+var sloPercentiles = map[string]float64{"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99, "p99.9": 0.999, "p999": 0.999}
+
+// slo reads `slo: {p99: 50ms, on: publish, start: 1k/s}`, which goes with
+// rate: max and nothing else.
+func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
+	n := given["slo"]
+	switch {
+	case n == nil && w.MaxRate != nil:
+		c.addf(given["rate"], join(path, "slo"), "missing; rate: max searches for the highest rate that keeps an SLO, such as slo: {p99: 50ms}")
+		return
+	case n == nil:
+		return
+	case w.MaxRate == nil:
+		c.addf(n, join(path, "slo"), "goes with rate: max (the search for the highest rate that keeps it)")
+		return
+	}
+	if given["duration"] == nil {
+		c.addf(given["rate"], join(path, "duration"), "missing; rate: max needs each probe's duration, such as duration: 10s")
+	}
+	if given["records"] != nil {
+		c.addf(given["records"], join(path, "records"), "rate: max probes for a duration; leave out records")
+	}
+	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start"}
+	percentiles := 0
+	c.fields(n, join(path, "slo"), known, func(key string, v *yaml.Node) {
+		p := join(join(path, "slo"), key)
+		switch key {
+		case "on":
+			w.MaxRate.EndToEnd = c.oneOf(v, p, "publish", "end-to-end") == "end-to-end"
+		case "start":
+			if r := c.rate(v, p); r > 0 {
+				w.MaxRate.Start = r
+			}
+		default:
+			percentiles++
+			w.MaxRate.Percentile = sloPercentiles[key]
+			w.MaxRate.Limit = c.duration(v, p)
+		}
+	})
+	if n.Kind == yaml.MappingNode && percentiles != 1 {
+		c.addf(n, join(path, "slo"), "name one percentile and its limit, such as {p99: 50ms}")
+	}
+	if w.MaxRate.EndToEnd && w.Type != EndToEnd {
+		c.addf(n, join(path, "slo.on"), "end-to-end latency needs type: end-to-end")
+	}
 }

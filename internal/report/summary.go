@@ -169,6 +169,20 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
+	for _, sc := range run.Scenarios {
+		for _, rep := range sc.Repeats {
+			for _, w := range rep.Workloads {
+				if m := w.MaxRate; m != nil {
+					rate := "no probed rate kept it"
+					if m.Rate > 0 {
+						rate = fmt.Sprintf("%.0f records/s", m.Rate)
+					}
+					fmt.Fprintf(&b, "\nMaximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.\n",
+						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit)
+				}
+			}
+		}
+	}
 	b.WriteString("\nEach figure is the mean ± the standard deviation over the repeats that ended ok. " +
 		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. " +
 		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.\n")

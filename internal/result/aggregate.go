@@ -38,9 +38,15 @@ func AggregateScenario(sc *Scenario) error {
 			w := &rep.Workloads[i]
 			if w.Producer != nil {
 				recs += float64(w.Producer.Records)
-				rps += w.Producer.RecordsPerSec
-				mps += w.Producer.MiBPerSec
-				lats = append(lats, &w.Producer.Latency)
+				// The warm-up is excluded from the statistics: rates and
+				// latency come from steady state when there is one.
+				prod := w.Producer
+				if prod.SteadyState != nil {
+					prod = prod.SteadyState
+				}
+				rps += prod.RecordsPerSec
+				mps += prod.MiBPerSec
+				lats = append(lats, &prod.Latency)
 			}
 			if w.Consumer != nil && w.Type == "consume" {
 				hasConsume = true

@@ -66,6 +66,9 @@ type Workload struct {
 	Consumer  *Consumer  `json:"consumer,omitempty"`
 	EndToEnd  *Latency   `json:"end_to_end_latency,omitempty"`
 	Generator *Generator `json:"generator,omitempty"`
+	// MaxRate is the search for the highest rate that kept the SLO
+	// (rate: max); Producer is then the confirming run at that rate.
+	MaxRate *MaxRate `json:"max_rate,omitempty"`
 	// Config is the workload's effective client properties, secrets
 	// redacted.
 	Config map[string]string `json:"config,omitempty"`
@@ -91,7 +94,8 @@ type Generator struct {
 
 // Aggregate is a scenario's statistics over its repeats that ended ok. A
 // repeat's records/s and MB/s are the sums over its producing workloads;
-// its latency percentiles come from their merged histogram.
+// its latency percentiles come from their merged histogram; both from
+// steady state (after the warm-up) when the workload has a warm-up.
 type Aggregate struct {
 	Repeats int `json:"repeats"` // counted: status ok
 	LeftOut int `json:"left_out,omitempty"`
@@ -119,4 +123,30 @@ type Aggregate struct {
 	Unstable         bool     `json:"unstable"`
 	GeneratorBound   bool     `json:"generator_bound"`
 	GeneratorReasons []string `json:"generator_reasons,omitempty"`
+}
+
+// MaxRate is what a search for the highest rate under an SLO found.
+type MaxRate struct {
+	// SLO as written: the percentile (p99), its limit and the latency it
+	// is on (publish or end-to-end).
+	Percentile string  `json:"percentile"`
+	LimitMs    float64 `json:"limit_ms"`
+	On         string  `json:"on"`
+	// Rate is the highest probed rate that kept the SLO and was reached
+	// (records/s); 0 when none did.
+	Rate float64 `json:"rate"`
+	// Limit says what stopped the rate from going higher: "cluster" (the
+	// SLO broke or the cluster could not take the rate) or "generator"
+	// (kbench itself could not send faster; the cluster's limit is higher).
+	Limit  string  `json:"limit"`
+	Probes []Probe `json:"probes"`
+}
+
+// Probe is one run of the search.
+type Probe struct {
+	Rate           float64 `json:"rate"`       // asked, records/s
+	Achieved       float64 `json:"achieved"`   // records/s
+	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
+	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
+	GeneratorBound bool    `json:"generator_bound"`
 }

@@ -97,7 +97,14 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		rsc := &run.Scenarios[len(run.Scenarios)-1]
 		for r := 1; r <= p.Repeat; r++ {
 			prog.begin(i+1, r, scenarios[i].Name)
-			rep := runRepeat(ctx, built[i], r)
+			var rep result.Repeat
+			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {
+				rep = runMaxRate(ctx, built[i], &scenarios[i], wi, r, func(line string) {
+					fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
+				})
+			} else {
+				rep = runRepeat(ctx, built[i], r)
+			}
 			prog.end(rep)
 			rsc.Repeats = append(rsc.Repeats, rep)
 			if rep.Error != "" && firstErr == nil {

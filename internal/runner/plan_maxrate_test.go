@@ -1,0 +1,43 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// TestSearchRate: with a cluster that keeps p99 under the limit up to
+// 10,300 records/s, the search ends within 5% below it, in few probes.
+func TestSearchRate(t *testing.T) {
+	tests := []struct {
+		name      string
+		capacity  float64
+		bound     bool // probes above capacity are generator-bound
+		start     float64
+		wantLimit string
+	}{
+		{"cluster", 10300, false, 1000, "cluster"},
+		{"generator", 10300, true, 1000, "generator"},
+		{"start above capacity", 10300, false, 50000, "cluster"},
+		{"never broken", 1e12, false, 1000, "not reached"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			probes := 0
+			best, limit := searchRate(tt.start, func(r float64) (result.Probe, bool) {
+				probes++
+				ok := r <= tt.capacity
+				return result.Probe{Rate: r, OK: ok, GeneratorBound: !ok && tt.bound}, true
+			})
+			if limit != tt.wantLimit {
+				t.Errorf("limit %q, want %q", limit, tt.wantLimit)
+			}
+			if tt.capacity < 1e12 && (best > tt.capacity || best < 0.95*tt.capacity) {
+				t.Errorf("found %.0f records/s, capacity %.0f: want within 5%% below", best, tt.capacity)
+			}
+			if probes > MaxProbes {
+				t.Errorf("%d probes", probes)
+			}
+		})
+	}
+}
