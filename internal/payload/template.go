@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/brianvoe/gofakeit/v7"
 )
 
 // Template is a JSON value rendered afresh for every record: objects,
@@ -46,6 +49,8 @@ type Generator struct {
 	Format   string   // now: epoch_millis, epoch_micros, epoch_nanos, rfc3339
 	Values   []string // one_of: JSON-encoded values
 	Weights  []float64
+	// Params are a faker generator's parameters (Type "faker.<name>").
+	Params map[string]string
 }
 
 // Generators are the generator types, as the virtual-users study's k6
@@ -64,6 +69,7 @@ type piece struct {
 type compiledGen struct {
 	Generator
 	cumWeights []float64 // one_of
+	faker      *fakerGen
 	maxLen     int
 }
 
@@ -75,6 +81,8 @@ type templateSource struct {
 	maxSize int
 	rng     *rand.Rand
 	seed    uint64
+	faker   *gofakeit.Faker // made when a faker generator is used
+	fakes   bool
 }
 
 // CompileTemplate checks and compiles t. seed makes the random parts
@@ -104,7 +112,14 @@ func CompileTemplate(t Template, seed uint64) (Source, error) {
 }
 
 func newTemplateSource(pieces []piece, size int, seed uint64) *templateSource {
-	return &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x74706c))}
+	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x74706c))}
+	for _, p := range pieces {
+		if p.gen != nil && p.gen.faker != nil {
+			s.fakes = true
+			s.faker = gofakeit.New(seed)
+		}
+	}
+	return s
 }
 
 func compile(t Template, out *[]piece) error {
@@ -147,6 +162,16 @@ func compile(t Template, out *[]piece) error {
 
 func compileGen(g Generator) (*compiledGen, error) {
 	c := &compiledGen{Generator: g}
+	if name, ok := strings.CutPrefix(g.Type, FakerPrefix); ok {
+		f, err := newFakerGen(name, g.Params)
+		if err != nil {
+			return nil, err
+		}
+		// Faker values vary in length; the buffer grows when needed, and
+		// MaxSize (the producer's record limit) allows for a long one.
+		c.faker, c.maxLen = f, 256
+		return c, nil
+	}
 	switch g.Type {
 	case "uuid":
 		c.maxLen = 38
@@ -221,6 +246,9 @@ const (
 )
 
 func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Time) []byte {
+	if g.faker != nil {
+		return g.faker.render(buf, s.faker)
+	}
 	switch g.Type {
 	case "uuid": // version 4, as k6's uuid generator
 		a, b := s.rng.Uint64(), s.rng.Uint64()

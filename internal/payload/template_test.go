@@ -131,3 +131,35 @@ func BenchmarkTemplateStudyMessage(b *testing.B) {
 		src.Value(int64(i))
 	}
 }
+
+func TestTemplateFaker(t *testing.T) {
+	gen := func(g Generator) Template { return Template{Kind: KindGenerator, Gen: g} }
+	tmpl := Template{Kind: KindObject, Fields: []TemplateField{
+		{"email", gen(Generator{Type: "faker.email"})},
+		{"n", gen(Generator{Type: "faker.number", Params: map[string]string{"_min": "5", "_max": "9"}})},
+	}}
+	a, err := CompileTemplate(tmpl, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := CompileTemplate(tmpl, 3)
+	for i := int64(0); i < 50; i++ {
+		va, vb := a.Value(i), b.Value(i)
+		var m struct {
+			Email string `json:"email"`
+			N     int    `json:"n"`
+		}
+		if err := json.Unmarshal(va, &m); err != nil || !strings.Contains(m.Email, "@") || m.N < 5 || m.N > 9 {
+			t.Fatalf("record %d: %s (%v)", i, va, err)
+		}
+		if string(va) != string(vb) {
+			t.Fatalf("the same seed gave %s and %s", va, vb)
+		}
+	}
+	if _, err := CompileTemplate(gen(Generator{Type: "faker.nosuchthing"}), 1); err == nil {
+		t.Fatal("an unknown faker generator must be refused")
+	}
+	if _, ok := FakerParams("email"); !ok || len(FakerNames()) < 100 {
+		t.Fatalf("faker catalogue: %d names", len(FakerNames()))
+	}
+}

@@ -194,6 +194,8 @@ func TestParseBad(t *testing.T) {
 			[]string{"plan.yaml:3:92: workloads[0].slo: goes with rate: max"}},
 		{"slo two percentiles", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, p50: 1ms}}\n", nil,
 			[]string{"plan.yaml:3:91: workloads[0].slo: name one percentile and its limit"}},
+		{"unknown faker", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {e: {_type: faker.emial}}}}\n", nil,
+			[]string{`plan.yaml:3:84: workloads[0].message.template.e._type: "faker.emial" is not a faker generator; did you mean "faker.email"?`}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
 		{"min above max", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_int, _min: 9, _max: 1}}}}\n", nil,

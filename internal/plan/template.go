@@ -112,6 +112,9 @@ func (c *collector) generator(n *yaml.Node, path string) payload.Generator {
 	if !ok {
 		return g
 	}
+	if name, ok := strings.CutPrefix(typ, payload.FakerPrefix); ok {
+		return c.fakerGenerator(n, path, typeNode, typ, name, params)
+	}
 	allowed, known := genParams[typ]
 	if !known {
 		msg := fmt.Sprintf("%q is not a generator; known: %s", typ, strings.Join(payload.Generators, ", "))
@@ -264,4 +267,37 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) *payload.Templa
 	t := sub.template(doc.Content[0], "", 0)
 	c.list = append(c.list, sub.list...)
 	return &t
+}
+
+// fakerGenerator checks a gofakeit generator and its parameters, given
+// as _name: value (gofakeit's own parameter names).
+func (c *collector) fakerGenerator(n *yaml.Node, path string, typeNode *yaml.Node, typ, name string, params map[string]*yaml.Node) payload.Generator {
+	g := payload.Generator{Type: typ, Params: map[string]string{}}
+	allowed, ok := payload.FakerParams(name)
+	if !ok {
+		msg := fmt.Sprintf("%q is not a faker generator (gofakeit's names, such as faker.email, faker.city, faker.number)", typ)
+		if near := suggest.Nearest(name, payload.FakerNames()); near != "" {
+			msg = fmt.Sprintf("%q is not a faker generator; did you mean %q?", typ, payload.FakerPrefix+near)
+		}
+		c.addf(typeNode, join(path, "_type"), "%s", msg)
+		return g
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Value == "_type" {
+			continue
+		}
+		if !contains(allowed, k.Value) {
+			msg := fmt.Sprintf("%s takes no %q", typ, k.Value)
+			if len(allowed) > 0 {
+				msg += "; it takes " + strings.Join(allowed, ", ")
+			}
+			c.addf(k, join(path, k.Value), "%s", msg)
+			continue
+		}
+		if v, ok := c.scalar(params[k.Value], join(path, k.Value), "a single value"); ok {
+			g.Params[k.Value] = v
+		}
+	}
+	return g
 }
