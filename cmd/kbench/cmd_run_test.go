@@ -31,6 +31,7 @@ func TestExamplePlans(t *testing.T) {
 		{"partition-study.yaml", []string{"matrix.partitions={1,10}", "workloads[0].records=10k", "workloads[0].warmup=1k", "workloads[0].rate=5k/s"}, 4},
 		{"replication-study.yaml", []string{"repeat=1", "workloads[0].records=20k", "workloads[0].warmup=2k"}, 5},
 		{"virtual-users.yaml", []string{"workloads[0].duration=2s", "workloads[0].warmup=500ms"}, 4},
+		{"catch-up.yaml", []string{"workloads[0].duration=4s", "workloads[1].start_after=2s", "workloads[1].timeout=3s"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -60,6 +61,12 @@ func TestExamplePlans(t *testing.T) {
 				}
 				rep := sc.Repeats[len(sc.Repeats)-1]
 				for _, w := range rep.Workloads {
+					if w.Type == "consume" {
+						if w.Consumer == nil || w.Consumer.Records == 0 {
+							t.Fatalf("scenario %s workload %s: nothing consumed", sc.Name, w.Name)
+						}
+						continue
+					}
 					if w.Producer == nil || w.Topic == nil {
 						t.Fatalf("scenario %s workload %s: no producer result or topic", sc.Name, w.Name)
 					}

@@ -122,6 +122,10 @@ type Workload struct {
 	WarmupDuration time.Duration
 	// Timeout stops a consume workload when no record arrived for this long.
 	Timeout time.Duration
+	// StartAfter starts a consume workload this long after the producers,
+	// reading from the start of the topic: a catch-up read of the backlog
+	// while the producers keep writing.
+	StartAfter time.Duration
 }
 
 // Message says what records a producing workload sends: one of Size,

@@ -172,6 +172,14 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, sc := range run.Scenarios {
 		for _, rep := range sc.Repeats {
 			for _, w := range rep.Workloads {
+				if c := w.CatchUp; c != nil {
+					drain := "never caught up"
+					if c.DrainSeconds > 0 {
+						drain = fmt.Sprintf("read the backlog of %d records in %.1f s (%.0f records/s)", c.Records, c.DrainSeconds, c.RecordsPerSec)
+					}
+					fmt.Fprintf(&b, "\nCatch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.\n",
+						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs)
+				}
 				if m := w.MaxRate; m != nil {
 					rate := "no probed rate kept it"
 					if m.Rate > 0 {

@@ -66,6 +66,8 @@ type Workload struct {
 	Consumer  *Consumer  `json:"consumer,omitempty"`
 	EndToEnd  *Latency   `json:"end_to_end_latency,omitempty"`
 	Generator *Generator `json:"generator,omitempty"`
+	// CatchUp is set for a consume workload that started late.
+	CatchUp *CatchUp `json:"catch_up,omitempty"`
 	// MaxRate is the search for the highest rate that kept the SLO
 	// (rate: max); Producer is then the confirming run at that rate.
 	MaxRate *MaxRate `json:"max_rate,omitempty"`
@@ -149,4 +151,20 @@ type Probe struct {
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
 	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
 	GeneratorBound bool    `json:"generator_bound"`
+}
+
+// CatchUp is a consume workload that started late (start_after) and read
+// the backlog from the start of the topic while producers kept writing.
+type CatchUp struct {
+	StartedAfterSeconds float64 `json:"started_after_seconds"`
+	// DrainSeconds is from the consumer's start until it read a record
+	// sent after it started (0: it never caught up); Records and
+	// RecordsPerSec are the backlog read meanwhile.
+	DrainSeconds  float64 `json:"drain_seconds"`
+	Records       int64   `json:"records"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	// The producers' publish latency over the catch-up (from their
+	// interval series).
+	ProducerAvgLatencyMs float64 `json:"producer_avg_latency_ms"`
+	ProducerMaxLatencyMs float64 `json:"producer_max_latency_ms"`
 }

@@ -37,6 +37,9 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		for name := range w.Consumer.Topics {
 			topic = name
 		}
+		if w.StartAfter > 0 {
+			rw.CatchUp = catchUpOf(out, w)
+		}
 	}
 	for _, t := range out.Topics {
 		if t.Name == topic || topic == "" && len(out.Topics) == 1 {
@@ -86,4 +89,38 @@ func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 	}
 	g.Bound = len(g.Reasons) > 0
 	return g
+}
+
+// catchUpOf summarises a late consumer's catch-up read, with the
+// producers' latency over it from their interval series.
+func catchUpOf(out *Outcome, w WorkloadOutcome) *result.CatchUp {
+	c := w.Consumer
+	cu := &result.CatchUp{StartedAfterSeconds: w.StartAfter.Seconds(), Records: c.Backlog}
+	if c.CaughtUp <= 0 {
+		return cu
+	}
+	cu.DrainSeconds = c.CaughtUp.Seconds()
+	cu.RecordsPerSec = float64(c.Backlog) / cu.DrainSeconds
+	from, to := c.Start, c.Start.Add(c.CaughtUp)
+	var sum, n int64
+	var maxUs int64
+	for _, o := range out.Workloads {
+		if o.Producer == nil {
+			continue
+		}
+		for _, iv := range o.Producer.Intervals {
+			end := o.Producer.Start.Add(iv.Elapsed)
+			if end.Before(from) || end.Add(-iv.Length).After(to) {
+				continue
+			}
+			sum += iv.LatSumUs
+			n += iv.LatCount
+			maxUs = max(maxUs, iv.LatMaxUs)
+		}
+	}
+	if n > 0 {
+		cu.ProducerAvgLatencyMs = float64(sum) / float64(n) / 1000
+	}
+	cu.ProducerMaxLatencyMs = float64(maxUs) / 1000
+	return cu
 }

@@ -69,6 +69,9 @@ type Workload struct {
 	// Settings are the workload's effective client properties (secrets
 	// redacted), for the result.
 	Settings map[string]string
+	// StartAfter starts a consume workload this long after the producers,
+	// from the start of its topics (a catch-up read).
+	StartAfter time.Duration
 }
 
 // Outcome is what a scenario measured.
@@ -89,13 +92,14 @@ type Outcome struct {
 // WorkloadOutcome is what one workload measured; either part may be nil
 // when the workload failed before measuring.
 type WorkloadOutcome struct {
-	Name     string
-	Kind     Kind
-	Producer *workload.ProducerResult
-	Consumer *workload.ConsumerResult
-	Probe    *workload.E2EResult
-	Settings map[string]string
-	Err      error
+	Name       string
+	Kind       Kind
+	Producer   *workload.ProducerResult
+	Consumer   *workload.ConsumerResult
+	Probe      *workload.E2EResult
+	Settings   map[string]string
+	StartAfter time.Duration
+	Err        error
 }
 
 // Bounds of the steps around the workloads.
@@ -134,9 +138,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	runs := make([]*running, len(sc.Workloads))
 	var startErr error
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings}
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter}
 		runs[i] = &running{w: w}
-		if w.Consumer != nil && startErr == nil {
+		if w.Consumer != nil && startErr == nil && w.StartAfter == 0 {
 			startErr = runs[i].startConsumer(ctx, epoch)
 		}
 	}
@@ -158,6 +162,11 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			}
 			if r.w.Probe != nil {
 				r.startProbe(ctx)
+			}
+		}
+		for _, r := range runs {
+			if r.w.StartAfter > 0 {
+				r.startLate(ctx, epoch)
 			}
 		}
 	}
@@ -214,6 +223,8 @@ type running struct {
 	cons    *workload.ConsumerRun
 	prodRes *workload.ProducerResult
 	consRes *workload.ConsumerResult
+	// late is closed once a StartAfter consumer has started (or could not).
+	late chan struct{}
 	// probeDone is closed when the probe has ended and probeRes is set.
 	probeDone chan struct{}
 	probeRes  *workload.E2EResult
@@ -229,6 +240,36 @@ func (sc *Scenario) produces() bool {
 		}
 	}
 	return false
+}
+
+// startLate starts a catch-up consumer after its delay, reading from the
+// start of its topics.
+func (r *running) startLate(ctx context.Context, epoch time.Time) {
+	r.late = make(chan struct{})
+	go func() {
+		defer close(r.late)
+		t := time.NewTimer(r.w.StartAfter)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		spec := *r.w.Consumer
+		opts := spec.ClientOpts
+		spec.ClientOpts = func(i int) []kgo.Opt {
+			return append(opts(i), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		}
+		spec.Latest = false
+		w := r.w
+		w.Consumer = &spec
+		late := &running{w: w}
+		if err := late.startConsumer(ctx, epoch); err != nil {
+			r.err = err
+			return
+		}
+		r.cons = late.cons
+	}()
 }
 
 func (r *running) startProbe(ctx context.Context) {
@@ -288,8 +329,11 @@ func waitReady(ctx context.Context, runs []*running) error {
 // finish waits for the workload to end; abort stops consumers at once
 // (a workload of the scenario failed to start).
 func (r *running) finish(abort bool) {
-	var errs []error
 	acked := int64(-1)
+	if r.late != nil {
+		<-r.late // started (or given up) before it can be waited for
+	}
+	errs := []error{r.err} // a late start's failure
 	if r.probeDone != nil {
 		<-r.probeDone
 		errs = append(errs, r.probeErr)

@@ -158,3 +158,43 @@ func TestIntegrationExistingFail(t *testing.T) {
 		t.Fatalf("err = %v, want a refusal naming the existing topic", err)
 	}
 }
+
+// TestRunCatchUpRead: a consumer starting late reads the backlog from the
+// start while the producer keeps writing, and says when it caught up.
+func TestRunCatchUpRead(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	topic := testTopic(t)
+	popts, copts := producerOpts(t, bootstrap), consumerOpts(t, bootstrap)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sc := Scenario{
+		Name:   "catch-up",
+		Admin:  popts,
+		Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate}},
+		Workloads: []Workload{
+			{Name: "producer", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 5 * time.Second,
+				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: 500 * time.Millisecond}},
+			{Name: "late", Kind: Consume, StartAfter: 2 * time.Second, Consumer: &workload.ConsumerSpec{Topics: []string{topic},
+				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}},
+		},
+	}
+	out, err := Run(ctx, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prod, cons := out.Workloads[0].Producer, out.Workloads[1].Consumer
+	if cons == nil || cons.Records != prod.Acked {
+		t.Fatalf("the late consumer read %v records of %d", cons, prod.Acked)
+	}
+	if cons.Backlog < 2000 || cons.CaughtUp <= 0 || cons.CaughtUp > 10*time.Second {
+		t.Fatalf("backlog %d records, caught up after %v: want the ~4000 records of the first 2 s read, then caught up", cons.Backlog, cons.CaughtUp)
+	}
+	cu := catchUpOf(out, out.Workloads[1])
+	if cu.DrainSeconds <= 0 || cu.Records != cons.Backlog || cu.ProducerMaxLatencyMs <= 0 {
+		t.Fatalf("catch-up %+v", cu)
+	}
+}

@@ -118,6 +118,9 @@ type ConsumerRun struct {
 	target   atomic.Int64 // total records to consume; MaxInt64 for no limit
 	consumed atomic.Int64 // records claimed by clients, may pass target
 	lastRecv atomic.Int64 // UnixNano of the last poll that returned records
+	// caughtUp is when (ns since start) a record sent after the start was
+	// first read: the backlog was drained. 0: not (yet).
+	caughtUp atomic.Int64
 	endNanos atomic.Int64 // UnixNano the run ended, set once
 	reason   atomic.Value // StopReason
 

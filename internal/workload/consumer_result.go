@@ -30,10 +30,14 @@ type ConsumerResult struct {
 	// those sent before the run, left out of Latency: their latency would
 	// be their age.
 	FromHeader, FromTimestamp, Backlog int64
-	Errors                             map[string]int64
-	Intervals                          []ConsumerInterval
-	Lag                                []LagSample
-	Clients                            int
+	// CaughtUp is when, after the start, the first record sent after the
+	// start was read (with Latency): the time to drain the backlog. Zero
+	// when it never was.
+	CaughtUp  time.Duration
+	Errors    map[string]int64
+	Intervals []ConsumerInterval
+	Lag       []LagSample
+	Clients   int
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
@@ -73,6 +77,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		res.FromHeader += c.fromHeader
 		res.FromTimestamp += c.fromTimestamp
 		res.Backlog += c.backlog
+		res.CaughtUp = time.Duration(r.caughtUp.Load())
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v
 		}
