@@ -44,6 +44,9 @@ func newPreviewCmd(st *state) *cobra.Command {
 					if r.Key != nil {
 						fmt.Fprintf(st.stdout, "key=%s ", r.Key)
 					}
+					for _, h := range r.Headers {
+						fmt.Fprintf(st.stdout, "header %s=%s ", h.Key, h.Value)
+					}
 					fmt.Fprintf(st.stdout, "%s\n", r.Value)
 				}
 			}

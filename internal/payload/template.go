@@ -323,3 +323,27 @@ func (s *templateSource) MaxSize() int { return s.maxSize }
 func (s *templateSource) Clone(seed uint64) Source {
 	return newTemplateSource(s.pieces, s.maxSize, s.seed*0x9e3779b97f4a7c15+seed)
 }
+
+// rawSource renders a template for a key or a header: as JSON, except
+// that a template that is a single string gives the string's characters
+// without quotes (a uuid key is the 36 characters, not a JSON string).
+type rawSource struct{ Source }
+
+// CompileRaw compiles t for keys and headers (see rawSource).
+func CompileRaw(t Template, seed uint64) (Source, error) {
+	src, err := CompileTemplate(t, seed)
+	if err != nil {
+		return nil, err
+	}
+	return rawSource{src}, nil
+}
+
+func (r rawSource) Value(i int64) []byte {
+	v := r.Source.Value(i)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+func (r rawSource) Clone(seed uint64) Source { return rawSource{r.Source.Clone(seed)} }

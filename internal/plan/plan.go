@@ -140,6 +140,10 @@ type Message struct {
 	KeyRange    int64             // keys 0..KeyRange-1; 0 sends no keys
 	KeyDist     string            // how keys are picked: uniform (default), sequential, zipfian
 	Headers     map[string]string // sent with every record
+	// KeyTemplate renders each record's key; HeaderTemplates each named
+	// header (a string result without its quotes).
+	KeyTemplate     *payload.Template
+	HeaderTemplates map[string]payload.Template
 }
 
 // MaxRate is a search for the highest rate that keeps a latency SLO.

@@ -188,21 +188,30 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 			m.RandomRatio = f
 		case "key":
-			c.fields(v, p, []string{"distribution", "count"}, func(key string, kv *yaml.Node) {
+			var dist, count *yaml.Node
+			c.fields(v, p, []string{"distribution", "count", "template"}, func(key string, kv *yaml.Node) {
 				switch key {
 				case "distribution":
+					dist = kv
 					m.KeyDist = c.oneOf(kv, join(p, key), payload.KeyDistributions...)
 				case "count":
+					count = kv
 					if n, ok := c.whole(kv, join(p, key), 1, payload.MaxKeyRange); ok {
 						m.KeyRange = n
 					}
+				case "template":
+					t := c.template(kv, join(p, key), 0)
+					m.KeyTemplate = &t
 				}
 			})
-			if m.KeyRange == 0 && v.Kind == yaml.MappingNode {
+			switch {
+			case m.KeyTemplate != nil && (dist != nil || count != nil):
+				c.addf(v, p, "give a template, or a distribution and count, not both")
+			case m.KeyTemplate == nil && count == nil && v.Kind == yaml.MappingNode:
 				c.addf(v, join(p, "count"), "missing; say how many distinct keys, such as count: 1000")
 			}
 		case "headers":
-			m.Headers = c.properties(v, p)
+			m.Headers, m.HeaderTemplates = c.headers(v, p)
 		}
 	})
 	if !ok {
@@ -315,4 +324,31 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	if w.MaxRate.EndToEnd && w.Type != EndToEnd {
 		c.addf(n, join(path, "slo.on"), "end-to-end latency needs type: end-to-end")
 	}
+}
+
+// headers reads message headers: a text value is sent as is, a mapping is
+// a template rendered per record.
+func (c *collector) headers(n *yaml.Node, path string) (static map[string]string, templates map[string]payload.Template) {
+	if n.Kind != yaml.MappingNode {
+		c.addf(n, path, "is %s; write a mapping such as {source: kbench, trace: {_type: uuid}}", kindName(n))
+		return nil, nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := join(path, k.Value)
+		if v.Kind == yaml.MappingNode {
+			if templates == nil {
+				templates = map[string]payload.Template{}
+			}
+			templates[k.Value] = c.template(v, p, 0)
+			continue
+		}
+		if s, ok := c.scalar(v, p, "a value or a template"); ok {
+			if static == nil {
+				static = map[string]string{}
+			}
+			static[k.Value] = s
+		}
+	}
+	return static, templates
 }

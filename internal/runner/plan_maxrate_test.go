@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"strconv"
 	"testing"
 
+	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 )
 
@@ -39,5 +41,35 @@ func TestSearchRate(t *testing.T) {
 				t.Errorf("%d probes", probes)
 			}
 		})
+	}
+}
+
+// TestPreviewKeyAndHeaderTemplates: keys and headers render per record
+// from templates, a string without its JSON quotes.
+func TestPreviewKeyAndHeaderTemplates(t *testing.T) {
+	p, err := plan.Parse("plan.yaml", []byte(`name: kt
+workloads:
+  - name: p
+    type: produce
+    topic: t
+    records: 10
+    message:
+      size: 10
+      key: {template: {_type: uuid}}
+      headers: {source: kbench, seq: {_type: sequence, _start: 7}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	recs, order, err := Preview(p, &scs[0], "", 3)
+	if err != nil || len(order) != 1 {
+		t.Fatal(err)
+	}
+	for j, r := range recs["p"] {
+		if len(r.Key) != 36 || len(r.Value) != 10 || len(r.Headers) != 2 ||
+			string(r.Headers[0].Value) != "kbench" || string(r.Headers[1].Value) != strconv.Itoa(7+j) {
+			t.Fatalf("record %d: key %q headers %v", j, r.Key, r.Headers)
+		}
 	}
 }

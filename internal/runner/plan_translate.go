@@ -136,6 +136,22 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		}
 		keySize = keys.MaxSize()
 	}
+	var keySrc payload.Source
+	if t := w.Message.KeyTemplate; t != nil {
+		if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+			return nil, nil, userr.Errorf("message.key.template: %v", err)
+		}
+		keySize = keySrc.MaxSize()
+	}
+	var headerSrcs []workload.HeaderSource
+	for _, name := range sortedKeys(w.Message.HeaderTemplates) {
+		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+		if err != nil {
+			return nil, nil, userr.Errorf("message.headers.%s: %v", name, err)
+		}
+		headerSrcs = append(headerSrcs, workload.HeaderSource{Key: name, Values: src})
+		keySize += len(name) + src.MaxSize()
+	}
 	opts, err := pc.Opts(values.MaxSize() + keySize)
 	if err != nil {
 		return nil, nil, err
@@ -150,6 +166,8 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		VUs:            w.VUs,
 		Stages:         w.Stages,
 		Headers:        headersOf(w.Message.Headers),
+		KeySource:      keySrc,
+		HeaderSources:  headerSrcs,
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stall,
 		WarmupDuration: w.WarmupDuration,
@@ -244,6 +262,15 @@ func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	return cc.Opts()
 }
 
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // headersOf is the message's static headers, sorted by name.
 func headersOf(m map[string]string) []kgo.RecordHeader {
 	if len(m) == 0 {
@@ -273,7 +300,10 @@ func stringPtrs(m map[string]string) map[string]*string {
 }
 
 // PreviewRecord is one record a workload would send.
-type PreviewRecord struct{ Key, Value []byte }
+type PreviewRecord struct {
+	Key, Value []byte
+	Headers    []kgo.RecordHeader
+}
 
 // Preview returns the first n records the named producing workload of a
 // scenario would send (every producing workload's when name is empty),
@@ -290,17 +320,39 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int) (map[string][]
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
+		var keySrc payload.Source
+		if t := w.Message.KeyTemplate; t != nil {
+			if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+				return nil, nil, fmt.Errorf("workload %q: message.key.template: %w", w.Name, err)
+			}
+		}
 		var keys *payload.Keys
 		if w.Message.KeyRange > 0 {
 			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
 			}
 		}
+		var hsrc []workload.HeaderSource
+		for _, name := range sortedKeys(w.Message.HeaderTemplates) {
+			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+			if err != nil {
+				return nil, nil, fmt.Errorf("workload %q: message.headers.%s: %w", w.Name, name, err)
+			}
+			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src})
+		}
+		static := headersOf(w.Message.Headers)
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
 			r := PreviewRecord{Value: values.Value(int64(j))}
 			if keys != nil {
 				r.Key = keys.Key()
+			}
+			if keySrc != nil {
+				r.Key = keySrc.Value(int64(j))
+			}
+			r.Headers = append(r.Headers, static...)
+			for _, h := range hsrc {
+				r.Headers = append(r.Headers, kgo.RecordHeader{Key: h.Key, Value: h.Values.Value(int64(j))})
 			}
 			out[w.Name] = append(out[w.Name], r)
 		}

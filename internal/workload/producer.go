@@ -55,6 +55,11 @@ type ProducerSpec struct {
 	Values payload.Source
 	// Headers are sent with every record (shared, never modified).
 	Headers []kgo.RecordHeader
+	// KeySource, if set, renders each record's key (a template); it
+	// takes precedence over Keys.
+	KeySource payload.Source
+	// HeaderSources render headers per record (templates), after Headers.
+	HeaderSources []HeaderSource
 	// Keys gives record keys; nil sends records without keys.
 	Keys *payload.Keys
 	// ClientOpts returns the franz-go options of client i (0-based).
@@ -103,6 +108,12 @@ type Interval struct {
 	// Final marks the last, partial interval, taken when the run ends. The
 	// Apache tool never prints it; kbench keeps it in the result.
 	Final bool
+}
+
+// HeaderSource renders one header per record.
+type HeaderSource struct {
+	Key    string
+	Values payload.Source
 }
 
 // ProducerResult is what a producer workload measured.

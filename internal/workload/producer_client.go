@@ -81,8 +81,9 @@ type producerClient struct {
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
 	steadyBegun  atomic.Bool
-	produced     int64     // send goroutine: records handed to franz-go
-	conn         connWatch // the last failed connection, for stall messages
+	produced     int64       // send goroutine: records handed to franz-go
+	conn         connWatch   // the last failed connection, for stall messages
+	recordParts  recordParts // key and header templates
 	// promiseFn is c.promise, made once: a method value passed per record
 	// would be allocated per record.
 	promiseFn func(*kgo.Record, error)
@@ -146,6 +147,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
+	c.recordParts = newRecordParts(spec, uint64(i)+1)
 	cl, err := kgo.NewClient(append(spec.ClientOpts(i), kgo.WithHooks(&c.conn))...)
 	if err != nil {
 		return nil, fmt.Errorf("producer client %d: %w", i, err)
@@ -258,6 +260,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	if c.keys != nil {
 		r.Key = c.keys.Key()
 	}
+	c.recordParts.fill(r, i*c.clients+c.index)
 	sl.done = nil
 	// Latency counts from the earlier of the intended and the actual send
 	// time: a late record owns its delay (no coordinated omission), and one
@@ -469,4 +472,50 @@ func (w *connWatch) last() string {
 		return *p
 	}
 	return ""
+}
+
+// recordParts renders a record's templated key and headers. One per
+// sending goroutine: the sources are not safe to share.
+type recordParts struct {
+	key     payload.Source
+	headers []HeaderSource
+}
+
+func newRecordParts(spec ProducerSpec, seed uint64) recordParts {
+	var p recordParts
+	if spec.KeySource != nil {
+		p.key = spec.KeySource.Clone(seed)
+	}
+	for _, h := range spec.HeaderSources {
+		p.headers = append(p.headers, HeaderSource{Key: h.Key, Values: h.Values.Clone(seed)})
+	}
+	return p
+}
+
+func (p recordParts) clone(seed uint64) recordParts {
+	var out recordParts
+	if p.key != nil {
+		out.key = p.key.Clone(seed)
+	}
+	for _, h := range p.headers {
+		out.headers = append(out.headers, HeaderSource{Key: h.Key, Values: h.Values.Clone(seed)})
+	}
+	return out
+}
+
+// fill sets r's key and appends its headers for record n of the run. The
+// header slice is the record's own (the static headers are shared).
+func (p *recordParts) fill(r *kgo.Record, n int64) {
+	if p.key != nil {
+		r.Key = p.key.Value(n)
+	}
+	if len(p.headers) == 0 {
+		return
+	}
+	hs := make([]kgo.RecordHeader, len(r.Headers), len(r.Headers)+len(p.headers)+1)
+	copy(hs, r.Headers)
+	for _, h := range p.headers {
+		hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Values.Value(n)})
+	}
+	r.Headers = hs
 }

@@ -496,3 +496,50 @@ func TestRunProducerStages(t *testing.T) {
 		t.Errorf("%d records in the first second, %d in the second: want about twice as many", first, second)
 	}
 }
+
+// TestRunProducerKeyAndHeaderTemplates: templated keys and headers reach
+// the broker, rendered per record, beside the static headers.
+func TestRunProducerKeyAndHeaderTemplates(t *testing.T) {
+	t.Parallel()
+	seeds := fakeCluster(t, "kh", 1)
+	spec := testSpec(t, seeds, "kh")
+	spec.Records = 20
+	var err error
+	if spec.KeySource, err = payload.CompileRaw(payload.Template{Kind: payload.KindGenerator, Gen: payload.Generator{Type: "uuid"}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	seq, err := payload.CompileRaw(payload.Template{Kind: payload.KindGenerator, Gen: payload.Generator{Type: "sequence"}}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.HeaderSources = []HeaderSource{{Key: "seq", Values: seq}}
+	spec.Headers = []kgo.RecordHeader{{Key: "source", Value: []byte("kbench")}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := RunProducer(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumeTopics("kh"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	seen := map[string]bool{}
+	for len(seen) < 20 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read %d of 20 records", len(seen))
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if len(r.Key) != 36 || len(r.Headers) != 2 || r.Headers[0].Key != "source" || r.Headers[1].Key != "seq" {
+				t.Fatalf("record key %q headers %v", r.Key, r.Headers)
+			}
+			seen[string(r.Headers[1].Value)] = true
+		})
+	}
+	for i := 0; i < 20; i++ {
+		if !seen[strconv.Itoa(i)] {
+			t.Fatalf("header seq %d missing: %v", i, seen)
+		}
+	}
+}

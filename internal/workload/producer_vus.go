@@ -20,6 +20,7 @@ import (
 // vuState is what one virtual user owns: its own record sources (they
 // are not safe to share) and the channel its acknowledgements arrive on.
 type vuState struct {
+	parts   recordParts
 	values  payload.Source
 	keys    *payload.Keys
 	stamper SentStamper
@@ -34,7 +35,8 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 	var wg sync.WaitGroup
 	vus := make([]*vuState, users)
 	for u := range vus {
-		vu := &vuState{values: c.values.Clone(uint64(c.index)<<20 + uint64(u) + 1), done: make(chan struct{}, 1)}
+		vu := &vuState{values: c.values.Clone(uint64(c.index)<<20 + uint64(u) + 1), done: make(chan struct{}, 1),
+			parts: c.recordParts.clone(uint64(c.index)<<20 + uint64(u) + 1)}
 		if c.keys != nil {
 			vu.keys = c.keys.Clone(uint64(c.index)<<20 + uint64(u) + 1)
 		}
@@ -75,6 +77,7 @@ func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 	if vu.keys != nil {
 		r.Key = vu.keys.Key()
 	}
+	vu.parts.fill(r, i*c.clients+c.index)
 	sl.sent = time.Since(c.start)
 	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
 		r.Context = steadyCtx
