@@ -279,21 +279,31 @@ func deepCopy(n *yaml.Node) *yaml.Node {
 	return &out
 }
 
-// valueText is a parameter value as scenario names and tables show it.
-func valueText(n *yaml.Node) string {
+// valueText is a parameter value as scenario names and tables show it:
+// scalars as written, a mapping as its fields, anything nested deeper as
+// {…} (a whole template would make an unreadable name).
+func valueText(n *yaml.Node) string { return valueTextAt(n, 0) }
+
+func valueTextAt(n *yaml.Node, depth int) string {
 	switch n.Kind {
 	case yaml.ScalarNode:
 		return n.Value
 	case yaml.MappingNode:
+		if depth > 0 {
+			return "{…}"
+		}
 		var parts []string
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			parts = append(parts, n.Content[i].Value+"="+valueText(n.Content[i+1]))
+			parts = append(parts, n.Content[i].Value+"="+valueTextAt(n.Content[i+1], depth+1))
 		}
 		return strings.Join(parts, ",")
 	case yaml.SequenceNode:
+		if depth > 0 {
+			return "[…]"
+		}
 		var parts []string
 		for _, ch := range n.Content {
-			parts = append(parts, valueText(ch))
+			parts = append(parts, valueTextAt(ch, depth+1))
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	}
