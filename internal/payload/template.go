@@ -241,9 +241,25 @@ func (s *templateSource) Value(i int64) []byte {
 }
 
 const (
-	alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-	hex   = "0123456789abcdef"
+	alnum   = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	hex     = "0123456789abcdef"
 )
+
+// appendRandom appends n characters drawn from alphabet, four per 64-bit
+// random number (16 bits each, scaled to the alphabet: a bias under
+// len(alphabet)/65536), a quarter of the random draws of one per character.
+func (s *templateSource) appendRandom(buf []byte, n int, alphabet string) []byte {
+	size := uint32(len(alphabet))
+	for n > 0 {
+		x := s.rng.Uint64()
+		for j := 0; j < 4 && n > 0; j++ {
+			buf = append(buf, alphabet[(uint32(x>>(16*j))&0xffff)*size>>16])
+			n--
+		}
+	}
+	return buf
+}
 
 func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Time) []byte {
 	if g.faker != nil {
@@ -272,15 +288,11 @@ func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Ti
 		return append(buf, g.Values[0]...)
 	case "random_string":
 		buf = append(buf, '"')
-		for k := 0; k < g.Length; k++ {
-			buf = append(buf, alnum[s.rng.IntN(len(alnum))])
-		}
+		buf = s.appendRandom(buf, g.Length, alnum)
 		return append(buf, '"')
 	case "bytes":
 		buf = append(buf, '"')
-		for k := 0; k < g.Length; k++ {
-			buf = append(buf, byte('A'+s.rng.IntN(26)))
-		}
+		buf = s.appendRandom(buf, g.Length, letters)
 		return append(buf, '"')
 	case "random_int":
 		lo, hi := int64(g.Min), int64(g.Max)

@@ -198,3 +198,47 @@ func TestRunCatchUpRead(t *testing.T) {
 		t.Fatalf("catch-up %+v", cu)
 	}
 }
+
+// TestRunVirtualUsersLittlesLaw: against the real broker, virtual users
+// make records/s ≈ users ÷ mean latency (Little's law), within 15%, at 1
+// and 10 users.
+func TestRunVirtualUsersLittlesLaw(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	pc, _, err := kafkaconf.ParseProducer([]kafkaconf.Prop{
+		{Key: "bootstrap.servers", Value: bootstrap, Source: "test"},
+		{Key: "acks", Value: "1", Source: "test"},
+		{Key: "linger.ms", Value: "0", Source: "test"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	popts, err := pc.Opts(100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, vus := range []int{1, 10} {
+		topic := testTopic(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := Run(ctx, Scenario{
+			Name:   "vus",
+			Admin:  popts,
+			Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate}},
+			Workloads: []Workload{{Name: "users", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, VUs: vus,
+				Duration: 3 * time.Second, Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}},
+		})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := out.Workloads[0].Producer
+		rate := float64(p.Acked) / p.End.Sub(p.Start).Seconds()
+		little := float64(vus) / (p.Latency.Mean() / 1e6)
+		if rate < 0.85*little || rate > 1.15*little {
+			t.Errorf("%d users: %.0f records/s; users ÷ mean latency (%.2f ms) = %.0f: want within 15%%", vus, rate, p.Latency.Mean()/1000, little)
+		}
+	}
+}
