@@ -5,8 +5,10 @@
 # alternate which message goes first, each run on a fresh topic. Prints the
 # summary (steady-state records/s per run) and the median ratio with its range.
 #
-#   bash bench/template.sh
+#   bash bench/template.sh              # one producer client
+#   CLIENTS=2 bash bench/template.sh    # two, for both messages
 set -euo pipefail
+CLIENTS=${CLIENTS:-1}
 cd "$(dirname "$0")/.."
 TMP=$(mktemp -d)
 K=$TMP/kbench
@@ -25,7 +27,7 @@ TMPL='{kind: template, round: ROUND, message: {template: {id: {_type: uuid}, nam
 name: template-vs-size
 topics: [{name: "bench-\${kind}-\${round}", partitions: 3}]
 workloads:
-  - {name: producer, type: produce, topic: "bench-\${kind}-\${round}", properties: {acks: 1}, message: "\${message}", records: 2M, warmup: 500k}
+  - {name: producer, type: produce, topic: "bench-\${kind}-\${round}", clients: $CLIENTS, properties: {acks: 1}, message: "\${message}", records: 2M, warmup: 500k}
 matrix:
 PLAN
   for r in 1 2 3 4 5; do

@@ -126,6 +126,9 @@ type Workload struct {
 	// reading from the start of the topic: a catch-up read of the backlog
 	// while the producers keep writing.
 	StartAfter time.Duration
+	// Backlog starts a consume workload once the producers have written
+	// this many value bytes (with StartAfter: after both).
+	Backlog int64
 }
 
 // Message says what records a producing workload sends: one of Size,

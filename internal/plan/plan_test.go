@@ -196,6 +196,7 @@ func TestParseBad(t *testing.T) {
 			[]string{"plan.yaml:3:91: workloads[0].slo: name one percentile and its limit"}},
 		{"unknown faker", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {e: {_type: faker.emial}}}}\n", nil,
 			[]string{`plan.yaml:3:84: workloads[0].message.template.e._type: "faker.emial" is not a faker generator; did you mean "faker.email"?`}},
+		{"backlog on a producer", "name: x\n" + w0 + "    backlog: 5GB\n", nil, []string{"plan.yaml:8:14: workloads[0].backlog: only consume workloads start late"}},
 		{"start_after on a producer", "name: x\n" + w0 + "    start_after: 1m\n", nil, []string{"plan.yaml:8:18: workloads[0].start_after: only consume workloads start late"}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},

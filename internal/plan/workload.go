@@ -62,6 +62,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Timeout = c.duration(v, p)
 		case "start_after":
 			w.StartAfter = c.duration(v, p)
+		case "backlog":
+			w.Backlog = c.size(v, p, 1<<62)
 		}
 	})
 	if !ok {
@@ -105,8 +107,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	if w.Type != Consume && given["group"] != nil {
 		c.addf(given["group"], join(path, "group"), "only consume workloads join a group")
 	}
-	if w.Type != Consume && given["start_after"] != nil {
-		c.addf(given["start_after"], join(path, "start_after"), "only consume workloads start late to read a backlog")
+	for _, f := range []string{"start_after", "backlog"} {
+		if w.Type != Consume && given[f] != nil {
+			c.addf(given[f], join(path, f), "only consume workloads start late to read a backlog")
+		}
 	}
 	if w.Type != Consume && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")

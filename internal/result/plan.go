@@ -159,7 +159,7 @@ type CatchUp struct {
 	StartedAfterSeconds float64 `json:"started_after_seconds"`
 	// DrainSeconds is from the consumer's start until it read a record
 	// sent after it started (0: it never caught up); Records and
-	// RecordsPerSec are the backlog read meanwhile.
+	// RecordsPerSec are what it read until then (to that poll).
 	DrainSeconds  float64 `json:"drain_seconds"`
 	Records       int64   `json:"records"`
 	RecordsPerSec float64 `json:"records_per_sec"`

@@ -37,7 +37,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		for name := range w.Consumer.Topics {
 			topic = name
 		}
-		if w.StartAfter > 0 {
+		if w.StartAfter > 0 || w.Backlog > 0 {
 			rw.CatchUp = catchUpOf(out, w)
 		}
 	}
@@ -95,12 +95,14 @@ func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 // producers' latency over it from their interval series.
 func catchUpOf(out *Outcome, w WorkloadOutcome) *result.CatchUp {
 	c := w.Consumer
-	cu := &result.CatchUp{StartedAfterSeconds: w.StartAfter.Seconds(), Records: c.Backlog}
+	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds()}
 	if c.CaughtUp <= 0 {
+		cu.Records = c.Records
 		return cu
 	}
+	cu.Records = c.CaughtUpRecords
 	cu.DrainSeconds = c.CaughtUp.Seconds()
-	cu.RecordsPerSec = float64(c.Backlog) / cu.DrainSeconds
+	cu.RecordsPerSec = float64(cu.Records) / cu.DrainSeconds
 	from, to := c.Start, c.Start.Add(c.CaughtUp)
 	var sum, n int64
 	var maxUs int64

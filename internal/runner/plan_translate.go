@@ -68,7 +68,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Sc
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter}
+	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, Backlog: w.Backlog}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
 		spec, settings, err := producerSpec(p, w, props, b)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -70,8 +71,10 @@ type Workload struct {
 	// redacted), for the result.
 	Settings map[string]string
 	// StartAfter starts a consume workload this long after the producers,
-	// from the start of its topics (a catch-up read).
+	// from the start of its topics (a catch-up read); Backlog, once the
+	// producers have written this many value bytes. With both, both.
 	StartAfter time.Duration
+	Backlog    int64
 }
 
 // Outcome is what a scenario measured.
@@ -99,6 +102,7 @@ type WorkloadOutcome struct {
 	Probe      *workload.E2EResult
 	Settings   map[string]string
 	StartAfter time.Duration
+	Backlog    int64
 	Err        error
 }
 
@@ -134,13 +138,14 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	}
 
 	epoch := time.Now()
+	progress := new(atomic.Int64) // value bytes the producers have written, for Backlog
 	cpu0 := measure.ProcessCPU()
 	runs := make([]*running, len(sc.Workloads))
 	var startErr error
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter}
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog}
 		runs[i] = &running{w: w}
-		if w.Consumer != nil && startErr == nil && w.StartAfter == 0 {
+		if w.Consumer != nil && startErr == nil && w.StartAfter == 0 && w.Backlog == 0 {
 			startErr = runs[i].startConsumer(ctx, epoch)
 		}
 	}
@@ -156,7 +161,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	if startErr == nil {
 		for _, r := range runs {
 			if r.w.Producer != nil {
-				if startErr = r.startProducer(ctx, epoch); startErr != nil {
+				if startErr = r.startProducer(ctx, epoch, progress); startErr != nil {
 					break
 				}
 			}
@@ -165,8 +170,8 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			}
 		}
 		for _, r := range runs {
-			if r.w.StartAfter > 0 {
-				r.startLate(ctx, epoch)
+			if r.w.StartAfter > 0 || r.w.Backlog > 0 {
+				r.startLate(ctx, epoch, progress, runs)
 			}
 		}
 	}
@@ -244,7 +249,7 @@ func (sc *Scenario) produces() bool {
 
 // startLate starts a catch-up consumer after its delay, reading from the
 // start of its topics.
-func (r *running) startLate(ctx context.Context, epoch time.Time) {
+func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atomic.Int64, runs []*running) {
 	r.late = make(chan struct{})
 	go func() {
 		defer close(r.late)
@@ -254,6 +259,17 @@ func (r *running) startLate(ctx context.Context, epoch time.Time) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		// Then the backlog, polled: the producers add to progress as their
+		// records complete. Producers that have all ended will add no more.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for r.w.Backlog > 0 && progress.Load() < r.w.Backlog && !producersDone(runs) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
 		}
 		spec := *r.w.Consumer
 		opts := spec.ClientOpts
@@ -270,6 +286,21 @@ func (r *running) startLate(ctx context.Context, epoch time.Time) {
 		}
 		r.cons = late.cons
 	}()
+}
+
+// producersDone reports whether every producer of the scenario has ended.
+func producersDone(runs []*running) bool {
+	for _, o := range runs {
+		if o.prod == nil {
+			continue
+		}
+		select {
+		case <-o.prod.Done():
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (r *running) startProbe(ctx context.Context) {
@@ -295,9 +326,10 @@ func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
 	return nil
 }
 
-func (r *running) startProducer(ctx context.Context, epoch time.Time) error {
+func (r *running) startProducer(ctx context.Context, epoch time.Time, progress *atomic.Int64) error {
 	spec := *r.w.Producer
 	spec.Epoch = epoch // one clock for every workload of the scenario
+	spec.Progress = progress
 	spec.StampSent = spec.StampSent || r.w.Kind == EndToEnd
 	run, err := workload.StartProducer(ctx, spec)
 	if err != nil {

@@ -121,8 +121,11 @@ type ConsumerRun struct {
 	// caughtUp is when (ns since start) a record sent after the start was
 	// first read: the backlog was drained. 0: not (yet).
 	caughtUp atomic.Int64
-	endNanos atomic.Int64 // UnixNano the run ended, set once
-	reason   atomic.Value // StopReason
+	// caughtUpRecords is how many records had been read by then (to the
+	// poll that caught up).
+	caughtUpRecords atomic.Int64
+	endNanos        atomic.Int64 // UnixNano the run ended, set once
+	reason          atomic.Value // StopReason
 
 	wg       sync.WaitGroup // client loops
 	bgWG     sync.WaitGroup // watchdog, reporter, lag sampler

@@ -181,7 +181,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 						if c.cr.caughtUp.Load() == 0 && sent >= c.cr.start.UnixNano() {
 							// The first record sent after the start: the backlog
 							// before it has been read.
-							c.cr.caughtUp.CompareAndSwap(0, nowNs-c.cr.start.UnixNano())
+							if c.cr.caughtUp.CompareAndSwap(0, nowNs-c.cr.start.UnixNano()) {
+								c.cr.caughtUpRecords.Store(c.cr.consumed.Load())
+							}
 						}
 						us := (nowNs - sent) / 1000
 						c.hist.Record(us) // a negative one is only counted

@@ -33,11 +33,13 @@ type ConsumerResult struct {
 	// CaughtUp is when, after the start, the first record sent after the
 	// start was read (with Latency): the time to drain the backlog. Zero
 	// when it never was.
-	CaughtUp  time.Duration
-	Errors    map[string]int64
-	Intervals []ConsumerInterval
-	Lag       []LagSample
-	Clients   int
+	CaughtUp time.Duration
+	// CaughtUpRecords is how many records had been read when it caught up.
+	CaughtUpRecords int64
+	Errors          map[string]int64
+	Intervals       []ConsumerInterval
+	Lag             []LagSample
+	Clients         int
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
@@ -78,6 +80,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		res.FromTimestamp += c.fromTimestamp
 		res.Backlog += c.backlog
 		res.CaughtUp = time.Duration(r.caughtUp.Load())
+		res.CaughtUpRecords = r.caughtUpRecords.Load()
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v
 		}

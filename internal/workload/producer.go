@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -58,6 +59,10 @@ type ProducerSpec struct {
 	// KeySource, if set, renders each record's key (a template); it
 	// takes precedence over Keys.
 	KeySource payload.Source
+	// Progress, if set, is added the value bytes of acknowledged records
+	// as they complete (in steps of at most 64 records or 10 ms), so that
+	// other workloads can wait for a backlog.
+	Progress *atomic.Int64
 	// HeaderSources render headers per record (templates), after Headers.
 	HeaderSources []HeaderSource
 	// Keys gives record keys; nil sends records without keys.

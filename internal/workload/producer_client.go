@@ -81,8 +81,9 @@ type producerClient struct {
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
 	steadyBegun  atomic.Bool
-	produced     int64       // send goroutine: records handed to franz-go
-	conn         connWatch   // the last failed connection, for stall messages
+	produced     int64     // send goroutine: records handed to franz-go
+	conn         connWatch // the last failed connection, for stall messages
+	progress     *atomic.Int64
 	recordParts  recordParts // key and header templates
 	// promiseFn is c.promise, made once: a method value passed per record
 	// would be allocated per record.
@@ -130,6 +131,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		clients:    int64(spec.Clients),
 		warmup:     spec.Warmup,
 		closed:     spec.VUs > 0,
+		progress:   spec.Progress,
 		vus:        int(share(int64(spec.VUs), spec.Clients, i)),
 		warmupFor:  spec.WarmupDuration,
 		hasWarmup:  spec.Warmup > 0 || spec.WarmupDuration > 0,
@@ -389,6 +391,9 @@ func addRecord(s *measure.WindowStats, size int, lat int64) {
 // reporter reads. Only the promise worker calls it, or the run once every
 // promise has completed (waitPromises).
 func (c *producerClient) publish(now time.Duration) {
+	if c.progress != nil {
+		c.progress.Add(c.pending.Bytes)
+	}
 	c.window.AddStats(c.pending)
 	c.steadyWindow.AddStats(c.steadyPending)
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
