@@ -155,6 +155,9 @@ type MaxRate struct {
 	Limit      time.Duration // the latency the percentile must stay under
 	EndToEnd   bool          // the SLO is on end-to-end latency, not publish
 	Start      float64       // the first probe's rate (records/s)
+	// Probes is how many runs judge each rate, on their median latency
+	// and rate reached (default 1).
+	Probes int
 }
 
 // Parameters are the matrix's parameter names, in the plan's order.

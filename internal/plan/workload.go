@@ -40,7 +40,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Message = c.message(v, p)
 		case "rate":
 			if v.Kind == yaml.ScalarNode && v.Value == "max" {
-				w.MaxRate = &MaxRate{Start: 1000}
+				w.MaxRate = &MaxRate{Start: 1000, Probes: 1}
 				return
 			}
 			w.Rate = c.rate(v, p)
@@ -305,7 +305,7 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	if given["records"] != nil {
 		c.addf(given["records"], join(path, "records"), "rate: max probes for a duration; leave out records")
 	}
-	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start"}
+	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start", "probes"}
 	percentiles := 0
 	c.fields(n, join(path, "slo"), known, func(key string, v *yaml.Node) {
 		p := join(join(path, "slo"), key)
@@ -315,6 +315,10 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 		case "start":
 			if r := c.rate(v, p); r > 0 {
 				w.MaxRate.Start = r
+			}
+		case "probes":
+			if n, ok := c.whole(v, p, 1, 9); ok {
+				w.MaxRate.Probes = int(n)
 			}
 		default:
 			percentiles++

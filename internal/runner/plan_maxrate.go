@@ -46,18 +46,25 @@ func runMaxRate(ctx context.Context, sc Scenario, ps *plan.Scenario, wi int, ind
 	var last result.Repeat
 	failed := false
 	lo, limit := searchRate(mr.Start, func(r float64) (result.Probe, bool) {
-		if ctx.Err() != nil {
-			return result.Probe{}, false
+		// Each rate is judged on the median of mr.Probes runs: a single
+		// short run's high percentile can hinge on one stall.
+		var runs []result.Probe
+		for k := 0; k < max(mr.Probes, 1); k++ {
+			if ctx.Err() != nil {
+				return result.Probe{}, false
+			}
+			last = runRepeat(ctx, withRate(sc, wi, r), index)
+			probe, ok := probeOf(last, wi, r, mr)
+			if !ok {
+				failed = true
+				return probe, false
+			}
+			found.Probes = append(found.Probes, probe)
+			runs = append(runs, probe)
 		}
-		last = runRepeat(ctx, withRate(sc, wi, r), index)
-		probe, ok := probeOf(last, wi, r, mr)
-		if !ok {
-			failed = true
-			return probe, false
-		}
-		found.Probes = append(found.Probes, probe)
-		progress(fmt.Sprintf("probe %d at %.0f records/s: reached %.0f, %s %.1f ms (limit %.1f): %s",
-			len(found.Probes), r, probe.Achieved, found.Percentile, probe.LatencyMs, found.LimitMs, map[bool]string{true: "kept", false: "broken"}[probe.OK]))
+		probe := medianProbe(runs, r, mr)
+		progress(fmt.Sprintf("rate %.0f records/s: reached %.0f, %s %.1f ms (limit %.1f, median of %d): %s",
+			r, probe.Achieved, found.Percentile, probe.LatencyMs, found.LimitMs, len(runs), map[bool]string{true: "kept", false: "broken"}[probe.OK]))
 		return probe, true
 	})
 	found.Limit = limit
@@ -140,6 +147,23 @@ func failedSearch(rep result.Repeat, wi int, found *result.MaxRate) result.Repea
 		rep.Workloads[wi].MaxRate = found
 	}
 	return rep
+}
+
+// medianProbe judges a rate on its runs' median latency and rate reached;
+// generator-bound when most runs were.
+func medianProbe(runs []result.Probe, r float64, mr *plan.MaxRate) result.Probe {
+	lat := make([]float64, len(runs))
+	ach := make([]float64, len(runs))
+	bound := 0
+	for i, p := range runs {
+		lat[i], ach[i] = p.LatencyMs, p.Achieved
+		if p.GeneratorBound {
+			bound++
+		}
+	}
+	m := result.Probe{Rate: r, LatencyMs: result.Describe(lat).Median, Achieved: result.Describe(ach).Median, GeneratorBound: 2*bound > len(runs)}
+	m.OK = m.LatencyMs <= ms(mr.Limit) && m.Achieved >= keepUp*r
+	return m
 }
 
 // withRate is the scenario with workload wi at rate r (records/s).

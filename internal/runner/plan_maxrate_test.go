@@ -3,6 +3,7 @@ package runner
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
@@ -71,5 +72,19 @@ workloads:
 			string(r.Headers[0].Value) != "kbench" || string(r.Headers[1].Value) != strconv.Itoa(7+j) {
 			t.Fatalf("record %d: key %q headers %v", j, r.Key, r.Headers)
 		}
+	}
+}
+
+// TestMedianProbe: a rate is judged on its runs' median, so one stalled
+// run does not decide it.
+func TestMedianProbe(t *testing.T) {
+	mr := &plan.MaxRate{Percentile: 0.99, Limit: 50 * time.Millisecond, Probes: 3}
+	runs := []result.Probe{{LatencyMs: 12, Achieved: 100}, {LatencyMs: 900, Achieved: 99}, {LatencyMs: 15, Achieved: 100}}
+	if m := medianProbe(runs, 100, mr); !m.OK || m.LatencyMs != 15 {
+		t.Fatalf("median probe %+v: one stalled run of three must not break the SLO", m)
+	}
+	runs[0].LatencyMs = 70
+	if m := medianProbe(runs, 100, mr); m.OK {
+		t.Fatalf("median probe %+v: two runs of three over the limit break it", m)
 	}
 }
