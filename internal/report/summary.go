@@ -131,10 +131,10 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, sc := range run.Scenarios {
 		var row []string
 		if len(run.Parameters) == 0 {
-			row = append(row, sc.Name)
+			row = append(row, cell(sc.Name))
 		}
 		for _, p := range run.Parameters {
-			row = append(row, paramValue(sc, p))
+			row = append(row, cell(paramValue(sc, p)))
 		}
 		a := sc.Aggregate
 		if a == nil {
@@ -205,6 +205,12 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cell escapes what would break a Markdown table cell: a swept value may
+// hold a pipe or a line break.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
 func pm(s result.Stats, prec int) string {
