@@ -84,6 +84,13 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 				sc.Name = strings.Join(parts, " ")
 			}
 			c.body(c.substitute(topics, pt, "topics"), c.substitute(workloads, pt, "workloads"), &sc)
+			for _, prev := range p.scenarios {
+				if prev.Name == sc.Name {
+					// Values abbreviated alike ({…}): the number tells them apart.
+					sc.Name = fmt.Sprintf("%s #%d", sc.Name, sc.Index)
+					break
+				}
+			}
 			p.scenarios = append(p.scenarios, sc)
 		}
 	}

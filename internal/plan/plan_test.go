@@ -198,6 +198,7 @@ func TestParseBad(t *testing.T) {
 			[]string{`plan.yaml:3:84: workloads[0].message.template.e._type: "faker.emial" is not a faker generator; did you mean "faker.email"?`}},
 		{"backlog on a producer", "name: x\n" + w0 + "    backlog: 5GB\n", nil, []string{"plan.yaml:8:14: workloads[0].backlog: only consume workloads start late"}},
 		{"start_after on a producer", "name: x\n" + w0 + "    start_after: 1m\n", nil, []string{"plan.yaml:8:18: workloads[0].start_after: only consume workloads start late"}},
+		{"warmup neither", "name: x\n" + w0 + "    warmup: 5 seconds\n", nil, []string{`plan.yaml:8:13: workloads[0].warmup: "5 seconds" is neither a record count (100k) nor a duration (10s)`}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
 		{"min above max", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_int, _min: 9, _max: 1}}}}\n", nil,
@@ -345,5 +346,19 @@ func TestParseKeysHeadersRatio(t *testing.T) {
 	m := scs[0].Workloads[0].Message
 	if m.RandomRatio != 0.5 || m.KeyDist != "zipfian" || m.KeyRange != 1000 || m.Headers["source"] != "kbench" {
 		t.Fatalf("message %+v", m)
+	}
+}
+
+// TestScenarioNamesUnique: values abbreviated alike still give distinct
+// scenario names.
+func TestScenarioNamesUnique(t *testing.T) {
+	text := "name: u\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: \"${message}\"}\nmatrix:\n  message:\n    - {template: {a: {_type: uuid}}}\n    - {template: {a: {_type: bool}}}\n"
+	p, err := Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if len(scs) != 2 || scs[0].Name == scs[1].Name {
+		t.Fatalf("names %q and %q", scs[0].Name, scs[1].Name)
 	}
 }

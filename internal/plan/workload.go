@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/units"
 )
 
 func (c *collector) workload(n *yaml.Node, path string) Workload {
@@ -147,6 +148,10 @@ func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
 	}
 	if durationLike.MatchString(s) {
 		w.WarmupDuration = c.duration(v, path)
+		return
+	}
+	if _, err := units.ParseCount(s); err != nil {
+		c.addf(v, path, "%q is neither a record count (100k) nor a duration (10s)", s)
 		return
 	}
 	w.WarmupRecords = c.count(v, path)

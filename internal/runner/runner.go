@@ -390,6 +390,11 @@ func (r *running) finish(abort bool) {
 		res, err := r.cons.Wait()
 		r.consRes = res
 		errs = append(errs, err)
+		if r.w.Kind == Consume && res != nil && r.w.Consumer.Records > 0 && res.Records < r.w.Consumer.Records && res.Reason == workload.StopIdle {
+			// Stopped by the idle timeout short of its records: the run did
+			// not measure what was asked (a rebalance, or a slow producer).
+			errs = append(errs, fmt.Errorf("consumed %d of %d records: no record arrived for %s", res.Records, r.w.Consumer.Records, r.w.Consumer.IdleTimeout))
+		}
 		if r.w.Kind == EndToEnd && res != nil && acked >= 0 && res.Records < acked {
 			errs = append(errs, fmt.Errorf("end-to-end consumer read %d of the %d acknowledged records within %s", res.Records, acked, drainTimeout))
 		}
