@@ -148,8 +148,13 @@ type Interval struct {
 	RecordsPerSec  float64   `json:"records_per_sec"`
 	AvgLatencyMs   float64   `json:"avg_latency_ms,omitempty"`
 	MaxLatencyMs   float64   `json:"max_latency_ms,omitempty"`
-	Steady         bool      `json:"steady,omitempty"`
-	Final          bool      `json:"final,omitempty"` // the partial interval at the end
+	// Percentiles of the interval's latencies (producers; 2 significant
+	// digits).
+	P50LatencyMs  float64 `json:"p50_latency_ms,omitempty"`
+	P99LatencyMs  float64 `json:"p99_latency_ms,omitempty"`
+	P999LatencyMs float64 `json:"p99_9_latency_ms,omitempty"`
+	Steady        bool    `json:"steady,omitempty"`
+	Final         bool    `json:"final,omitempty"` // the partial interval at the end
 }
 
 // Latency summarises a latency histogram. Every value is in microseconds.

@@ -107,6 +107,10 @@ type Interval struct {
 	Elapsed time.Duration // end of the interval, since the run started
 	Length  time.Duration
 	measure.WindowStats
+	// P50Us, P99Us and P999Us are the interval's latency percentiles, in
+	// microseconds, over every record that completed in it (2 significant
+	// digits).
+	P50Us, P99Us, P999Us int64
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -214,8 +218,10 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 
 	start := time.Now()
+	ivHist := measure.NewIntervalHistogram()
 	for _, c := range clients {
 		c.start = start
+		c.ivHist = ivHist
 	}
 	sendCtx := ctx
 	if spec.Duration > 0 {
@@ -230,6 +236,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		defer context.AfterFunc(spec.Until, cancel)()
 	}
 	rep := newReporter(spec, clients, start)
+	rep.ivHist = ivHist
 	repDone := make(chan struct{})
 	go func() { defer close(repDone); rep.run() }()
 

@@ -104,6 +104,8 @@ type producerClient struct {
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
+	pendingLats   []int64             // latencies in pending, for ivHist
+	ivHist        *measure.IntervalHistogram
 	steadyPending measure.WindowStats
 	published     time.Duration // when pending was last published, since start
 	hist          *measure.Histogram
@@ -125,26 +127,27 @@ type producerClient struct {
 
 func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	c := &producerClient{
-		topic:      spec.Topic,
-		records:    share(spec.Records, spec.Clients, i),
-		index:      int64(i),
-		clients:    int64(spec.Clients),
-		warmup:     spec.Warmup,
-		closed:     spec.VUs > 0,
-		progress:   spec.Progress,
-		vus:        int(share(int64(spec.VUs), spec.Clients, i)),
-		warmupFor:  spec.WarmupDuration,
-		hasWarmup:  spec.Warmup > 0 || spec.WarmupDuration > 0,
-		pacer:      load.NewPacer(spec.Rate / float64(spec.Clients)),
-		values:     spec.Values.Clone(uint64(i) + 1),
-		txEvery:    spec.TransactionDuration,
-		onError:    spec.OnError,
-		flushMax:   spec.FlushTimeout,
-		stamp:      spec.StampSent,
-		headers:    spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
-		hist:       measure.NewHistogram(),
-		steadyHist: measure.NewHistogram(),
-		seenErr:    map[string]bool{},
+		topic:       spec.Topic,
+		records:     share(spec.Records, spec.Clients, i),
+		index:       int64(i),
+		clients:     int64(spec.Clients),
+		warmup:      spec.Warmup,
+		closed:      spec.VUs > 0,
+		progress:    spec.Progress,
+		vus:         int(share(int64(spec.VUs), spec.Clients, i)),
+		warmupFor:   spec.WarmupDuration,
+		hasWarmup:   spec.Warmup > 0 || spec.WarmupDuration > 0,
+		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
+		values:      spec.Values.Clone(uint64(i) + 1),
+		txEvery:     spec.TransactionDuration,
+		onError:     spec.OnError,
+		flushMax:    spec.FlushTimeout,
+		stamp:       spec.StampSent,
+		headers:     spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
+		hist:        measure.NewHistogram(),
+		pendingLats: make([]int64, 0, publishEvery),
+		steadyHist:  measure.NewHistogram(),
+		seenErr:     map[string]bool{},
 	}
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
@@ -359,6 +362,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	size := len(r.Value)
 	c.hist.Record(lat)
 	addRecord(&c.pending, size, lat)
+	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
 	if c.hasWarmup && r.Context == steadyCtx {
@@ -396,6 +400,10 @@ func (c *producerClient) publish(now time.Duration) {
 	}
 	c.window.AddStats(c.pending)
 	c.steadyWindow.AddStats(c.steadyPending)
+	if c.ivHist != nil {
+		c.ivHist.RecordAll(c.pendingLats)
+	}
+	c.pendingLats = c.pendingLats[:0]
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
 	c.published = now
 }

@@ -39,6 +39,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 			Bytes:          iv.Bytes,
 			AvgLatencyMs:   iv.AvgLatencyMicros() / 1000,
 			MaxLatencyMs:   float64(iv.LatMaxUs) / 1000,
+			P50LatencyMs:   float64(iv.P50Us) / 1000,
+			P99LatencyMs:   float64(iv.P99Us) / 1000,
+			P999LatencyMs:  float64(iv.P999Us) / 1000,
 		}
 		if secs > 0 {
 			ri.RecordsPerSec = float64(iv.Count) / secs

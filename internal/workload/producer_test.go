@@ -543,3 +543,44 @@ func TestRunProducerKeyAndHeaderTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProducerIntervalPercentiles: each interval of the series carries
+// its own latency percentiles, read off the records that completed in it:
+// with the broker answering every produce after 5 ms, no interval's p50 is
+// below that, and p50 ≤ p99 ≤ p99.9 ≤ the interval's max (within the
+// interval histogram's 1%).
+func TestRunProducerIntervalPercentiles(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		c.SleepControl(func() { time.Sleep(5 * time.Millisecond) })
+		return nil, nil, false
+	})
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	spec.Records, spec.Rate = 400, 2000
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for i, iv := range res.Intervals {
+		if iv.Count == 0 {
+			continue
+		}
+		seen++
+		maxUs := float64(iv.LatMaxUs) * 1.01
+		if iv.P50Us < 5000 || float64(iv.P50Us) > float64(iv.P99Us)*1.01 || float64(iv.P99Us) > float64(iv.P999Us)*1.01 || float64(iv.P999Us) > maxUs {
+			t.Errorf("interval %d: p50 %d, p99 %d, p99.9 %d, max %d µs: not ordered or below the broker's 5 ms", i, iv.P50Us, iv.P99Us, iv.P999Us, iv.LatMaxUs)
+		}
+	}
+	if seen < 2 {
+		t.Fatalf("only %d intervals with records", seen)
+	}
+}

@@ -17,6 +17,7 @@ type reporter struct {
 	intervals []Interval
 	steady    bool
 	lastAck   time.Time // when an interval last saw a record complete
+	ivHist    *measure.IntervalHistogram
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
@@ -90,6 +91,10 @@ func (r *reporter) tick(now time.Time, final bool) {
 	}
 	series := iv
 	series.WindowStats = all
+	if r.ivHist != nil {
+		q := r.ivHist.Take(50, 99, 99.9)
+		series.P50Us, series.P99Us, series.P999Us = q[0], q[1], q[2]
+	}
 	r.intervals = append(r.intervals, series)
 	if r.spec.OnInterval != nil {
 		printed := iv
