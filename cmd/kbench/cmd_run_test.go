@@ -9,9 +9,52 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/browsertest"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
+
+// checkReport opens a real run's report.html in headless Chromium: no
+// console errors, no requests, every chart has data; then kbench report
+// writes the same reports again from result.json.
+func checkReport(t *testing.T, out, name string) {
+	t.Helper()
+	page := filepath.Join(out, "report.html")
+	charts, errs, reqs := browsertest.Open(t, page)
+	if len(errs) > 0 || len(reqs) > 0 {
+		t.Errorf("report.html: console errors %q, requests %q", errs, reqs)
+	}
+	if len(charts) < 2 {
+		t.Errorf("report.html drew %d charts", len(charts))
+	}
+	for _, c := range charts {
+		if c.Points == 0 {
+			t.Errorf("report.html: chart %q has no data", c.Title)
+		}
+	}
+	browsertest.Screenshot(t, page, "report-"+name+".png")
+
+	want := map[string][]byte{}
+	for _, f := range []string{"report.html", "summary.md", "summary.csv"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[f] = b
+		os.Remove(filepath.Join(out, f))
+	}
+	var stdout, stderr syncBuffer
+	st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	if code := runKbench(t, st, "report", out); code != exitOK {
+		t.Fatalf("kbench report: exit %d\n%s", code, stderr.String())
+	}
+	for f, b := range want {
+		got, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil || string(got) != string(b) {
+			t.Errorf("kbench report wrote %s differently from the run (%v)", f, err)
+		}
+	}
+}
 
 // TestExamplePlans runs every example plan, scaled down with --set, against
 // a real 3-broker cluster, and checks what a reviewer would: one summary row
@@ -104,6 +147,7 @@ func TestExamplePlans(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(out, "plan.yaml")); err != nil {
 				t.Fatalf("the plan as run was not written: %v", err)
 			}
+			checkReport(t, out, strings.TrimSuffix(tt.file, ".yaml"))
 		})
 	}
 }

@@ -88,25 +88,61 @@ func optNum(s *result.Stats, prec int) string {
 // WriteSummaryMarkdown writes the plan's results table: the swept values,
 // then each figure as mean ± standard deviation over repeats.
 func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
-	run := doc.Plan
-	if run == nil {
-		return fmt.Errorf("summary: not a plan run's result")
+	sum, err := summarize(doc)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", run.Name)
-	if run.Description != "" {
-		fmt.Fprintf(&b, "%s\n\n", run.Description)
+	fmt.Fprintf(&b, "# %s\n\n", sum.Title)
+	if sum.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", sum.Description)
 	}
-	fmt.Fprintf(&b, "Status: %s. %d scenario(s), %d repeat(s) each", doc.Status, len(run.Scenarios), run.Repeat)
+	b.WriteString(sum.Status + "\n\n")
+	b.WriteString("| " + strings.Join(sum.Columns, " | ") + " |\n")
+	b.WriteString("|" + strings.Repeat(" --- |", len(sum.Columns)) + "\n")
+	for _, row := range sum.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = cell(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	for _, n := range sum.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+	for _, n := range sum.Footnotes {
+		b.WriteString("\n" + strings.Replace(n, "*", "\\*", 1) + "\n")
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// summary is the results table and its notes, as summary.md and
+// report.html show them.
+type summary struct {
+	Title, Description, Status string
+	Columns                    []string
+	Rows                       [][]string
+	Notes                      []string // catch-up reads, rate searches
+	Footnotes                  []string // what the marks in the table mean, and the method
+}
+
+func summarize(doc *result.Document) (*summary, error) {
+	run := doc.Plan
+	if run == nil {
+		return nil, fmt.Errorf("summary: not a plan run's result")
+	}
+	sum := &summary{Title: run.Name, Description: run.Description}
+	status := fmt.Sprintf("Status: %s. %d scenario(s), %d repeat(s) each", doc.Status, len(run.Scenarios), run.Repeat)
 	if env := run.Environment; env != nil {
-		fmt.Fprintf(&b, "; %s cluster", env.Cluster)
+		status += fmt.Sprintf("; %s cluster", env.Cluster)
 		if len(env.BrokerVersions) > 0 {
-			fmt.Fprintf(&b, " (brokers %s)", strings.Join(env.BrokerVersions, ", "))
+			status += fmt.Sprintf(" (brokers %s)", strings.Join(env.BrokerVersions, ", "))
 		} else if env.KafkaVersion != "" {
-			fmt.Fprintf(&b, " (Apache Kafka %s)", env.KafkaVersion)
+			status += fmt.Sprintf(" (Apache Kafka %s)", env.KafkaVersion)
 		}
 	}
-	b.WriteString(".\n\n")
+	sum.Status = status + "."
 	hasE2E, hasConsume := false, false
 	for _, sc := range run.Scenarios {
 		if a := sc.Aggregate; a != nil {
@@ -125,16 +161,15 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	if hasConsume {
 		cols = append(cols, "consumed/s")
 	}
-	b.WriteString("| " + strings.Join(cols, " | ") + " |\n")
-	b.WriteString("|" + strings.Repeat(" --- |", len(cols)) + "\n")
+	sum.Columns = cols
 	var unstable, bound, failed bool
 	for _, sc := range run.Scenarios {
 		var row []string
 		if len(run.Parameters) == 0 {
-			row = append(row, cell(sc.Name))
+			row = append(row, sc.Name)
 		}
 		for _, p := range run.Parameters {
-			row = append(row, cell(paramValue(sc, p)))
+			row = append(row, paramValue(sc, p))
 		}
 		a := sc.Aggregate
 		if a == nil {
@@ -143,7 +178,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 			for len(row) < len(cols) {
 				row = append(row, "")
 			}
-			b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+			sum.Rows = append(sum.Rows, row)
 			continue
 		}
 		reps := strconv.Itoa(a.Repeats)
@@ -167,7 +202,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 		if hasConsume {
 			row = append(row, optPm(a.ConsumeRecordsPerSec, 0))
 		}
-		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+		sum.Rows = append(sum.Rows, row)
 	}
 	for _, sc := range run.Scenarios {
 		for _, rep := range sc.Repeats {
@@ -177,34 +212,33 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 					if c.DrainSeconds > 0 {
 						drain = fmt.Sprintf("read the backlog of %d records in %.1f s (%.0f records/s)", c.Records, c.DrainSeconds, c.RecordsPerSec)
 					}
-					fmt.Fprintf(&b, "\nCatch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.\n",
-						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs)
+					sum.Notes = append(sum.Notes, fmt.Sprintf("Catch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.",
+						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs))
 				}
 				if m := w.MaxRate; m != nil {
 					rate := "no probed rate kept it"
 					if m.Rate > 0 {
 						rate = fmt.Sprintf("%.0f records/s", m.Rate)
 					}
-					fmt.Fprintf(&b, "\nMaximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.\n",
-						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit)
+					sum.Notes = append(sum.Notes, fmt.Sprintf("Maximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.",
+						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit))
 				}
 			}
 		}
 	}
-	b.WriteString("\nEach figure is the mean ± the standard deviation over the repeats that ended ok. " +
-		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. " +
-		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.\n")
+	sum.Footnotes = append(sum.Footnotes, "Each figure is the mean ± the standard deviation over the repeats that ended ok. "+
+		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
+		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.")
 	if unstable {
-		fmt.Fprintf(&b, "\n\\* unstable: records/s varied by more than %.0f%% (coefficient of variation) between repeats; run more repeats or find the noise.\n", 100*result.UnstableCV)
+		sum.Footnotes = append(sum.Footnotes, fmt.Sprintf("* unstable: records/s varied by more than %.0f%% (coefficient of variation) between repeats; run more repeats or find the noise.", 100*result.UnstableCV))
 	}
 	if bound {
-		b.WriteString("\n† generator-bound: kbench itself, not the cluster, limited these numbers (see generator_reasons in result.json).\n")
+		sum.Footnotes = append(sum.Footnotes, "† generator-bound: kbench itself, not the cluster, limited these numbers (see generator_reasons in result.json).")
 	}
 	if failed {
-		b.WriteString("\n‡ some repeats failed or were interrupted and are left out (see result.json).\n")
+		sum.Footnotes = append(sum.Footnotes, "‡ some repeats failed or were interrupted and are left out (see result.json).")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return sum, nil
 }
 
 // cell escapes what would break a Markdown table cell: a swept value may
@@ -227,15 +261,24 @@ func optPm(s *result.Stats, prec int) string {
 	return pm(*s, prec)
 }
 
-// WriteAll writes summary.md and summary.csv into dir, each through a
-// temporary file and a rename, so a reader never sees half a table.
+// WriteAll writes summary.md, summary.csv and report.html into dir, each
+// through a temporary file and a rename, so a reader never sees half a
+// report. report.html shows the folder's plan.yaml when there is one.
 func WriteAll(dir string, doc *result.Document) error {
-	for name, write := range map[string]func(io.Writer, *result.Document) error{
-		"summary.md":  WriteSummaryMarkdown,
-		"summary.csv": WriteSummaryCSV,
+	var in HTMLInput
+	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+		in.PlanYAML = string(b)
+	}
+	for _, f := range []struct {
+		name  string
+		write func(io.Writer, *result.Document) error
+	}{
+		{"summary.md", WriteSummaryMarkdown},
+		{"summary.csv", WriteSummaryCSV},
+		{"report.html", func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
 	} {
-		if err := writeAtomic(filepath.Join(dir, name), func(w io.Writer) error { return write(w, doc) }); err != nil {
-			return fmt.Errorf("write %s: %w", name, err)
+		if err := writeAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, doc) }); err != nil {
+			return fmt.Errorf("write %s: %w", f.name, err)
 		}
 	}
 	return nil

@@ -100,13 +100,13 @@ func TestWriteAll(t *testing.T) {
 	if err := WriteAll(dir, testDoc(t)); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"summary.md", "summary.csv"} {
+	for _, f := range []string{"summary.md", "summary.csv", "report.html"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Errorf("%d files in the folder, want 2 (no temporary files left)", len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Errorf("%d files in the folder, want 3 (no temporary files left)", len(entries))
 	}
 	if err := WriteSummaryCSV(&bytes.Buffer{}, &result.Document{}); err == nil {
 		t.Error("a document without a plan run must be refused")

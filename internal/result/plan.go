@@ -27,6 +27,8 @@ type Environment struct {
 	BrokerVersions []string `json:"broker_versions,omitempty"` // as the brokers' ApiVersions answer
 	CPUs           int      `json:"cpus"`
 	GoMaxProcs     int      `json:"gomaxprocs"`
+	OS             string   `json:"os,omitempty"`   // the client machine's, as Go names it
+	Arch           string   `json:"arch,omitempty"` // amd64, arm64, ...
 }
 
 // Param is one swept parameter's value.
@@ -42,6 +44,20 @@ type Scenario struct {
 	Params    []Param    `json:"params,omitempty"`
 	Repeats   []Repeat   `json:"repeats"`
 	Aggregate *Aggregate `json:"aggregate,omitempty"`
+	// Thresholds are the plan's thresholds checked against the aggregate.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+}
+
+// ThresholdResult is one threshold of a workload checked against what a
+// scenario measured (its mean over repeats that ended ok).
+type ThresholdResult struct {
+	Scenario  string  `json:"scenario"`
+	Workload  string  `json:"workload"`
+	Metric    string  `json:"metric"`
+	Condition string  `json:"condition"` // as written, e.g. "<= 50"
+	Value     float64 `json:"value"`     // measured; NaN is never written: see Missing
+	Missing   bool    `json:"missing,omitempty"`
+	Passed    bool    `json:"passed"`
 }
 
 // Repeat is one run of a scenario.

@@ -41,7 +41,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	doc := result.New(result.KindPlan, opt.Version, time.Now(), nil)
 	run := &result.PlanRun{Name: p.Name, Description: p.Description, Repeat: p.Repeat, Parameters: p.Parameters()}
 	doc.Plan = run
-	env := &result.Environment{GoMaxProcs: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU()}
+	env := &result.Environment{GoMaxProcs: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	run.Environment = env
 
 	// Build every scenario before starting anything: a bad property or a

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -24,6 +25,11 @@ type build struct {
 	warnings []string
 	seen     map[string]bool
 }
+
+// seriesInterval is the width of a plan workload's intervals: the report
+// draws throughput and latency over time from them, and a second shows what
+// the Apache tools' 5 s average hides.
+const seriesInterval = time.Second
 
 func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
 	for _, w := range ws {
@@ -158,6 +164,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 	}
 	clientID := pc.ClientID
 	spec := &workload.ProducerSpec{
+		Interval:       seriesInterval,
 		Topic:          w.Topic,
 		Clients:        w.Clients,
 		Records:        w.Records,
@@ -234,6 +241,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	}
 	clientID := cc.ClientID
 	spec := &workload.ConsumerSpec{
+		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
 		Group:          w.Group,
 		Clients:        w.Clients,

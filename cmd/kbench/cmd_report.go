@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kbench/kbench/internal/report"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+func newReportCmd(st *state) *cobra.Command {
+	return &cobra.Command{
+		Use:   "report DIR",
+		Short: "Write a results folder's reports again from its result.json",
+		Long: `Write summary.md, summary.csv and report.html of a results folder (from
+kbench run) again from its result.json: after an upgrade of kbench, or for a
+result.json copied from elsewhere. DIR may also be the result.json itself.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, path, err := resultPath(args[0])
+			if err != nil {
+				return err
+			}
+			doc, err := result.Read(path)
+			if err != nil {
+				return userr.Errorf("report: %v", err)
+			}
+			if doc.Plan == nil {
+				return userr.Errorf("report: %s is a %s result; reports are written for study plans (kbench run)", path, doc.Kind)
+			}
+			if err := report.WriteAll(dir, doc); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+			fmt.Fprintf(st.stderr, "kbench: wrote summary.md, summary.csv and report.html in %s\n", dir)
+			return nil
+		},
+	}
+}
+
+// resultPath accepts a results folder or a result file and returns both.
+func resultPath(arg string) (dir, path string, err error) {
+	fi, err := os.Stat(arg)
+	if err != nil {
+		return "", "", userr.Errorf("%s: %v; give a results folder (from kbench run) or its result.json", arg, err)
+	}
+	if fi.IsDir() {
+		return arg, filepath.Join(arg, "result.json"), nil
+	}
+	return filepath.Dir(arg), arg, nil
+}

@@ -1,0 +1,287 @@
+package report
+
+import (
+	"math"
+	"sort"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// chartData is what report.html draws, computed here so that the page only
+// plots: series over time per repeat and workload, latency distribution
+// curves per scenario, and each metric against the swept parameter.
+type chartData struct {
+	Scenarios []scenarioCharts `json:"scenarios"`
+	// Distribution curves: one per scenario that measured the latency.
+	Publish  []distCurve `json:"publish"`
+	EndToEnd []distCurve `json:"end_to_end"`
+	Matrix   *matrixData `json:"matrix,omitempty"`
+}
+
+type scenarioCharts struct {
+	Name    string         `json:"name"`
+	Repeats []repeatCharts `json:"repeats"`
+}
+
+type repeatCharts struct {
+	Index     int              `json:"index"`
+	Status    string           `json:"status"`
+	Seconds   float64          `json:"seconds"` // the repeat's length: every time chart's x range
+	Workloads []workloadSeries `json:"workloads"`
+}
+
+// workloadSeries is one workload's interval series. T is each interval's
+// end in seconds since the repeat started (the scenario's clock, shared by
+// its workloads); a value is null where it was not measured.
+type workloadSeries struct {
+	Name string     `json:"name"`
+	Type string     `json:"type"`
+	T    []float64  `json:"t"`
+	Rate []float64  `json:"rate"` // records/s
+	MiB  []float64  `json:"mib"`  // MB/s (1024 × 1024 bytes of values)
+	P50  []*float64 `json:"p50,omitempty"`
+	P99  []*float64 `json:"p99,omitempty"`
+	P999 []*float64 `json:"p999,omitempty"`
+	Avg  []*float64 `json:"avg,omitempty"`
+	Max  []*float64 `json:"max,omitempty"`
+	// SteadyAt is where steady state began (the warm-up before it is
+	// shaded); absent when the workload had no warm-up.
+	SteadyAt *float64 `json:"steady_at,omitempty"`
+	// LatencyOf says which latency the percentiles are: publish (send to
+	// acknowledgement) or end-to-end (send to consume).
+	LatencyOf string     `json:"latency_of"`
+	LagT      []float64  `json:"lag_t,omitempty"`
+	Lag       []int64    `json:"lag,omitempty"`
+	Marks     []timeMark `json:"marks,omitempty"`
+}
+
+// timeMark is a moment to mark on the time-series charts.
+type timeMark struct {
+	At    float64 `json:"at"`
+	Label string  `json:"label"`
+}
+
+// distCurve is a latency distribution: X is the number of nines of the
+// percentile (0 = p0, 2 = p99, 4 = p99.99), Y the latency in ms there.
+type distCurve struct {
+	Scenario string    `json:"scenario"`
+	Count    int64     `json:"count"`
+	X        []float64 `json:"x"`
+	Y        []float64 `json:"y"`
+}
+
+// matrixData is each summary metric against the plan's scenarios, in the
+// matrix's order, with its spread over repeats.
+type matrixData struct {
+	Parameter string         `json:"parameter"` // the swept parameter, or "scenario" for several
+	Labels    []string       `json:"labels"`
+	Metrics   []matrixMetric `json:"metrics"`
+}
+
+type matrixMetric struct {
+	Name string     `json:"name"`
+	Unit string     `json:"unit"`
+	Mean []*float64 `json:"mean"`
+	Min  []*float64 `json:"min"`
+	Max  []*float64 `json:"max"`
+}
+
+// distSteps is the resolution of a distribution curve: 20 points per nine.
+const distSteps = 20
+
+func buildCharts(run *result.PlanRun) (*chartData, error) {
+	cd := &chartData{Publish: []distCurve{}, EndToEnd: []distCurve{}}
+	for _, sc := range run.Scenarios {
+		scc := scenarioCharts{Name: sc.Name}
+		for _, rep := range sc.Repeats {
+			rc := repeatCharts{Index: rep.Index, Status: rep.Status, Seconds: round3(rep.EndedAt.Sub(rep.StartedAt).Seconds())}
+			for _, w := range rep.Workloads {
+				rc.Workloads = append(rc.Workloads, workloadCharts(rep, w))
+			}
+			scc.Repeats = append(scc.Repeats, rc)
+		}
+		cd.Scenarios = append(cd.Scenarios, scc)
+		if a := sc.Aggregate; a != nil {
+			for _, l := range []struct {
+				lat *result.Latency
+				to  *[]distCurve
+			}{{a.Latency, &cd.Publish}, {a.EndToEnd, &cd.EndToEnd}} {
+				if l.lat == nil || l.lat.Count == 0 {
+					continue
+				}
+				c, err := curve(sc.Name, l.lat)
+				if err != nil {
+					return nil, err
+				}
+				*l.to = append(*l.to, c)
+			}
+		}
+	}
+	if len(run.Scenarios) > 1 {
+		cd.Matrix = matrix(run)
+	}
+	return cd, nil
+}
+
+func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
+	ws := workloadSeries{Name: w.Name, Type: w.Type, LatencyOf: "publish"}
+	var ivs []result.Interval
+	switch {
+	case w.Producer != nil:
+		ivs = w.Producer.Intervals
+	case w.Consumer != nil:
+		ivs = w.Consumer.Intervals
+		ws.LatencyOf = "end-to-end"
+	}
+	percentiles := w.Producer != nil
+	warm := false
+	for _, iv := range ivs {
+		end := iv.Start.Sub(rep.StartedAt).Seconds() + iv.Seconds
+		ws.T = append(ws.T, round3(end))
+		ws.Rate = append(ws.Rate, round3(iv.RecordsPerSec))
+		mib := 0.0
+		if iv.Seconds > 0 {
+			mib = float64(iv.Bytes) / iv.Seconds / (1 << 20)
+		}
+		ws.MiB = append(ws.MiB, round3(mib))
+		empty := iv.Records == 0
+		if percentiles {
+			ws.P50 = append(ws.P50, opt(iv.P50LatencyMs, empty))
+			ws.P99 = append(ws.P99, opt(iv.P99LatencyMs, empty))
+			ws.P999 = append(ws.P999, opt(iv.P999LatencyMs, empty))
+		} else {
+			ws.Avg = append(ws.Avg, opt(iv.AvgLatencyMs, empty || iv.AvgLatencyMs == 0))
+		}
+		ws.Max = append(ws.Max, opt(iv.MaxLatencyMs, empty || iv.MaxLatencyMs == 0))
+		if !iv.Steady {
+			warm = true
+		} else if warm && ws.SteadyAt == nil {
+			at := round3(end - iv.Seconds)
+			ws.SteadyAt = &at
+		}
+	}
+	if c := w.Consumer; c != nil && len(c.Lag) > 0 && len(ivs) > 0 {
+		// Lag points count from the consumer's start: the first interval's
+		// start less the elapsed time before it.
+		first := ivs[0]
+		started := first.Start.Sub(rep.StartedAt).Seconds() - (first.ElapsedSeconds - first.Seconds)
+		for _, l := range c.Lag {
+			ws.LagT = append(ws.LagT, round3(started+l.ElapsedSeconds))
+			ws.Lag = append(ws.Lag, l.Records)
+		}
+	}
+	if c := w.CatchUp; c != nil && len(ivs) > 0 {
+		first := ivs[0]
+		started := first.Start.Sub(rep.StartedAt).Seconds() - (first.ElapsedSeconds - first.Seconds)
+		ws.Marks = append(ws.Marks, timeMark{At: round3(started), Label: "consumer starts"})
+		if c.DrainSeconds > 0 {
+			ws.Marks = append(ws.Marks, timeMark{At: round3(started + c.DrainSeconds), Label: "caught up"})
+		}
+	}
+	return ws
+}
+
+// curve samples a latency histogram's percentiles from p0 to p99.99, evenly
+// in nines, and ends on the exact maximum.
+func curve(name string, l *result.Latency) (distCurve, error) {
+	h, err := l.Decode()
+	if err != nil {
+		return distCurve{}, err
+	}
+	c := distCurve{Scenario: name, Count: l.Count}
+	for i := 0; i <= 4*distSteps; i++ {
+		x := float64(i) / distSteps
+		q := 1 - math.Pow(10, -x)
+		c.X = append(c.X, x)
+		c.Y = append(c.Y, round3(float64(h.Quantile(q))/1000))
+	}
+	c.X = append(c.X, 4.5) // "max", drawn past p99.99
+	c.Y = append(c.Y, round3(float64(l.Max)/1000))
+	return c, nil
+}
+
+func matrix(run *result.PlanRun) *matrixData {
+	m := &matrixData{Parameter: "scenario"}
+	if len(run.Parameters) == 1 {
+		m.Parameter = run.Parameters[0]
+	}
+	type metric struct {
+		name, unit string
+		get        func(*result.Aggregate) *result.Stats
+	}
+	metrics := []metric{
+		{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }},
+		{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }},
+		{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }},
+		{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }},
+		{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }},
+		{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }},
+		{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }},
+	}
+	for _, sc := range run.Scenarios {
+		label := sc.Name
+		if len(run.Parameters) == 1 {
+			label = paramValue(sc, run.Parameters[0])
+		}
+		m.Labels = append(m.Labels, label)
+	}
+	for _, mt := range metrics {
+		mm := matrixMetric{Name: mt.name, Unit: mt.unit}
+		any := false
+		for _, sc := range run.Scenarios {
+			var s *result.Stats
+			if sc.Aggregate != nil {
+				s = mt.get(sc.Aggregate)
+			}
+			if s == nil || s.N == 0 {
+				mm.Mean, mm.Min, mm.Max = append(mm.Mean, nil), append(mm.Min, nil), append(mm.Max, nil)
+				continue
+			}
+			any = true
+			mm.Mean = append(mm.Mean, ptr(round3(s.Mean)))
+			mm.Min = append(mm.Min, ptr(round3(s.Min)))
+			mm.Max = append(mm.Max, ptr(round3(s.Max)))
+		}
+		if any && !allZero(mm.Mean) {
+			m.Metrics = append(m.Metrics, mm)
+		}
+	}
+	return m
+}
+
+func allZero(vs []*float64) bool {
+	for _, v := range vs {
+		if v != nil && *v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func opt(v float64, missing bool) *float64 {
+	if missing {
+		return nil
+	}
+	return ptr(round3(v))
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// round3 keeps 3 decimals: the page's data stays small and no chart can
+// show more.
+func round3(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return math.Round(v*1000) / 1000
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
