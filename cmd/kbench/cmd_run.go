@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -99,7 +100,42 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(st.stderr, "kbench: results in %s\n", dir)
+	if runErr == nil {
+		runErr = crossedThresholds(st, doc)
+	}
 	return runErr
+}
+
+// thresholdsCrossed ends a run whose thresholds failed: exit 99, after
+// everything was written.
+type thresholdsCrossed struct{ failed, total int }
+
+func (e thresholdsCrossed) Error() string {
+	return fmt.Sprintf("%d of %d thresholds failed (see summary.md)", e.failed, e.total)
+}
+
+// crossedThresholds prints each failed threshold and returns the error
+// that exits 99, or nil when every threshold held.
+func crossedThresholds(st *state, doc *result.Document) error {
+	total, failed := 0, 0
+	for _, sc := range doc.Plan.Scenarios {
+		for _, th := range sc.Thresholds {
+			total++
+			if th.Passed {
+				continue
+			}
+			failed++
+			measured := "not measured"
+			if !th.Missing {
+				measured = strconv.FormatFloat(th.Value, 'f', -1, 64)
+			}
+			fmt.Fprintf(st.stderr, "kbench: threshold failed: %s, %s: %s %s, measured %s\n", sc.Name, th.Workload, th.Metric, th.Condition, measured)
+		}
+	}
+	if failed == 0 {
+		return nil
+	}
+	return thresholdsCrossed{failed, total}
 }
 
 // prepareOutDir creates the results folder and proves it writable before

@@ -194,3 +194,63 @@ repeat: 10
 		t.Fatalf("summary.md: %v\n%s", err, md)
 	}
 }
+
+// TestRunPlanThresholds: a crossed threshold exits 99 with everything
+// written, and says which; thresholds that hold exit 0.
+func TestRunPlanThresholds(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	for _, tt := range []struct {
+		name, thresholds string
+		code             int
+		passed, failed   int
+	}{
+		{"crossed", `{errors: "== 0", records_per_sec: ">= 1G", p99_ms: "< 60000"}`, exitThresholds, 2, 1},
+		{"held", `{errors: "== 0", p99_ms: "< 60000"}`, exitOK, 2, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			topic := uniqueTopic(t, "thresholds")
+			planFile := filepath.Join(dir, "plan.yaml")
+			if err := os.WriteFile(planFile, []byte(`name: thresholds
+cluster: {bootstrap: `+bootstrap+`}
+topics: [{name: `+topic+`, partitions: 1}]
+workloads:
+  - {name: p, type: produce, topic: `+topic+`, message: {size: 100}, rate: 2k/s, records: 1000, thresholds: `+tt.thresholds+`}
+`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			var stdout, stderr syncBuffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+			if code := runKbench(t, st, "run", planFile, "--out", out); code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s", code, tt.code, stderr.String())
+			}
+			doc, err := result.Read(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			passed, failed := 0, 0
+			for _, th := range doc.Plan.Scenarios[0].Thresholds {
+				if th.Passed {
+					passed++
+				} else {
+					failed++
+				}
+			}
+			if passed != tt.passed || failed != tt.failed {
+				t.Errorf("thresholds passed %d, failed %d; want %d and %d: %+v", passed, failed, tt.passed, tt.failed, doc.Plan.Scenarios[0].Thresholds)
+			}
+			md, err := os.ReadFile(filepath.Join(out, "summary.md"))
+			if err != nil || !strings.Contains(string(md), "## Thresholds") {
+				t.Fatalf("summary.md lacks the thresholds: %v\n%s", err, md)
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+				t.Fatal(err)
+			}
+			if tt.failed > 0 && !strings.Contains(stderr.String(), "threshold failed: thresholds, p: records_per_sec >= 1G, measured") {
+				t.Errorf("stderr does not name the failed threshold:\n%s", stderr.String())
+			}
+		})
+	}
+}

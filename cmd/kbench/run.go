@@ -18,6 +18,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // the run failed: broker unreachable or died, records failed
 	exitUsage       = 2   // bad flags, property values or input files
+	exitThresholds  = 99  // a plan's threshold was crossed (k6's code); everything was written
 	exitInterrupted = 130 // SIGINT/SIGTERM, as a shell reports it
 )
 
@@ -81,6 +82,9 @@ func exitCode(err error, st *state) int {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(st.stderr, "kbench: interrupted")
 		return exitInterrupted
+	case errors.As(err, new(thresholdsCrossed)):
+		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
+		return exitThresholds
 	case userr.Is(err):
 		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
 		return exitUsage

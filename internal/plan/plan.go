@@ -129,6 +129,9 @@ type Workload struct {
 	// Backlog starts a consume workload once the producers have written
 	// this many value bytes (with StartAfter: after both).
 	Backlog int64
+	// Thresholds fail the run (exit 99) when crossed; everything is still
+	// written.
+	Thresholds []Threshold
 }
 
 // Message says what records a producing workload sends: one of Size,

@@ -205,6 +205,10 @@ func TestParseBad(t *testing.T) {
 			[]string{"plan.yaml:3:76: workloads[0].message.template.v._min: 9 is above _max 1; swap them"}},
 		{"generator param", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {_type: random_string, _len: 4}}}}\n", nil,
 			[]string{`plan.yaml:3:99: workloads[0].message.template.v._len: random_string takes no "_len"; it takes _length`}},
+		{"threshold metric", "name: x\n" + w0 + "    thresholds: {p99ms: '<= 50'}\n", nil, []string{`plan.yaml:8:18: workloads[0].thresholds.p99ms: is not a threshold metric; did you mean p99_ms?`}},
+		{"threshold no operator", "name: x\n" + w0 + "    thresholds: {p99_ms: 50}\n", nil, []string{`plan.yaml:8:26: workloads[0].thresholds.p99_ms: "50" is not a condition; write an operator`}},
+		{"threshold not a number", "name: x\n" + w0 + "    thresholds: {errors: '== none'}\n", nil, []string{`plan.yaml:8:26: workloads[0].thresholds.errors: "== none": "none" is not a number`}},
+		{"thresholds a list", "name: x\n" + w0 + "    thresholds: [p99_ms]\n", nil, []string{`plan.yaml:8:17: workloads[0].thresholds: is a list; write a mapping such as`}},
 		{"all at once", "name: x\nrepeat: 0\n" + w0 + "    rate: fast\n", nil, []string{"2 problems in the plan:", "plan.yaml:2:9: repeat:", "plan.yaml:9:11: workloads[0].rate:"}},
 	}
 	for _, tt := range tests {
@@ -306,6 +310,42 @@ workloads:
 	v := string(src.Value(0))
 	if !regexp.MustCompile(`^\{"id":"[0-9a-f-]{36}","name":"name","description":"[A-Za-z0-9]{40}","value":\d+,"timestamp":\d{13},"tags":\["a",1,true,null\]\}$`).MatchString(v) {
 		t.Fatalf("rendered %s", v)
+	}
+}
+
+func TestParseThresholds(t *testing.T) {
+	const w0 = "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10}, thresholds: {p99_ms: '<= 50', records_per_sec: '>=100k', errors: '== 0'}}\n"
+	p, err := Parse("plan.yaml", []byte(w0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, err := p.Scenarios()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := scs[0].Workloads[0].Thresholds
+	want := []Threshold{{"errors", "==", 0, "== 0"}, {"p99_ms", "<=", 50, "<= 50"}, {"records_per_sec", ">=", 100000, ">= 100k"}}
+	if len(got) != len(want) {
+		t.Fatalf("thresholds %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("threshold %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	for _, tt := range []struct {
+		th   Threshold
+		v    float64
+		want bool
+	}{
+		{want[0], 0, true}, {want[0], 1, false},
+		{want[1], 50, true}, {want[1], 50.001, false},
+		{want[2], 99999, false}, {want[2], 100000, true},
+		{Threshold{Op: "!=", Value: 3}, 3, false}, {Threshold{Op: "<", Value: 3}, 2, true}, {Threshold{Op: ">", Value: 3}, 3, false},
+	} {
+		if got := tt.th.Holds(tt.v); got != tt.want {
+			t.Errorf("%s %s holds for %v: %v, want %v", tt.th.Metric, tt.th.Condition, tt.v, got, tt.want)
+		}
 	}
 }
 

@@ -65,6 +65,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.StartAfter = c.duration(v, p)
 		case "backlog":
 			w.Backlog = c.size(v, p, 1<<62)
+		case "thresholds":
+			w.Thresholds = c.thresholds(v, p)
 		}
 	})
 	if !ok {

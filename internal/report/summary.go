@@ -110,6 +110,12 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, n := range sum.Notes {
 		b.WriteString("\n" + n + "\n")
 	}
+	if ths := thresholdResults(doc.Plan); len(ths) > 0 {
+		b.WriteString("\n## Thresholds\n\n| scenario | workload | metric | threshold | measured | result |\n| --- | --- | --- | --- | --- | --- |\n")
+		for _, th := range ths {
+			b.WriteString("| " + strings.Join([]string{cell(th.Scenario), cell(th.Workload), th.Metric, th.Condition, thresholdValue(th), passFail(th)}, " | ") + " |\n")
+		}
+	}
 	for _, n := range sum.Footnotes {
 		b.WriteString("\n" + strings.Replace(n, "*", "\\*", 1) + "\n")
 	}
@@ -239,6 +245,20 @@ func summarize(doc *result.Document) (*summary, error) {
 		sum.Footnotes = append(sum.Footnotes, "‡ some repeats failed or were interrupted and are left out (see result.json).")
 	}
 	return sum, nil
+}
+
+func thresholdValue(th result.ThresholdResult) string {
+	if th.Missing {
+		return "not measured"
+	}
+	return strconv.FormatFloat(th.Value, 'f', -1, 64)
+}
+
+func passFail(th result.ThresholdResult) string {
+	if th.Passed {
+		return "passed"
+	}
+	return "**failed**"
 }
 
 // cell escapes what would break a Markdown table cell: a swept value may

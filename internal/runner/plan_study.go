@@ -113,6 +113,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			if err := result.AggregateScenario(rsc); err != nil && firstErr == nil {
 				firstErr = err
 			}
+			rsc.Thresholds = checkThresholds(&scenarios[i], rsc)
 			// Written after every repeat: a crash or kill keeps what was measured.
 			if opt.OnRepeat != nil {
 				opt.OnRepeat(doc)
