@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/live"
+	"github.com/kbench/kbench/internal/metrics"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
@@ -21,9 +23,11 @@ import (
 )
 
 type runOptions struct {
-	sets   []string
-	out    string
-	dryRun bool
+	sets        []string
+	out         string
+	dryRun      bool
+	metricsAddr string
+	metricsHold time.Duration
 }
 
 func newRunCmd(st *state) *cobra.Command {
@@ -43,6 +47,8 @@ to one folder: result.json, summary.md, summary.csv and the plan as run.`,
 	f.StringArrayVar(&o.sets, "set", nil, "override a plan value, Helm style: repeat=2, 'workloads[0].records=50k', cluster.bootstrap=host:9092 (repeatable)")
 	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
+	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics while the plan runs (see docs/metrics.md)")
+	f.DurationVar(&o.metricsHold, "metrics-hold", 0, "with --metrics-addr: keep serving this long after the run, for a last scrape")
 	return cmd
 }
 
@@ -66,6 +72,34 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		printDryRun(st, p, scenarios)
 		return nil
 	}
+	if o.metricsHold < 0 {
+		return userr.Errorf("--metrics-hold %s: must not be negative", o.metricsHold)
+	}
+	if o.metricsHold > 0 && o.metricsAddr == "" {
+		return userr.Errorf("--metrics-hold needs --metrics-addr")
+	}
+	var observers runner.Observers
+	if o.metricsAddr != "" {
+		exp := metrics.New(p.Name, version)
+		sctx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+		addr, err := exp.Serve(sctx, o.metricsAddr)
+		if err != nil {
+			stopServing()
+			return userr.Errorf("%v; give a free HOST:PORT such as 127.0.0.1:9464", err)
+		}
+		defer func() {
+			if o.metricsHold > 0 {
+				fmt.Fprintf(st.stderr, "kbench: serving the final metrics for %s more\n", o.metricsHold)
+				select {
+				case <-time.After(o.metricsHold):
+				case <-ctx.Done():
+				}
+			}
+			stopServing()
+		}()
+		fmt.Fprintf(st.stderr, "kbench: Prometheus metrics at http://%s/metrics\n", addr)
+		observers = append(observers, exp)
+	}
 	dir := o.out
 	if dir == "" {
 		dir = filepath.Join("results", p.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
@@ -77,11 +111,15 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return fmt.Errorf("write the plan as run: %w", err)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
+	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)
+	defer view.Close() // idempotent: closed before the summary is printed
+	observers = append(observers, view)
 	write := func(doc *result.Document) error {
 		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 	}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
-		Progress:   st.stderr,
+		Progress:   view,
+		Observer:   observers,
 		Version:    version,
 		StartLocal: planLocalCluster(st),
 		OnRepeat: func(doc *result.Document) {
@@ -90,6 +128,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 			}
 		},
 	})
+	view.Close()
 	if doc == nil {
 		return runErr
 	}

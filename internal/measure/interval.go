@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"sort"
 	"sync"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -44,15 +45,36 @@ func (ih *IntervalHistogram) RecordAll(us []int64) {
 // Take returns the interval's percentiles (q in 0..100) in microseconds
 // and empties the histogram. An empty interval gives zeros.
 func (ih *IntervalHistogram) Take(qs ...float64) []int64 {
-	out := make([]int64, len(qs))
+	out, _ := ih.TakeBuckets(nil, qs...)
+	return out
+}
+
+// TakeBuckets is Take that also counts the interval's latencies into
+// buckets: counts[i] holds those at most bounds[i] (and above bounds[i-1]),
+// counts[len(bounds)] those above the last bound. Bounds ascend, in
+// microseconds; a value counts at its histogram bucket's lower end (within 1%).
+func (ih *IntervalHistogram) TakeBuckets(bounds []int64, qs ...float64) (quantiles, counts []int64) {
+	quantiles = make([]int64, len(qs))
+	if bounds != nil {
+		counts = make([]int64, len(bounds)+1)
+	}
 	ih.mu.Lock()
 	defer ih.mu.Unlock()
 	if ih.h.TotalCount() == 0 {
-		return out
+		return quantiles, counts
 	}
 	for i, q := range qs {
-		out[i] = ih.h.ValueAtQuantile(q)
+		quantiles[i] = ih.h.ValueAtQuantile(q)
+	}
+	if bounds != nil {
+		for _, bar := range ih.h.Distribution() {
+			if bar.Count == 0 {
+				continue
+			}
+			i := sort.Search(len(bounds), func(i int) bool { return bounds[i] >= bar.From })
+			counts[i] += bar.Count
+		}
 	}
 	ih.h.Reset()
-	return out
+	return quantiles, counts
 }

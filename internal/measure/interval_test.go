@@ -60,3 +60,19 @@ func TestIntervalHistogramOutOfRange(t *testing.T) {
 		t.Errorf("over-range value should count as the maximum, got %d", got[0])
 	}
 }
+
+func TestIntervalHistogramBuckets(t *testing.T) {
+	ih := NewIntervalHistogram()
+	ih.RecordAll([]int64{100, 900, 1000, 5000, 20_000, 2_000_000})
+	bounds := []int64{1000, 10_000, 100_000}
+	q, counts := ih.TakeBuckets(bounds, 50)
+	want := []int64{3, 1, 1, 1} // ≤1 ms, ≤10 ms, ≤100 ms, above
+	for i := range want {
+		if counts[i] != want[i] {
+			t.Fatalf("bucket counts %v, want %v", counts, want)
+		}
+	}
+	if q[0] < 990 || q[0] > 1010 {
+		t.Errorf("p50 %d µs, want 1000", q[0])
+	}
+}

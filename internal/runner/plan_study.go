@@ -26,6 +26,8 @@ type PlanOptions struct {
 	// servers, its Kafka version and how to stop it. Called only when the
 	// plan names no bootstrap servers.
 	StartLocal func(ctx context.Context, local plan.Local) (bootstrap, version string, stop func(), err error)
+	// Observer, if set, follows the run live.
+	Observer Observer
 	// OnRepeat, if set, is called after every repeat with the document so
 	// far, so the caller can write partial results as they come.
 	OnRepeat func(*result.Document)
@@ -46,7 +48,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{}
+	b := &build{observer: opt.Observer}
 	b.stall = func(s workload.Stall) {
 		why := ""
 		if s.LastError != "" {
@@ -97,6 +99,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		rsc := &run.Scenarios[len(run.Scenarios)-1]
 		for r := 1; r <= p.Repeat; r++ {
 			prog.begin(i+1, r, scenarios[i].Name)
+			info := repeatInfo(&scenarios[i], i+1, len(scenarios), r, p.Repeat)
+			if opt.Observer != nil {
+				opt.Observer.RepeatStarted(info)
+			}
 			var rep result.Repeat
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {
 				rep = runMaxRate(ctx, built[i], &scenarios[i], wi, r, func(line string) {
@@ -106,6 +112,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				rep = runRepeat(ctx, built[i], r)
 			}
 			prog.end(rep)
+			if opt.Observer != nil {
+				opt.Observer.RepeatEnded(info, rep)
+			}
 			rsc.Repeats = append(rsc.Repeats, rep)
 			if rep.Error != "" && firstErr == nil {
 				firstErr = fmt.Errorf("scenario %s, repeat %d: %s", scenarios[i].Name, r, rep.Error)

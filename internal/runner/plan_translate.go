@@ -22,6 +22,7 @@ import (
 // (properties kbench accepts but does not apply as written), each once.
 type build struct {
 	stall    func(workload.Stall)
+	observer Observer
 	warnings []string
 	seen     map[string]bool
 }
@@ -191,6 +192,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 			return out
 		},
 	}
+	b.observeProducer(w.Name, spec)
 	return spec, pc.Settings(), nil
 }
 
@@ -259,6 +261,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	} else {
 		spec.Clients = 1 // one reader measures every record's latency
 	}
+	b.observeConsumer(w.Name, spec)
 	return spec, cc.Settings(), nil
 }
 

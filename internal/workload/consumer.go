@@ -68,6 +68,9 @@ type ConsumerSpec struct {
 	// interval in which records arrived; an interval without records is
 	// merged into the next, as the Apache tool does.
 	OnInterval func(ConsumerInterval)
+	// OnLag, if set, is called with each lag sample (Lag), off the poll
+	// loops.
+	OnLag func(LagSample)
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)

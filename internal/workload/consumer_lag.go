@@ -108,7 +108,11 @@ func (s *lagSampler) sample(ctx context.Context) {
 		}
 		lag += max(o.Offset-p, 0)
 	})
-	s.samples = append(s.samples, LagSample{Elapsed: time.Since(s.cr.start), Records: lag})
+	sample := LagSample{Elapsed: time.Since(s.cr.start), Records: lag}
+	s.samples = append(s.samples, sample)
+	if s.cr.spec.OnLag != nil {
+		s.cr.spec.OnLag(sample)
+	}
 }
 
 // logStart returns a partition's log start offset, listed once per run.

@@ -82,6 +82,11 @@ type ProducerSpec struct {
 	// OnInterval, if set, is called on the reporter goroutine after each
 	// interval, and once more for the last partial interval (Final set).
 	OnInterval func(Interval)
+	// OnSeries, if set, is called on the reporter goroutine with each
+	// interval of the series: every record that completed in it, warm-up
+	// included, with the failures so far and the latencies counted into
+	// LatencyBucketsUs (for live monitoring).
+	OnSeries func(Interval)
 	// OnStall, if set, is called on the reporter goroutine after each
 	// interval in which no record completed while records were
 	// outstanding: a dead or stalled broker, said as it happens.
@@ -111,6 +116,12 @@ type Interval struct {
 	// microseconds, over every record that completed in it (2 significant
 	// digits).
 	P50Us, P99Us, P999Us int64
+	// With OnSeries only: Buckets counts the interval's latencies into
+	// LatencyBucketsUs (the last counts those above); Failed and Errors are
+	// the failures so far, in all and by kind.
+	Buckets []int64
+	Failed  int64
+	Errors  map[string]int64
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -118,6 +129,11 @@ type Interval struct {
 	// Apache tool never prints it; kbench keeps it in the result.
 	Final bool
 }
+
+// LatencyBucketsUs are the upper bounds of the latency buckets of
+// Interval.Buckets, in microseconds: 0.5 ms to 10 s, Prometheus's usual
+// spread.
+var LatencyBucketsUs = []int64{500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000}
 
 // HeaderSource renders one header per record.
 type HeaderSource struct {

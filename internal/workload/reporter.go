@@ -92,8 +92,23 @@ func (r *reporter) tick(now time.Time, final bool) {
 	series := iv
 	series.WindowStats = all
 	if r.ivHist != nil {
-		q := r.ivHist.Take(50, 99, 99.9)
+		var bounds []int64
+		if r.spec.OnSeries != nil {
+			bounds = LatencyBucketsUs
+		}
+		q, counts := r.ivHist.TakeBuckets(bounds, 50, 99, 99.9)
 		series.P50Us, series.P99Us, series.P999Us = q[0], q[1], q[2]
+		series.Buckets = counts
+	}
+	if r.spec.OnSeries != nil {
+		series.Errors = map[string]int64{}
+		for _, c := range r.clients {
+			for k, n := range c.errs.Snapshot() {
+				series.Errors[k] += n
+				series.Failed += n
+			}
+		}
+		r.spec.OnSeries(series)
 	}
 	r.intervals = append(r.intervals, series)
 	if r.spec.OnInterval != nil {
