@@ -98,7 +98,7 @@ func TestBrokerVersions(t *testing.T) {
 	c := testkafka.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	got, err := BrokerVersions(ctx, []kgo.Opt{kgo.SeedBrokers(c.Bootstrap())})
+	got, n, err := BrokerVersions(ctx, []kgo.Opt{kgo.SeedBrokers(c.Bootstrap())})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,5 +107,8 @@ func TestBrokerVersions(t *testing.T) {
 	minor := "v" + strings.Join(strings.SplitN(c.Version, ".", 3)[:2], ".")
 	if len(got) != 1 || !strings.Contains(got[0], minor) {
 		t.Fatalf("BrokerVersions = %q, want one guess naming %s", got, minor)
+	}
+	if n != 1 {
+		t.Errorf("%d brokers answered, want the test cluster's 1", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -49,15 +50,14 @@ func PrepareTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec, existing 
 		return TopicInfo{}, err
 	}
 	adm := kadm.NewClient(cl)
-	_, err = describe(ctx, cl, spec.Name)
-	exists := !errors.Is(err, kerr.UnknownTopicOrPartition)
-	switch {
-	case exists && existing == Fail:
-		return TopicInfo{}, userr.Errorf("topic %q already exists and the plan says existing: fail; delete it, or set existing: reuse or recreate", spec.Name)
-	case exists:
-		if err := deleteTopic(ctx, adm, cl, spec.Name); err != nil {
-			return TopicInfo{}, err
+	if existing == Fail {
+		if _, err := describe(ctx, cl, spec.Name); !errors.Is(err, kerr.UnknownTopicOrPartition) {
+			return TopicInfo{}, userr.Errorf("topic %q already exists and the plan says existing: fail; delete it, or set existing: reuse or recreate", spec.Name)
 		}
+	} else if err := deleteTopic(ctx, adm, cl, spec.Name); err != nil {
+		// Deleted whether or not a broker's metadata lists it: the
+		// controller knows, a lagging broker's cache may not.
+		return TopicInfo{}, err
 	}
 	if err := createAfterDelete(ctx, adm, spec); err != nil {
 		return TopicInfo{}, err
@@ -66,8 +66,48 @@ func PrepareTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec, existing 
 	if err != nil {
 		return TopicInfo{}, fmt.Errorf("topic %q: wait for partition leaders: %w", spec.Name, err)
 	}
+	// Clients ask any broker for metadata: each must know the new topic,
+	// or a consumer starting now is told it does not exist.
+	if err := waitOnEveryBroker(ctx, cl, spec.Name, info.Partitions, topicTimeout); err != nil {
+		return TopicInfo{}, err
+	}
 	info.Created = true
 	return info, nil
+}
+
+// waitOnEveryBroker waits until every broker's metadata shows the topic
+// with its partitions and their leaders.
+func waitOnEveryBroker(ctx context.Context, cl *kgo.Client, topic string, partitions int, wait time.Duration) error {
+	req := kmsg.NewPtrMetadataRequest()
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return fmt.Errorf("topic %q: list brokers: %w", topic, err)
+	}
+	deadline := time.Now().Add(wait)
+	for _, b := range resp.Brokers {
+		for {
+			info, err := describe(ctx, brokerRequester{cl.Broker(int(b.NodeID))}, topic)
+			if err == nil && info.Partitions == partitions {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("topic %q: broker %d does not show it with its %d partitions' leaders %s after it was created (%v); the broker may lag behind the controller: check its log", topic, b.NodeID, partitions, wait, err)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// brokerRequester sends requests to one broker.
+type brokerRequester struct{ b *kgo.Broker }
+
+func (r brokerRequester) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	return r.b.Request(ctx, req)
 }
 
 // deleteTopic deletes the topic and waits until metadata no longer shows it.

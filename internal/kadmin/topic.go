@@ -202,7 +202,7 @@ func isController(ctx context.Context, cl *kgo.Client) bool {
 // kerr.UnknownTopicOrPartition when it does not exist. It sends its own
 // metadata request: the client may allow auto-creation (the Java producer
 // does), and merely looking must not create the topic.
-func describe(ctx context.Context, cl *kgo.Client, topic string) (TopicInfo, error) {
+func describe(ctx context.Context, cl kmsg.Requestor, topic string) (TopicInfo, error) {
 	dctx, cancel := context.WithTimeout(ctx, topicTimeout)
 	defer cancel()
 	req := kmsg.NewPtrMetadataRequest()

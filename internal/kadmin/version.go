@@ -15,18 +15,19 @@ import (
 // ApiVersions answer matches ("v4.1", "at least v4.3"; franz-go's guess
 // from the request versions it serves), so a result says which brokers it
 // measured even against a cluster kbench did not start. Distinct guesses
-// are returned sorted; brokers that did not answer are left out.
-func BrokerVersions(ctx context.Context, opts []kgo.Opt) ([]string, error) {
+// are returned sorted; brokers that did not answer are left out. brokers
+// counts those that answered.
+func BrokerVersions(ctx context.Context, opts []kgo.Opt) (versions []string, brokers int, err error) {
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("create admin client: %w", err)
+		return nil, 0, fmt.Errorf("create admin client: %w", err)
 	}
 	defer cl.Close()
 	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	vs, err := kadm.NewClient(cl).ApiVersions(vctx)
 	if err != nil {
-		return nil, fmt.Errorf("ask the brokers for their API versions: %w", err)
+		return nil, 0, fmt.Errorf("ask the brokers for their API versions: %w", err)
 	}
 	seen := map[string]bool{}
 	var out []string
@@ -34,6 +35,7 @@ func BrokerVersions(ctx context.Context, opts []kgo.Opt) ([]string, error) {
 		if v.Err != nil {
 			return
 		}
+		brokers++
 		g := strings.TrimSpace(v.VersionGuess())
 		if g != "" && !seen[g] {
 			seen[g] = true
@@ -41,5 +43,5 @@ func BrokerVersions(ctx context.Context, opts []kgo.Opt) ([]string, error) {
 		}
 	})
 	sort.Strings(out)
-	return out, nil
+	return out, brokers, nil
 }

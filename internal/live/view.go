@@ -24,13 +24,16 @@ import (
 // PlainEvery is how often plain output prints its status lines.
 const PlainEvery = 10 * time.Second
 
-// IsTerminal says whether w is a terminal that can redraw lines in place.
+// IsTerminal says whether w is a terminal that can redraw lines in place:
+// a terminal, not TERM=dumb, and wide enough for the lines (a terminal
+// that reports no size, as some emulated ones do, gets plain lines).
 func IsTerminal(w io.Writer, getenv func(string) string) bool {
 	f, ok := w.(*os.File)
-	if !ok || getenv("TERM") == "dumb" {
+	if !ok || getenv("TERM") == "dumb" || !term.IsTerminal(int(f.Fd())) {
 		return false
 	}
-	return term.IsTerminal(int(f.Fd()))
+	width, _, err := term.GetSize(int(f.Fd()))
+	return err == nil && width >= 40
 }
 
 // View is the live view of a plan run. Write prints a line (above the bars
@@ -150,6 +153,9 @@ func (v *View) eta() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	frac, known := v.fraction()
+	if frac >= 1 {
+		return "100%  done"
+	}
 	if !known || frac <= 0 {
 		return fmt.Sprintf("%3.0f%%  time left unknown", 100*frac)
 	}
@@ -202,10 +208,10 @@ func (w *workloadState) fraction() (float64, bool) {
 func (w *workloadState) line() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s", w.info.Name, count(w.rate), w.mibps)
-	switch {
-	case w.p99Ms > 0:
+	if w.p99Ms > 0 {
 		fmt.Fprintf(&b, ", p99 %.1f ms", w.p99Ms)
-	case w.avgMs > 0:
+	}
+	if w.avgMs > 0 {
 		fmt.Fprintf(&b, ", end-to-end %.1f ms", w.avgMs)
 	}
 	fmt.Fprintf(&b, ", %d error(s)", w.failed)
@@ -284,12 +290,15 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 	if w == nil {
 		return
 	}
+	if iv.LatencyCount > 0 {
+		w.avgMs = float64(iv.LatSumUs) / float64(iv.LatencyCount) / 1000
+	}
+	if w.info.Type == "end-to-end" {
+		return // its producer gives the rate; its consumer the latency
+	}
 	w.records += iv.Records
 	if s := iv.End.Sub(iv.Start).Seconds(); s > 0 {
 		w.rate, w.mibps = float64(iv.Records)/s, float64(iv.Bytes)/s/(1<<20)
-	}
-	if iv.LatencyCount > 0 {
-		w.avgMs = float64(iv.LatSumUs) / float64(iv.LatencyCount) / 1000
 	}
 	v.plain()
 }

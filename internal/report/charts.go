@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/kbench/kbench/internal/result"
 )
@@ -70,17 +71,27 @@ type distCurve struct {
 	Y        []float64 `json:"y"`
 }
 
-// matrixData is each summary metric against the plan's scenarios, in the
-// matrix's order, with its spread over repeats.
+// matrixData is each summary metric against the first swept parameter,
+// with its spread over repeats: one series per combination of the other
+// parameters (the partition study: p99 against partitions, a line per
+// message kind).
 type matrixData struct {
-	Parameter string         `json:"parameter"` // the swept parameter, or "scenario" for several
-	Labels    []string       `json:"labels"`
+	Parameter string         `json:"parameter"` // the first swept parameter, or "scenario"
+	Labels    []string       `json:"labels"`    // its values, in the matrix's order
 	Metrics   []matrixMetric `json:"metrics"`
 }
 
 type matrixMetric struct {
-	Name string     `json:"name"`
-	Unit string     `json:"unit"`
+	Name   string         `json:"name"`
+	Unit   string         `json:"unit"`
+	Series []matrixSeries `json:"series"`
+}
+
+// matrixSeries is one line: the mean over repeats at each label, and the
+// lowest and highest repeat (null where the scenario did not run or
+// measured nothing).
+type matrixSeries struct {
+	Name string     `json:"name"` // the other parameters' values; empty with one parameter
 	Mean []*float64 `json:"mean"`
 	Min  []*float64 `json:"min"`
 	Max  []*float64 `json:"max"`
@@ -202,8 +213,38 @@ func curve(name string, l *result.Latency) (distCurve, error) {
 
 func matrix(run *result.PlanRun) *matrixData {
 	m := &matrixData{Parameter: "scenario"}
-	if len(run.Parameters) == 1 {
+	if len(run.Parameters) > 0 {
 		m.Parameter = run.Parameters[0]
+	}
+	// Place each scenario: x is its first parameter's value, the series
+	// the rest.
+	xOf, groupOf := map[string]int{}, map[string]int{}
+	var groups []string
+	type place struct{ x, g int }
+	places := make([]place, len(run.Scenarios))
+	for i, sc := range run.Scenarios {
+		label, group := sc.Name, ""
+		if len(run.Parameters) > 0 {
+			label = paramValue(sc, run.Parameters[0])
+			var rest []string
+			for _, p := range run.Parameters[1:] {
+				rest = append(rest, p+"="+paramValue(sc, p))
+			}
+			group = strings.Join(rest, ", ")
+		}
+		x, ok := xOf[label]
+		if !ok {
+			x = len(m.Labels)
+			xOf[label] = x
+			m.Labels = append(m.Labels, label)
+		}
+		g, ok := groupOf[group]
+		if !ok {
+			g = len(groups)
+			groupOf[group] = g
+			groups = append(groups, group)
+		}
+		places[i] = place{x, g}
 	}
 	type metric struct {
 		name, unit string
@@ -218,44 +259,30 @@ func matrix(run *result.PlanRun) *matrixData {
 		{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }},
 		{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }},
 	}
-	for _, sc := range run.Scenarios {
-		label := sc.Name
-		if len(run.Parameters) == 1 {
-			label = paramValue(sc, run.Parameters[0])
-		}
-		m.Labels = append(m.Labels, label)
-	}
 	for _, mt := range metrics {
 		mm := matrixMetric{Name: mt.name, Unit: mt.unit}
-		any := false
-		for _, sc := range run.Scenarios {
+		for _, g := range groups {
+			n := len(m.Labels)
+			mm.Series = append(mm.Series, matrixSeries{Name: g, Mean: make([]*float64, n), Min: make([]*float64, n), Max: make([]*float64, n)})
+		}
+		measured := false
+		for i, sc := range run.Scenarios {
 			var s *result.Stats
 			if sc.Aggregate != nil {
 				s = mt.get(sc.Aggregate)
 			}
 			if s == nil || s.N == 0 {
-				mm.Mean, mm.Min, mm.Max = append(mm.Mean, nil), append(mm.Min, nil), append(mm.Max, nil)
 				continue
 			}
-			any = true
-			mm.Mean = append(mm.Mean, ptr(round3(s.Mean)))
-			mm.Min = append(mm.Min, ptr(round3(s.Min)))
-			mm.Max = append(mm.Max, ptr(round3(s.Max)))
+			ser, x := &mm.Series[places[i].g], places[i].x
+			ser.Mean[x], ser.Min[x], ser.Max[x] = ptr(round3(s.Mean)), ptr(round3(s.Min)), ptr(round3(s.Max))
+			measured = measured || s.Mean != 0
 		}
-		if any && !allZero(mm.Mean) {
+		if measured {
 			m.Metrics = append(m.Metrics, mm)
 		}
 	}
 	return m
-}
-
-func allZero(vs []*float64) bool {
-	for _, v := range vs {
-		if v != nil && *v != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 func opt(v float64, missing bool) *float64 {

@@ -136,7 +136,11 @@ func runContext(doc *result.Document) []kv {
 		}
 		ctx = append(ctx, kv{"Cluster", cluster})
 		if len(env.BrokerVersions) > 0 {
-			ctx = append(ctx, kv{"Brokers", fmt.Sprintf("%d, answering as %s", len(env.BrokerVersions), strings.Join(uniq(env.BrokerVersions), ", "))})
+			brokers := "answering as " + strings.Join(uniq(env.BrokerVersions), ", ")
+			if env.Brokers > 0 {
+				brokers = fmt.Sprintf("%d, %s", env.Brokers, brokers)
+			}
+			ctx = append(ctx, kv{"Brokers", brokers})
 		}
 		machine := fmt.Sprintf("%d CPUs, GOMAXPROCS %d", env.CPUs, env.GoMaxProcs)
 		if env.OS != "" {

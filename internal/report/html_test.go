@@ -162,11 +162,48 @@ func TestChartDataFromResult(t *testing.T) {
 		t.Fatalf("matrix %+v", cd.Matrix)
 	}
 	for _, m := range cd.Matrix.Metrics {
-		for i := range m.Mean {
-			if *m.Min[i] > *m.Mean[i] || *m.Mean[i] > *m.Max[i] {
-				t.Errorf("%s at %s: min %v mean %v max %v", m.Name, cd.Matrix.Labels[i], *m.Min[i], *m.Mean[i], *m.Max[i])
+		if len(m.Series) != 1 {
+			t.Fatalf("%s: %d series, want 1 with one swept parameter", m.Name, len(m.Series))
+		}
+		s := m.Series[0]
+		for i := range s.Mean {
+			if *s.Min[i] > *s.Mean[i] || *s.Mean[i] > *s.Max[i] {
+				t.Errorf("%s at %s: min %v mean %v max %v", m.Name, cd.Matrix.Labels[i], *s.Min[i], *s.Mean[i], *s.Max[i])
 			}
 		}
+	}
+}
+
+// TestMatrixSeriesPerOtherParameter: with two swept parameters, x is the
+// first and each value of the second is a line (the partition study: p99
+// against partitions, one line per message kind).
+func TestMatrixSeriesPerOtherParameter(t *testing.T) {
+	doc := sweepDoc(t, 4, 1, 3)
+	run := doc.Plan
+	run.Parameters = []string{"partitions", "message"}
+	for i := range run.Scenarios {
+		sc := &run.Scenarios[i]
+		parts := []string{"1", "1", "10", "10"}[i]
+		msg := []string{"size=4000", "payload_file=orders.json"}[i%2]
+		sc.Params = []result.Param{{Name: "partitions", Value: parts}, {Name: "message", Value: msg}}
+	}
+	m := matrix(run)
+	if m.Parameter != "partitions" || strings.Join(m.Labels, ",") != "1,10" {
+		t.Fatalf("x: %s %v, want partitions 1,10", m.Parameter, m.Labels)
+	}
+	rate := m.Metrics[0]
+	if len(rate.Series) != 2 || rate.Series[0].Name != "message=size=4000" || rate.Series[1].Name != "message=payload_file=orders.json" {
+		t.Fatalf("series %+v", rate.Series)
+	}
+	for _, s := range rate.Series {
+		for x, v := range s.Mean {
+			if v == nil {
+				t.Errorf("series %s has no point at %s", s.Name, m.Labels[x])
+			}
+		}
+	}
+	if got, want := *rate.Series[1].Mean[1], run.Scenarios[3].Aggregate.RecordsPerSec.Mean; got != round3(want) {
+		t.Errorf("partitions=10 payload_file: %v, want scenario 4's %v", got, want)
 	}
 }
 

@@ -24,7 +24,8 @@ type PlanRun struct {
 type Environment struct {
 	Cluster        string   `json:"cluster"`                   // "local" (started by kbench) or "external"
 	KafkaVersion   string   `json:"kafka_version,omitempty"`   // the local cluster's release
-	BrokerVersions []string `json:"broker_versions,omitempty"` // as the brokers' ApiVersions answer
+	BrokerVersions []string `json:"broker_versions,omitempty"` // as the brokers' ApiVersions answer, distinct
+	Brokers        int      `json:"brokers,omitempty"`         // how many answered
 	CPUs           int      `json:"cpus"`
 	GoMaxProcs     int      `json:"gomaxprocs"`
 	OS             string   `json:"os,omitempty"`   // the client machine's, as Go names it

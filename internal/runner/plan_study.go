@@ -84,8 +84,8 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		env.Cluster = "external"
 	}
 	if len(built) > 0 {
-		if vs, err := kadmin.BrokerVersions(ctx, built[0].Admin); err == nil {
-			env.BrokerVersions = vs
+		if vs, n, err := kadmin.BrokerVersions(ctx, built[0].Admin); err == nil {
+			env.BrokerVersions, env.Brokers = vs, n
 		} else {
 			fmt.Fprintf(opt.Progress, "kbench: could not ask the brokers for their versions: %v\n", err)
 		}

@@ -134,7 +134,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	}
 	out.Setup = time.Since(setup)
 	if len(sc.Admin) > 0 {
-		out.BrokerVersions, _ = kadmin.BrokerVersions(ctx, sc.Admin) // informational
+		out.BrokerVersions, _, _ = kadmin.BrokerVersions(ctx, sc.Admin) // informational
 	}
 
 	epoch := time.Now()

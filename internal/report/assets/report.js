@@ -218,19 +218,31 @@
       splits: function () { return idx; },
       values: function (u, vs) { return vs.map(function (v) { return m.labels[v] != null ? m.labels[v] : ''; }); }
     };
-    m.metrics.forEach(function (mt, i) {
+    m.metrics.forEach(function (mt, mi) {
+      var ser = [{ label: m.parameter, value: function (u, v) { return v == null ? '-' : m.labels[v]; } }];
+      var data = [idx], bands = [];
+      mt.series.forEach(function (s, gi) {
+        var ci = mt.series.length > 1 ? gi : mi, name = s.name ? s.name + ': ' : '';
+        var c = color(ci);
+        ser.push(series(name + 'mean', ci, { width: 2, points: { show: true, size: 7 } }));
+        ser.push(series(name + 'highest repeat', ci, { width: 1, dash: [3, 3], points: { show: false } }));
+        ser.push(series(name + 'lowest repeat', ci, { width: 1, dash: [3, 3], points: { show: false } }));
+        data.push(s.mean, s.max, s.min);
+        var n = data.length;
+        bands.push({ series: [n - 2, n - 1], fill: hexAlpha(c, 0.12) });
+      });
       chart(parent, mt.name + ' by ' + m.parameter, {
         scales: { x: { time: false, range: [-0.5, idx.length - 0.5] } },
-        series: [
-          { label: m.parameter, value: function (u, v) { return v == null ? '-' : m.labels[v]; } },
-          series('mean', i, { width: 2, points: { show: true, size: 7 } }),
-          series('highest repeat', i, { width: 1, dash: [3, 3], points: { show: false } }),
-          series('lowest repeat', i, { width: 1, dash: [3, 3], points: { show: false } })
-        ],
-        bands: [{ series: [2, 3], fill: 'rgba(31, 111, 235, 0.10)' }],
+        series: ser,
+        bands: bands,
         axes: [catAxis, { label: mt.unit, size: 70 }]
-      }, [idx, mt.mean, mt.max, mt.min], 2);
+      }, data, 2);
     });
+  }
+
+  function hexAlpha(hex, a) {
+    var n = parseInt(hex.slice(1), 16);
+    return 'rgba(' + (n >> 16 & 255) + ', ' + (n >> 8 & 255) + ', ' + (n & 255) + ', ' + a + ')';
   }
 
   function inflate(b64) {
