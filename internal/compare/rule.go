@@ -33,10 +33,10 @@ func ParseRule(s string) (Rule, error) {
 	metric, ok := metricByName(m[1])
 	if !ok {
 		hint := ""
-		if near := suggest.Nearest(m[1], metricNames()); near != "" {
+		if near := nearestMetric(m[1]); near != "" {
 			hint = fmt.Sprintf("did you mean %q? ", near)
 		}
-		return Rule{}, userr.Errorf("--fail-if %q: unknown metric %q; %s(metrics: %s)", s, m[1], hint, strings.Join(metricNames(), ", "))
+		return Rule{}, userr.Errorf("--fail-if %q: unknown metric %q; %smetrics: %s", s, m[1], hint, strings.Join(metricNames(), ", "))
 	}
 	if m[4] == "" {
 		// A bare number could be read as ms or records/s: rules are
@@ -48,6 +48,18 @@ func ParseRule(s string) (Rule, error) {
 		return Rule{}, userr.Errorf("--fail-if %q: %v; %s", s, err, ruleForm)
 	}
 	return Rule{Text: s, Metric: metric, Op: m[2], Percent: pct}, nil
+}
+
+// nearestMetric guesses the metric meant: the one name completes with its
+// unit ("p99" → "p99_ms", which beats the nearer spelling of "p99_9" to
+// "p99_ms"), else a near spelling.
+func nearestMetric(name string) string {
+	for _, m := range Metrics {
+		if strings.HasPrefix(m.Name, strings.ToLower(name)+"_") {
+			return m.Name
+		}
+	}
+	return suggest.Nearest(name, metricNames())
 }
 
 // crossed reports whether change (percent) satisfies the rule. A NaN
