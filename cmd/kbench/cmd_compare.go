@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbench/kbench/internal/compare"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 type compareOptions struct {
@@ -32,7 +33,13 @@ A's and B's figures, the change from A to B and a verdict. It prints a Markdown 
 and writes compare.md and compare.html. See docs/compare.md.`,
 		Example: `  kbench compare results/baseline results/candidate
   kbench compare baseline/result.json candidate/result.json --fail-if 'p99_ms>+10%' --fail-if 'records_per_sec<-5%'`,
-		Args: cobra.ExactArgs(2),
+		Args: func(c *cobra.Command, args []string) error {
+			// cobra's own check is not a usage error (it would exit 1).
+			if len(args) != 2 {
+				return userr.Errorf("%s: takes two results, A and B, each a results folder or a result file; got %d (see '%s --help')", c.Name(), len(args), c.CommandPath())
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			return runCompare(c.Context(), opts, args[0], args[1], st.stdout)
 		},
