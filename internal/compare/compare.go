@@ -125,9 +125,11 @@ func Compare(a, b *Side) *Report {
 			r.OnlyA = append(r.OnlyA, sa.name)
 			continue
 		case sa.values == nil || sb.values == nil:
-			side := "A"
+			side := "A and B"
 			if sa.values != nil {
 				side = "B"
+			} else if sb.values != nil {
+				side = "A"
 			}
 			r.Notes = append(r.Notes, fmt.Sprintf("scenario %s: no repeat ended ok in %s; not compared", sa.name, side))
 			continue
