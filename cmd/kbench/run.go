@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbench/kbench/internal/compare"
 	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -16,7 +17,7 @@ import (
 // Exit codes, decided here and nowhere else.
 const (
 	exitOK          = 0
-	exitFailure     = 1   // the run failed: broker unreachable or died, records failed
+	exitFailure     = 1   // the run failed: broker unreachable or died, records failed; or a --fail-if gate crossed
 	exitUsage       = 2   // bad flags, property values or input files
 	exitThresholds  = 99  // a plan's threshold was crossed (k6's code); everything was written
 	exitInterrupted = 130 // SIGINT/SIGTERM, as a shell reports it
@@ -88,6 +89,10 @@ func exitCode(err error, st *state) int {
 	case userr.Is(err):
 		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
 		return exitUsage
+	case errors.As(err, new(*compare.Crossed)):
+		// The comparison ran and was written; B failed the CI gate.
+		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
+		return exitFailure
 	default:
 		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
 		return exitFailure
@@ -120,6 +125,7 @@ func newRootCmd(st *state) *cobra.Command {
 		newEndToEndCmd,
 		newClusterCmd,
 		newSizeCmd,
+		newCompareCmd,
 		newVersionCmd,
 	} {
 		root.AddCommand(newCmd(st))

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// compareDir writes a plan run of one scenario, "acks=all", measured once
+// at rps records/s and p99 ms, into a results folder of its own.
+func compareDir(t *testing.T, rps, p99 float64) string {
+	t.Helper()
+	dir := t.TempDir()
+	one := func(x float64) result.Stats { return result.Describe([]float64{x}) }
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0), nil)
+	doc.Status = result.StatusOK
+	doc.Plan = &result.PlanRun{Name: "acks", Repeat: 1, Scenarios: []result.Scenario{{Name: "acks=all", Aggregate: &result.Aggregate{
+		Repeats: 1, RecordsPerSec: one(rps), MiBPerSec: one(rps / 1000),
+		P50Ms: one(p99 / 2), P95Ms: one(p99), P99Ms: one(p99), P999Ms: one(p99), MaxMs: one(p99),
+	}}}}
+	if err := result.Write(filepath.Join(dir, "result.json"), doc); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestCompareCmd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name       string
+		args       func(a, b, out string) []string
+		wantCode   int
+		wantOut    []string // substrings of stdout
+		wantStderr []string // substrings of stderr
+		wantFiles  string   // "a", "b" or "out": where compare.md and compare.html go; "" for none
+	}{
+		{
+			name: "not crossed",
+			args: func(a, b, _ string) []string {
+				return []string{a, b, "--fail-if", "p99_ms>+25%", "--fail-if", "records_per_sec<-5%"}
+			},
+			wantCode:  exitOK,
+			wantOut:   []string{"| acks=all | p99_ms | 10.000 | 12.000 | +20.0% | worse (1 repeat: spread unknown) |", "| acks=all | records_per_sec | 1000.0 | 1100.0 | +10.0% | better"},
+			wantFiles: "b",
+		},
+		{
+			name:     "crossed",
+			args:     func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99_ms>+10%"} },
+			wantCode: exitFailure,
+			wantOut:  []string{"| acks=all | p99_ms |"},
+			wantStderr: []string{"kbench: 1 --fail-if crossing(s):",
+				"scenario acks=all: p99_ms changed +20.0% (10.000 → 12.000 ms), crossing --fail-if p99_ms>+10%"},
+			wantFiles: "b",
+		},
+		{
+			name: "result files and --out",
+			args: func(a, b, out string) []string {
+				return []string{filepath.Join(a, "result.json"), filepath.Join(b, "result.json"), "--out", out}
+			},
+			wantCode:  exitOK,
+			wantFiles: "out",
+		},
+		{
+			name:       "bad rule",
+			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99_ms>10"} },
+			wantCode:   exitUsage,
+			wantStderr: []string{`kbench: --fail-if "p99_ms>10": 10 is not a percentage`},
+		},
+		{
+			name:       "unknown metric",
+			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99>+10%"} },
+			wantCode:   exitUsage,
+			wantStderr: []string{`unknown metric "p99"; did you mean "p99_ms"?`},
+		},
+		{
+			name:       "metric neither measured",
+			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "e2e_p99_ms>+10%"} },
+			wantCode:   exitUsage,
+			wantStderr: []string{`--fail-if "e2e_p99_ms>+10%": neither result measured end-to-end latency`},
+		},
+		{
+			name:       "no result",
+			args:       func(_, b, out string) []string { return []string{out, b} },
+			wantCode:   exitUsage,
+			wantStderr: []string{"no result.json in this folder"},
+		},
+		{
+			name:       "one argument",
+			args:       func(a, _, _ string) []string { return []string{a} },
+			wantCode:   exitUsage,
+			wantStderr: []string{"kbench: compare: takes two results, A and B, each a results folder or a result file; got 1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, b, out := compareDir(t, 1000, 10), compareDir(t, 1100, 12), t.TempDir()
+			var stdout, stderr bytes.Buffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, cacheDir: t.TempDir()}
+			code := run(context.Background(), append([]string{"kbench", "compare"}, tt.args(a, b, out)...), st)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.wantCode, stdout.String(), stderr.String())
+			}
+			for _, s := range tt.wantOut {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			for _, s := range tt.wantStderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+				}
+			}
+			for where, dir := range map[string]string{"a": a, "b": b, "out": out} {
+				for _, name := range []string{"compare.md", "compare.html"} {
+					_, err := os.Stat(filepath.Join(dir, name))
+					if written := err == nil; written != (where == tt.wantFiles) {
+						t.Errorf("%s in %s: written %v, want %v", name, where, written, where == tt.wantFiles)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,178 @@
+package compare
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// sc builds a plan scenario whose repeats measured rps records/s and p99 ms
+// (the other latency figures equal p99), aggregated as kbench run does.
+func sc(name string, rps, p99 []float64, errors int64) result.Scenario {
+	lat := result.Describe(p99)
+	return result.Scenario{Name: name, Aggregate: &result.Aggregate{
+		Repeats: len(rps), RecordsPerSec: result.Describe(rps), MiBPerSec: result.Describe(rps),
+		P50Ms: lat, P95Ms: lat, P99Ms: lat, P999Ms: lat, MaxMs: lat, Errors: errors,
+	}}
+}
+
+// writeDoc writes doc as result.json into a folder of its own and returns
+// the folder.
+func writeDoc(t *testing.T, doc *result.Document) string {
+	t.Helper()
+	dir := t.TempDir()
+	doc.StartedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if doc.Status == "" {
+		doc.Status = result.StatusOK
+	}
+	if err := result.Write(filepath.Join(dir, "result.json"), doc); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func planDir(t *testing.T, scenarios ...result.Scenario) string {
+	t.Helper()
+	return writeDoc(t, &result.Document{Kind: result.KindPlan, Plan: &result.PlanRun{Name: "study", Repeat: 1, Scenarios: scenarios}})
+}
+
+// load compares the documents in the folders (or files) a and b.
+func load(t *testing.T, a, b string) *Report {
+	t.Helper()
+	sa, err := Load(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Compare(sa, sb)
+}
+
+// find returns the row of a scenario's metric, formatted.
+func find(t *testing.T, r *Report, scenario, metric string) []string {
+	t.Helper()
+	for _, row := range r.Rows {
+		if row.Scenario == scenario && row.Metric.Name == metric {
+			return row.cells()
+		}
+	}
+	t.Fatalf("no row for %s %s in %+v", scenario, metric, r.Rows)
+	return nil
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	one := NoteOneRepeat
+	tests := []struct {
+		name   string
+		a, b   result.Scenario
+		metric string
+		want   []string // A, B, change, verdict
+	}{
+		{"rate up, 1 repeat", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1100}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0", "1100.0", "+10.0%", "better (" + one + ")"}},
+		{"p99 up, 1 repeat", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{12}, 0),
+			"p99_ms", []string{"10.000", "12.000", "+20.0%", "worse (" + one + ")"}},
+		{"p99 down", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{8}, 0),
+			"p99_ms", []string{"10.000", "8.000", "-20.0%", "better (" + one + ")"}},
+		{"rate up, intervals apart", sc("s", []float64{990, 1000, 1010}, []float64{10}, 0), sc("s", []float64{1090, 1100, 1110}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0 ±2.5%", "1100.0 ±2.3%", "+10.0%", "better"}},
+		{"rate up, intervals overlap", sc("s", []float64{900, 1000, 1100}, []float64{10}, 0), sc("s", []float64{950, 1050, 1150}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0 ±24.8%", "1050.0 ±23.7%", "+5.0%", "within noise"}},
+		{"rate down, 2 repeats against 1", sc("s", []float64{990, 1010}, []float64{10}, 0), sc("s", []float64{900}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0 ±12.7%", "900.0", "-10.0%", "worse (" + one + ")"}},
+		{"equal", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0", "1000.0", "0.0%", "same"}},
+		{"errors from 0", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 3),
+			"errors", []string{"0", "3", "n/a", "worse"}},
+		{"errors down", sc("s", []float64{1000, 1000}, []float64{10}, 4), sc("s", []float64{1000, 1000}, []float64{10}, 2),
+			"errors", []string{"4", "2", "-50.0%", "better"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := load(t, planDir(t, tt.a), planDir(t, tt.b))
+			if got := find(t, r, "s", tt.metric)[2:]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s: got %q, want %q", tt.metric, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompareScenariosInOneSide(t *testing.T) {
+	t.Parallel()
+	x := func(name string) result.Scenario { return sc(name, []float64{1000}, []float64{10}, 0) }
+	failed := result.Scenario{Name: "w"} // no repeat ended ok: no aggregate
+	r := load(t, planDir(t, x("x"), x("y"), failed), planDir(t, x("y"), x("z"), x("w")))
+	if !reflect.DeepEqual(r.OnlyA, []string{"x"}) || !reflect.DeepEqual(r.OnlyB, []string{"z"}) {
+		t.Errorf("only in A %q, only in B %q; want [x], [z]", r.OnlyA, r.OnlyB)
+	}
+	for _, row := range r.Rows {
+		if row.Scenario != "y" {
+			t.Errorf("row for scenario %s; only y is in both with repeats ok", row.Scenario)
+		}
+	}
+	if want := []string{"scenario w: no repeat ended ok in A; not compared"}; !reflect.DeepEqual(r.Notes, want) {
+		t.Errorf("notes %q, want %q", r.Notes, want)
+	}
+}
+
+// producerDoc is producer-perf-test's document: the steady state's figures
+// are the ones compared.
+func producerDoc(rps float64, p99us int64) *result.Document {
+	return &result.Document{Kind: result.KindProducerPerf, Producer: &result.Producer{
+		RecordsPerSec: 1, Latency: result.Latency{P99: 1}, Failed: 2,
+		SteadyState: &result.Producer{RecordsPerSec: rps, MiBPerSec: rps / 1024, Latency: result.Latency{P99: p99us}},
+	}}
+}
+
+func TestCompareDropIn(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		a, b     *result.Document
+		scenario string
+		metric   string
+		want     []string
+	}{
+		{"producer rate", producerDoc(1000, 10000), producerDoc(1100, 12000), "producer-perf-test",
+			"records_per_sec", []string{"1000.0", "1100.0", "+10.0%", "better (" + NoteOneRepeat + ")"}},
+		{"producer p99 from µs", producerDoc(1000, 10000), producerDoc(1100, 12000), "producer-perf-test",
+			"p99_ms", []string{"10.000", "12.000", "+20.0%", "worse (" + NoteOneRepeat + ")"}},
+		{"producer failed records", producerDoc(1000, 10000), producerDoc(1100, 12000), "producer-perf-test",
+			"errors", []string{"2", "2", "0.0%", "same"}},
+		{"end-to-end", &result.Document{Kind: result.KindEndToEnd, EndToEnd: &result.Latency{P99: 2000}},
+			&result.Document{Kind: result.KindEndToEnd, EndToEnd: &result.Latency{P99: 1500}}, "end-to-end-latency",
+			"e2e_p99_ms", []string{"2.000", "1.500", "-25.0%", "better (" + NoteOneRepeat + ")"}},
+		{"consumer", &result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{RecordsPerSec: 5000}},
+			&result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{RecordsPerSec: 4000}}, "consumer-perf-test",
+			"consume_records_per_sec", []string{"5000.0", "4000.0", "-20.0%", "worse (" + NoteOneRepeat + ")"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// Drop-in documents are given as files, as --json writes them.
+			a := filepath.Join(writeDoc(t, tt.a), "result.json")
+			b := filepath.Join(writeDoc(t, tt.b), "result.json")
+			r := load(t, a, b)
+			if got := find(t, r, tt.scenario, tt.metric)[2:]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%s: got %q, want %q", tt.metric, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	for _, path := range []string{empty, filepath.Join(empty, "missing.json")} {
+		if _, err := Load(path); err == nil {
+			t.Errorf("Load(%s): no error", path)
+		}
+	}
+}

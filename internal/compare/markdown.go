@@ -1,0 +1,103 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Columns are the comparison table's columns, in Markdown and HTML alike.
+var Columns = []string{"scenario", "metric", "A", "B", "change", "verdict"}
+
+// Explanation says how to read the table; both formats end with it.
+const Explanation = "A and B are each scenario's mean over its repeats that ended ok; ±x% is half its 95% confidence interval, relative to the mean. " +
+	"Change is (B − A) / A; n/a when A is 0. Higher is better for rates, lower for latency and errors. " +
+	"A change is within noise when both sides have at least 2 repeats and their confidence intervals overlap; " +
+	"with 1 repeat on a side the spread is unknown and the verdict only gives the direction. Errors are counts, compared exactly."
+
+// cells formats a row for display.
+func (r Row) cells() []string {
+	return []string{r.Scenario, r.Metric.Name, formatValue(r.Metric, r.A), formatValue(r.Metric, r.B),
+		formatChange(r.Change), r.verdictText()}
+}
+
+func (r Row) verdictText() string {
+	if r.Note != "" {
+		return string(r.Verdict) + " (" + r.Note + ")"
+	}
+	return string(r.Verdict)
+}
+
+func formatNum(m Metric, x float64) string { return strconv.FormatFloat(x, 'f', m.prec, 64) }
+
+func formatValue(m Metric, v *Value) string {
+	if v == nil {
+		return "—"
+	}
+	s := formatNum(m, v.Mean)
+	if v.N >= 2 && !v.Exact && v.Mean != 0 {
+		s += fmt.Sprintf(" ±%.1f%%", (v.High-v.Low)/2/math.Abs(v.Mean)*100)
+	}
+	return s
+}
+
+// formatChange shows a change in percent; infinite (from 0) and missing
+// changes are n/a.
+func formatChange(c float64) string {
+	switch {
+	case math.IsInf(c, 0) || math.IsNaN(c):
+		return "n/a"
+	case c == 0:
+		return "0.0%"
+	}
+	return fmt.Sprintf("%+.1f%%", c)
+}
+
+// WriteMarkdown writes the comparison as Markdown: the sides, the table,
+// the scenarios of one side only and how to read it.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("# kbench compare\n\n")
+	fmt.Fprintf(&b, "- A: %s\n- B: %s\n\n", r.A, r.B)
+	if len(r.Rows) > 0 {
+		b.WriteString("| " + strings.Join(Columns, " | ") + " |\n")
+		b.WriteString("| --- | --- | ---: | ---: | ---: | --- |\n")
+		for _, row := range r.Rows {
+			cs := row.cells()
+			for i := range cs {
+				cs[i] = cell(cs[i])
+			}
+			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
+		}
+	} else {
+		b.WriteString("No scenario present in both results to compare.\n")
+	}
+	if len(r.OnlyA) > 0 {
+		fmt.Fprintf(&b, "\nOnly in A: %s.\n", names(r.OnlyA))
+	}
+	if len(r.OnlyB) > 0 {
+		fmt.Fprintf(&b, "\nOnly in B: %s.\n", names(r.OnlyB))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n%s.\n", n)
+	}
+	b.WriteString("\n" + Explanation + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func names(ns []string) string {
+	q := make([]string, len(ns))
+	for i, n := range ns {
+		q[i] = cell(n)
+	}
+	return strings.Join(q, ", ")
+}
+
+// cell escapes what would break a Markdown table cell: scenario names hold
+// swept values, which may hold a pipe or a line break.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}

@@ -1,0 +1,125 @@
+package compare
+
+import (
+	"github.com/kbench/kbench/internal/result"
+)
+
+// Metric is one figure compared, named as in result.json and --fail-if.
+type Metric struct {
+	Name         string
+	HigherBetter bool
+	Unit         string // shown after numbers in messages
+	What         string // what measuring it takes, for "neither result measured ..."
+	prec         int    // decimals shown
+}
+
+// Metrics are the figures compared, in the order shown.
+var Metrics = []Metric{
+	{Name: "records_per_sec", HigherBetter: true, Unit: "records/s", What: "produce throughput", prec: 1},
+	{Name: "mib_per_sec", HigherBetter: true, Unit: "MiB/s", What: "produce throughput", prec: 2},
+	{Name: "consume_records_per_sec", HigherBetter: true, Unit: "records/s", What: "consume throughput", prec: 1},
+	{Name: "p50_ms", Unit: "ms", What: "publish latency", prec: 3},
+	{Name: "p95_ms", Unit: "ms", What: "publish latency", prec: 3},
+	{Name: "p99_ms", Unit: "ms", What: "publish latency", prec: 3},
+	{Name: "p99_9_ms", Unit: "ms", What: "publish latency", prec: 3},
+	{Name: "max_ms", Unit: "ms", What: "publish latency", prec: 3},
+	{Name: "e2e_p99_ms", Unit: "ms", What: "end-to-end latency", prec: 3},
+	{Name: "errors", What: "errors", prec: 0},
+}
+
+// metricNames lists Metrics' names, for messages and suggestions.
+func metricNames() []string {
+	names := make([]string, len(Metrics))
+	for i, m := range Metrics {
+		names[i] = m.Name
+	}
+	return names
+}
+
+func metricByName(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// Value is one side's figure for a scenario: the mean over repeats and its
+// 95% confidence interval.
+type Value struct {
+	Mean      float64
+	Low, High float64
+	N         int  // repeats behind the mean
+	Exact     bool // a count (errors): no spread to judge
+}
+
+func statsValue(s result.Stats) Value {
+	return Value{Mean: s.Mean, Low: s.CI95Low, High: s.CI95High, N: s.N}
+}
+
+// one is a figure measured once: its spread is unknown.
+func one(x float64) Value { return Value{Mean: x, Low: x, High: x, N: 1} }
+
+// aggregateValues takes a plan scenario's figures from its aggregate; nil
+// when no repeat ended ok.
+func aggregateValues(a *result.Aggregate) map[string]Value {
+	if a == nil {
+		return nil
+	}
+	v := map[string]Value{
+		"errors": {Mean: float64(a.Errors), Low: float64(a.Errors), High: float64(a.Errors), N: a.Repeats, Exact: true},
+	}
+	// A plan without producers has N = 0 in the publish figures.
+	if a.RecordsPerSec.N > 0 {
+		v["records_per_sec"] = statsValue(a.RecordsPerSec)
+		v["mib_per_sec"] = statsValue(a.MiBPerSec)
+		v["p50_ms"] = statsValue(a.P50Ms)
+		v["p95_ms"] = statsValue(a.P95Ms)
+		v["p99_ms"] = statsValue(a.P99Ms)
+		v["p99_9_ms"] = statsValue(a.P999Ms)
+		v["max_ms"] = statsValue(a.MaxMs)
+	}
+	if a.EndToEndP99Ms != nil {
+		v["e2e_p99_ms"] = statsValue(*a.EndToEndP99Ms)
+	}
+	if a.ConsumeRecordsPerSec != nil {
+		v["consume_records_per_sec"] = statsValue(*a.ConsumeRecordsPerSec)
+	}
+	return v
+}
+
+// dropInValues derives a drop-in tool's figures the way the plan aggregate
+// does: steady state when there is one, latency in ms, a failed run
+// counting as one error besides its failed records.
+func dropInValues(doc *result.Document) map[string]Value {
+	var errs int64
+	if doc.Status == result.StatusFailed {
+		errs++
+	}
+	v := map[string]Value{}
+	if p := doc.Producer; p != nil {
+		errs += p.Failed
+		if p.SteadyState != nil {
+			p = p.SteadyState
+		}
+		v["records_per_sec"] = one(p.RecordsPerSec)
+		v["mib_per_sec"] = one(p.MiBPerSec)
+		v["p50_ms"] = one(ms(p.Latency.P50))
+		v["p95_ms"] = one(ms(p.Latency.P95))
+		v["p99_ms"] = one(ms(p.Latency.P99))
+		v["p99_9_ms"] = one(ms(p.Latency.P999))
+		v["max_ms"] = one(ms(p.Latency.Max))
+	}
+	if c := doc.Consumer; c != nil {
+		v["consume_records_per_sec"] = one(c.RecordsPerSec)
+	}
+	if e := doc.EndToEnd; e != nil {
+		v["e2e_p99_ms"] = one(ms(e.P99))
+	}
+	x := float64(errs)
+	v["errors"] = Value{Mean: x, Low: x, High: x, N: 1, Exact: true}
+	return v
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }
