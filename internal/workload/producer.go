@@ -105,6 +105,19 @@ type ProducerSpec struct {
 	// stops because ctx was cancelled (default 10s). A normal end waits as
 	// long as the client's delivery timeout allows.
 	FlushTimeout time.Duration
+	// Tracker, if set, follows every record by client and sequence number
+	// (verification and fault measurement): Tracker(i) is client i's, used
+	// by its sending goroutines and its promise worker.
+	Tracker func(i int) RecordTracker
+}
+
+// RecordTracker follows one producer client's records: Stamp is called
+// before each is produced (it may add a header; virtual users call it
+// concurrently), Done once it completed, with the error if it failed. seq
+// numbers the client's records from 0.
+type RecordTracker interface {
+	Stamp(r *kgo.Record, seq int64)
+	Done(r *kgo.Record, seq int64, err error)
 }
 
 // Interval is what completed during one reporting interval, over all clients.

@@ -39,6 +39,8 @@ type slot struct {
 	sent time.Duration
 	// done, for a virtual user's record, is signalled when it completes.
 	done chan struct{}
+	// seq is the record's number within its client, for the tracker.
+	seq int64
 }
 
 func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
@@ -77,6 +79,7 @@ type producerClient struct {
 	stamp     bool
 	headers   []kgo.RecordHeader
 	stamper   SentStamper
+	tracker   RecordTracker // nil unless the spec has a Tracker
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
@@ -153,6 +156,9 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
 	c.recordParts = newRecordParts(spec, uint64(i)+1)
+	if spec.Tracker != nil {
+		c.tracker = spec.Tracker(i)
+	}
 	cl, err := kgo.NewClient(append(spec.ClientOpts(i), kgo.WithHooks(&c.conn))...)
 	if err != nil {
 		return nil, fmt.Errorf("producer client %d: %w", i, err)
@@ -292,6 +298,10 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	if c.stamp {
 		c.stamper.Stamp(r, r.Timestamp)
 	}
+	if c.tracker != nil {
+		sl.seq = i
+		c.tracker.Stamp(r, i)
+	}
 	return r
 }
 
@@ -337,6 +347,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	}
 	if c.abandoned.Load() {
 		return // the run has given up on this client and read its results
+	}
+	if c.tracker != nil {
+		c.tracker.Done(r, sl.seq, err)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
