@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"syscall"
 )
@@ -51,4 +52,49 @@ func (c *Cluster) Restart(ctx context.Context, id int) error {
 func (c *Cluster) pid(id int) int {
 	b, _ := c.Broker(id)
 	return b.PID
+}
+
+// StopBroker shuts broker id down cleanly (SIGTERM: its partitions' leaders
+// move first; SIGKILL after 30 s) and waits until it has exited.
+func (c *Cluster) StopBroker(ctx context.Context, id int) error {
+	if _, ok := c.Broker(id); !ok {
+		return fmt.Errorf("stop: cluster %q has no broker %d", c.Name, id)
+	}
+	if err := c.stopBrokers(ctx, []int{id}, stopGrace); err != nil {
+		return fmt.Errorf("stop broker %d: %w", id, err)
+	}
+	c.logf("broker %d stopped", id)
+	return nil
+}
+
+// Healed is what Heal did to one broker: "resume" or "restart".
+type Healed struct {
+	ID     int
+	Action string
+}
+
+// Heal brings every broker back: paused ones are resumed, those not
+// running are started again and waited for. A fault timeline calls it at
+// the end of a run, so that nothing stays broken for the next.
+func (c *Cluster) Heal(ctx context.Context) ([]Healed, error) {
+	var done []Healed
+	var errs []error
+	for _, id := range c.ids() {
+		b, _ := c.Broker(id)
+		switch c.state(b) {
+		case procStopped:
+			if err := c.Resume(id); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			done = append(done, Healed{ID: id, Action: "resume"})
+		case procGone:
+			if err := c.Restart(ctx, id); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			done = append(done, Healed{ID: id, Action: "restart"})
+		}
+	}
+	return done, errors.Join(errs...)
 }

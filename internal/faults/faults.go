@@ -1,0 +1,240 @@
+// Package faults breaks brokers on a timeline while a scenario runs and
+// measures, from the client's side, what the cluster did about it: the
+// time until every partition the broker led has a new leader, and after
+// the broker returns, the time until every partition's in-sync replica set
+// is full again. Learn Fault, Actor and Timeline first.
+//
+// On the local cluster an Actor signals the broker processes; on a remote
+// cluster it runs the commands the plan gives (kubectl delete pod ...),
+// without a shell unless asked, keeping their output.
+package faults
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Actions.
+const (
+	Kill    = "kill"    // SIGKILL: a crash
+	Stop    = "stop"    // SIGTERM: a clean shutdown
+	Pause   = "pause"   // SIGSTOP: a hung process
+	Resume  = "resume"  // SIGCONT
+	Restart = "restart" // start again (stopping it first if it runs)
+	Bounce  = "bounce"  // stop, then start, Times times
+	// Heal is kbench's own action at the end of a run: every broker that
+	// is down is started again, every paused one resumed.
+	Heal = "heal"
+)
+
+// Actions lists the actions a plan may use.
+var Actions = []string{Kill, Stop, Pause, Resume, Restart, Bounce}
+
+// Removes reports whether the action takes a broker away (so leaders move).
+func Removes(action string) bool { return action == Kill || action == Stop || action == Pause }
+
+// Returns reports whether the action brings a broker back (so replicas
+// catch up).
+func Returns(action string) bool {
+	return action == Restart || action == Resume || action == Bounce || action == Heal
+}
+
+// Target says which broker a fault acts on; exactly one field is set.
+type Target struct {
+	Broker     int32 // a node id (> 0 locally)
+	Leader     *Partition
+	Controller bool   // the active KRaft controller
+	Fault      string // the broker an earlier fault acted on
+}
+
+func (t Target) String() string {
+	switch {
+	case t.Leader != nil:
+		return fmt.Sprintf("leader of %s-%d", t.Leader.Topic, t.Leader.Partition)
+	case t.Controller:
+		return "controller"
+	case t.Fault != "":
+		return "broker of " + t.Fault
+	}
+	return "broker " + strconv.Itoa(int(t.Broker))
+}
+
+// Partition names a topic partition.
+type Partition struct {
+	Topic     string
+	Partition int32
+}
+
+// Fault is one action of the timeline.
+type Fault struct {
+	Name   string
+	Action string
+	Target Target
+	// At is the time from the scenario's start; with After, the delay
+	// after the named fault was done.
+	At    time.Duration
+	After string
+	// Times repeats a bounce.
+	Times int
+}
+
+// Actor carries out actions on brokers.
+type Actor interface {
+	// Act does action on broker and returns what it printed.
+	Act(ctx context.Context, action string, broker int32) (output string, err error)
+	// Heal brings back every broker left down or paused, reporting what it
+	// did; remote actors do nothing (the plan's own timeline must).
+	Heal(ctx context.Context) ([]Healed, error)
+}
+
+// Healed is one broker Heal brought back, and how.
+type Healed struct {
+	Broker int32
+	Action string // resume or restart
+}
+
+// Processes is the local cluster as an Actor needs it (*cluster.Cluster).
+type Processes interface {
+	Kill(id int) error
+	Pause(id int) error
+	Resume(id int) error
+	StopBroker(ctx context.Context, id int) error
+	Restart(ctx context.Context, id int) error
+}
+
+// LocalActor acts on the local cluster's processes. HealFunc brings the
+// cluster back (cluster.Heal, adapted).
+type LocalActor struct {
+	Procs    Processes
+	HealFunc func(ctx context.Context) ([]Healed, error)
+}
+
+// Act signals or restarts the broker process.
+func (a LocalActor) Act(ctx context.Context, action string, broker int32) (string, error) {
+	id := int(broker)
+	switch action {
+	case Kill:
+		return "", a.Procs.Kill(id)
+	case Pause:
+		return "", a.Procs.Pause(id)
+	case Resume:
+		return "", a.Procs.Resume(id)
+	case Stop:
+		return "", a.Procs.StopBroker(ctx, id)
+	case Restart, Bounce:
+		return "", a.Procs.Restart(ctx, id)
+	}
+	return "", fmt.Errorf("unknown fault action %q", action)
+}
+
+// Heal brings back whatever is down.
+func (a LocalActor) Heal(ctx context.Context) ([]Healed, error) {
+	if a.HealFunc == nil {
+		return nil, nil
+	}
+	return a.HealFunc(ctx)
+}
+
+// CommandActor runs a command per action on a remote cluster: {broker} in
+// a template is replaced by the broker id. Without Shell the template is
+// split into words (single and double quotes group) and run directly;
+// with Shell it is given to sh -c.
+type CommandActor struct {
+	Commands map[string]string // by action
+	Shell    bool
+	Timeout  time.Duration // per command (default 2 minutes)
+}
+
+// maxOutput bounds the output kept per command.
+const maxOutput = 8 << 10
+
+// Act runs the action's command.
+func (a CommandActor) Act(ctx context.Context, action string, broker int32) (string, error) {
+	if action == Bounce {
+		action = Restart
+	}
+	tmpl, ok := a.Commands[action]
+	if !ok {
+		return "", fmt.Errorf("cluster.fault_commands has no %s command", action)
+	}
+	line := strings.ReplaceAll(tmpl, "{broker}", strconv.Itoa(int(broker)))
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = 2 * time.Minute
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var cmd *exec.Cmd
+	if a.Shell {
+		cmd = exec.CommandContext(cctx, "sh", "-c", line)
+	} else {
+		args, err := SplitCommand(line)
+		if err != nil {
+			return "", fmt.Errorf("fault command %q: %w", line, err)
+		}
+		cmd = exec.CommandContext(cctx, args[0], args[1:]...)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	text := out.String()
+	if len(text) > maxOutput {
+		text = text[:maxOutput] + "\n[output cut at 8 KiB]"
+	}
+	if err != nil {
+		if cctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("did not finish within %s", timeout)
+		}
+		return text, fmt.Errorf("fault command %q: %w", line, err)
+	}
+	return text, nil
+}
+
+// Heal does nothing remotely: kbench cannot know how to bring a remote
+// broker back beyond the plan's own restart commands.
+func (CommandActor) Heal(context.Context) ([]Healed, error) { return nil, nil }
+
+// SplitCommand splits a command line into words as a shell would for
+// plain words and quotes, without expanding anything.
+func SplitCommand(line string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range line {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unclosed %c quote", quote)
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty command")
+	}
+	return words, nil
+}
