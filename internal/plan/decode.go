@@ -8,11 +8,11 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat"}
-	clusterFields  = []string{"bootstrap", "properties", "local"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults"}
+	clusterFields  = []string{"bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
-	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds"}
+	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify"}
 	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "template", "template_file", "seed"}
 
 	// Topic names as Kafka allows them.
@@ -39,7 +39,10 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 		case "description":
 			p.Description = c.text(v, "description")
 		case "cluster":
+			c.clusterNode = v
 			c.cluster(v, &p.Cluster)
+		case "faults":
+			c.faultsNode = v
 		case "topics":
 			topics = v
 		case "workloads":
@@ -70,6 +73,17 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 			cl.Bootstrap = c.text(v, "cluster.bootstrap")
 		case "properties":
 			cl.Properties = c.properties(v, "cluster.properties")
+		case "fault_commands":
+			cl.FaultCommands = c.properties(v, "cluster.fault_commands")
+			for action, cmd := range cl.FaultCommands {
+				if !contains(faultCommandActions, action) {
+					c.addf(v, "cluster.fault_commands."+action, "is not an action that runs a command; use %s", quoteList(faultCommandActions))
+				} else if cmd == "" {
+					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. kubectl delete pod kafka-{broker}")
+				}
+			}
+		case "fault_shell":
+			cl.FaultShell = c.boolean(v, "cluster.fault_shell")
 		case "local":
 			c.fields(v, "cluster.local", localFields, func(key string, v *yaml.Node) {
 				path := "cluster.local." + key

@@ -52,6 +52,9 @@ type collector struct {
 	declared map[string]bool
 	seen     map[string]bool
 	list     Problems
+	// faultsNode and clusterNode are where the plan wrote them, for
+	// checks made once the scenarios are known.
+	faultsNode, clusterNode *yaml.Node
 }
 
 func newCollector(file string, sets []string) *collector {

@@ -94,6 +94,11 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 			p.scenarios = append(p.scenarios, sc)
 		}
 	}
+	if c.faultsNode != nil {
+		nodes := c.faults(c.faultsNode, p)
+		c.checkFaults(p, nodes, c.clusterNode)
+	}
+	c.verifyDefaults(p)
 	if err := c.err(); err != nil {
 		return nil, userr.New(err)
 	}

@@ -13,6 +13,9 @@ package plan
 import (
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 )
@@ -54,6 +57,8 @@ type Plan struct {
 	Description string
 	Cluster     Cluster
 	Repeat      int
+	// Faults is the timeline every scenario runs (each repeat anew).
+	Faults []faults.Fault
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string
@@ -70,6 +75,11 @@ type Cluster struct {
 	// Properties are Java client properties every client gets.
 	Properties map[string]string
 	Local      Local
+	// FaultCommands, on a remote cluster, are the commands run for each
+	// fault action ({broker} is replaced by the broker id); FaultShell runs
+	// them with sh -c.
+	FaultCommands map[string]string
+	FaultShell    bool
 }
 
 // Local is the local cluster started when there is no bootstrap.
@@ -132,6 +142,12 @@ type Workload struct {
 	// Thresholds fail the run (exit 99) when crossed; everything is still
 	// written.
 	Thresholds []Threshold
+	// Verify reads every record back after the run and reports what was
+	// lost, duplicated or reordered (on by default for produce workloads
+	// of a plan with faults).
+	Verify bool
+	// verifyNode is where verify was written (nil: not given).
+	verifyNode *yaml.Node
 }
 
 // Message says what records a producing workload sends: one of Size,

@@ -19,6 +19,21 @@ func (c *collector) scalar(n *yaml.Node, path, want string) (string, bool) {
 	return n.Value, true
 }
 
+func (c *collector) boolean(n *yaml.Node, path string) bool {
+	s, ok := c.scalar(n, path, "true or false")
+	if !ok {
+		return false
+	}
+	switch s {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	c.addf(n, path, "%q is not true or false", s)
+	return false
+}
+
 func (c *collector) text(n *yaml.Node, path string) string {
 	s, _ := c.scalar(n, path, "a text value")
 	return s

@@ -67,6 +67,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Backlog = c.size(v, p, 1<<62)
 		case "thresholds":
 			w.Thresholds = c.thresholds(v, p)
+		case "verify":
+			w.Verify = c.boolean(v, p)
+			w.verifyNode = v
 		}
 	})
 	if !ok {

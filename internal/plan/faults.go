@@ -1,0 +1,301 @@
+package plan
+
+import (
+	"fmt"
+	"os/exec"
+	"sort"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/faults"
+)
+
+var (
+	faultFields  = []string{"name", "action", "target", "at", "after", "delay", "times"}
+	targetFields = []string{"broker", "leader", "controller", "fault"}
+	leaderFields = []string{"topic", "partition"}
+)
+
+// maxBounces bounds a bounce's times.
+const maxBounces = 100
+
+// faultNodes remembers where each fault was written, for checks that need
+// the scenarios.
+type faultNodes struct {
+	list []*yaml.Node
+	at   []*yaml.Node // its at or delay value (nil when neither)
+}
+
+// faults decodes the plan's fault timeline.
+func (c *collector) faults(n *yaml.Node, p *Plan) faultNodes {
+	var nodes faultNodes
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		c.addf(n, "faults", "is %s; write a list of faults (- action: kill, target: {broker: 1}, at: 30s)", kindName(n))
+		return nodes
+	}
+	names := map[string]bool{}
+	for i, fn := range n.Content {
+		path := fmt.Sprintf("faults[%d]", i)
+		f := faults.Fault{Times: 1}
+		given := map[string]*yaml.Node{}
+		if !c.fields(fn, path, faultFields, func(key string, v *yaml.Node) {
+			given[key] = v
+			kp := join(path, key)
+			switch key {
+			case "name":
+				f.Name = c.text(v, kp)
+				if f.Name != "" && names[f.Name] {
+					c.addf(v, kp, "fault %q is named twice; names must differ", f.Name)
+				}
+			case "action":
+				f.Action = c.oneOf(v, kp, faults.Actions...)
+			case "target":
+				f.Target = c.faultTarget(v, kp, names)
+			case "at", "delay":
+				f.At = c.duration(v, kp)
+			case "after":
+				f.After = c.text(v, kp)
+				if f.After != "" && !names[f.After] {
+					c.addf(v, kp, "no earlier fault is named %q; name the fault it follows (name: ...) above this one", f.After)
+				}
+			case "times":
+				if t, ok := c.whole(v, kp, 1, maxBounces); ok {
+					f.Times = int(t)
+				}
+			}
+		}) {
+			continue
+		}
+		names[f.Name] = true
+		if given["action"] == nil {
+			c.addf(fn, path+".action", "missing; one of %s", quoteList(faults.Actions))
+		}
+		if given["target"] == nil {
+			c.addf(fn, path+".target", "missing; write {broker: 1}, {leader: {topic: T, partition: 0}}, controller or {fault: NAME}")
+		}
+		switch {
+		case given["at"] != nil && given["after"] != nil:
+			c.addf(given["after"], path+".after", "give at (from the scenario's start) or after with delay, not both")
+		case given["delay"] != nil && given["after"] == nil:
+			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; add after, or use at")
+		case given["at"] == nil && given["after"] == nil:
+			c.addf(fn, path+".at", "missing; say when: at: 30s from the scenario's start, or after: NAME with delay: 10s")
+		}
+		if given["times"] != nil && f.Action != faults.Bounce {
+			c.addf(given["times"], path+".times", "only a bounce repeats; leave times out of a %s", f.Action)
+		}
+		when := given["at"]
+		if when == nil {
+			when = given["delay"]
+		}
+		nodes.list = append(nodes.list, fn)
+		nodes.at = append(nodes.at, when)
+		p.Faults = append(p.Faults, f)
+	}
+	return nodes
+}
+
+func (c *collector) faultTarget(n *yaml.Node, path string, names map[string]bool) faults.Target {
+	var t faults.Target
+	if n.Kind == yaml.ScalarNode && n.Value == "controller" {
+		t.Controller = true
+		return t
+	}
+	set := 0
+	c.fields(n, path, targetFields, func(key string, v *yaml.Node) {
+		set++
+		kp := join(path, key)
+		switch key {
+		case "broker":
+			if b, ok := c.whole(v, kp, 0, 1<<31-1); ok {
+				t.Broker = int32(b)
+			}
+		case "leader":
+			t.Leader = &faults.Partition{}
+			c.fields(v, kp, leaderFields, func(key string, v *yaml.Node) {
+				switch key {
+				case "topic":
+					t.Leader.Topic = c.text(v, kp+".topic")
+				case "partition":
+					if pn, ok := c.whole(v, kp+".partition", 0, MaxPartitions-1); ok {
+						t.Leader.Partition = int32(pn)
+					}
+				}
+			})
+			if t.Leader.Topic == "" {
+				c.addf(v, kp+".topic", "missing; name the topic whose partition's leader to act on")
+			}
+		case "controller":
+			if v.Value != "true" {
+				c.addf(v, kp, "write controller: true, or target: controller")
+			}
+			t.Controller = true
+		case "fault":
+			t.Fault = c.text(v, kp)
+			if t.Fault != "" && !names[t.Fault] {
+				c.addf(v, kp, "no earlier fault is named %q; the target is the broker that fault acted on", t.Fault)
+			}
+		}
+	})
+	if n.Kind == yaml.MappingNode && set != 1 {
+		c.addf(n, path, "give exactly one of broker, leader, controller or fault")
+	}
+	return t
+}
+
+// checkFaults checks the timeline against the cluster and the scenarios:
+// brokers that exist, leaders of topics the plan prepares, faults due
+// before each scenario ends, commands that can run.
+func (c *collector) checkFaults(p *Plan, nodes faultNodes, clusterNode *yaml.Node) {
+	if len(p.Faults) == 0 || len(nodes.list) != len(p.Faults) {
+		return
+	}
+	local := p.Cluster.Bootstrap == ""
+	brokers := max(p.Cluster.Local.Brokers, 1)
+	used := map[string]bool{}
+	for i, f := range p.Faults {
+		path := fmt.Sprintf("faults[%d].target", i)
+		used[commandFor(f.Action)] = true
+		if f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == "" && local {
+			if b := int(f.Target.Broker); b < 1 || b > brokers {
+				c.addf(nodes.list[i], path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
+			}
+		}
+		if l := f.Target.Leader; l != nil && l.Topic != "" {
+			for _, sc := range p.scenarios {
+				t, ok := findTopic(sc.Topics, l.Topic)
+				switch {
+				case !ok:
+					c.addf(nodes.list[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
+				case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
+					c.addf(nodes.list[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
+				}
+			}
+		}
+	}
+	// A fault due after its scenario ends would never happen.
+	for _, sc := range p.scenarios {
+		end, ok := sc.Estimate()
+		if !ok {
+			continue
+		}
+		for i := range p.Faults {
+			due := dueAt(p.Faults, i)
+			if due >= end && nodes.at[i] != nil {
+				c.addf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q ends at %s; move it earlier or make the workloads run longer", due, sc.Name, end)
+			}
+		}
+	}
+	if local {
+		if len(p.Cluster.FaultCommands) > 0 {
+			c.addf(clusterNode, "cluster.fault_commands", "apply to a remote cluster (cluster.bootstrap); kbench signals the local cluster's brokers itself")
+		}
+		return
+	}
+	for _, action := range sortedSet(used) {
+		cmd, ok := p.Cluster.FaultCommands[action]
+		if !ok {
+			c.addf(clusterNode, "cluster.fault_commands."+action, "missing; on a remote cluster kbench runs your command for each action, e.g. %s: kubectl delete pod kafka-{broker}", action)
+			continue
+		}
+		prog := "sh"
+		if !p.Cluster.FaultShell {
+			words, err := faults.SplitCommand(cmd)
+			if err != nil {
+				c.addf(clusterNode, "cluster.fault_commands."+action, "%v", err)
+				continue
+			}
+			prog = words[0]
+		}
+		if _, err := exec.LookPath(prog); err != nil {
+			c.addf(clusterNode, "cluster.fault_commands."+action, "%q cannot be run: %v; give a full path or install it", prog, err)
+		}
+	}
+}
+
+// commandFor is the command an action needs on a remote cluster.
+func commandFor(action string) string {
+	if action == faults.Bounce {
+		return faults.Restart
+	}
+	return action
+}
+
+// dueAt is the earliest time fault i can happen: its at, plus the times of
+// the faults it follows.
+func dueAt(fs []faults.Fault, i int) time.Duration {
+	d := fs[i].At
+	for seen := 0; fs[i].After != "" && seen < len(fs); seen++ {
+		j := indexOfFault(fs, fs[i].After)
+		if j < 0 {
+			break
+		}
+		d += fs[j].At
+		i = j
+	}
+	return d
+}
+
+func indexOfFault(fs []faults.Fault, name string) int {
+	for i, f := range fs {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func findTopic(ts []Topic, name string) (Topic, bool) {
+	for _, t := range ts {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// faultCommandActions are the keys cluster.fault_commands takes (a bounce
+// runs the restart command).
+var faultCommandActions = []string{faults.Kill, faults.Stop, faults.Pause, faults.Resume, faults.Restart}
+
+// verifyDefaults turns verification on for produce workloads of a plan
+// with faults, and checks where it was asked for.
+func (c *collector) verifyDefaults(p *Plan) {
+	for si := range p.scenarios {
+		for wi := range p.scenarios[si].Workloads {
+			w := &p.scenarios[si].Workloads[wi]
+			path := fmt.Sprintf("workloads[%d].verify", wi)
+			tx := transactional(p.Cluster.Properties) || transactional(w.Properties)
+			if w.verifyNode == nil {
+				w.Verify = len(p.Faults) > 0 && w.Type == Produce && w.MaxRate == nil && !tx
+				continue
+			}
+			if !w.Verify {
+				continue
+			}
+			switch {
+			case w.Type != Produce:
+				c.addf(w.verifyNode, path, "verification reads back what a produce workload wrote; a %s workload has nothing to verify", w.Type)
+			case w.MaxRate != nil:
+				c.addf(w.verifyNode, path, "rate: max runs many short probes; verify a workload with a fixed rate or count")
+			case tx:
+				c.addf(w.verifyNode, path, "transactional producers are not verified yet; remove transactional.id or set verify: false")
+			}
+		}
+	}
+}
+
+func transactional(props map[string]string) bool {
+	_, ok := props["transactional.id"]
+	return ok
+}
