@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
 	"github.com/kbench/kbench/internal/plan"
@@ -235,8 +236,8 @@ func searchProbe(sc plan.Scenario) (time.Duration, bool) {
 
 // planLocalCluster starts the local cluster a plan asks for (cluster.local)
 // and stops it when the plan ends.
-func planLocalCluster(st *state) func(context.Context, plan.Local) (string, string, func(), error) {
-	return func(ctx context.Context, l plan.Local) (string, string, func(), error) {
+func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.LocalCluster, error) {
+	return func(ctx context.Context, l plan.Local) (*runner.LocalCluster, error) {
 		brokers := max(l.Brokers, 1)
 		fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this plan\n", orDefault(l.Version, cluster.DefaultVersion), brokers)
 		opts := append(clusterOpts(st),
@@ -255,7 +256,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (string, stri
 		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
-			return "", "", nil, clusterErr("start for the plan", err)
+			return nil, clusterErr("start for the plan", err)
 		}
 		stop := func() {
 			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -264,7 +265,18 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (string, stri
 				fmt.Fprintf(st.stderr, "kbench: stop local cluster: %v\n", err)
 			}
 		}
-		return c.Bootstrap(), c.Version, stop, nil
+		if st.keepPlanCluster != nil {
+			st.keepPlanCluster(c)
+		}
+		actor := faults.LocalActor{Procs: c, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
+			hs, err := c.Heal(ctx)
+			out := make([]faults.Healed, len(hs))
+			for i, h := range hs {
+				out[i] = faults.Healed{Broker: int32(h.ID), Action: h.Action}
+			}
+			return out, err
+		}}
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Stop: stop, Actor: actor}, nil
 	}
 }
 

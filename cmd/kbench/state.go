@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/kbench/kbench/internal/cluster"
 )
 
 // state is everything kbench takes from its process: streams, environment
@@ -17,6 +19,9 @@ type state struct {
 	// stateDir, when set, holds local clusters' state and data instead of
 	// clusters/ under cacheDir (tests use a temp dir but share the jars).
 	stateDir string
+	// keepPlanCluster, if set, is given the local cluster a plan starts
+	// (tests look at its brokers).
+	keepPlanCluster func(*cluster.Cluster)
 }
 
 func newProcessState() *state {

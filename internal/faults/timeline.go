@@ -191,17 +191,16 @@ func (t *Timeline) fire(ctx context.Context, i int) bool {
 		t.cfg.Logf("fault %s: %v", label(f), err)
 		return false
 	}
+	// A restart or bounce of a running broker moves its leaders too.
 	var leaders map[Partition]int32
-	if Removes(f.Action) {
+	if f.Action != Resume {
 		leaders, _ = t.leadersOf(ctx, broker)
 	}
 	t.set(i, func(r *Result) { r.At, r.Broker = at, broker })
 	t.cfg.Logf("fault %s: %s broker %d at %.1fs", label(f), f.Action, broker, at.Seconds())
 	began := time.Now()
-	var elect chan struct{}
-	if Removes(f.Action) {
-		elect = make(chan struct{})
-		t.measure(func(ctx context.Context) { defer close(elect); t.measureElection(ctx, i, broker, leaders, began) })
+	if len(leaders) > 0 {
+		t.measure(func(ctx context.Context) { t.measureElection(ctx, i, broker, leaders, began) })
 	}
 	var out string
 	times := max(f.Times, 1)

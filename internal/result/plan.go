@@ -72,6 +72,101 @@ type Repeat struct {
 	Status       string     `json:"status"`
 	Error        string     `json:"error,omitempty"`
 	Workloads    []Workload `json:"workloads"`
+	// Faults are the plan's faults as this repeat ran them, and what was
+	// measured; Verification is what reading each verified workload's
+	// records back found.
+	Faults       []Fault        `json:"faults,omitempty"`
+	Verification []Verification `json:"verification,omitempty"`
+}
+
+// Fault is one fault of a repeat. Times are from the scenario's start;
+// the measured times are nil when not measured (the action neither takes
+// a broker away nor brings one back, or it led no partition).
+type Fault struct {
+	Name   string `json:"name,omitempty"`
+	Action string `json:"action"`
+	Target string `json:"target"`
+	// Broker is the node the target resolved to (-1: not resolved).
+	Broker    int32   `json:"broker"`
+	AtSeconds float64 `json:"at_seconds"`
+	// ActionMs is how long the action took (a restart waits until the
+	// broker has joined again).
+	ActionMs float64 `json:"action_ms"`
+	// ElectionMs is from the action until every partition the broker led
+	// had a new leader (metadata polled every 50 ms).
+	ElectionMs *float64 `json:"election_ms,omitempty"`
+	// UnavailableMs is the longest time an affected partition went without
+	// an acknowledgement, from the last before the fault to the first
+	// after it (producers of the fault's topics).
+	UnavailableMs *float64 `json:"unavailable_ms,omitempty"`
+	// ISRRecoveredMs is, for an action that brings a broker back, from the
+	// action until every partition's in-sync replica set was full.
+	ISRRecoveredMs *float64 `json:"isr_recovered_ms,omitempty"`
+	// TimedOut names what was still not seen when measuring gave up.
+	TimedOut   []string         `json:"timed_out,omitempty"`
+	Partitions []FaultPartition `json:"partitions,omitempty"`
+	Status     string           `json:"status"` // done, failed, skipped, not reached
+	Error      string           `json:"error,omitempty"`
+	Output     string           `json:"output,omitempty"`
+}
+
+// FaultPartition is a partition the fault's broker led.
+type FaultPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	From      int32  `json:"from_leader"`
+	To        int32  `json:"to_leader"` // -1: no new leader seen
+	// UnavailableMs is this partition's longest time without an
+	// acknowledgement around the fault.
+	UnavailableMs *float64 `json:"unavailable_ms,omitempty"`
+}
+
+// Verification is what reading a produce workload's records back found.
+type Verification struct {
+	Workload string `json:"workload"`
+	Topic    string `json:"topic"`
+	// Acks and Idempotent are the producer's settings, which decide what
+	// counts as a failure: lost acknowledged records fail a run with
+	// acks=all; duplicates and reordering only with idempotence on.
+	Acks           string `json:"acks"`
+	Idempotent     bool   `json:"idempotent"`
+	Acked          int64  `json:"acked"`
+	Read           int64  `json:"read"`
+	Lost           int64  `json:"lost"`
+	Duplicated     int64  `json:"duplicated"`
+	OutOfOrder     int64  `json:"out_of_order"`
+	Unacknowledged int64  `json:"unacknowledged"`
+	Passed         bool   `json:"passed"`
+	// Note says why a problem found did not fail the run, or why the
+	// check could not be made.
+	Note       string                  `json:"note,omitempty"`
+	Error      string                  `json:"error,omitempty"`
+	Partitions []VerificationPartition `json:"partitions,omitempty"`
+	// Unseen is Jepsen's "acknowledged but not yet seen": sampled each
+	// second, the acknowledged records a live reader had not read yet.
+	Unseen []UnseenPoint `json:"unseen,omitempty"`
+}
+
+// VerificationPartition is one partition's problems, with the offsets of
+// the first few of each (lost: where they were acknowledged).
+type VerificationPartition struct {
+	Partition           int32   `json:"partition"`
+	Acked               int64   `json:"acked"`
+	Lost                int64   `json:"lost"`
+	Duplicated          int64   `json:"duplicated"`
+	OutOfOrder          int64   `json:"out_of_order"`
+	Unacknowledged      int64   `json:"unacknowledged"`
+	FirstLost           []int64 `json:"first_lost,omitempty"`
+	FirstDuplicated     []int64 `json:"first_duplicated,omitempty"`
+	FirstOutOfOrder     []int64 `json:"first_out_of_order,omitempty"`
+	FirstUnacknowledged []int64 `json:"first_unacknowledged,omitempty"`
+}
+
+// UnseenPoint is one sample of Verification.Unseen.
+type UnseenPoint struct {
+	Seconds float64 `json:"t"`
+	Unseen  int64   `json:"unseen"`
+	Acked   int64   `json:"acked"`
 }
 
 // Workload is what one workload of a repeat measured.

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
@@ -22,15 +23,22 @@ type PlanOptions struct {
 	Progress io.Writer
 	// Version is kbench's version, for the result.
 	Version string
-	// StartLocal starts the plan's local cluster and returns its bootstrap
-	// servers, its Kafka version and how to stop it. Called only when the
+	// StartLocal starts the plan's local cluster. Called only when the
 	// plan names no bootstrap servers.
-	StartLocal func(ctx context.Context, local plan.Local) (bootstrap, version string, stop func(), err error)
+	StartLocal func(ctx context.Context, local plan.Local) (*LocalCluster, error)
 	// Observer, if set, follows the run live.
 	Observer Observer
 	// OnRepeat, if set, is called after every repeat with the document so
 	// far, so the caller can write partial results as they come.
 	OnRepeat func(*result.Document)
+}
+
+// LocalCluster is the local cluster started for a plan.
+type LocalCluster struct {
+	Bootstrap, Version string
+	Stop               func()
+	// Actor acts on its broker processes for the plan's faults.
+	Actor faults.Actor
 }
 
 // RunPlan runs every scenario of the plan and returns the document: also
@@ -65,16 +73,18 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		fmt.Fprintf(opt.Progress, "kbench: warning: %s\n", w)
 	}
 
+	var actor faults.Actor = faults.CommandActor{Commands: p.Cluster.FaultCommands, Shell: p.Cluster.FaultShell}
 	if bootstrap == "" {
-		bs, version, stop, err := opt.StartLocal(ctx, p.Cluster.Local)
+		lc, err := opt.StartLocal(ctx, p.Cluster.Local)
 		if err != nil {
 			doc.Finish(err)
 			return doc, err
 		}
-		defer stop()
-		bootstrap = bs
+		defer lc.Stop()
+		bootstrap = lc.Bootstrap
+		actor = lc.Actor
 		env.Cluster = "local"
-		env.KafkaVersion = version
+		env.KafkaVersion = lc.Version
 		for i := range scenarios {
 			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, b); err != nil {
 				return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
@@ -108,6 +118,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				rep = runMaxRate(ctx, built[i], &scenarios[i], wi, r, func(line string) {
 					fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 				})
+			} else if ck := checksOf(p, &scenarios[i], actor, func(format string, args ...any) {
+				fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, fmt.Sprintf(format, args...))
+			}); ck.active() {
+				rep = runChecked(ctx, built[i], r, ck)
 			} else {
 				rep = runRepeat(ctx, built[i], r)
 			}
