@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kbench/kbench/internal/result"
@@ -54,6 +55,10 @@ type workloadSeries struct {
 	LagT      []float64  `json:"lag_t,omitempty"`
 	Lag       []int64    `json:"lag,omitempty"`
 	Marks     []timeMark `json:"marks,omitempty"`
+	// UnseenT and Unseen are a verified workload's acknowledged records
+	// not yet read back, over time.
+	UnseenT []float64 `json:"unseen_t,omitempty"`
+	Unseen  []int64   `json:"unseen,omitempty"`
 }
 
 // timeMark is a moment to mark on the time-series charts.
@@ -179,6 +184,33 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 		for _, l := range c.Lag {
 			ws.LagT = append(ws.LagT, round3(started+l.ElapsedSeconds))
 			ws.Lag = append(ws.Lag, l.Records)
+		}
+	}
+	for _, f := range rep.Faults {
+		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
+			continue
+		}
+		at := f.Time.Sub(rep.StartedAt).Seconds()
+		what := f.Action
+		if f.Broker >= 0 {
+			what += " " + strconv.Itoa(int(f.Broker))
+		}
+		ws.Marks = append(ws.Marks, timeMark{At: round3(at), Label: what})
+		if f.ElectionMs != nil {
+			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
+		}
+		if f.ISRRecoveredMs != nil {
+			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
+		}
+	}
+	for _, v := range rep.Verification {
+		if v.Workload != w.Name || len(v.Unseen) == 0 {
+			continue
+		}
+		base := v.StartedAt.Sub(rep.StartedAt).Seconds()
+		for _, p := range v.Unseen {
+			ws.UnseenT = append(ws.UnseenT, round3(base+p.Seconds))
+			ws.Unseen = append(ws.Unseen, p.Unseen)
 		}
 	}
 	if c := w.CatchUp; c != nil && len(ivs) > 0 {

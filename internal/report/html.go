@@ -55,6 +55,7 @@ type htmlPage struct {
 	Clients     []clientConfig
 	PlanYAML    string
 	Thresholds  []result.ThresholdResult
+	Tables      []*table // faults and verification
 	UPlotJS     template.JS
 	UPlotCSS    template.CSS
 	ReportJS    template.JS
@@ -95,7 +96,7 @@ func WriteHTML(w io.Writer, doc *result.Document, in HTMLInput) error {
 	page := htmlPage{
 		Title: run.Name, Description: run.Description, Doc: doc, Env: run.Environment,
 		Summary: sum, Context: runContext(doc), Warnings: warnings(run), Clients: clientConfigs(run),
-		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run),
+		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: faultTableList(run),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS),
 		ReportJS: template.JS(reportJS), ReportCSS: template.CSS(reportCSS),
 		Data: template.JS(data),

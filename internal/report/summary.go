@@ -116,6 +116,9 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 			b.WriteString("| " + strings.Join([]string{cell(th.Scenario), cell(th.Workload), th.Metric, th.Condition, thresholdValue(th), passFail(th)}, " | ") + " |\n")
 		}
 	}
+	for _, t := range faultTableList(doc.Plan) {
+		writeTable(&b, t)
+	}
 	for _, n := range sum.Footnotes {
 		b.WriteString("\n" + strings.Replace(n, "*", "\\*", 1) + "\n")
 	}

@@ -89,6 +89,8 @@ type Fault struct {
 	// Broker is the node the target resolved to (-1: not resolved).
 	Broker    int32   `json:"broker"`
 	AtSeconds float64 `json:"at_seconds"`
+	// Time is when the action began.
+	Time time.Time `json:"time"`
 	// ActionMs is how long the action took (a restart waits until the
 	// broker has joined again).
 	ActionMs float64 `json:"action_ms"`
@@ -143,8 +145,10 @@ type Verification struct {
 	Error      string                  `json:"error,omitempty"`
 	Partitions []VerificationPartition `json:"partitions,omitempty"`
 	// Unseen is Jepsen's "acknowledged but not yet seen": sampled each
-	// second, the acknowledged records a live reader had not read yet.
-	Unseen []UnseenPoint `json:"unseen,omitempty"`
+	// second from StartedAt, the acknowledged records a live reader had
+	// not read yet.
+	StartedAt time.Time     `json:"started_at"`
+	Unseen    []UnseenPoint `json:"unseen,omitempty"`
 }
 
 // VerificationPartition is one partition's problems, with the offsets of

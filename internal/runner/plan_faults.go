@@ -133,6 +133,9 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		cancel()
 	}
 	rep.Faults = faultResults(frs, tr, end)
+	for i := range rep.Faults {
+		rep.Faults[i].Time = start.Add(frs[i].At)
+	}
 	for _, f := range rep.Faults {
 		if f.Status == faults.StatusFailed && rep.Error == "" {
 			rep.Status = result.StatusFailed
@@ -144,6 +147,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 			continue
 		}
 		v := verification(ctx, sc, t)
+		v.StartedAt = start
 		if !v.Passed && rep.Error == "" && ctx.Err() == nil {
 			rep.Status = result.StatusFailed
 			rep.Error = fmt.Sprintf("workload %q: verification: %s", v.Workload, verificationProblem(v))

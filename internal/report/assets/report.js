@@ -147,6 +147,14 @@
         plugins: timePlugins(w)
       }, [w.lag_t, w.lag]);
     }
+    if (w.unseen && w.unseen.length) {
+      chart(box, 'Acknowledged, not yet read back (records)', {
+        scales: { x: timeX },
+        series: [{ label: 'time (s)' }, series('unseen', 5, { fill: 'rgba(207, 34, 46, 0.10)' })],
+        axes: [secondsAxis, { label: 'records', size: 70 }],
+        plugins: timePlugins(w)
+      }, [w.unseen_t, w.unseen]);
+    }
   }
 
   function drawScenario(parent, sc, idx) {

@@ -1,0 +1,169 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// table is a titled table with notes under it, as summary.md and
+// report.html show the faults and the verification.
+type table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+	Bad     []bool // rows to flag (failed)
+	Notes   []string
+}
+
+// FaultColumns are the faults table's columns.
+var FaultColumns = []string{"scenario", "repeat", "fault", "at s", "election_ms", "unavailable_ms", "isr_recovered_ms", "status"}
+
+// VerificationColumns are the verification table's columns.
+var VerificationColumns = []string{"scenario", "repeat", "workload", "acks", "acked", "lost", "duplicated", "out_of_order", "unacknowledged", "result"}
+
+// faultTables builds the faults and verification tables; nil when the run
+// had neither.
+func faultTables(run *result.PlanRun) (faults, verification *table) {
+	for _, sc := range run.Scenarios {
+		for _, rep := range sc.Repeats {
+			for _, f := range rep.Faults {
+				if faults == nil {
+					faults = &table{Title: "Faults", Columns: FaultColumns}
+				}
+				status := f.Status
+				if len(f.TimedOut) > 0 {
+					status += " (no " + strings.Join(f.TimedOut, ", ") + " within the bound)"
+				}
+				faults.Rows = append(faults.Rows, []string{sc.Name, strconv.Itoa(rep.Index), faultName(f),
+					strconv.FormatFloat(f.AtSeconds, 'f', 1, 64), msCell(f.ElectionMs), msCell(f.UnavailableMs), msCell(f.ISRRecoveredMs), status})
+				faults.Bad = append(faults.Bad, f.Status == "failed")
+				if f.Error != "" {
+					note := fmt.Sprintf("%s, repeat %d, %s: %s", sc.Name, rep.Index, faultName(f), f.Error)
+					if out := strings.TrimSpace(f.Output); out != "" {
+						note += "; output: " + firstLines(out, 5)
+					}
+					faults.Notes = append(faults.Notes, note)
+				}
+			}
+			for _, v := range rep.Verification {
+				if verification == nil {
+					verification = &table{Title: "Verification", Columns: VerificationColumns}
+				}
+				verdict := "passed"
+				switch {
+				case v.Error != "":
+					verdict = "not checked"
+				case !v.Passed:
+					verdict = "failed"
+				}
+				verification.Rows = append(verification.Rows, []string{sc.Name, strconv.Itoa(rep.Index), v.Workload, v.Acks,
+					strconv.FormatInt(v.Acked, 10), strconv.FormatInt(v.Lost, 10), strconv.FormatInt(v.Duplicated, 10),
+					strconv.FormatInt(v.OutOfOrder, 10), strconv.FormatInt(v.Unacknowledged, 10), verdict})
+				verification.Bad = append(verification.Bad, verdict != "passed")
+				where := fmt.Sprintf("%s, repeat %d, %s", sc.Name, rep.Index, v.Workload)
+				if v.Error != "" {
+					verification.Notes = append(verification.Notes, where+": "+v.Error)
+				}
+				if v.Note != "" {
+					verification.Notes = append(verification.Notes, where+": "+v.Note+".")
+				}
+				for _, p := range v.Partitions {
+					verification.Notes = append(verification.Notes, fmt.Sprintf("%s, partition %d: %s", where, p.Partition, partitionProblems(p)))
+				}
+			}
+		}
+	}
+	if faults != nil {
+		faults.Notes = append(faults.Notes, "Times are from the scenario's start. election_ms: from the action until every partition the broker led had a new leader (metadata polled every 50 ms). "+
+			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after. "+
+			"isr_recovered_ms: from an action that brings a broker back until every partition's in-sync replicas were complete. A heal is kbench bringing back a broker the plan left down, before reading the topic back.")
+	}
+	if verification != nil {
+		verification.Notes = append(verification.Notes, "Every record carried its producer client and sequence number; after the run a fresh consumer read each topic back from the start. "+
+			"Lost (acknowledged, never read) fails a run with acks=all; duplicated and out_of_order fail it only with idempotence on; unacknowledged (written although the send failed or was not answered) never does.")
+	}
+	return faults, verification
+}
+
+func faultTableList(run *result.PlanRun) []*table {
+	var out []*table
+	f, v := faultTables(run)
+	for _, t := range []*table{f, v} {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func faultName(f result.Fault) string {
+	what := f.Action + " " + f.Target
+	if f.Broker >= 0 && !strings.HasPrefix(f.Target, "broker ") {
+		what += fmt.Sprintf(" (broker %d)", f.Broker)
+	}
+	if f.Name != "" && f.Name != "heal" {
+		return f.Name + ": " + what
+	}
+	if f.Name == "heal" {
+		return "heal: " + what
+	}
+	return what
+}
+
+func msCell(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return strconv.FormatFloat(*v, 'f', 0, 64)
+}
+
+func offsets(os []int64) string {
+	parts := make([]string, len(os))
+	for i, o := range os {
+		parts[i] = strconv.FormatInt(o, 10)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func partitionProblems(p result.VerificationPartition) string {
+	var parts []string
+	add := func(n int64, what string, first []int64) {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (first at offsets %s)", n, what, offsets(first)))
+		}
+	}
+	add(p.Lost, "lost", p.FirstLost)
+	add(p.Duplicated, "duplicated", p.FirstDuplicated)
+	add(p.OutOfOrder, "out of order", p.FirstOutOfOrder)
+	add(p.Unacknowledged, "unacknowledged", p.FirstUnacknowledged)
+	return strings.Join(parts, "; ")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = append(lines[:n], "…")
+	}
+	return strings.Join(lines, " / ")
+}
+
+// writeTable writes t as a Markdown section.
+func writeTable(b *strings.Builder, t *table) {
+	if t == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n## %s\n\n| %s |\n|%s\n", t.Title, strings.Join(t.Columns, " | "), strings.Repeat(" --- |", len(t.Columns)))
+	for _, row := range t.Rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = cell(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	for _, n := range t.Notes {
+		b.WriteString("\n" + n + "\n")
+	}
+}
