@@ -23,8 +23,9 @@ const maxBounces = 100
 // faultNodes remembers where each fault was written, for checks that need
 // the scenarios.
 type faultNodes struct {
-	list []*yaml.Node
-	at   []*yaml.Node // its at or delay value (nil when neither)
+	list   []*yaml.Node
+	at     []*yaml.Node // its at or delay value (nil when neither)
+	target []*yaml.Node // its target (the fault itself when missing)
 }
 
 // faults decodes the plan's fault timeline.
@@ -90,6 +91,11 @@ func (c *collector) faults(n *yaml.Node, p *Plan) faultNodes {
 			when = given["delay"]
 		}
 		nodes.list = append(nodes.list, fn)
+		if tn := given["target"]; tn != nil {
+			nodes.target = append(nodes.target, tn)
+		} else {
+			nodes.target = append(nodes.target, fn)
+		}
 		nodes.at = append(nodes.at, when)
 		p.Faults = append(p.Faults, f)
 	}
@@ -159,7 +165,7 @@ func (c *collector) checkFaults(p *Plan, nodes faultNodes, clusterNode *yaml.Nod
 		used[commandFor(f.Action)] = true
 		if f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == "" && local {
 			if b := int(f.Target.Broker); b < 1 || b > brokers {
-				c.addf(nodes.list[i], path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
+				c.addf(nodes.target[i], path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
 			}
 		}
 		if l := f.Target.Leader; l != nil && l.Topic != "" {
@@ -167,9 +173,9 @@ func (c *collector) checkFaults(p *Plan, nodes faultNodes, clusterNode *yaml.Nod
 				t, ok := findTopic(sc.Topics, l.Topic)
 				switch {
 				case !ok:
-					c.addf(nodes.list[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
+					c.addf(nodes.target[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
 				case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
-					c.addf(nodes.list[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
+					c.addf(nodes.target[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
 				}
 			}
 		}

@@ -1,0 +1,195 @@
+package plan
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/faults"
+)
+
+const faultPlan = `name: failover
+cluster:
+  local: {brokers: 3}
+topics:
+  - {name: t, partitions: 3, replication: 3}
+workloads:
+  - name: writer
+    type: produce
+    topic: t
+    message: {size: 100}
+    rate: 1k/s
+    duration: 60s
+  - name: reader
+    type: consume
+    topic: t
+FAULTS
+`
+
+func withFaults(faults string) string { return strings.Replace(faultPlan, "FAULTS", faults, 1) }
+
+func TestParseFaults(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte(withFaults(`faults:
+  - name: kill-leader
+    action: kill
+    target: {leader: {topic: t, partition: 1}}
+    at: 20s
+  - action: restart
+    target: {fault: kill-leader}
+    after: kill-leader
+    delay: 15s
+  - action: bounce
+    target: {broker: 2}
+    times: 3
+    at: 40s
+  - action: pause
+    target: controller
+    at: 50s`)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []faults.Fault{
+		{Name: "kill-leader", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 1}}, At: 20 * time.Second, Times: 1},
+		{Action: faults.Restart, Target: faults.Target{Fault: "kill-leader"}, After: "kill-leader", At: 15 * time.Second, Times: 1},
+		{Action: faults.Bounce, Target: faults.Target{Broker: 2}, At: 40 * time.Second, Times: 3},
+		{Action: faults.Pause, Target: faults.Target{Controller: true}, At: 50 * time.Second, Times: 1},
+	}
+	if len(p.Faults) != len(want) {
+		t.Fatalf("%d faults, want %d", len(p.Faults), len(want))
+	}
+	for i, f := range p.Faults {
+		w := want[i]
+		if f.Name != w.Name || f.Action != w.Action || f.At != w.At || f.After != w.After || f.Times != w.Times || f.Target.String() != w.Target.String() {
+			t.Errorf("fault %d = %+v (target %s), want %+v (target %s)", i, f, f.Target, w, w.Target)
+		}
+	}
+	scs, _ := p.Scenarios()
+	if ws := scs[0].Workloads; !ws[0].Verify || ws[1].Verify {
+		t.Errorf("verify: writer %v, reader %v; want the produce workload verified by default, the consumer not", ws[0].Verify, ws[1].Verify)
+	}
+}
+
+func TestParseVerifyWithoutFaults(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s", "    rate: 1k/s\n    verify: true", 1)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if !scs[0].Workloads[0].Verify {
+		t.Error("verify: true without faults: not verified")
+	}
+	p, err = Parse("plan.yaml", []byte(withFaults("")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ = p.Scenarios()
+	if scs[0].Workloads[0].Verify {
+		t.Error("no faults, no verify: verified anyway")
+	}
+}
+
+// TestParseBadFaults: mistakes in a timeline are caught before the run,
+// each with file:line:column, the field and the fix.
+func TestParseBadFaults(t *testing.T) {
+	tests := []struct{ name, faults, want string }{
+		{"no such broker", "faults:\n  - {action: kill, target: {broker: 4}, at: 10s}",
+			"plan.yaml:17:28: faults[0].target.broker: the local cluster has brokers 1 to 3, not 4"},
+		{"broker zero", "faults:\n  - {action: kill, target: {broker: 0}, at: 10s}",
+			"faults[0].target.broker: the local cluster has brokers 1 to 3, not 0"},
+		{"after the end", "faults:\n  - {action: kill, target: {broker: 1}, at: 90s}",
+			"plan.yaml:17:45: faults[0]: is due at 1m30s, but scenario \"failover\" ends at 1m0s"},
+		{"delay after the end", "faults:\n  - {name: k, action: kill, target: {broker: 1}, at: 30s}\n  - {action: restart, target: {fault: k}, after: k, delay: 40s}",
+			"faults[1]: is due at 1m10s"},
+		{"unknown action", "faults:\n  - {action: crash, target: {broker: 1}, at: 10s}",
+			`plan.yaml:17:14: faults[0].action: "crash" is not one of`},
+		{"unknown topic", "faults:\n  - {action: kill, target: {leader: {topic: other, partition: 0}}, at: 10s}",
+			`faults[0].target.leader.topic: topic "other" is not in topics`},
+		{"no such partition", "faults:\n  - {action: kill, target: {leader: {topic: t, partition: 3}}, at: 10s}",
+			`faults[0].target.leader.partition: topic "t" has 3 partitions (0 to 2), not 3`},
+		{"two targets", "faults:\n  - {action: kill, target: {broker: 1, controller: true}, at: 10s}",
+			"faults[0].target: give exactly one of broker, leader, controller or fault"},
+		{"no time", "faults:\n  - {action: kill, target: {broker: 1}}",
+			"faults[0].at: missing; say when"},
+		{"at and after", "faults:\n  - {name: a, action: kill, target: {broker: 1}, at: 5s}\n  - {action: restart, target: {broker: 1}, at: 10s, after: a}",
+			"faults[1].after: give at (from the scenario's start) or after with delay, not both"},
+		{"after unknown", "faults:\n  - {action: restart, target: {broker: 1}, after: nothing}",
+			`faults[0].after: no earlier fault is named "nothing"`},
+		{"target unknown fault", "faults:\n  - {action: restart, target: {fault: k}, at: 5s}",
+			`faults[0].target.fault: no earlier fault is named "k"`},
+		{"times on a kill", "faults:\n  - {action: kill, target: {broker: 1}, at: 5s, times: 2}",
+			"faults[0].times: only a bounce repeats"},
+		{"local commands", "faults:\n  - {action: kill, target: {broker: 1}, at: 5s}\ncluster:\n  fault_commands: {kill: kill-it}",
+			""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("plan.yaml", []byte(withFaults(tt.faults)), nil)
+			if tt.want == "" {
+				if err == nil {
+					t.Fatal("accepted")
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v\nwant %q", err, tt.want)
+			}
+		})
+	}
+}
+
+const remotePlan = `name: remote
+cluster:
+  bootstrap: kafka-0:9092
+  fault_commands: COMMANDS
+topics:
+  - {name: t, partitions: 3}
+workloads:
+  - {name: writer, type: produce, topic: t, message: {size: 100}, rate: 1k/s, duration: 60s}
+faults:
+  - {name: k, action: kill, target: {broker: 0}, at: 10s}
+  - {action: restart, target: {fault: k}, after: k, delay: 10s}
+`
+
+func TestParseRemoteFaultCommands(t *testing.T) {
+	tests := []struct{ name, commands, want string }{
+		{"ok", `{kill: "true {broker}", restart: "true {broker}"}`, ""},
+		{"missing command", `{kill: "true {broker}"}`, "cluster.fault_commands.restart: missing; on a remote cluster kbench runs your command"},
+		{"not executable", `{kill: "no-such-program-kbench {broker}", restart: "true"}`, `cluster.fault_commands.kill: "no-such-program-kbench" cannot be run`},
+		{"unclosed quote", `{kill: "true 'x", restart: "true"}`, "cluster.fault_commands.kill: unclosed ' quote"},
+		{"unknown action", `{kill: "true", restart: "true", explode: "true"}`, `cluster.fault_commands.explode: is not an action that runs a command`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte(strings.Replace(remotePlan, "COMMANDS", tt.commands, 1)), nil)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p.Cluster.FaultCommands["kill"] != "true {broker}" {
+					t.Errorf("commands %v", p.Cluster.FaultCommands)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err %v\nwant %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseBadVerify(t *testing.T) {
+	for _, bad := range []struct{ plan, want string }{
+		{strings.Replace(withFaults(""), "  - name: reader\n    type: consume\n    topic: t\n", "  - name: reader\n    type: consume\n    topic: t\n    verify: true\n", 1),
+			"workloads[1].verify: verification reads back what a produce workload wrote"},
+		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: max\n    verify: true\n", 1),
+			"workloads[0].verify: rate: max runs many short probes"},
+		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    verify: true\n    properties: {transactional.id: tx}\n", 1),
+			"workloads[0].verify: transactional producers are not verified yet"},
+		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    verify: yes please\n", 1),
+			`workloads[0].verify: "yes please" is not true or false`},
+	} {
+		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("err %v\nwant %q", err, bad.want)
+		}
+	}
+}
