@@ -90,7 +90,10 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
-	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), cfg.Admin...), kgo.ClientID("kbench-faults"))...)
+	// The client answers metadata requests from a cache younger than
+	// MetadataMinAge (5 s by default): polling every 50 ms needs fresh
+	// answers.
+	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), cfg.Admin...), kgo.ClientID("kbench-faults"), kgo.MetadataMinAge(10*time.Millisecond))...)
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
