@@ -29,8 +29,8 @@ type ackGaps struct {
 	gaps []Gap
 }
 
-// ackAt notes an acknowledgement on partition p at time at.
-func (l *Ledger) ackAt(p int32, at time.Duration) {
+// AckAt notes an acknowledgement on partition p at time at.
+func (l *Ledger) AckAt(p int32, at time.Duration) {
 	l.gapMu.Lock()
 	defer l.gapMu.Unlock()
 	g := l.parts[p]

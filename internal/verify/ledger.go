@@ -124,7 +124,7 @@ func (t *tracker) Done(r *kgo.Record, seq int64, err error) {
 	if !t.l.stamp {
 		if err == nil {
 			t.l.acked.Add(1)
-			t.l.ackAt(r.Partition, time.Since(t.l.start))
+			t.l.AckAt(r.Partition, time.Since(t.l.start))
 		}
 		return
 	}
@@ -143,7 +143,7 @@ func (t *tracker) Done(r *kgo.Record, seq int64, err error) {
 	if seen {
 		t.l.ackedSeen.Add(1)
 	}
-	t.l.ackAt(r.Partition, time.Since(t.l.start))
+	t.l.AckAt(r.Partition, time.Since(t.l.start))
 }
 
 // at returns the entry of seq, growing the ledger; cl.mu must be held.

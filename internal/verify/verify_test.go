@@ -157,7 +157,7 @@ func TestCheckSkipsOtherRuns(t *testing.T) {
 
 func TestGaps(t *testing.T) {
 	l := New(false)
-	at := func(p int32, ms int) { l.ackAt(p, time.Duration(ms)*time.Millisecond) }
+	at := func(p int32, ms int) { l.AckAt(p, time.Duration(ms)*time.Millisecond) }
 	for ms := 0; ms <= 1000; ms += 10 {
 		at(0, ms)
 	}
