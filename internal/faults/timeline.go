@@ -74,6 +74,9 @@ type Timeline struct {
 
 	mu       sync.Mutex
 	results  []Result
+	// electing stops a broker's election measurement once the broker is
+	// back: with no other replica, it leads again and no election comes.
+	electing map[int32]context.CancelFunc
 	measures sync.WaitGroup
 	mctx     context.Context
 	mcancel  context.CancelFunc
@@ -97,7 +100,7 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
-	t := &Timeline{cfg: cfg, start: start, cl: cl, adm: kadm.NewClient(cl), stop: make(chan struct{}), done: make(chan struct{})}
+	t := &Timeline{cfg: cfg, start: start, cl: cl, adm: kadm.NewClient(cl), stop: make(chan struct{}), done: make(chan struct{}), electing: map[int32]context.CancelFunc{}}
 	t.mctx, t.mcancel = context.WithCancel(context.WithoutCancel(ctx))
 	t.results = make([]Result, len(cfg.Faults))
 	for i, f := range cfg.Faults {
@@ -202,8 +205,20 @@ func (t *Timeline) fire(ctx context.Context, i int) bool {
 	t.set(i, func(r *Result) { r.At, r.Broker = at, broker })
 	t.cfg.Logf("fault %s: %s broker %d at %.1fs", label(f), f.Action, broker, at.Seconds())
 	began := time.Now()
+	if Returns(f.Action) {
+		t.stopElection(broker)
+	}
 	if len(leaders) > 0 {
-		t.measure(func(ctx context.Context) { t.measureElection(ctx, i, broker, leaders, began) })
+		stopped, stop := context.WithCancel(context.Background())
+		t.mu.Lock()
+		t.electing[broker] = stop
+		t.mu.Unlock()
+		t.measure(func(ctx context.Context) {
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(stopped, cancel)()
+			t.measureElection(ctx, i, broker, leaders, began)
+		})
 	}
 	var out string
 	times := max(f.Times, 1)
@@ -339,6 +354,16 @@ func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[Partition]i
 	return out, nil
 }
 
+// stopElection ends the election measurement of broker, if one runs.
+func (t *Timeline) stopElection(broker int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if cancel, ok := t.electing[broker]; ok {
+		cancel()
+		delete(t.electing, broker)
+	}
+}
+
 // measure runs f with a context bounded by MeasureFor (and Finish).
 func (t *Timeline) measure(f func(ctx context.Context)) {
 	t.measures.Add(1)
@@ -377,7 +402,10 @@ func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led
 		}
 		select {
 		case <-ctx.Done():
-			t.set(i, func(r *Result) { r.ElectionTimedOut = true; r.Affected = movedList(led, moved) })
+			// Ended by the bound, or by the broker's return (then no other
+			// replica took over: not a timeout).
+			timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
+			t.set(i, func(r *Result) { r.ElectionTimedOut = timedOut; r.Affected = movedList(led, moved) })
 			return
 		case <-tick.C:
 		}
