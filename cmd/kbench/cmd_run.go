@@ -267,6 +267,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 		}
 		if st.keepPlanCluster != nil {
 			st.keepPlanCluster(c)
+			stop = func() {}
 		}
 		actor := faults.LocalActor{Procs: c, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
 			hs, err := c.Heal(ctx)

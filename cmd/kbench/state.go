@@ -20,7 +20,7 @@ type state struct {
 	// clusters/ under cacheDir (tests use a temp dir but share the jars).
 	stateDir string
 	// keepPlanCluster, if set, is given the local cluster a plan starts
-	// (tests look at its brokers).
+	// and stops it itself (tests read its topics after the run).
 	keepPlanCluster func(*cluster.Cluster)
 }
 
