@@ -222,6 +222,35 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		summary += fmt.Sprintf(" (%d scenario(s) of unknown length: as fast as the cluster allows, or a rate search)", unknown)
 	}
 	fmt.Fprintln(st.stdout, summary)
+	var timeline []faults.Fault
+	if len(scenarios) > 0 {
+		timeline = scenarios[0].Faults // each scenario's, with its parameters
+	}
+	for i, f := range timeline {
+		when := "at " + f.At.String()
+		if f.After != "" {
+			when = fmt.Sprintf("%s after %s", f.At, f.After)
+		}
+		line := fmt.Sprintf("fault %d: %s %s, %s", i+1, f.Action, f.Target, when)
+		if f.Times > 1 {
+			line += fmt.Sprintf(", %d times", f.Times)
+		}
+		if f.Name != "" {
+			line = fmt.Sprintf("fault %d (%s): %s %s, %s", i+1, f.Name, f.Action, f.Target, when)
+		}
+		fmt.Fprintln(st.stdout, line)
+	}
+	var verified []string
+	if len(scenarios) > 0 {
+		for _, w := range scenarios[0].Workloads {
+			if w.Verify {
+				verified = append(verified, w.Name)
+			}
+		}
+	}
+	if len(verified) > 0 {
+		fmt.Fprintf(st.stdout, "verified after each repeat (read back from the start): %s\n", strings.Join(verified, ", "))
+	}
 }
 
 // searchProbe is the probe duration of a scenario's rate: max workload.

@@ -28,12 +28,13 @@ type faultNodes struct {
 	target []*yaml.Node // its target (the fault itself when missing)
 }
 
-// faults decodes the plan's fault timeline.
-func (c *collector) faults(n *yaml.Node, p *Plan) faultNodes {
+// faults decodes a scenario's fault timeline (after substitution).
+func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 	var nodes faultNodes
+	var out []faults.Fault
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		c.addf(n, "faults", "is %s; write a list of faults (- action: kill, target: {broker: 1}, at: 30s)", kindName(n))
-		return nodes
+		return nil, nodes
 	}
 	names := map[string]bool{}
 	for i, fn := range n.Content {
@@ -97,9 +98,9 @@ func (c *collector) faults(n *yaml.Node, p *Plan) faultNodes {
 			nodes.target = append(nodes.target, fn)
 		}
 		nodes.at = append(nodes.at, when)
-		p.Faults = append(p.Faults, f)
+		out = append(out, f)
 	}
-	return nodes
+	return out, nodes
 }
 
 func (c *collector) faultTarget(n *yaml.Node, path string, names map[string]bool) faults.Target {
@@ -150,17 +151,17 @@ func (c *collector) faultTarget(n *yaml.Node, path string, names map[string]bool
 	return t
 }
 
-// checkFaults checks the timeline against the cluster and the scenarios:
-// brokers that exist, leaders of topics the plan prepares, faults due
-// before each scenario ends, commands that can run.
-func (c *collector) checkFaults(p *Plan, nodes faultNodes, clusterNode *yaml.Node) {
-	if len(p.Faults) == 0 || len(nodes.list) != len(p.Faults) {
+// checkFaults checks a scenario's timeline against the cluster and the
+// scenario: brokers that exist, leaders of topics it prepares, faults due
+// before it ends, commands that can run.
+func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, clusterNode *yaml.Node) {
+	if len(sc.Faults) == 0 || len(nodes.list) != len(sc.Faults) {
 		return
 	}
 	local := p.Cluster.Bootstrap == ""
 	brokers := max(p.Cluster.Local.Brokers, 1)
 	used := map[string]bool{}
-	for i, f := range p.Faults {
+	for i, f := range sc.Faults {
 		path := fmt.Sprintf("faults[%d].target", i)
 		used[commandFor(f.Action)] = true
 		if f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == "" && local {
@@ -169,25 +170,19 @@ func (c *collector) checkFaults(p *Plan, nodes faultNodes, clusterNode *yaml.Nod
 			}
 		}
 		if l := f.Target.Leader; l != nil && l.Topic != "" {
-			for _, sc := range p.scenarios {
-				t, ok := findTopic(sc.Topics, l.Topic)
-				switch {
-				case !ok:
-					c.addf(nodes.target[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
-				case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
-					c.addf(nodes.target[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
-				}
+			t, ok := findTopic(sc.Topics, l.Topic)
+			switch {
+			case !ok:
+				c.addf(nodes.target[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
+			case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
+				c.addf(nodes.target[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
 			}
 		}
 	}
 	// A fault due after its scenario ends would never happen.
-	for _, sc := range p.scenarios {
-		end, ok := sc.Estimate()
-		if !ok {
-			continue
-		}
-		for i := range p.Faults {
-			due := dueAt(p.Faults, i)
+	if end, ok := sc.Estimate(); ok {
+		for i := range sc.Faults {
+			due := dueAt(sc.Faults, i)
 			if due >= end && nodes.at[i] != nil {
 				c.addf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q ends at %s; move it earlier or make the workloads run longer", due, sc.Name, end)
 			}
@@ -278,12 +273,13 @@ var faultCommandActions = []string{faults.Kill, faults.Stop, faults.Pause, fault
 // with faults, and checks where it was asked for.
 func (c *collector) verifyDefaults(p *Plan) {
 	for si := range p.scenarios {
-		for wi := range p.scenarios[si].Workloads {
-			w := &p.scenarios[si].Workloads[wi]
+		sc := &p.scenarios[si]
+		for wi := range sc.Workloads {
+			w := &sc.Workloads[wi]
 			path := fmt.Sprintf("workloads[%d].verify", wi)
 			tx := transactional(p.Cluster.Properties) || transactional(w.Properties)
 			if w.verifyNode == nil {
-				w.Verify = len(p.Faults) > 0 && w.Type == Produce && w.MaxRate == nil && !tx
+				w.Verify = len(sc.Faults) > 0 && w.Type == Produce && w.MaxRate == nil && !tx
 				continue
 			}
 			if !w.Verify {

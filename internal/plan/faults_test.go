@@ -48,22 +48,23 @@ func TestParseFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	scs, _ := p.Scenarios()
+	got := scs[0].Faults
 	want := []faults.Fault{
 		{Name: "kill-leader", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 1}}, At: 20 * time.Second, Times: 1},
 		{Action: faults.Restart, Target: faults.Target{Fault: "kill-leader"}, After: "kill-leader", At: 15 * time.Second, Times: 1},
 		{Action: faults.Bounce, Target: faults.Target{Broker: 2}, At: 40 * time.Second, Times: 3},
 		{Action: faults.Pause, Target: faults.Target{Controller: true}, At: 50 * time.Second, Times: 1},
 	}
-	if len(p.Faults) != len(want) {
-		t.Fatalf("%d faults, want %d", len(p.Faults), len(want))
+	if len(got) != len(want) {
+		t.Fatalf("%d faults, want %d", len(got), len(want))
 	}
-	for i, f := range p.Faults {
+	for i, f := range got {
 		w := want[i]
 		if f.Name != w.Name || f.Action != w.Action || f.At != w.At || f.After != w.After || f.Times != w.Times || f.Target.String() != w.Target.String() {
 			t.Errorf("fault %d = %+v (target %s), want %+v (target %s)", i, f, f.Target, w, w.Target)
 		}
 	}
-	scs, _ := p.Scenarios()
 	if ws := scs[0].Workloads; !ws[0].Verify || ws[1].Verify {
 		t.Errorf("verify: writer %v, reader %v; want the produce workload verified by default, the consumer not", ws[0].Verify, ws[1].Verify)
 	}
@@ -190,6 +191,32 @@ func TestParseBadVerify(t *testing.T) {
 	} {
 		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("err %v\nwant %q", err, bad.want)
+		}
+	}
+}
+
+// TestParseFaultsWithParameters: a timeline may use the matrix's
+// parameters (each scenario's leader is on its own topic).
+func TestParseFaultsWithParameters(t *testing.T) {
+	text := `name: m
+cluster: {local: {brokers: 3}}
+topics:
+  - {name: "t-${acks}", partitions: 3, replication: 3}
+workloads:
+  - {name: w, type: produce, topic: "t-${acks}", message: {size: 10}, rate: 1k/s, duration: 60s, properties: {acks: "${acks}"}}
+faults:
+  - {action: stop, target: {leader: {topic: "t-${acks}", partition: 2}}, at: 10s}
+matrix:
+  acks: [1, all]
+`
+	p, err := Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	for i, want := range []string{"leader of t-1-2", "leader of t-all-2"} {
+		if got := scs[i].Faults[0].Target.String(); got != want {
+			t.Errorf("scenario %d: target %s, want %s", i+1, got, want)
 		}
 	}
 }

@@ -84,6 +84,11 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 				sc.Name = strings.Join(parts, " ")
 			}
 			c.body(c.substitute(topics, pt, "topics"), c.substitute(workloads, pt, "workloads"), &sc)
+			if c.faultsNode != nil {
+				var nodes faultNodes
+				sc.Faults, nodes = c.faults(c.substitute(c.faultsNode, pt, "faults"))
+				c.checkFaults(p, &sc, nodes, c.clusterNode)
+			}
 			for _, prev := range p.scenarios {
 				if prev.Name == sc.Name {
 					// Values abbreviated alike ({…}): the number tells them apart.
@@ -93,10 +98,6 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 			}
 			p.scenarios = append(p.scenarios, sc)
 		}
-	}
-	if c.faultsNode != nil {
-		nodes := c.faults(c.faultsNode, p)
-		c.checkFaults(p, nodes, c.clusterNode)
 	}
 	c.verifyDefaults(p)
 	if err := c.err(); err != nil {

@@ -122,8 +122,8 @@ func (c *collector) paramName(k *yaml.Node, path string) bool {
 	return true
 }
 
-// checkRefs reports ${x} with x not in the matrix, ${...} outside topics and
-// workloads, and matrix parameters used nowhere.
+// checkRefs reports ${x} with x not in the matrix, ${...} outside topics,
+// workloads and faults, and matrix parameters used nowhere.
 func (c *collector) checkRefs(root, topics, workloads, matrix *yaml.Node, names []string) (undefined bool) {
 	used := map[string]bool{}
 	var walk func(n *yaml.Node, path string, allowed bool)
@@ -136,7 +136,7 @@ func (c *collector) checkRefs(root, topics, workloads, matrix *yaml.Node, names 
 				switch {
 				case !allowed:
 					undefined = true
-					c.addf(n, path, "${%s}: matrix parameters apply to topics and workloads only", m[1])
+					c.addf(n, path, "${%s}: matrix parameters apply to topics, workloads and faults only", m[1])
 				case !contains(names, m[1]) && !c.declared[m[1]]:
 					undefined = true
 					msg := fmt.Sprintf("${%s} is not a matrix parameter", m[1])
@@ -168,7 +168,7 @@ func (c *collector) checkRefs(root, topics, workloads, matrix *yaml.Node, names 
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch v {
-		case topics, workloads:
+		case topics, workloads, c.faultsNode:
 			walk(v, k.Value, true)
 		case matrix:
 		default:

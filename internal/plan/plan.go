@@ -57,8 +57,6 @@ type Plan struct {
 	Description string
 	Cluster     Cluster
 	Repeat      int
-	// Faults is the timeline every scenario runs (each repeat anew).
-	Faults []faults.Fault
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string
@@ -96,6 +94,8 @@ type Scenario struct {
 	Params    []Param
 	Topics    []Topic
 	Workloads []Workload
+	// Faults is the timeline each repeat runs, from the producers' start.
+	Faults []faults.Fault
 }
 
 // Param is one swept parameter's value in a scenario.

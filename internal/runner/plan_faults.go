@@ -49,7 +49,7 @@ func (c *checks) active() bool {
 
 // checksOf says what a plan scenario's repeats check.
 func checksOf(p *plan.Plan, sc *plan.Scenario, actor faults.Actor, logf func(string, ...any)) *checks {
-	c := &checks{faults: p.Faults, actor: actor, logf: logf}
+	c := &checks{faults: sc.Faults, actor: actor, logf: logf}
 	for _, w := range sc.Workloads {
 		c.verify = append(c.verify, w.Verify)
 	}
