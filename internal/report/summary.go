@@ -116,11 +116,12 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 			b.WriteString("| " + strings.Join([]string{cell(th.Scenario), cell(th.Workload), th.Metric, th.Condition, thresholdValue(th), passFail(th)}, " | ") + " |\n")
 		}
 	}
-	for _, t := range faultTableList(doc.Plan) {
-		writeTable(&b, t)
-	}
 	for _, n := range sum.Footnotes {
 		b.WriteString("\n" + strings.Replace(n, "*", "\\*", 1) + "\n")
+	}
+	// After the footnotes, which explain the summary table.
+	for _, t := range faultTableList(doc.Plan) {
+		writeTable(&b, t)
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
