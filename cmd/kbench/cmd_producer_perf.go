@@ -58,6 +58,13 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	props, profile, err := kafkaconf.WithProfile(pa.Profile, "--profile", props)
+	if err != nil {
+		return userr.New(err)
+	}
+	if profile != "" {
+		fmt.Fprintf(st.stderr, "kbench: %s\n", profile)
+	}
 	pc, warnings, err := kafkaconf.ParseProducer(props)
 	for _, w := range warnings {
 		fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)

@@ -232,3 +232,30 @@ func TestJSONPathCheckedFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestProducerPerfProfile: --profile throughput sets the fastest clients'
+// properties under the user's own and says so; an unknown profile is a
+// usage error naming the known ones.
+func TestProducerPerfProfile(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	st, stdout, stderr := consumerTestState()
+	code := runKbench(t, st, "producer-perf-test", "--topic", uniqueTopic(t, "profile"), "--num-records", "20000",
+		"--record-size", "100", "--throughput", "-1", "--bootstrap-server", bootstrap, "--profile", "throughput",
+		"--command-property", "linger.ms=3", "--print-metrics")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	if want := "kbench: profile throughput: batch.size=1048576, buffer.memory=268435456, max.in.flight.requests.per.connection=5 (yours kept: linger.ms)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "20000 records sent") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	st, _, stderr = consumerTestState()
+	if code := runKbench(t, st, "producer-perf-test", "--topic", "x", "--num-records", "1", "--record-size", "1",
+		"--throughput", "-1", "--bootstrap-server", bootstrap, "--profile", "fastest"); code != exitUsage ||
+		!strings.Contains(stderr.String(), `--profile "fastest": no such profile; use throughput`) {
+		t.Errorf("unknown profile: exit %d\n%s", code, stderr.String())
+	}
+}

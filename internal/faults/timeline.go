@@ -72,8 +72,8 @@ type Timeline struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu       sync.Mutex
-	results  []Result
+	mu      sync.Mutex
+	results []Result
 	// electing stops a broker's election measurement once the broker is
 	// back: with no other replica, it leads again and no election comes.
 	electing map[int32]context.CancelFunc

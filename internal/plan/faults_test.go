@@ -220,3 +220,22 @@ matrix:
 		}
 	}
 }
+
+func TestParseProfile(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    profile: throughput\n", 1)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if scs[0].Workloads[0].Profile != "throughput" {
+		t.Errorf("profile %q", scs[0].Workloads[0].Profile)
+	}
+	for _, bad := range []struct{ plan, want string }{
+		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    profile: fastest\n", 1), `workloads[0].profile: "fastest" is not one of throughput`},
+		{strings.Replace(withFaults(""), "    type: consume\n", "    type: consume\n    profile: throughput\n", 1), "workloads[1].profile: a consume workload sends nothing"},
+	} {
+		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("err %v\nwant %q", err, bad.want)
+		}
+	}
+}

@@ -146,6 +146,9 @@ type Workload struct {
 	// lost, duplicated or reordered (on by default for produce workloads
 	// of a plan with faults).
 	Verify bool
+	// Profile is a producer properties profile applied under the
+	// workload's and the cluster's properties (kafkaconf.Profiles).
+	Profile string
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 }

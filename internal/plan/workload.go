@@ -67,6 +67,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Backlog = c.size(v, p, 1<<62)
 		case "thresholds":
 			w.Thresholds = c.thresholds(v, p)
+		case "profile":
+			w.Profile = c.oneOf(v, p, "throughput")
 		case "verify":
 			w.Verify = c.boolean(v, p)
 			w.verifyNode = v
@@ -101,7 +103,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Clients = min(max(w.VUs/usersPerProducer, 1), maxVUProducers)
 		}
 	case Consume:
-		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup"} {
+		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup", "profile"} {
 			if v := given[f]; v != nil {
 				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
 			}

@@ -72,6 +72,9 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	for _, w := range b.warnings {
 		fmt.Fprintf(opt.Progress, "kbench: warning: %s\n", w)
 	}
+	for _, n := range b.notes {
+		fmt.Fprintf(opt.Progress, "kbench: %s\n", n)
+	}
 
 	var actor faults.Actor = faults.CommandActor{Commands: p.Cluster.FaultCommands, Shell: p.Cluster.FaultShell}
 	if bootstrap == "" {

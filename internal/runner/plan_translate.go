@@ -24,6 +24,7 @@ type build struct {
 	stall    func(workload.Stall)
 	observer Observer
 	warnings []string
+	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool
 }
 
@@ -31,6 +32,17 @@ type build struct {
 // draws throughput and latency over time from them, and a second shows what
 // the Apache tools' 5 s average hides.
 const seriesInterval = time.Second
+
+// note records a line to print before the run (once).
+func (b *build) note(msg string) {
+	if b.seen == nil {
+		b.seen = map[string]bool{}
+	}
+	if !b.seen[msg] {
+		b.seen[msg] = true
+		b.notes = append(b.notes, msg)
+	}
+}
 
 func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
 	for _, w := range ws {
@@ -126,6 +138,13 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 }
 
 func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
+	props, profile, err := kafkaconf.WithProfile(w.Profile, "profile", props)
+	if err != nil {
+		return nil, nil, userr.New(err)
+	}
+	if profile != "" {
+		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
+	}
 	pc, warns, err := kafkaconf.ParseProducer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
