@@ -109,7 +109,7 @@ func (s *lagSampler) sample(ctx context.Context) {
 		lag += max(o.Offset-p, 0)
 	})
 	sample := LagSample{Elapsed: time.Since(s.cr.start), Records: lag}
-	s.samples = append(s.samples, sample)
+	s.samples = appendBounded(s.samples, sample, mergeLag)
 	if s.cr.spec.OnLag != nil {
 		s.cr.spec.OnLag(sample)
 	}

@@ -85,7 +85,7 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 	iv.Start, iv.End = p.last, now
 	iv.TotalRecords, iv.TotalBytes = p.total.Count, p.total.Bytes
 	iv.Final = final
-	p.intervals = append(p.intervals, iv)
+	p.intervals = appendBounded(p.intervals, iv, mergeConsumerIntervals)
 	p.last = now
 
 	p.acc.Records += iv.Records

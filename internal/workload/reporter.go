@@ -110,7 +110,9 @@ func (r *reporter) tick(now time.Time, final bool) {
 		}
 		r.spec.OnSeries(series)
 	}
-	r.intervals = append(r.intervals, series)
+	kept := series
+	kept.Buckets, kept.Errors = nil, nil // for OnSeries only: not kept per interval
+	r.intervals = appendBounded(r.intervals, kept, mergeIntervals)
 	if r.spec.OnInterval != nil {
 		printed := iv
 		printed.WindowStats = all
