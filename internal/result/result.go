@@ -109,6 +109,11 @@ type Producer struct {
 	Errors              map[string]int64 `json:"errors,omitempty"`
 	Intervals           []Interval       `json:"intervals,omitempty"`
 	CPUSeconds          float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	// FirstSendAt is when the first record was handed to the client and
+	// FirstAckAt when the first was acknowledged (start-up time, measured
+	// from outside by bench/soak.sh).
+	FirstSendAt *time.Time `json:"first_send_at,omitempty"`
+	FirstAckAt  *time.Time `json:"first_ack_at,omitempty"`
 }
 
 // Consumer holds what consumers measured.

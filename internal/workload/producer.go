@@ -180,6 +180,9 @@ type ProducerResult struct {
 	// waited when cancelled.
 	Unresolved     int64
 	UnresolvedWait time.Duration
+	// FirstSend is when the first record was handed to the client,
+	// FirstAck when the first was acknowledged (zero when none was).
+	FirstSend, FirstAck time.Time
 }
 
 // SteadyResult is the part of a run after warmup.
@@ -347,6 +350,20 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v
 		}
+		res.FirstSend = earliest(res.FirstSend, c.firstSend.Load())
+		res.FirstAck = earliest(res.FirstAck, c.firstAck)
 	}
 	return res
+}
+
+// earliest is the earlier of t and the Unix time ns (0: none).
+func earliest(t time.Time, ns int64) time.Time {
+	if ns == 0 {
+		return t
+	}
+	u := time.Unix(0, ns)
+	if t.IsZero() || u.Before(t) {
+		return u
+	}
+	return t
 }

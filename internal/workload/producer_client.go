@@ -101,6 +101,12 @@ type producerClient struct {
 	// record it could not deliver.
 	drainMax  time.Duration
 	completed atomic.Int64 // promise worker: records whose promise ran
+	// firstSend is when the first record was handed to franz-go (Unix
+	// nanoseconds; virtual users race for it), firstAck when the first was
+	// acknowledged (promise worker): start-up time, as the soak script
+	// measures it from outside.
+	firstSend atomic.Int64
+	firstAck  int64
 	// abandoned is set when the run stops waiting for this client's
 	// promises (see abandon).
 	abandoned atomic.Bool
@@ -246,6 +252,9 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 			txStart = time.Now()
 		}
 		r := c.prepare(i, intended)
+		if i == 0 {
+			c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
+		}
 		c.produced++
 		c.produce(ctx, r)
 		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
@@ -369,6 +378,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		}
 		slotPool.Put(sl)
 		return
+	}
+	if c.firstAck == 0 {
+		c.firstAck = time.Now().UnixNano()
 	}
 	now := time.Since(c.start)
 	lat := (now - sl.sent).Microseconds()

@@ -27,6 +27,14 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		out.Errors = r.Errors
 	}
 	out.CPUSeconds = cpu.Seconds()
+	if !r.FirstSend.IsZero() {
+		t := r.FirstSend.UTC()
+		out.FirstSendAt = &t
+	}
+	if !r.FirstAck.IsZero() {
+		t := r.FirstAck.UTC()
+		out.FirstAckAt = &t
+	}
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()
 		ri := result.Interval{

@@ -50,6 +50,9 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 					return
 				}
 				r := c.prepareVU(vu, i)
+				if i == 0 {
+					c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
+				}
 				vu.sent++
 				c.cl.Produce(ctx, r, c.promiseFn)
 				select {
