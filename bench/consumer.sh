@@ -1,97 +1,119 @@
 #!/usr/bin/env bash
-# Side-by-side consumer benchmark: Apache Kafka's Java ConsumerPerformance and
-# kbench consumer-perf-test, back to back on the same topic of the same local
-# broker. Prints records/s and each client's CPU time per million records,
-# first with one consumer on a 1-partition topic, then on a 3-partition topic
-# (kbench with --threads 3; the Java tool has one consumer, 4.0 dropped its
-# --threads, which never ran more than one), then kbench's own overhead
-# against a bare franz-go poll loop (Go benchmark, same broker and topic).
+# Consumers side by side on the same local broker(s): Apache Kafka's Java
+# ConsumerPerformance (-Xmx512M, as its script runs it), kbench
+# consumer-perf-test, librdkafka (bench/rdkafka/perf.c) and a bare franz-go
+# loop (bench/bare), each one consumer reading the same topic of RECORDS
+# records from the start, in a group of its own. For each cluster shape the
+# broker is warmed with 2M records read per client (untimed); then ROUNDS
+# rounds (default 5) rotate which client goes first. Records/s is counted
+# from the first record to the last (the Apache tool's fetch.nMsg.sec: the
+# group join left out, as the two loops do). Prints every run, then per
+# size the median records/s with its range, client CPU per record and the
+# ratios.
 #
-#   bash bench/consumer.sh                    # 5M records of 100 B
-#   RECORDS=2000000 SIZE=1000 bash bench/consumer.sh
+#   bash bench/consumer.sh                         # 10, 100, 1000 B; 1 and 3 brokers
+#   SIZES=100 BROKERS=1 RECORDS=5000000 bash bench/consumer.sh
+#
+# Needs librdkafka-dev (apt-get install librdkafka-dev) and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RECORDS=${RECORDS:-5000000}
-SIZE=${SIZE:-100}
+SIZES=${SIZES:-"10 100 1000"}
+BROKERS=${BROKERS:-"1 3"}
+ROUNDS=${ROUNDS:-5}
+RECORDS=${RECORDS:-2000000}
+WARMUP=${WARMUP:-2000000}
+PARTITIONS=${PARTITIONS:-3}
+CLIENTS=(java kbench rdkafka bare)
+[ -f /usr/include/librdkafka/rdkafka.h ] || { echo "bench/consumer.sh needs librdkafka-dev: apt-get install librdkafka-dev" >&2; exit 2; }
+
+TMP=$(mktemp -d)
+K=$TMP/kbench
+go build -o "$K" ./cmd/kbench
+go build -o "$TMP/bare" ./bench/bare
+cc -O2 -o "$TMP/rdkafka" bench/rdkafka/perf.c -lrdkafka
+CP=$("$K" cluster classpath)
 NAME=bench-consumer
-TOPIC1=bench-consumer-1p-$$
-TOPIC3=bench-consumer-3p-$$
-BIN=$(mktemp -d)/kbench
+cleanup() { "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+echo "$(date -u +%Y-%m-%dT%H:%MZ)  $RECORDS records per run, $PARTITIONS partitions, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients"
+echo "librdkafka $(pkg-config --modversion rdkafka 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(java -version 2>&1 | head -1)"
 
-go build ${KBENCH_BUILD_FLAGS:-} -o "$BIN" ./cmd/kbench
-"$BIN" cluster down --name "$NAME" >/dev/null 2>&1 || true
-trap '"$BIN" cluster down --name "$NAME" >/dev/null 2>&1 || true' EXIT
-BOOTSTRAP=$("$BIN" cluster up --name "$NAME" | tail -1 | sed 's/^bootstrap.servers=//')
-CP=$("$BIN" cluster classpath)
-echo "broker: $BOOTSTRAP   records: $RECORDS x $SIZE B   Java-default properties otherwise"
-
-# Fill both topics before timing anything (Java producer defaults: 16 KiB
-# batches, no compression).
-for t in "$TOPIC1:1" "$TOPIC3:3"; do
-  "$BIN" producer-perf-test --topic "${t%:*}" --partitions "${t#*:}" --num-records "$RECORDS" --record-size "$SIZE" \
-    --throughput -1 --bootstrap-server "$BOOTSTRAP" | tail -1 | sed "s/^/filled ${t%:*}: /"
-done
-
-# Read each topic once, untimed, so that both tools find the broker warm:
-# its page cache, and the __consumer_offsets topic the first group creates.
-for t in "$TOPIC1" "$TOPIC3"; do
-  "$BIN" consumer-perf-test --bootstrap-server "$BOOTSTRAP" --topic "$t" --messages "$RECORDS" --hide-header >/dev/null
-done
-
-# run LABEL CMD... : runs CMD, prints its values line, and sets LABEL_RATE
-# (nMsg.sec: records/s over the whole run, the group join included),
-# LABEL_FETCH (fetch.nMsg.sec: the join left out) and LABEL_CPU (user+system
-# seconds of the child process, from `times`; the JVM's start included, as
-# it is part of what the Java tool costs).
-run() {
-  local label=$1; shift
-  local log cpu_line values
-  log=$(mktemp)
-  cpu_line=$(bash -c '"$@" >"$0" 2>&1; times' "$log" "$@" | tail -1) # children: "XmY.YYYs XmZ.ZZZs"
-  values=$(grep -E '^[0-9]{4}-' "$log" | tail -1)
-  if [[ -z $values ]]; then
-    echo "$label failed:" >&2
-    cat "$log" >&2
-    exit 1
-  fi
-  printf '%-12s %s\n' "$label" "$values"
-  printf -v "${label}_RATE" '%s' "$(awk -F', ' '{print $6}' <<<"$values")"
-  printf -v "${label}_FETCH" '%s' "$(awk -F', ' '{print $10}' <<<"$values")"
-  printf -v "${label}_CPU" '%s' "$(awk '{ split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]); print u[1]*60+u[2]+s[1]*60+s[2] }' <<<"$cpu_line")"
+# client NAME TOPIC RECORDS GROUP: runs one consumer; prints "RATE CPU_SECONDS".
+client() {
+  local name=$1 t=$2 n=$3 g=$4 out=$TMP/out
+  local cmd
+  case $name in
+    java) cmd=(java -Xmx512M -cp "$CP" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B"
+      --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
+    kbench) cmd=("$K" consumer-perf-test --bootstrap-server "$B" --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
+    rdkafka) cmd=("$TMP/rdkafka" consume "$B" "$t" "$n" group.id="$g") ;;
+    bare) cmd=("$TMP/bare" consume -bootstrap "$B" -topic "$t" -records "$n") ;;
+  esac
+  /usr/bin/time -f '%U %S' -o "$TMP/cpu" "${cmd[@]}" >"$out" 2>&1 || { echo "$name failed:" >&2; tail -5 "$out" >&2; return 1; }
+  local rate
+  case $name in
+    java | kbench) rate=$(grep -E '^[0-9]{4}-' "$out" | tail -1 | awk -F', ' '{print $10}') ;;
+    *) rate=$(awk '/records\/s/ {print $5}' "$out") ;;
+  esac
+  echo "$rate $(awk '{print $1 + $2}' "$TMP/cpu")"
 }
 
-# compare TITLE JAVA KBENCH: prints the table for two run labels.
-compare() {
-  local j=$2 k=$3 jr jf jc kr kf kc
-  jr=${j}_RATE jf=${j}_FETCH jc=${j}_CPU kr=${k}_RATE kf=${k}_FETCH kc=${k}_CPU
-  awk -v t="$1" -v jr="${!jr}" -v jf="${!jf}" -v jc="${!jc}" -v kr="${!kr}" -v kf="${!kf}" -v kc="${!kc}" -v n="$RECORDS" 'BEGIN {
-    printf "\n%s\n%-8s %14s %20s %22s\n", t, "client", "records/s", "records/s (fetch)", "CPU s per 1M records"
-    printf "%-8s %14.0f %20.0f %22.3f\n", "java", jr, jf, jc / n * 1e6
-    printf "%-8s %14.0f %20.0f %22.3f\n", "kbench", kr, kf, kc / n * 1e6
-    printf "kbench/java: %.2fx the records/s, %.2fx the CPU per record\n", kr / jr, kc / jc
-  }'
-}
+RESULTS=$TMP/results
+: >"$RESULTS"
+run=0
+for brokers in $BROKERS; do
+  "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true
+  B=$("$K" cluster up --name "$NAME" --brokers "$brokers" 2>/dev/null | tail -1 | sed 's/^bootstrap.servers=//')
+  echo
+  echo "== $brokers broker(s) at $B"
+  "$K" producer-perf-test --topic warm --partitions "$PARTITIONS" --replication-factor "$brokers" --num-records "$WARMUP" \
+    --record-size 100 --throughput -1 --bootstrap-server "$B" --command-property acks=1 >/dev/null
+  for c in "${CLIENTS[@]}"; do
+    run=$((run + 1))
+    client "$c" warm "$WARMUP" "warm-$run" >/dev/null
+  done
+  for size in $SIZES; do
+    t=read-$size
+    "$K" producer-perf-test --topic "$t" --partitions "$PARTITIONS" --replication-factor "$brokers" --num-records "$RECORDS" \
+      --record-size "$size" --throughput -1 --bootstrap-server "$B" --command-property acks=all >/dev/null
+    for ((r = 0; r < ROUNDS; r++)); do
+      order=("${CLIENTS[@]:r % 4}" "${CLIENTS[@]:0:r % 4}")
+      line="   $size B, round $((r + 1)):"
+      for c in "${order[@]}"; do
+        run=$((run + 1))
+        read -r rate cpu < <(client "$c" "$t" "$RECORDS" "g-$run")
+        echo "$brokers $size $c $r $rate $cpu" >>"$RESULTS"
+        line+=$(printf '  %s %.0f/s' "$c" "$rate")
+      done
+      echo "$line"
+    done
+  done
+done
 
 echo
-echo "Values lines: start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"
-# --messages: the cluster's Kafka (4.1) predates --num-records; kbench takes both.
-run java_1p java -Xms512m -Xmx512m -cp "$CP" org.apache.kafka.tools.ConsumerPerformance \
-  --bootstrap-server "$BOOTSTRAP" --topic "$TOPIC1" --messages "$RECORDS" --timeout 30000
-run kbench_1p "$BIN" consumer-perf-test \
-  --bootstrap-server "$BOOTSTRAP" --topic "$TOPIC1" --messages "$RECORDS" --timeout 30000
-run java_3p java -Xms512m -Xmx512m -cp "$CP" org.apache.kafka.tools.ConsumerPerformance \
-  --bootstrap-server "$BOOTSTRAP" --topic "$TOPIC3" --messages "$RECORDS" --timeout 30000
-run kbench_3p "$BIN" consumer-perf-test \
-  --bootstrap-server "$BOOTSTRAP" --topic "$TOPIC3" --messages "$RECORDS" --timeout 30000 --threads 3
-
-compare "1 partition, 1 consumer" java_1p kbench_1p
-compare "3 partitions: Java 1 consumer, kbench --threads 3" java_3p kbench_3p
-
-echo
-echo "kbench's engine against a bare franz-go poll loop (same broker, 1-partition topic, GOGC=${GOGC:-400}):"
-GOGC=${GOGC:-400} KBENCH_TEST_BOOTSTRAP=$BOOTSTRAP KBENCH_BENCH_TOPIC=$TOPIC1 KBENCH_BENCH_SIZE=$SIZE \
-  go test ${KBENCH_BUILD_FLAGS:-} -run '^$' -bench '^BenchmarkConsume$' -benchtime "${RECORDS}x" -count 1 ./internal/workload/ |
-  awk '/^BenchmarkConsume\// { for (i = 1; i <= NF; i++) if ($(i+1) == "cpu-ns/record") cpu[$1] = $i; print }
-       END { for (name in cpu) { if (name ~ /bare/) b = cpu[name]; if (name ~ /kbench/) k = cpu[name] }
-             if (b > 0) printf "kbench CPU per record is %.1f%% above the bare loop\n", (k / b - 1) * 100 }'
+python3 - "$RESULTS" "$RECORDS" <<'PY'
+import collections, statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+n = int(sys.argv[2])
+by = collections.defaultdict(lambda: collections.defaultdict(list))
+for b, s, c, r, rate, cpu in rows:
+    by[(int(b), int(s))][c].append((float(rate), float(cpu)))
+print(f"{'brokers':>7} {'size':>5} {'client':>8} {'records/s median':>17} {'range':>21} {'CPU µs/record':>14}")
+for (b, s), clients in sorted(by.items()):
+    med = {}
+    for c in ("java", "kbench", "rdkafka", "bare"):
+        xs = clients.get(c)
+        if not xs:
+            continue
+        rates = [x[0] for x in xs]
+        cpus = [x[1] / n * 1e6 for x in xs]
+        med[c] = (statistics.median(rates), statistics.median(cpus))
+        print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {min(rates):>10,.0f}-{max(rates):<10,.0f} {med[c][1]:>14.2f}")
+    k = med.get("kbench")
+    if k:
+        others = "  ".join(f"{k[0] / med[c][0]:.2f}x {c}" for c in ("java", "rdkafka", "bare") if c in med)
+        print(f"{'':>15} kbench records/s: {others}; CPU per record: {k[1] / med['bare'][1]:.2f}x the bare loop's")
+        best = max(med[c][0] for c in ("rdkafka", "bare") if c in med)
+        print(f"{'':>15} kbench / best native client: {k[0] / best:.2f}x")
+PY

@@ -1,92 +1,136 @@
 #!/usr/bin/env bash
-# Side-by-side producer benchmark: Apache Kafka's Java ProducerPerformance and
-# kbench producer-perf-test, back to back against the same local broker, with
-# the same properties. Prints records/s, their ratio, and each client's CPU
-# time per million records; then kbench's own overhead against a bare
-# franz-go produce loop (Go benchmark, same broker, same settings).
+# Producers side by side on the same local broker(s), with identical
+# settings: Apache Kafka's Java ProducerPerformance (run as its script runs
+# it, -Xmx512M), kbench producer-perf-test, librdkafka (a 100-line C loop,
+# bench/rdkafka/perf.c) and a bare franz-go loop (bench/bare). For each
+# cluster shape the broker is first warmed with 2M records per client
+# (untimed); then ROUNDS rounds (default 5) rotate which client goes first,
+# every run writing to a fresh topic. Prints every run, then per size the
+# median records/s with its range, client CPU per record (user + system,
+# from the process's rusage) and the ratios: kbench against each.
 #
-#   bash bench/producer.sh                       # 5M records of 100 B, acks=1
-#   RECORDS=2000000 SIZE=1000 ACKS=all PARTITIONS=6 ROUNDS=3 bash bench/producer.sh
+#   bash bench/producer.sh                                  # 10, 100, 1000 B; 1 and 3 brokers
+#   SIZES=100 BROKERS=1 ROUNDS=5 RECORDS=2000000 bash bench/producer.sh
+#   PROFILE=throughput bash bench/producer.sh               # 1 MiB batches, linger 0, for every client
 #
-# Each client runs ROUNDS times (default 2), alternating which goes first,
-# after an untimed warm-up run; the summary shows the means.
+# Settings for all four: acks=$ACKS (default 1), batch.size and linger.ms
+# of the profile (java: 16384 and 5, the Java defaults; throughput: 1048576
+# and 0), no compression, idempotence off (acks=1), 32 MiB buffer
+# (256 MiB with the throughput profile), 3 partitions per topic. Needs
+# librdkafka-dev (apt-get install librdkafka-dev) and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RECORDS=${RECORDS:-5000000}
-SIZE=${SIZE:-100}
+SIZES=${SIZES:-"10 100 1000"}
+BROKERS=${BROKERS:-"1 3"}
+ROUNDS=${ROUNDS:-5}
+RECORDS=${RECORDS:-1000000}
+WARMUP=${WARMUP:-2000000}
 ACKS=${ACKS:-1}
-PARTITIONS=${PARTITIONS:-1}
-ROUNDS=${ROUNDS:-2}
+PROFILE=${PROFILE:-java}
+PARTITIONS=${PARTITIONS:-3}
+CLIENTS=(java kbench rdkafka bare)
+
+case $PROFILE in
+  java) BATCH=16384 LINGER=5 BUFFER=33554432 ;;
+  throughput) BATCH=1048576 LINGER=0 BUFFER=268435456 ;;
+  *) echo "PROFILE=$PROFILE: java or throughput" >&2; exit 2 ;;
+esac
+[ -f /usr/include/librdkafka/rdkafka.h ] || { echo "bench/producer.sh needs librdkafka-dev: apt-get install librdkafka-dev" >&2; exit 2; }
+
+TMP=$(mktemp -d)
+K=$TMP/kbench
+go build -o "$K" ./cmd/kbench
+go build -o "$TMP/bare" ./bench/bare
+cc -O2 -o "$TMP/rdkafka" bench/rdkafka/perf.c -lrdkafka
+CP=$("$K" cluster classpath)
 NAME=bench-producer
-TOPIC=bench-producer-$$
-BIN=$(mktemp -d)/kbench
+cleanup() { "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
+trap cleanup EXIT
+echo "$(date -u +%Y-%m-%dT%H:%MZ)  acks=$ACKS batch.size=$BATCH linger.ms=$LINGER buffer=$BUFFER compression=none partitions=$PARTITIONS; $RECORDS records per run, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients"
+echo "librdkafka $(pkg-config --modversion rdkafka 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(java -version 2>&1 | head -1)"
 
-go build -o "$BIN" ./cmd/kbench
-"$BIN" cluster down --name "$NAME" >/dev/null 2>&1 || true
-trap '"$BIN" cluster down --name "$NAME" >/dev/null 2>&1 || true' EXIT
-BOOTSTRAP=$("$BIN" cluster up --name "$NAME" | tail -1 | sed 's/^bootstrap.servers=//')
-CP=$("$BIN" cluster classpath)
-echo "broker: $BOOTSTRAP   records: $RECORDS x $SIZE B   acks=$ACKS   partitions: $PARTITIONS   Java-default properties otherwise"
+# topic NAME RF: creates a topic with the Java admin tool.
+topic() {
+  java -Xmx256M -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --create \
+    --topic "$1" --partitions "$PARTITIONS" --replication-factor "$2" >/dev/null
+}
 
-# Create the topic, then warm the broker (JIT, page cache) untimed: a cold
-# broker would handicap whichever client runs first.
-"$BIN" producer-perf-test --topic "$TOPIC" --partitions "$PARTITIONS" --num-records "$RECORDS" --record-size "$SIZE" \
-  --throughput -1 --bootstrap-server "$BOOTSTRAP" >/dev/null
+# client NAME TOPIC SIZE RECORDS: runs one producer; prints "RATE CPU_SECONDS".
+client() {
+  local name=$1 t=$2 size=$3 n=$4 out=$TMP/out
+  local cmd
+  case $name in
+    java) cmd=(java -Xmx512M -cp "$CP" org.apache.kafka.tools.ProducerPerformance --topic "$t" --num-records "$n"
+      --record-size "$size" --throughput -1 --producer-props bootstrap.servers="$B" acks="$ACKS" batch.size="$BATCH"
+      linger.ms="$LINGER" buffer.memory="$BUFFER" compression.type=none) ;;
+    kbench) cmd=("$K" producer-perf-test --topic "$t" --num-records "$n" --record-size "$size" --throughput -1
+      --producer-props bootstrap.servers="$B" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
+      buffer.memory="$BUFFER" compression.type=none) ;;
+    rdkafka) cmd=("$TMP/rdkafka" produce "$B" "$t" "$n" "$size" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
+      queue.buffering.max.kbytes=$((BUFFER / 1024)) queue.buffering.max.messages=10000000 compression.type=none) ;;
+    bare) cmd=("$TMP/bare" produce -bootstrap "$B" -topic "$t" -records "$n" -size "$size" -acks "$ACKS"
+      -batch-size "$BATCH" -linger-ms "$LINGER" -buffer-memory "$BUFFER" -compression none -idempotence=false) ;;
+  esac
+  /usr/bin/time -f '%U %S' -o "$TMP/cpu" "${cmd[@]}" >"$out" 2>&1 || { echo "$name failed:" >&2; tail -5 "$out" >&2; return 1; }
+  local rate
+  case $name in
+    java | kbench) rate=$(grep 'records sent' "$out" | tail -1 | awk '{print $4}') ;;
+    *) rate=$(awk '/records\/s/ {print $5}' "$out") ;;
+  esac
+  echo "$rate $(awk '{print $1 + $2}' "$TMP/cpu")"
+}
 
-# run LABEL CMD... : runs CMD, prints its final line, and appends records/s
-# and CPU seconds (user+system of the child, from `times`) to LABEL_RATES
-# and LABEL_CPUS.
-java_RATES=(); java_CPUS=(); kbench_RATES=(); kbench_CPUS=()
-run() {
-  local label=$1; shift
-  local log cpu_line final rate cpu
-  log=$(mktemp)
-  cpu_line=$(bash -c '"$@" >"$0" 2>&1; times' "$log" "$@" | tail -1) # children: "XmY.YYYs XmZ.ZZZs"
-  final=$(grep 'records sent' "$log" | tail -1)
-  rate=$(awk '{print $4}' <<<"$final")
-  cpu=$(awk '{ split($1,u,"m"); split($2,s,"m"); sub("s","",u[2]); sub("s","",s[2]); print u[1]*60+u[2]+s[1]*60+s[2] }' <<<"$cpu_line")
-  printf '%-8s %s\n' "$label" "$final"
-  eval "${label}_RATES+=($rate); ${label}_CPUS+=($cpu)"
-}
-java_run() {
-  run java java -Xms512m -Xmx512m -cp "$CP" org.apache.kafka.tools.ProducerPerformance \
-    --topic "$TOPIC" --num-records "$RECORDS" --record-size "$SIZE" --throughput -1 \
-    --producer-props acks="$ACKS" bootstrap.servers="$BOOTSTRAP"
-}
-kbench_run() {
-  run kbench "$BIN" producer-perf-test \
-    --topic "$TOPIC" --num-records "$RECORDS" --record-size "$SIZE" --throughput -1 \
-    --producer-props acks="$ACKS" bootstrap.servers="$BOOTSTRAP"
-}
-# Alternate the order between rounds so neither client always follows the other.
-for ((r = 1; r <= ROUNDS; r++)); do
-  if ((r % 2)); then java_run; kbench_run; else kbench_run; java_run; fi
+RESULTS=$TMP/results # brokers size client round rate cpu
+: >"$RESULTS"
+run=0
+for brokers in $BROKERS; do
+  "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true
+  B=$("$K" cluster up --name "$NAME" --brokers "$brokers" 2>/dev/null | tail -1 | sed 's/^bootstrap.servers=//')
+  echo
+  echo "== $brokers broker(s) at $B: warming with $WARMUP records per client"
+  for c in "${CLIENTS[@]}"; do
+    run=$((run + 1)); topic "warm-$run" "$brokers"
+    client "$c" "warm-$run" 100 "$WARMUP" >/dev/null
+  done
+  for size in $SIZES; do
+    for ((r = 0; r < ROUNDS; r++)); do
+      order=("${CLIENTS[@]:r % 4}" "${CLIENTS[@]:0:r % 4}")
+      line="   $size B, round $((r + 1)):"
+      for c in "${order[@]}"; do
+        run=$((run + 1)); topic "run-$run" "$brokers"
+        read -r rate cpu < <(client "$c" "run-$run" "$size" "$RECORDS")
+        echo "$brokers $size $c $r $rate $cpu" >>"$RESULTS"
+        line+=$(printf '  %s %.0f/s' "$c" "$rate")
+      done
+      echo "$line"
+    done
+  done
 done
 
-mean() { printf '%s\n' "$@" | awk '{ s += $1 } END { print s / NR }'; }
-awk -v jr="$(mean "${java_RATES[@]}")" -v kr="$(mean "${kbench_RATES[@]}")" \
-    -v jc="$(mean "${java_CPUS[@]}")" -v kc="$(mean "${kbench_CPUS[@]}")" -v n="$RECORDS" -v rounds="$ROUNDS" 'BEGIN {
-  printf "\nmean of %d run(s) each   %14s %22s\n", rounds, "records/s", "CPU s per 1M records"
-  printf "%-24s %14.0f %22.3f\n", "java", jr, jc / n * 1e6
-  printf "%-24s %14.0f %22.3f\n", "kbench", kr, kc / n * 1e6
-  printf "\nkbench/java: %.2fx the records/s, %.2fx the CPU per record\n", kr / jr, kc / jc
-}'
-
 echo
-echo "kbench overhead against a bare franz-go produce loop (same broker, same settings; A/B runs vary"
-echo "with the broker's state, so the microbenchmarks below isolate the per-record work):"
-AB=$(KBENCH_TEST_BOOTSTRAP=$BOOTSTRAP KBENCH_BENCH_SIZE=$SIZE KBENCH_BENCH_ACKS=$ACKS KBENCH_BENCH_PARTITIONS=$PARTITIONS \
-  go test -run '^$' -bench '^BenchmarkProduce$' -benchtime "${RECORDS}x" -count 2 ./internal/workload/ | grep '^BenchmarkProduce/')
-printf '%s\n' "$AB"
-BARE_CPU=$(awk '/bare/ { for (i = 1; i < NF; i++) if ($(i+1) == "cpu-ns/record") { s += $i; n++ } } END { print s / n }' <<<"$AB")
-KB_CPU=$(awk '/kbench/ { for (i = 1; i < NF; i++) if ($(i+1) == "cpu-ns/record") { s += $i; n++ } } END { print s / n }' <<<"$AB")
-MICRO=$(go test -run '^$' -bench '^(BenchmarkRecordOverhead|BenchmarkBareRecordWork)$' -count 5 ./internal/workload/ | grep '^Benchmark')
-printf '%s\n' "$MICRO"
-awk -v bare="$BARE_CPU" -v kb="$KB_CPU" '
-  /RecordOverhead/ { k += $3; nk++ } /BareRecordWork/ { b += $3; nb++ }
-  END {
-    printf "\nA/B, mean CPU per record: bare loop %.0f ns, kbench %.0f ns (%+.1f%%)\n", bare, kb, (kb / bare - 1) * 100
-    printf "per-record work outside franz-go: kbench %.0f ns, bare loop %.0f ns; net %+.0f ns = %+.1f%% of the bare loop'"'"'s CPU per record\n",
-      k / nk, b / nb, k / nk - b / nb, (k / nk - b / nb) / bare * 100
-  }' <<<"$MICRO"
+python3 - "$RESULTS" "$RECORDS" <<'PY'
+import collections, statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+n = int(sys.argv[2])
+by = collections.defaultdict(lambda: collections.defaultdict(list))
+for b, s, c, r, rate, cpu in rows:
+    by[(int(b), int(s))][c].append((float(rate), float(cpu)))
+print(f"{'brokers':>7} {'size':>5} {'client':>8} {'records/s median':>17} {'range':>21} {'CPU µs/record':>14}")
+for (b, s), clients in sorted(by.items()):
+    med = {}
+    for c in ("java", "kbench", "rdkafka", "bare"):
+        xs = clients.get(c)
+        if not xs:
+            continue
+        rates = [x[0] for x in xs]
+        cpus = [x[1] / n * 1e6 for x in xs]
+        med[c] = (statistics.median(rates), statistics.median(cpus))
+        print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {min(rates):>10,.0f}-{max(rates):<10,.0f} {med[c][1]:>14.2f}")
+    k = med.get("kbench")
+    if k:
+        others = "  ".join(f"{k[0] / med[c][0]:.2f}x {c}" for c in ("java", "rdkafka", "bare") if c in med)
+        print(f"{'':>15} kbench records/s: {others}; CPU per record: {k[1] / med['bare'][1]:.2f}x the bare loop's")
+        best = max(med[c][0] for c in ("rdkafka", "bare") if c in med)
+        print(f"{'':>15} kbench / best native client: {k[0] / best:.2f}x")
+PY
