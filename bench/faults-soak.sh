@@ -17,7 +17,7 @@ go build -o "$K" ./cmd/kbench
 echo "$(date -u +%Y-%m-%dT%H:%MZ): $RUNS repeats of examples/broker-failure.yaml (kill at 15 s, restart 20 s later, 60 s runs)" >&2
 status=0
 "$K" run examples/broker-failure.yaml --out "$TMP/out" --set repeat="$RUNS" \
-  --set 'workloads[0].duration=60s' --set 'faults[0].at=15s' --set 'faults[1].delay=20s' || status=$?
+  --set 'workloads[0].duration=60s' --set 'faults[0].at=15s' --set 'faults[1].delay=20s' >/dev/null || status=$?
 # The faults and verification tables of summary.md: one row per repeat.
 sed -n '/^## Faults/,$p' "$TMP/out/summary.md"
 py=0
