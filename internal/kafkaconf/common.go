@@ -33,8 +33,11 @@ type Common struct {
 	ConnectionsMaxIdle time.Duration
 	// ConnectionSetupTimeout is socket.connection.setup.timeout.ms.
 	ConnectionSetupTimeout time.Duration
-	// SecurityProtocol is security.protocol; only PLAINTEXT is supported.
+	// SecurityProtocol is security.protocol: PLAINTEXT, SSL,
+	// SASL_PLAINTEXT or SASL_SSL, with the ssl.* and sasl.* properties
+	// resolved into security.
 	SecurityProtocol string
+	security         security
 	// EnableMetricsPush is enable.metrics.push (KIP-714 client metrics).
 	EnableMetricsPush bool
 
@@ -94,7 +97,7 @@ func commonProps() []prop[Common] {
 			"kgo.DialTimeout"),
 		enumProp("security.protocol", "PLAINTEXT", true, []string{"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"},
 			func(c *Common) *string { return &c.SecurityProtocol },
-			"only PLAINTEXT: SSL and SASL_* are errors until kbench supports TLS and SASL"),
+			"SSL adds kgo.DialTLSConfig (ssl.*), SASL_* adds kgo.SASL (sasl.mechanism, sasl.jaas.config); see docs/security.md"),
 		boolProp("enable.metrics.push", "true", func(c *Common) *bool { return &c.EnableMetricsPush },
 			"false adds kgo.DisableClientMetrics (KIP-714)"),
 	}
@@ -149,30 +152,6 @@ func commonNoEffect() map[string]string {
 		"metadata.recovery.strategy":               "franz-go keeps the bootstrap servers as a fallback for metadata requests",
 		"metadata.recovery.rebootstrap.trigger.ms": "franz-go keeps the bootstrap servers as a fallback for metadata requests",
 	}
-}
-
-// checkSecurity judges security.protocol and the ssl.* and sasl.* properties
-// together: kbench has no TLS or SASL yet, so asking for them is an error,
-// never silently ignored; without them, such keys only warn.
-func (c *Common) checkSecurity(security []Prop) (warns []Warning, errs []error) {
-	proto := c.SecurityProtocol
-	if proto != "PLAINTEXT" {
-		errs = append(errs, propError(c.prop("security.protocol", proto),
-			"kbench does not support TLS or SASL yet (a later release will); connect to a PLAINTEXT listener", "PLAINTEXT"))
-	}
-	for _, p := range security {
-		need, uses := "SASL", strings.HasPrefix(proto, "SASL_")
-		if strings.HasPrefix(p.Key, "ssl.") {
-			need, uses = "TLS", strings.HasSuffix(proto, "SSL")
-		}
-		if uses {
-			errs = append(errs, propError(p, fmt.Sprintf("security.protocol=%s needs %s, which kbench does not support yet", proto, need), ""))
-			continue
-		}
-		warns = append(warns, Warning{Key: p.Key, Source: p.Source,
-			Message: fmt.Sprintf("has no effect with security.protocol=%s (kbench does not support %s yet); ignored", proto, need)})
-	}
-	return warns, errs
 }
 
 // checkCommon returns warnings for shared values franz-go cannot honor as is.
@@ -230,7 +209,7 @@ func (c *Common) clientOpts(clientID string, overhead time.Duration) []kgo.Opt {
 	if !c.EnableMetricsPush {
 		opts = append(opts, kgo.DisableClientMetrics())
 	}
-	return opts
+	return append(opts, c.securityOpts()...)
 }
 
 // javaBackoff mirrors Java's ExponentialBackoff(retry.backoff.ms, 2,

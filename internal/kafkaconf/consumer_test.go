@@ -190,7 +190,7 @@ func TestConsumerErrors(t *testing.T) {
 		{"negative fetch", []string{"fetch.max.bytes=-1", "fetch.min.bytes=x"},
 			[]string{"fetch.max.bytes=-1: invalid value; allowed: 0 to 1073741824", "fetch.min.bytes=x: invalid value: not a whole number"}},
 		{"max.poll.records", []string{"max.poll.records=0"}, []string{"allowed: 1 to 2147483647"}},
-		{"SASL", []string{"security.protocol=SASL_PLAINTEXT"}, []string{"kbench does not support TLS or SASL yet"}},
+		{"SASL without a mechanism", []string{"security.protocol=SASL_PLAINTEXT"}, []string{"sasl.mechanism=GSSAPI: Kerberos (GSSAPI, the Java default) is not supported"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

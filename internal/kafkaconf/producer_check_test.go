@@ -95,13 +95,11 @@ func TestProducerErrors(t *testing.T) {
 		{"bootstrap empty port", []string{"bootstrap.servers=h:"}, []string{`"h:" has no port`}},
 		{"bootstrap no host", []string{"bootstrap.servers=:9092"}, []string{`":9092" has no host`}},
 		{"max.request.size below franz-go's minimum", []string{"max.request.size=100"}, []string{"allowed: 1024 to 1073741824"}},
-		{"TLS", []string{"security.protocol=SSL"},
-			[]string{"security.protocol=SSL: kbench does not support TLS or SASL yet", "allowed: PLAINTEXT"}},
+		{"TLS with a missing trust store", []string{"security.protocol=SSL", "ssl.truststore.location=/no/t.jks"},
+			[]string{"ssl.truststore.location=/no/t.jks: cannot read it: open /no/t.jks: no such file or directory"}},
 		{"SASL and its keys, secrets redacted", []string{"security.protocol=SASL_SSL", "sasl.mechanism=PLAIN", "sasl.jaas.config=x password=\"hunter2\";", "ssl.truststore.location=/t.jks"},
-			[]string{"security.protocol=SASL_SSL: kbench does not support TLS or SASL yet",
-				"sasl.mechanism=PLAIN: security.protocol=SASL_SSL needs SASL",
-				"sasl.jaas.config=[redacted]: security.protocol=SASL_SSL needs SASL",
-				"ssl.truststore.location=/t.jks: security.protocol=SASL_SSL needs TLS"}},
+			[]string{"sasl.jaas.config=[redacted]: at character 11: expected the control flag required",
+				"ssl.truststore.location=/t.jks: cannot read it"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,8 +135,8 @@ func TestProducerWarnings(t *testing.T) {
 		{"consumer setting", []string{"group.id=g"}, "a consumer setting; it has no effect on a producer; ignored"},
 		{"deserializer", []string{"value.deserializer=x"}, "a consumer setting"},
 		{"TLS key without TLS", []string{"ssl.truststore.location=/t.jks"},
-			"has no effect with security.protocol=PLAINTEXT (kbench does not support TLS yet); ignored"},
-		{"SASL key without SASL", []string{"sasl.mechanism=PLAIN"}, "kbench does not support SASL yet"},
+			"has no effect with security.protocol=PLAINTEXT (it applies with SSL or SASL_SSL); ignored"},
+		{"SASL key without SASL", []string{"sasl.mechanism=PLAIN"}, "has no effect with security.protocol=PLAINTEXT (it applies with SASL_PLAINTEXT or SASL_SSL)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
