@@ -45,10 +45,12 @@ func parseJAAS(s string) (jaasEntry, error) {
 		return e, p.fail("a login module class name")
 	}
 	p.space()
+	flagAt := p.i
 	e.Flag = p.word()
 	switch e.Flag {
 	case "required", "requisite", "sufficient", "optional":
 	default:
+		p.i = flagAt
 		return e, p.fail("the control flag required (or requisite, sufficient, optional)")
 	}
 	e.Options = map[string]string{}

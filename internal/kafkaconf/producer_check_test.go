@@ -98,7 +98,7 @@ func TestProducerErrors(t *testing.T) {
 		{"TLS with a missing trust store", []string{"security.protocol=SSL", "ssl.truststore.location=/no/t.jks"},
 			[]string{"ssl.truststore.location=/no/t.jks: cannot read it: open /no/t.jks: no such file or directory"}},
 		{"SASL and its keys, secrets redacted", []string{"security.protocol=SASL_SSL", "sasl.mechanism=PLAIN", "sasl.jaas.config=x password=\"hunter2\";", "ssl.truststore.location=/t.jks"},
-			[]string{"sasl.jaas.config=[redacted]: at character 11: expected the control flag required",
+			[]string{"sasl.jaas.config=[redacted]: at character 3: expected the control flag required",
 				"ssl.truststore.location=/t.jks: cannot read it"}},
 	}
 	for _, tt := range tests {
