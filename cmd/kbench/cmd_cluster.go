@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -74,7 +75,8 @@ type clusterUpOptions struct {
 	name    string
 	heap    string
 	version string
-	timeout time.Duration
+	timeout  time.Duration
+	security string
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -83,6 +85,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g (at least "+cluster.MinHeap+")")
 	f.StringVar(&o.version, "kafka-version", cluster.DefaultVersion, "Apache Kafka release to run (any 4.x release Maven Central serves, like 4.1.2)")
 	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
+	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
 }
 
 func newClusterUpCmd(st *state) *cobra.Command {
@@ -91,7 +94,8 @@ func newClusterUpCmd(st *state) *cobra.Command {
 		Use:   "up",
 		Short: "Start a local cluster; prints bootstrap.servers=... as the last line of stdout",
 		Example: `  kbench cluster up --brokers 3
-  BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)`,
+  BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)
+  kbench cluster up --name secure --security sasl_ssl`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return runClusterUp(c.Context(), o, st) },
 	}
@@ -102,7 +106,8 @@ func newClusterUpCmd(st *state) *cobra.Command {
 func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
-		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout))
+		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
+		cluster.WithSecurity(o.security))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)
@@ -110,6 +115,7 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	if err != nil {
 		return clusterErr("up", err)
 	}
+	printClientConfig(st.stderr, c)
 	fmt.Fprintf(st.stderr, "stop it with: kbench cluster down --name %s\n", c.Name)
 	_, err = fmt.Fprintf(st.stdout, "bootstrap.servers=%s\n", c.Bootstrap())
 	return err
@@ -205,6 +211,7 @@ func runClusterStatus(ctx context.Context, name string, st *state) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printClientConfig(st.stdout, c)
 	if down > 0 {
 		return fmt.Errorf("cluster status: %d of %d broker(s) not up", down, len(statuses))
 	}
@@ -226,4 +233,17 @@ func newClusterClasspathCmd(st *state) *cobra.Command {
 			return err
 		},
 	}
+}
+
+// printClientConfig says, for a secured cluster, where its ready client
+// properties file is and how to use it (never the password itself).
+func printClientConfig(w io.Writer, c *cluster.Cluster) {
+	if c.Secrets == nil {
+		return
+	}
+	what := map[string]string{cluster.SecuritySASLSSL: "SASL_SSL with SCRAM-SHA-512 (user " + cluster.SCRAMUser + "; PLAIN user " + cluster.PLAINUser + ")", cluster.SecuritySSL: "mutual TLS"}[c.Security]
+	fmt.Fprintf(w, "client properties (%s): %s\n", what, c.Secrets.ClientConfig)
+	fmt.Fprintf(w, "  e.g. kbench producer-perf-test --topic t --num-records 1000 --record-size 100 --throughput -1 --bootstrap-server %s --producer.config %s\n",
+		strings.Split(c.Bootstrap(), ",")[0], c.Secrets.ClientConfig)
+	fmt.Fprintf(w, "  certificates, PKCS12 and JKS stores and the password are in %s\n", c.Secrets.Dir)
 }

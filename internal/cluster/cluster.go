@@ -28,6 +28,10 @@ type Cluster struct {
 	Classpath string    `json:"classpath"`
 	StartedAt time.Time `json:"started_at"`
 	Brokers   []Broker  `json:"brokers"`
+	// Security is the client listener's protection ("" for PLAINTEXT);
+	// Secrets says where its certificates and client properties are.
+	Security string   `json:"security,omitempty"`
+	Secrets  *Secrets `json:"secrets,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer
@@ -38,14 +42,17 @@ type Cluster struct {
 
 // Broker is one node, broker and controller at once.
 type Broker struct {
-	ID             int    `json:"id"`
-	PID            int    `json:"pid"`
-	Port           int    `json:"port"`            // PLAINTEXT listener, for clients
-	ControllerPort int    `json:"controller_port"` // KRaft quorum listener
-	Dir            string `json:"dir"`
-	ConfigPath     string `json:"config_path"` // server.properties; also identifies the process
-	LogPath        string `json:"log_path"`    // broker log (log4j)
-	OutPath        string `json:"out_path"`    // JVM stdout and stderr
+	ID             int `json:"id"`
+	PID            int `json:"pid"`
+	Port           int `json:"port"`            // PLAINTEXT listener, for clients
+	ControllerPort int `json:"controller_port"` // KRaft quorum listener
+	// InternalPort, on a secured cluster, is the PLAINTEXT listener the
+	// brokers replicate over (loopback only).
+	InternalPort int    `json:"internal_port,omitempty"`
+	Dir          string `json:"dir"`
+	ConfigPath   string `json:"config_path"` // server.properties; also identifies the process
+	LogPath      string `json:"log_path"`    // broker log (log4j)
+	OutPath      string `json:"out_path"`    // JVM stdout and stderr
 }
 
 // Addr is the broker's client address.

@@ -39,6 +39,7 @@ type config struct {
 	java         string
 	maven        string
 	stopOnExit   bool
+	security     string
 }
 
 // defaultConfig states every default once.
@@ -114,6 +115,12 @@ func WithMaven(path string) Opt { return func(c *config) { c.maven = path } }
 // (Linux only), so a test binary that dies on a timeout leaves none behind.
 func WithStopOnExit(on bool) Opt { return func(c *config) { c.stopOnExit = on } }
 
+// WithSecurity secures the client listener: SecuritySASLSSL (TLS with
+// SCRAM and PLAIN users) or SecuritySSL (mutual TLS). A generated CA,
+// certificates, users and a ready client properties file are written into
+// the cluster's directory (Cluster.Secrets).
+func WithSecurity(mode string) Opt { return func(c *config) { c.security = strings.ToLower(mode) } }
+
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
 type OptionError struct {
@@ -171,6 +178,9 @@ func (c *config) validate() error {
 		if _, ok := c.props[k]; ok {
 			return &OptionError{"broker property", k, "is set by kbench to wire the nodes together"}
 		}
+	}
+	if c.security != SecurityNone && c.security != SecuritySASLSSL && c.security != SecuritySSL {
+		return &OptionError{"security", c.security, "use sasl_ssl (TLS with SCRAM and PLAIN users) or ssl (mutual TLS)"}
 	}
 	if c.startTimeout <= 0 {
 		return &OptionError{"timeout", c.startTimeout.String(), "must be positive"}

@@ -82,6 +82,11 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Clust
 	if err := os.RemoveAll(c.Dir); err != nil {
 		return nil, fmt.Errorf("start cluster %q: clear %s: %w", c.Name, c.Dir, err)
 	}
+	if c.Security != SecurityNone {
+		if err := c.writeSecrets(); err != nil {
+			return nil, err
+		}
+	}
 	if err := c.writeConfigs(cfg.props); err != nil {
 		return nil, err
 	}
@@ -114,7 +119,11 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(2 * cfg.brokers)
+	per := 2
+	if cfg.security != SecurityNone {
+		per = 3 // and an internal listener
+	}
+	ports, err := freePorts(per * cfg.brokers)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +134,16 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 	c := &Cluster{
 		Name: cfg.name, Version: cfg.version, ID: id, Dir: dir,
 		Heap: cfg.heap, Java: java, Classpath: dist.Classpath(), StartedAt: time.Now().UTC(),
-		log: cfg.log, startTimeout: cfg.startTimeout, stopOnExit: cfg.stopOnExit,
+		log: cfg.log, startTimeout: cfg.startTimeout, stopOnExit: cfg.stopOnExit, Security: cfg.security,
 	}
 	for i := range cfg.brokers {
 		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
+		internal := 0
+		if per == 3 {
+			internal = ports[per*i+2]
+		}
 		c.Brokers = append(c.Brokers, Broker{
-			ID: i + 1, Port: ports[2*i], ControllerPort: ports[2*i+1], Dir: nd,
+			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, Dir: nd,
 			ConfigPath: filepath.Join(nd, "server.properties"),
 			LogPath:    filepath.Join(nd, "server.log"),
 			OutPath:    filepath.Join(nd, "server.out"),
@@ -145,7 +158,14 @@ func (c *Cluster) writeConfigs(extra map[string]string) error {
 		if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 			return fmt.Errorf("write broker %d config: %w", b.ID, err)
 		}
-		props := renderProps(brokerProps(b, voters, len(c.Brokers), extra))
+		merged := c.securedProps(b)
+		if merged == nil {
+			merged = map[string]string{}
+		}
+		for k, v := range extra {
+			merged[k] = v
+		}
+		props := renderProps(brokerProps(b, voters, len(c.Brokers), merged))
 		if err := os.WriteFile(b.ConfigPath, props, 0o644); err != nil {
 			return fmt.Errorf("write broker %d config: %w", b.ID, err)
 		}
@@ -174,9 +194,10 @@ func (c *Cluster) format(ctx context.Context) error {
 
 func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 	// A short-lived tool: C1 only and a small serial heap start fastest.
-	cmd := exec.CommandContext(ctx, c.Java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Dlog4j2.configurationFile="+log4jPath(b), "-cp", c.Classpath,
-		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath)
+	args := []string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+		"-Dlog4j2.configurationFile=" + log4jPath(b), "-cp", c.Classpath,
+		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath}
+	cmd := exec.CommandContext(ctx, c.Java, append(args, c.scramArgs()...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if ctx.Err() != nil {

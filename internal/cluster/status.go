@@ -45,7 +45,7 @@ func (c *Cluster) Status(ctx context.Context) ([]BrokerStatus, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i].Answers = answers(ctx, b.Addr()) == nil
+			out[i].Answers = answers(ctx, b.ProbeAddr()) == nil
 		}()
 	}
 	wg.Wait()

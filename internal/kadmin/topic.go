@@ -173,6 +173,9 @@ func Ping(ctx context.Context, cl *kgo.Client) error {
 		return userr.New(fmt.Errorf("%w at %s: it answers like a KRaft controller listener, not a broker (it serves no metadata): "+
 			"use a broker's port in --bootstrap-server or bootstrap.servers ('kbench cluster status' lists them for a local cluster)", ErrUnreachable, seeds))
 	}
+	if why, ok := explainSecurity(err); ok {
+		return userr.New(fmt.Errorf("%w at %s: %s\n(%v)", ErrUnreachable, seeds, why, err))
+	}
 	return fmt.Errorf("%w at %s within %s: %v (is a broker running there? check --bootstrap-server or bootstrap.servers)", ErrUnreachable, seeds, ConnectTimeout, err)
 }
 
