@@ -16,7 +16,9 @@
 # Settings for all four: acks=$ACKS (default 1), batch.size and linger.ms
 # of the profile (java: 16384 and 5, the Java defaults; throughput: 1048576
 # and 0), no compression, idempotence off (acks=1), 32 MiB buffer
-# (256 MiB with the throughput profile), 3 partitions per topic. Needs
+# (256 MiB with the throughput profile), 5 requests in flight per broker,
+# records without keys spread as Java's built-in partitioner spreads them
+# (librdkafka: its sticky partitioner), 3 partitions per topic. Needs
 # librdkafka-dev (apt-get install librdkafka-dev) and a C compiler.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +70,7 @@ client() {
       --producer-props bootstrap.servers="$B" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
       buffer.memory="$BUFFER" compression.type=none) ;;
     rdkafka) cmd=("$TMP/rdkafka" produce "$B" "$t" "$n" "$size" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
-      queue.buffering.max.kbytes=$((BUFFER / 1024)) queue.buffering.max.messages=10000000 compression.type=none) ;;
+      queue.buffering.max.kbytes=$((BUFFER / 1024)) queue.buffering.max.messages=10000000 compression.type=none max.in.flight=5) ;;
     bare) cmd=("$TMP/bare" produce -bootstrap "$B" -topic "$t" -records "$n" -size "$size" -acks "$ACKS"
       -batch-size "$BATCH" -linger-ms "$LINGER" -buffer-memory "$BUFFER" -compression none -idempotence=false) ;;
   esac

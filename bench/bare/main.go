@@ -2,7 +2,7 @@
 // the side-by-side benchmarks (bench/producer.sh, bench/consumer.sh): what
 // kbench's engines cost is what they take beyond this.
 //
-//	bare produce -bootstrap B -topic T -records N -size S [-acks all] [-batch-size 16384] [-linger-ms 5] [-compression none] [-idempotence=true]
+//	bare produce -bootstrap B -topic T -records N -size S [-acks all] [-batch-size 16384] [-linger-ms 5] [-compression none] [-idempotence=true] [-max-in-flight 5]
 //	bare consume -bootstrap B -topic T -records N
 //
 // It prints one line: "N records, S s, R records/s".
@@ -37,11 +37,12 @@ func main() {
 	compression := fs.String("compression", "none", "none, gzip, snappy, lz4 or zstd (produce)")
 	idempotence := fs.Bool("idempotence", true, "enable.idempotence (produce; off unless acks=all)")
 	buffer := fs.Int64("buffer-memory", 32<<20, "buffer.memory in bytes (produce)")
+	inflight := fs.Int("max-in-flight", 5, "max.in.flight.requests.per.connection when idempotence is off (produce)")
 	_ = fs.Parse(os.Args[2:])
 	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(*bootstrap, ",")...)}
 	var err error
 	if os.Args[1] == "produce" {
-		err = produce(opts, *topic, *records, *size, *acks, *batch, *linger, *compression, *idempotence, *buffer)
+		err = produce(opts, *topic, *records, *size, *acks, *batch, *linger, *compression, *idempotence, *buffer, *inflight)
 	} else {
 		err = consume(opts, *topic, *records)
 	}
@@ -51,22 +52,27 @@ func main() {
 	}
 }
 
-func produce(opts []kgo.Opt, topic string, records int64, size int, acks string, batch, linger int, compression string, idempotence bool, buffer int64) error {
+func produce(opts []kgo.Opt, topic string, records int64, size int, acks string, batch, linger int, compression string, idempotence bool, buffer int64, inflight int) error {
 	opts = append(opts, kgo.DefaultProduceTopic(topic), kgo.ProducerBatchMaxBytes(int32(batch)),
 		kgo.ProducerLinger(time.Duration(linger)*time.Millisecond),
-		kgo.MaxBufferedBytes(int(buffer)), kgo.MaxBufferedRecords(int(buffer)))
+		kgo.MaxBufferedBytes(int(buffer)), kgo.MaxBufferedRecords(int(buffer)),
+		// The partitioner every other client here uses for records without a
+		// key (Java's built-in, KIP-794: a new partition every batch.size
+		// bytes), so that batches are equally full; franz-go's default
+		// switches per batch, whatever its size.
+		kgo.RecordPartitioner(kgo.UniformBytesPartitioner(batch, true, true, nil)))
 	switch acks {
 	case "all", "-1":
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
 	case "1":
-		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(inflight))
 	case "0":
-		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(inflight))
 	default:
 		return fmt.Errorf("-acks %q: want all, 1 or 0", acks)
 	}
 	if !idempotence && (acks == "all" || acks == "-1") {
-		opts = append(opts, kgo.DisableIdempotentWrite())
+		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(inflight))
 	}
 	codec := map[string]kgo.CompressionCodec{"none": kgo.NoCompression(), "gzip": kgo.GzipCompression(),
 		"snappy": kgo.SnappyCompression(), "lz4": kgo.Lz4Compression(), "zstd": kgo.ZstdCompression()}
