@@ -15,6 +15,8 @@
 #   SIZES=100 BROKERS=1 RECORDS=5000000 bash bench/consumer.sh
 #
 # Needs librdkafka-dev (apt-get install librdkafka-dev) and a C compiler.
+# The bare loop runs with GOGC=400, the collector setting kbench gives
+# itself, so that the CPU columns compare the engines rather than GC tuning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,7 +50,7 @@ client() {
       --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
     kbench) cmd=("$K" consumer-perf-test --bootstrap-server "$B" --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
     rdkafka) cmd=("$TMP/rdkafka" consume "$B" "$t" "$n" group.id="$g") ;;
-    bare) cmd=("$TMP/bare" consume -bootstrap "$B" -topic "$t" -records "$n") ;;
+    bare) cmd=(env GOGC=400 "$TMP/bare" consume -bootstrap "$B" -topic "$t" -records "$n") ;;
   esac
   /usr/bin/time -f '%U %S' -o "$TMP/cpu" "${cmd[@]}" >"$out" 2>&1 || { echo "$name failed:" >&2; tail -5 "$out" >&2; return 1; }
   local rate
