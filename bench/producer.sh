@@ -28,7 +28,7 @@ cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"10 100 1000"}
 BROKERS=${BROKERS:-"1 3"}
 ROUNDS=${ROUNDS:-5}
-RECORDS=${RECORDS:-1000000}
+RECORDS=${RECORDS:-} # default: 5M records of 10 B, 3M of 100 B, 1M of 1000 B (runs of a second or more)
 WARMUP=${WARMUP:-2000000}
 ACKS=${ACKS:-1}
 PROFILE=${PROFILE:-java}
@@ -51,13 +51,25 @@ CP=$("$K" cluster classpath)
 NAME=bench-producer
 cleanup() { "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
 trap cleanup EXIT
-echo "$(date -u +%Y-%m-%dT%H:%MZ)  acks=$ACKS batch.size=$BATCH linger.ms=$LINGER buffer=$BUFFER compression=none partitions=$PARTITIONS; $RECORDS records per run, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients"
+echo "$(date -u +%Y-%m-%dT%H:%MZ)  acks=$ACKS batch.size=$BATCH linger.ms=$LINGER buffer=$BUFFER compression=none partitions=$PARTITIONS; ${RECORDS:-5M, 3M, 1M} records per run, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients"
 echo "librdkafka $(pkg-config --modversion rdkafka 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(java -version 2>&1 | head -1)"
 
 # topic NAME RF: creates a topic with the Java admin tool.
 topic() {
   java -Xmx256M -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --create \
     --topic "$1" --partitions "$PARTITIONS" --replication-factor "$2" >/dev/null
+}
+
+# records SIZE: records per run of that size.
+records() {
+  if [ -n "$RECORDS" ]; then echo "$RECORDS"; return; fi
+  case $1 in 10) echo 5000000 ;; 100) echo 3000000 ;; *) echo 1000000 ;; esac
+}
+
+# drop PATTERN: deletes the topics matching PATTERN, so that the disk holds
+# one round's data at a time.
+drop() {
+  java -Xmx256M -cp "$CP" org.apache.kafka.tools.TopicCommand --bootstrap-server "$B" --delete --topic "$1" >/dev/null
 }
 
 # client NAME TOPIC SIZE RECORDS: runs one producer; prints "RATE CPU_SECONDS".
@@ -97,44 +109,23 @@ for brokers in $BROKERS; do
     run=$((run + 1)); topic "warm-$run" "$brokers"
     client "$c" "warm-$run" 100 "$WARMUP" >/dev/null
   done
+  drop 'warm-.*'
   for size in $SIZES; do
+    n=$(records "$size")
     for ((r = 0; r < ROUNDS; r++)); do
       order=("${CLIENTS[@]:r % 4}" "${CLIENTS[@]:0:r % 4}")
       line="   $size B, round $((r + 1)):"
       for c in "${order[@]}"; do
         run=$((run + 1)); topic "run-$run" "$brokers"
-        read -r rate cpu < <(client "$c" "run-$run" "$size" "$RECORDS")
-        echo "$brokers $size $c $r $rate $cpu" >>"$RESULTS"
+        read -r rate cpu < <(client "$c" "run-$run" "$size" "$n")
+        echo "$brokers $size $c $r $rate $cpu $n" >>"$RESULTS"
         line+=$(printf '  %s %.0f/s' "$c" "$rate")
       done
       echo "$line"
+      drop 'run-.*'
     done
   done
 done
 
 echo
-python3 - "$RESULTS" "$RECORDS" <<'PY'
-import collections, statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
-n = int(sys.argv[2])
-by = collections.defaultdict(lambda: collections.defaultdict(list))
-for b, s, c, r, rate, cpu in rows:
-    by[(int(b), int(s))][c].append((float(rate), float(cpu)))
-print(f"{'brokers':>7} {'size':>5} {'client':>8} {'records/s median':>17} {'range':>21} {'CPU µs/record':>14}")
-for (b, s), clients in sorted(by.items()):
-    med = {}
-    for c in ("java", "kbench", "rdkafka", "bare"):
-        xs = clients.get(c)
-        if not xs:
-            continue
-        rates = [x[0] for x in xs]
-        cpus = [x[1] / n * 1e6 for x in xs]
-        med[c] = (statistics.median(rates), statistics.median(cpus))
-        print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {min(rates):>10,.0f}-{max(rates):<10,.0f} {med[c][1]:>14.2f}")
-    k = med.get("kbench")
-    if k:
-        others = "  ".join(f"{k[0] / med[c][0]:.2f}x {c}" for c in ("java", "rdkafka", "bare") if c in med)
-        print(f"{'':>15} kbench records/s: {others}; CPU per record: {k[1] / med['bare'][1]:.2f}x the bare loop's")
-        best = max(med[c][0] for c in ("rdkafka", "bare") if c in med)
-        print(f"{'':>15} kbench / best native client: {k[0] / best:.2f}x")
-PY
+python3 bench/sidebyside.py "$RESULTS"

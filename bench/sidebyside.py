@@ -1,0 +1,39 @@
+"""Summarises the side-by-side runs of bench/producer.sh and bench/consumer.sh.
+
+Reads lines "BROKERS SIZE CLIENT ROUND RATE CPU_SECONDS RECORDS" and prints,
+per cluster shape and record size, each client's median records/s with its
+range and median CPU per record, then kbench's ratios to the others.
+"""
+import collections
+import statistics
+import sys
+
+CLIENTS = ("java", "kbench", "rdkafka", "bare")
+
+by = collections.defaultdict(lambda: collections.defaultdict(list))
+for line in open(sys.argv[1]):
+    b, s, c, _round, rate, cpu, n = line.split()
+    by[(int(b), int(s))][c].append((float(rate), float(cpu) / int(n) * 1e6))
+
+print(f"{'brokers':>7} {'size':>5} {'client':>8} {'records/s median':>17} {'range':>23} {'CPU µs/record':>14} {'range':>11}")
+for (b, s), clients in sorted(by.items()):
+    med = {}
+    for c in CLIENTS:
+        xs = clients.get(c)
+        if not xs:
+            continue
+        rates, cpus = [x[0] for x in xs], [x[1] for x in xs]
+        med[c] = (statistics.median(rates), statistics.median(cpus))
+        print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {min(rates):>11,.0f}-{max(rates):<11,.0f}"
+              f" {med[c][1]:>14.2f} {min(cpus):>5.2f}-{max(cpus):<5.2f}")
+    k = med.get("kbench")
+    if not k:
+        continue
+    others = "  ".join(f"{k[0] / med[c][0]:.2f}x {c}" for c in CLIENTS[2:] + CLIENTS[:1] if c in med)
+    line = f"{'':>15} kbench records/s: {others}"
+    if "bare" in med:
+        line += f"; CPU per record: {k[1] / med['bare'][1]:.2f}x the bare loop's"
+    print(line)
+    native = [med[c][0] for c in ("rdkafka", "bare") if c in med]
+    if native:
+        print(f"{'':>15} kbench / best native client: {k[0] / max(native):.2f}x")
