@@ -86,10 +86,15 @@ func produce(opts []kgo.Opt, topic string, records int64, size int, acks string,
 		return err
 	}
 	defer cl.Close()
-	// Distinct windows of a buffer of random letters, as kbench's values.
+	// Distinct windows of a buffer of random letters, as kbench's values,
+	// filled as cheaply as kbench fills its own (four letters per random
+	// number), so that start-up costs the same in both.
 	buf := make([]byte, 32<<20+size)
-	for i := range buf {
-		buf[i] = byte('A' + rand.IntN(26))
+	for i := 0; i < len(buf); i += 4 {
+		x := rand.Uint64()
+		for j := 0; j < 4 && i+j < len(buf); j++ {
+			buf[i+j] = byte('A' + (uint32(x>>(16*j))&0xffff)*26>>16)
+		}
 	}
 	var acked, failed atomic.Int64
 	promise := func(_ *kgo.Record, err error) {
