@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 )
 
 // Source hands out record values. Value may be called from one goroutine per
@@ -38,14 +39,56 @@ const streamBytes = 32 << 20
 // letters; kbench cuts consecutive windows from a buffer of random letters
 // made once (32 MiB, or twice the record size when larger), so no work is
 // done per record and no value is overwritten while franz-go holds it.
+//
+// Only the first MiB is filled before Random returns; the rest is filled in
+// the background, and values wrap within what is filled until it is all
+// there. Filling 32 MiB took three quarters of the time from process start
+// to the first record sent.
 func Random(size int, seed uint64) (Source, error) {
+	return random(size, seed, true)
+}
+
+// firstFill is how much of the letters Random fills before returning, and
+// fillChunk how much the background fill adds at a time.
+const (
+	firstFill = 1 << 20
+	fillChunk = 256 << 10
+)
+
+func random(size int, seed uint64, background bool) (*stream, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("record size must be greater than zero, got %d", size)
 	}
 	n := max(streamBytes, 2*size)
-	buf := make([]byte, n)
-	fillLetters(buf, rand.New(rand.NewPCG(seed, 0x6b62656e6368)))
-	return newStream(buf, size, seed), nil
+	l := &letterBuf{buf: make([]byte, n)}
+	rng := rand.New(rand.NewPCG(seed, 0x6b62656e6368))
+	first := n
+	if background {
+		first = min(n, max(firstFill, 2*size))
+	}
+	fillLetters(l.buf[:first], rng)
+	l.ready.Store(int64(first))
+	if first < n {
+		go l.fillFrom(first, rng)
+	}
+	return newStream(l, size, seed), nil
+}
+
+// letterBuf is a buffer of random letters, filled from the front; ready says
+// how much is filled, and once a reader has loaded it those bytes are
+// safe to read.
+type letterBuf struct {
+	buf   []byte
+	ready atomic.Int64
+}
+
+func (l *letterBuf) fillFrom(off int, rng *rand.Rand) {
+	for off < len(l.buf) {
+		end := min(off+fillChunk, len(l.buf))
+		fillLetters(l.buf[off:end], rng)
+		l.ready.Store(int64(end))
+		off = end
+	}
 }
 
 // RandomRatio returns values of which only the first ratio of each is
@@ -56,14 +99,18 @@ func RandomRatio(size int, ratio float64, seed uint64) (Source, error) {
 	if ratio < 0 || ratio > 1 {
 		return nil, fmt.Errorf("random ratio %v: use a number from 0 to 1", ratio)
 	}
-	src, err := Random(size, seed)
-	if err != nil || ratio == 1 {
-		return src, err
+	if ratio == 1 {
+		return Random(size, seed)
 	}
-	st := src.(*stream)
+	// Filled whole before the zeros are written over it.
+	st, err := random(size, seed, false)
+	if err != nil {
+		return nil, err
+	}
 	random := int(math.Round(ratio * float64(size)))
-	for off := 0; off+size <= len(st.buf); off += size {
-		clear(st.buf[off+random : off+size])
+	buf := st.letters.buf
+	for off := 0; off+size <= len(buf); off += size {
+		clear(buf[off+random : off+size])
 	}
 	return st, nil
 }
@@ -79,32 +126,43 @@ func fillLetters(buf []byte, rng *rand.Rand) {
 	}
 }
 
-// stream hands out consecutive windows of its buffer, wrapping at its end.
+// stream hands out consecutive windows of its letters, wrapping at their
+// end, or at the end of what is filled while they are still being filled.
 type stream struct {
-	buf  []byte
-	size int
-	off  int
+	letters *letterBuf
+	size    int
+	off     int
+	full    bool // every letter is filled: ready need not be loaded again
 }
 
-func newStream(buf []byte, size int, seed uint64) *stream {
+func newStream(l *letterBuf, size int, seed uint64) *stream {
 	// Clones start at different places, so two clients do not send the
 	// same values in step.
-	slots := len(buf) / size
-	return &stream{buf: buf, size: size, off: int(seed%uint64(slots)) * size}
+	slots := len(l.buf) / size
+	return &stream{letters: l, size: size, off: int(seed%uint64(slots)) * size}
 }
 
 func (s *stream) Value(int64) []byte {
-	if s.off+s.size > len(s.buf) {
+	buf := s.letters.buf
+	end := len(buf)
+	if !s.full {
+		if ready := int(s.letters.ready.Load()); ready < end {
+			end = ready
+		} else {
+			s.full = true
+		}
+	}
+	if s.off+s.size > end {
 		s.off = 0
 	}
-	v := s.buf[s.off : s.off+s.size : s.off+s.size]
+	v := buf[s.off : s.off+s.size : s.off+s.size]
 	s.off += s.size
 	return v
 }
 
 func (s *stream) MaxSize() int { return s.size }
 
-func (s *stream) Clone(seed uint64) Source { return newStream(s.buf, s.size, seed*7919) }
+func (s *stream) Clone(seed uint64) Source { return newStream(s.letters, s.size, seed*7919) }
 
 // pool picks a random entry per record; the random index is the only work.
 type pool struct {

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -26,8 +28,8 @@ func TestRandom(t *testing.T) {
 			t.Fatalf("Random(%d): %v", tt.size, err)
 		}
 		st := src.(*stream)
-		if len(st.buf) != tt.wantBuf {
-			t.Errorf("Random(%d): buffer of %d bytes, want %d", tt.size, len(st.buf), tt.wantBuf)
+		if n := len(st.letters.buf); n != tt.wantBuf {
+			t.Errorf("Random(%d): buffer of %d bytes, want %d", tt.size, n, tt.wantBuf)
 		}
 		for i := int64(0); i < 50; i++ {
 			v := src.Value(i)
@@ -60,10 +62,12 @@ func TestRandomValuesDisjoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := src.(*stream)
+	waitFilled(t, st)
+	buf := st.letters.buf
 	seen := map[int]bool{}
-	for i := int64(0); i < int64(len(st.buf)/1000); i++ {
+	for i := int64(0); i < int64(len(buf)/1000); i++ {
 		v := src.Value(i)
-		off := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(&st.buf[0])))
+		off := int(uintptr(unsafe.Pointer(&v[0])) - uintptr(unsafe.Pointer(&buf[0])))
 		if off%1000 != 0 || seen[off] {
 			t.Fatalf("value %d at offset %d overlaps another", i, off)
 		}
@@ -71,6 +75,60 @@ func TestRandomValuesDisjoint(t *testing.T) {
 	}
 	if a, b := src.Clone(1).Value(0), src.Clone(2).Value(0); string(a) == string(b) {
 		t.Fatal("two clones start with the same value")
+	}
+}
+
+// waitFilled waits until the background fill of st's letters is done.
+func waitFilled(t *testing.T, st *stream) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for int(st.letters.ready.Load()) < len(st.letters.buf) {
+		if time.Now().After(deadline) {
+			t.Fatalf("letters filled to %d of %d after a minute", st.letters.ready.Load(), len(st.letters.buf))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestRandomWhileFilling: values are handed out while the letters are still
+// being filled in the background; every one is letters only (none of the
+// buffer's zeros), and reads within the filled part only (the race
+// detector checks the hand-over). Once the fill is done the stream uses
+// the whole buffer.
+func TestRandomWhileFilling(t *testing.T) {
+	t.Parallel()
+	src, err := Random(100, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := src.(*stream)
+	if ready := st.letters.ready.Load(); ready < firstFill {
+		t.Fatalf("Random returned with %d bytes filled, want at least %d", ready, firstFill)
+	}
+	clones := []Source{src, src.Clone(1), src.Clone(2)}
+	var wg sync.WaitGroup
+	for _, c := range clones {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < 400_000; i++ { // 40 MB: past the buffer's end
+				for _, b := range c.Value(i) {
+					if b < 'A' || b > 'Z' {
+						t.Errorf("value %d has byte %q: read beyond the filled letters", i, b)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	waitFilled(t, st)
+	st.off = len(st.letters.buf) - 100
+	if v := st.Value(0); &v[0] != &st.letters.buf[len(st.letters.buf)-100] {
+		t.Error("once filled, the stream does not reach the buffer's end")
+	}
+	if !st.full {
+		t.Error("once filled, the stream still loads the fill mark")
 	}
 }
 
