@@ -20,7 +20,8 @@ import (
 // BenchmarkProduce measures kbench's producer engine against a bare
 // franz-go produce loop with the same settings on the same real broker: the
 // difference in CPU per record is kbench's own cost (measurement, payloads,
-// pacing). bench/producer.sh runs it after the Java comparison:
+// pacing). In-process, for profiling; bench/producer.sh compares whole
+// processes side by side:
 //
 //	KBENCH_TEST_BOOTSTRAP=127.0.0.1:9092 go test -run '^$' -bench '^BenchmarkProduce$' -benchtime 2000000x ./internal/workload/
 //
@@ -137,7 +138,7 @@ func report(b *testing.B, n int, elapsed, cpu time.Duration) {
 // window): the real prepare and promise code, without the network. Divided
 // by a bare franz-go loop's CPU per record (BenchmarkProduce/bare), it is
 // kbench's overhead, free of the broker noise that an A/B run carries.
-// bench/producer.sh prints both.
+// Run it with BenchmarkBareRecordWork.
 func BenchmarkRecordOverhead(b *testing.B) {
 	values, err := payload.Random(100, 1)
 	if err != nil {
