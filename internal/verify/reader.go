@@ -26,6 +26,8 @@ const MaxPoints = 4096
 // ledger, sampling Unseen every interval.
 type Reader struct {
 	cl     *kgo.Client
+	ledger *Ledger
+	start  time.Time
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
@@ -51,7 +53,7 @@ func StartReader(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, e
 		return nil, fmt.Errorf("verification reader: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Reader{cl: cl, cancel: cancel}
+	r := &Reader{cl: cl, ledger: l, start: time.Now(), cancel: cancel}
 	r.wg.Add(2)
 	go func() {
 		defer r.wg.Done()
@@ -66,7 +68,6 @@ func StartReader(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, e
 	}()
 	go func() {
 		defer r.wg.Done()
-		start := time.Now()
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
@@ -74,11 +75,15 @@ func StartReader(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, e
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				r.sample(Point{At: time.Since(start), Unseen: l.Unseen(), Acked: l.Acked()})
+				r.sample(r.now())
 			}
 		}
 	}()
 	return r, nil
+}
+
+func (r *Reader) now() Point {
+	return Point{At: time.Since(r.start), Unseen: r.ledger.Unseen(), Acked: r.ledger.Acked()}
 }
 
 func (r *Reader) sample(p Point) {
@@ -106,11 +111,13 @@ func mergePoints(ps []Point) []Point {
 	return out
 }
 
-// Stop ends the reader and returns the series.
+// Stop ends the reader and returns the series, which ends with a sample
+// taken at the stop: a run shorter than one interval still has its end.
 func (r *Reader) Stop() []Point {
 	r.cancel()
 	r.wg.Wait()
 	r.cl.Close()
+	r.sample(r.now())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Point(nil), r.points...)
