@@ -3,7 +3,7 @@
 // kbench's engines cost is what they take beyond this.
 //
 //	bare produce -bootstrap B -topic T -records N -size S [-acks all] [-batch-size 16384] [-linger-ms 5] [-compression none] [-idempotence=true] [-max-in-flight 5]
-//	bare consume -bootstrap B -topic T -records N
+//	bare consume -bootstrap B -topic T -records N [-max-poll-records 500]
 //
 // It prints one line: "N records, S s, R records/s".
 package main
@@ -38,13 +38,14 @@ func main() {
 	idempotence := fs.Bool("idempotence", true, "enable.idempotence (produce; off unless acks=all)")
 	buffer := fs.Int64("buffer-memory", 32<<20, "buffer.memory in bytes (produce)")
 	inflight := fs.Int("max-in-flight", 5, "max.in.flight.requests.per.connection when idempotence is off (produce)")
+	maxPoll := fs.Int("max-poll-records", 500, "records per poll, as Java's max.poll.records (consume; 0: whole fetches)")
 	_ = fs.Parse(os.Args[2:])
 	opts := []kgo.Opt{kgo.SeedBrokers(strings.Split(*bootstrap, ",")...)}
 	var err error
 	if os.Args[1] == "produce" {
 		err = produce(opts, *topic, *records, *size, *acks, *batch, *linger, *compression, *idempotence, *buffer, *inflight)
 	} else {
-		err = consume(opts, *topic, *records)
+		err = consume(opts, *topic, *records, *maxPoll)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bare:", err)
@@ -124,7 +125,11 @@ func produce(opts []kgo.Opt, topic string, records int64, size int, acks string,
 	return nil
 }
 
-func consume(opts []kgo.Opt, topic string, records int64) error {
+// consume polls maxPoll records at a time, as kbench and the Java consumer
+// do by default (max.poll.records 500): franz-go fetches from a broker
+// again only once its last fetch is polled empty, so the poll size is a
+// setting the comparison must share.
+func consume(opts []kgo.Opt, topic string, records int64, maxPoll int) error {
 	cl, err := kgo.NewClient(append(opts, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 	if err != nil {
 		return err
@@ -135,7 +140,7 @@ func consume(opts []kgo.Opt, topic string, records int64) error {
 	var got, bytes int64
 	var start time.Time
 	for got < records {
-		fs := cl.PollFetches(ctx)
+		fs := cl.PollRecords(ctx, maxPoll) // 0 or less: whole fetches
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("read %d of %d records: %w", got, records, err)
 		}
