@@ -129,3 +129,6 @@ done
 
 echo
 python3 bench/sidebyside.py "$RESULTS"
+echo
+echo "As Markdown (docs/benchmarks.md):"
+python3 bench/sidebyside.py --markdown "$RESULTS"
