@@ -13,10 +13,13 @@
 #
 #   bash bench/consumer.sh                         # 10, 100, 1000 B; 1 and 3 brokers
 #   SIZES=100 BROKERS=1 RECORDS=5000000 bash bench/consumer.sh
+#   KBENCH_ARGS='--threads 3' SIZES=1000 BROKERS=3 bash bench/consumer.sh   # kbench only: extra flags
 #
 # librdkafka runs with queued.min.messages=1000000 (its default of 100000
 # pauses the fetcher of a partition, and with small records it spent most
 # of a run waiting: 1.2M records/s against 3.3M with it, 10 B, 3 brokers).
+# librdkafka also checks each batch's CRC, as the Java consumer, kbench and
+# franz-go do by default (check.crcs: librdkafka's own default is false).
 # Needs librdkafka-dev (apt-get install librdkafka-dev) and a C compiler.
 # The bare loop runs with GOGC=400, the collector setting kbench gives
 # itself, so that the CPU columns compare the engines rather than GC tuning,
@@ -33,6 +36,7 @@ RECORDS=${RECORDS:-} # default: 20M records of 10 B, 10M of 100 B, 2M of 1000 B 
 WARMUP=${WARMUP:-2000000}
 PARTITIONS=${PARTITIONS:-3}
 CLIENTS=(java kbench rdkafka bare)
+read -r -a KBENCH_EXTRA <<<"${KBENCH_ARGS:-}"
 [ -f /usr/include/librdkafka/rdkafka.h ] || { echo "bench/consumer.sh needs librdkafka-dev: apt-get install librdkafka-dev" >&2; exit 2; }
 
 TMP=$(mktemp -d)
@@ -44,7 +48,7 @@ CP=$("$K" cluster classpath)
 NAME=bench-consumer
 cleanup() { "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
 trap cleanup EXIT
-echo "$(date -u +%Y-%m-%dT%H:%MZ)  ${RECORDS:-20M, 10M, 2M} records per run, $PARTITIONS partitions, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients"
+echo "$(date -u +%Y-%m-%dT%H:%MZ)  ${RECORDS:-20M, 10M, 2M} records per run, $PARTITIONS partitions, $ROUNDS rounds; $(nproc) CPUs shared by brokers and clients${KBENCH_ARGS:+; kbench with $KBENCH_ARGS}"
 echo "librdkafka $(pkg-config --modversion rdkafka 2>/dev/null || echo '?'), $(go version | awk '{print $3}'), $(java -version 2>&1 | head -1)"
 
 # records SIZE: records per run of that size.
@@ -60,8 +64,8 @@ client() {
   case $name in
     java) cmd=(java -Xmx512M -cp "$CP" org.apache.kafka.tools.ConsumerPerformance --bootstrap-server "$B"
       --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
-    kbench) cmd=("$K" consumer-perf-test --bootstrap-server "$B" --topic "$t" --messages "$n" --group "$g" --timeout 60000) ;;
-    rdkafka) cmd=("$TMP/rdkafka" consume "$B" "$t" "$n" group.id="$g" queued.min.messages=1000000) ;;
+    kbench) cmd=("$K" consumer-perf-test --bootstrap-server "$B" --topic "$t" --messages "$n" --group "$g" --timeout 60000 ${KBENCH_EXTRA[@]+"${KBENCH_EXTRA[@]}"}) ;;
+    rdkafka) cmd=("$TMP/rdkafka" consume "$B" "$t" "$n" group.id="$g" queued.min.messages=1000000 check.crcs=true) ;;
     bare) cmd=(env GOGC=400 "$TMP/bare" consume -bootstrap "$B" -topic "$t" -records "$n") ;;
   esac
   /usr/bin/time -f '%U %S' -o "$TMP/cpu" "${cmd[@]}" >"$out" 2>&1 || { echo "$name failed:" >&2; tail -5 "$out" >&2; return 1; }

@@ -70,11 +70,17 @@ for s in $(seq 30 30 $((MINUTES * 60))); do
   sleep 30
   kill -0 "$RUN" 2>/dev/null || break
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$RUN/status")
-  gor=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "go_goroutines" {print $2}')
+  # Goroutines: the fewest of five scrapes 0.1 s apart, the count without
+  # the fetch or metadata request that happens to be under way.
+  gor=$(for _ in 1 2 3 4 5; do
+    curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "go_goroutines" {print $2}'
+    sleep 0.1
+  done | sort -n | head -1)
   printf '  %4d s  RSS %7d KiB  goroutines %s\n' "$s" "$rss" "$gor" | tee -a "$TMP/samples"
 done
 wait "$RUN" || { echo "the soak run failed:"; tail -5 "$TMP/run.log"; exit 1; }
 python3 - "$TMP/samples" <<'PY'
+import statistics
 import sys
 rows = [l.split() for l in open(sys.argv[1])]  # "30 s RSS 196472 KiB goroutines 31"
 rss = [int(r[3]) for r in rows]
@@ -84,9 +90,9 @@ base = rss[1] if len(rss) > 1 else rss[0]
 spread = max(abs(x - base) for x in rss[1:] or rss) / base
 print(f"RSS after the first minute: {base} KiB, largest change since {100*spread:.1f}% ({'flat' if spread <= 0.05 else 'NOT flat'} within 5%)")
 # Goroutines that come and go (a connection, a fetch, a metadata refresh)
-# are not growth; a leak raises the floor: compare the fewest in the last
-# third of the samples with the fewest in the first.
+# are not growth; a leak raises the count steadily: compare the median of
+# the last third of the samples with the median of the first.
 third = max(1, len(gor) // 3)
-first, last = min(gor[:third]), min(gor[-third:])
-print(f"goroutines: {min(gor)}-{max(gor)}; fewest {first} in the first third, {last} in the last ({'no growth' if last <= first else 'GROWING'})")
+first, last = statistics.median(gor[:third]), statistics.median(gor[-third:])
+print(f"goroutines: {min(gor)}-{max(gor)}; median {first:g} in the first third, {last:g} in the last ({'no growth' if last <= first else 'GROWING'})")
 PY

@@ -166,11 +166,19 @@ type producerClient struct {
 	// room in the client's buffer (the cluster pushing back).
 	behindMax, bufferFull      time.Duration
 	maxBufRecords, maxBufBytes int64
+	// sentBytes is what the send goroutine has handed to franz-go (keys,
+	// values and headers, as franz-go counts its buffer), largest the
+	// largest record; seenDone and seenDoneBytes are the completions it
+	// last looked at (see mayBeFull).
+	sentBytes, largest, seenDone, seenDoneBytes int64
 	// drainMax bounds every flush and transaction commit: the delivery
 	// timeout plus drainMargin, after which franz-go has failed every
 	// record it could not deliver.
 	drainMax  time.Duration
 	completed atomic.Int64 // promise worker: records whose promise ran
+	// doneBytes is published from the promise worker's completedBytes at
+	// each publish: a lagging, never over-counting view for mayBeFull.
+	doneBytes atomic.Int64
 	// firstSend is when the first record was handed to franz-go (Unix
 	// nanoseconds; virtual users race for it), firstAck when the first was
 	// acknowledged (promise worker): start-up time, as the soak script
@@ -182,19 +190,20 @@ type producerClient struct {
 	abandoned atomic.Bool
 
 	// promise worker
-	pending       measure.WindowStats // not yet published to window
-	pendingLats   []int64             // latencies in pending, for ivHist
-	ivHist        *measure.IntervalHistogram
-	steadyPending measure.WindowStats
-	published     time.Duration // when pending was last published, since start
-	hist          *measure.Histogram
-	steadyHist    *measure.Histogram
-	acked         int64
-	bytes         int64
-	failed        int64
-	steadyAcked   int64
-	steadyBytes   int64
-	steadyStart   *time.Time
+	pending        measure.WindowStats // not yet published to window
+	pendingLats    []int64             // latencies in pending, for ivHist
+	ivHist         *measure.IntervalHistogram
+	steadyPending  measure.WindowStats
+	published      time.Duration // when pending was last published, since start
+	hist           *measure.Histogram
+	steadyHist     *measure.Histogram
+	acked          int64
+	bytes          int64
+	completedBytes int64 // userSize of every completed record, failed ones too
+	failed         int64
+	steadyAcked    int64
+	steadyBytes    int64
+	steadyStart    *time.Time
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -396,17 +405,52 @@ func (c *producerClient) endTransaction(ctx context.Context) error {
 
 // produce hands r to franz-go, timing the call when the client's buffer is
 // full: then Produce blocks until the cluster acknowledges enough to make
-// room, and that wait says the cluster, not kbench, set the pace. The check
-// is two atomic loads.
+// room, and that wait says the cluster, not kbench, set the pace.
 func (c *producerClient) produce(ctx context.Context, r *kgo.Record) {
-	if (c.maxBufRecords > 0 && c.cl.BufferedProduceRecords() >= c.maxBufRecords) ||
-		(c.maxBufBytes > 0 && c.cl.BufferedProduceBytes()+int64(len(r.Key)+len(r.Value)) > c.maxBufBytes) {
+	size := userSize(r)
+	c.sentBytes += size
+	c.largest = max(c.largest, size)
+	if c.mayBeFull() && c.full(size) {
 		t0 := time.Now()
 		c.cl.Produce(ctx, r, c.promiseFn)
 		c.bufferFull += time.Since(t0)
 		return
 	}
 	c.cl.Produce(ctx, r, c.promiseFn)
+}
+
+// mayBeFull is false when the client's buffer cannot be full: what was
+// sent less what had completed when last looked is at least what franz-go
+// holds (completions only grow), and it is under both limits. franz-go
+// takes a record off its count just after the record's promise returns,
+// so one completed record (at most largest bytes) may still be counted
+// there. franz-go's counts take its producer's lock, which its send and
+// promise paths contend for: asking it for every record cost more than
+// kbench's whole latency bookkeeping. Completions are looked at every 64
+// records.
+func (c *producerClient) mayBeFull() bool {
+	if c.produced&63 == 0 {
+		c.seenDone, c.seenDoneBytes = c.completed.Load(), c.doneBytes.Load()
+	}
+	return (c.maxBufRecords > 0 && c.produced-c.seenDone+1 >= c.maxBufRecords) ||
+		(c.maxBufBytes > 0 && c.sentBytes-c.seenDoneBytes+c.largest > c.maxBufBytes)
+}
+
+// userSize is what a record takes of franz-go's buffer: its key, value and
+// headers' keys and values.
+func userSize(r *kgo.Record) int64 {
+	n := len(r.Key) + len(r.Value)
+	for _, h := range r.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return int64(n)
+}
+
+// full asks franz-go whether adding a record of size bytes must wait for
+// room.
+func (c *producerClient) full(size int64) bool {
+	return (c.maxBufRecords > 0 && c.cl.BufferedProduceRecords() >= c.maxBufRecords) ||
+		(c.maxBufBytes > 0 && c.cl.BufferedProduceBytes()+size > c.maxBufBytes)
 }
 
 // Publishing bounds: the promise worker adds to the shared windows once per
@@ -430,6 +474,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.tracker != nil {
 		c.tracker.Done(r, sl.seq, err)
 	}
+	c.completedBytes += userSize(r)
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
 			// Cancelled, not refused: the broker may have it. Its wait so far
@@ -501,6 +546,7 @@ func (c *producerClient) publish(now time.Duration) {
 	c.pendingLats = c.pendingLats[:0]
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
 	c.published = now
+	c.doneBytes.Store(c.completedBytes)
 }
 
 // waitPromises waits, at most limit, until every record handed to franz-go

@@ -262,38 +262,55 @@ func TestShare(t *testing.T) {
 // late; each must carry the wait from its intended send time.
 func TestRunProducerBlockedSenderCarriesTheWait(t *testing.T) {
 	t.Parallel()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var stalled atomic.Bool
-	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
-		if stalled.CompareAndSwap(false, true) {
-			c.SleepControl(func() { time.Sleep(500 * time.Millisecond) })
-		}
-		return nil, nil, false
-	})
-	spec := testSpec(t, c.ListenAddrs(), "t")
-	seeds := c.ListenAddrs()
-	spec.ClientOpts = func(int) []kgo.Opt {
-		return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0), kgo.MaxBufferedRecords(5)}
-	}
-	spec.Records, spec.Rate = 1000, 1000
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := RunProducer(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// About half the records were due during the 500 ms block, their waits
-	// spread from 0 to 500 ms: a quarter of all records waited 250 ms or
-	// more. Measured from the actual send, they would show only the ack.
-	if p75 := res.Latency.Quantile(0.75); p75 < 100_000 {
-		t.Fatalf("p75 latency %dµs: records due while the sender was blocked must carry the wait", p75)
-	}
-	if res.BufferFull < 200*time.Millisecond {
-		t.Errorf("buffer-full time %v: the sender blocked for about 500ms", res.BufferFull)
+	// The buffer's limit in records, and in bytes (franz-go counts keys,
+	// values and headers: 5 records of 100 B with a 10 B header fill 550):
+	// kbench notices a full buffer without asking franz-go per record, and
+	// must not miss one either way.
+	for _, tt := range []struct {
+		name  string
+		limit kgo.Opt
+	}{
+		{"records", kgo.MaxBufferedRecords(5)},
+		{"bytes", kgo.MaxBufferedBytes(550)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			var stalled atomic.Bool
+			c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+				if stalled.CompareAndSwap(false, true) {
+					c.SleepControl(func() { time.Sleep(500 * time.Millisecond) })
+				}
+				return nil, nil, false
+			})
+			spec := testSpec(t, c.ListenAddrs(), "t")
+			seeds := c.ListenAddrs()
+			spec.ClientOpts = func(int) []kgo.Opt {
+				return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0), tt.limit}
+			}
+			spec.Headers = []kgo.RecordHeader{{Key: "h", Value: []byte("123456789")}}
+			spec.Records, spec.Rate = 1000, 1000
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := RunProducer(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// About half the records were due during the 500 ms block, their
+			// waits spread from 0 to 500 ms: a quarter of all records waited
+			// 250 ms or more. Measured from the actual send, they would show
+			// only the ack.
+			if p75 := res.Latency.Quantile(0.75); p75 < 100_000 {
+				t.Fatalf("p75 latency %dµs: records due while the sender was blocked must carry the wait", p75)
+			}
+			if res.BufferFull < 200*time.Millisecond {
+				t.Errorf("buffer-full time %v: the sender blocked for about 500ms", res.BufferFull)
+			}
+		})
 	}
 }
 
