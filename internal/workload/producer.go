@@ -253,6 +253,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	ivHist := measure.NewIntervalHistogram()
 	for _, c := range clients {
 		c.start = start
+		c.startNs = start.UnixNano()
 		c.ivHist = ivHist
 	}
 	sendCtx := ctx

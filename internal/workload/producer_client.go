@@ -126,6 +126,11 @@ type producerClient struct {
 	cl      *kgo.Client
 	slabs   slabs     // the records' slots
 	start   time.Time // the run's start; send times count from it
+	startNs int64     // start in Unix nanoseconds
+	// ts is the Kafka timestamp of millisecond tsMs (Unix), made once per
+	// millisecond (see timestampAt).
+	ts      time.Time
+	tsMs    int64
 	topic   string
 	records int64 // this client's share; 0 = unlimited
 	// index and clients number the records across clients: this client's
@@ -382,15 +387,27 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 			c.steadyBegun.Store(true)
 		}
 	}
-	r.Timestamp = c.start.Add(sl.sent)
 	if c.stamp {
+		r.Timestamp = c.start.Add(sl.sent) // the stamp keeps nanoseconds
 		c.stamper.Stamp(r, r.Timestamp)
+	} else {
+		r.Timestamp = c.timestampAt(sl.sent)
 	}
 	if c.tracker != nil {
 		sl.seq = i
 		c.tracker.Stamp(r, i)
 	}
 	return r
+}
+
+// timestampAt is the Kafka timestamp of a record sent at sent: Kafka keeps
+// milliseconds, so one time.Time per millisecond serves every record in
+// it (time.Time.Add per record was 3% of the producer's CPU at 10 B).
+func (c *producerClient) timestampAt(sent time.Duration) time.Time {
+	if ms := (c.startNs + int64(sent)) / 1e6; ms != c.tsMs {
+		c.tsMs, c.ts = ms, time.UnixMilli(ms)
+	}
+	return c.ts
 }
 
 func (c *producerClient) endTransaction(ctx context.Context) error {

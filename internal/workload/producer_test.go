@@ -601,3 +601,17 @@ func TestRunProducerIntervalPercentiles(t *testing.T) {
 		t.Fatalf("only %d intervals with records", seen)
 	}
 }
+
+// TestTimestampAtKeepsKafkasMilliseconds: the per-millisecond timestamp
+// gives every record the millisecond start.Add(sent) would, across
+// millisecond boundaries and back in order.
+func TestTimestampAtKeepsKafkasMilliseconds(t *testing.T) {
+	start := time.Date(2026, 11, 25, 9, 0, 0, 999_400_000, time.UTC)
+	c := &producerClient{start: start, startNs: start.UnixNano()}
+	for _, sent := range []time.Duration{0, 599_999, 600_000, 600_001, 1_599_999, 1_600_000, 5 * time.Second, 5*time.Second + 1} {
+		got, want := c.timestampAt(sent).UnixMilli(), start.Add(sent).UnixMilli()
+		if got != want {
+			t.Errorf("sent %v: timestamp %d ms, want %d", sent, got, want)
+		}
+	}
+}
