@@ -156,22 +156,30 @@ func TestRunProducerFixedRateUsesIntendedTime(t *testing.T) {
 	}
 }
 
-func TestRunProducerStallShowsInLatency(t *testing.T) {
-	t.Parallel()
-	// At a fixed rate, records held up by a stalled broker must show the
-	// stall in their latency, counted from their intended send time.
+// stallFirstProduce is a one-broker in-process cluster with topic "t"
+// whose first produce request is answered only after d.
+func stallFirstProduce(t *testing.T, d time.Duration) *kfake.Cluster {
+	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(c.Close)
 	var stalled atomic.Bool
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		if stalled.CompareAndSwap(false, true) {
-			c.SleepControl(func() { time.Sleep(300 * time.Millisecond) }) // one stalled produce
+			c.SleepControl(func() { time.Sleep(d) })
 		}
 		return nil, nil, false
 	})
+	return c
+}
+
+func TestRunProducerStallShowsInLatency(t *testing.T) {
+	t.Parallel()
+	// At a fixed rate, records held up by a stalled broker must show the
+	// stall in their latency, counted from their intended send time.
+	c := stallFirstProduce(t, 300*time.Millisecond)
 	spec := testSpec(t, c.ListenAddrs(), "t")
 	spec.Records, spec.Rate = 300, 1000
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -275,18 +283,7 @@ func TestRunProducerBlockedSenderCarriesTheWait(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
-			var stalled atomic.Bool
-			c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
-				if stalled.CompareAndSwap(false, true) {
-					c.SleepControl(func() { time.Sleep(500 * time.Millisecond) })
-				}
-				return nil, nil, false
-			})
+			c := stallFirstProduce(t, 500*time.Millisecond)
 			spec := testSpec(t, c.ListenAddrs(), "t")
 			seeds := c.ListenAddrs()
 			spec.ClientOpts = func(int) []kgo.Opt {
