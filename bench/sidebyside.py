@@ -18,6 +18,7 @@ for line in open(path):
     b, s, c, _round, rate, cpu, n = line.split()
     by[(int(b), int(s))][c].append((float(rate), float(cpu) / int(n) * 1e6))
 
+
 def medians(clients):
     med, spread = {}, {}
     for c in CLIENTS:
@@ -57,15 +58,12 @@ if markdown:
 
 print(f"{'brokers':>7} {'size':>5} {'client':>8} {'records/s median':>17} {'range':>23} {'CPU µs/record':>14} {'range':>11}")
 for (b, s), clients in sorted(by.items()):
-    med = {}
+    med, spread = medians(clients)
     for c in CLIENTS:
-        xs = clients.get(c)
-        if not xs:
-            continue
-        rates, cpus = [x[0] for x in xs], [x[1] for x in xs]
-        med[c] = (statistics.median(rates), statistics.median(cpus))
-        print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {min(rates):>11,.0f}-{max(rates):<11,.0f}"
-              f" {med[c][1]:>14.2f} {min(cpus):>5.2f}-{max(cpus):<5.2f}")
+        if c in med:
+            lo, hi, clo, chi = spread[c]
+            print(f"{b:>7} {s:>5} {c:>8} {med[c][0]:>17,.0f} {lo:>11,.0f}-{hi:<11,.0f}"
+                  f" {med[c][1]:>14.2f} {clo:>5.2f}-{chi:<5.2f}")
     k = med.get("kbench")
     if not k:
         continue

@@ -601,7 +601,7 @@ func TestRunProducerIntervalPercentiles(t *testing.T) {
 
 // TestTimestampAtKeepsKafkasMilliseconds: the per-millisecond timestamp
 // gives every record the millisecond start.Add(sent) would, across
-// millisecond boundaries and back in order.
+// millisecond boundaries.
 func TestTimestampAtKeepsKafkasMilliseconds(t *testing.T) {
 	start := time.Date(2026, 11, 25, 9, 0, 0, 999_400_000, time.UTC)
 	c := &producerClient{start: start, startNs: start.UnixNano()}
