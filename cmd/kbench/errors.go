@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -44,24 +44,15 @@ func checkJSONPath(path string) error {
 	if path == "" {
 		return nil
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+	err := outfile.Check(path)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, outfile.ErrFolder):
 		return userr.Errorf("--json %s: is a folder; give a file name, such as %s", path, filepath.Join(path, "result.json"))
+	default:
+		return userr.Errorf("--json %s: cannot write there (%v); create the folder or pick another path", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".kbench-json-check-*")
-	if err != nil {
-		return userr.Errorf("--json %s: cannot write there (%v); create the folder or pick another path", path, unwrapPathErr(err))
-	}
-	f.Close()
-	return os.Remove(f.Name())
-}
-
-// unwrapPathErr drops the temporary file's name from a path error.
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // stallPrinter says on stderr, as it happens, that no record is being

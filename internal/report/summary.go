@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
 )
 
@@ -286,7 +287,7 @@ func optPm(s *result.Stats, prec int) string {
 }
 
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
-// through a temporary file and a rename, so a reader never sees half a
+// through outfile.Write (atomic and synced), so a reader never sees half a
 // report. report.html shows the folder's plan.yaml when there is one.
 func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
@@ -301,25 +302,9 @@ func WriteAll(dir string, doc *result.Document) error {
 		{"summary.csv", WriteSummaryCSV},
 		{"report.html", func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
 	} {
-		if err := writeAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, doc) }); err != nil {
+		if err := outfile.Write(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, doc) }); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := fill(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

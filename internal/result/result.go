@@ -9,12 +9,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/outfile"
 )
 
 // Schema names this document format and its version. Readers accept any
@@ -230,8 +231,10 @@ func LatencyOf(h *measure.Histogram) (Latency, error) {
 	}, nil
 }
 
-// Write stores doc as indented JSON at path, through a temporary file and a
-// rename so that a reader never sees half a document.
+// Write stores doc as indented JSON at path through outfile.Write: a
+// regular file is replaced atomically and synced, so a reader never sees
+// half a document and a crash never leaves one; a symlink's target is
+// written, and a device (/dev/null) is written in place.
 func Write(path string, doc *Document) error {
 	if doc.Schema == "" {
 		doc.Schema = Schema
@@ -241,20 +244,7 @@ func Write(path string, doc *Document) error {
 		return fmt.Errorf("encode result: %w", err)
 	}
 	b = append(b, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".kbench-result-*")
-	if err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write result %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := outfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("write result %s: %w", path, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,6 +52,45 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Fatalf("temporary files left behind: %v", entries)
+	}
+}
+
+// TestWriteKeepsDevicesAndLinks: regression: writing a result over a
+// device node (--json /dev/full) replaced the node with a regular file, and
+// over a symlink replaced the link instead of writing its target; and the
+// result file was created mode 0600. The device is one the test makes in
+// its own folder.
+func TestWriteKeepsDevicesAndLinks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	doc := &Document{Kind: KindProducerPerf, Status: StatusOK}
+
+	target := filepath.Join(dir, "target.json")
+	link := filepath.Join(dir, "link.json")
+	if err := os.Symlink("target.json", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(link, doc); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink was replaced (%v)", err)
+	}
+	if _, err := Read(target); err != nil {
+		t.Errorf("the link's target holds no result: %v", err)
+	} else if fi, err := os.Stat(target); err != nil || fi.Mode().Perm()&0o044 == 0 {
+		t.Errorf("a new result file must be readable by others (0644 less the umask): %v", err)
+	}
+
+	full := filepath.Join(dir, "full")
+	if err := syscall.Mknod(full, syscall.S_IFCHR|0o666, 1<<8|7); err != nil {
+		t.Skipf("cannot make a device node (%v): mknod needs root or CAP_MKNOD", err)
+	}
+	if err := Write(full, doc); !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("writing /dev/full's twin: %v, want ENOSPC", err)
+	}
+	if fi, err := os.Lstat(full); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the device node was replaced (%v)", err)
 	}
 }
 
