@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
@@ -29,12 +32,13 @@ type runOptions struct {
 	dryRun      bool
 	metricsAddr string
 	metricsHold time.Duration
+	overwrite   bool
 }
 
 func newRunCmd(st *state) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run PLAN.yaml [--set PATH=VALUE ...] [--out DIR] [--dry-run]",
+		Use:   "run PLAN.yaml [--set PATH=VALUE ...] [--out DIR [--overwrite]] [--dry-run]",
 		Short: "Run a study plan: every scenario of its matrix, repeated, into one results folder",
 		Long: `Run a study plan (see docs/plans.md): the scenarios of its matrix, each
 repeated, against the plan's cluster or a local one kbench starts. Results go
@@ -47,6 +51,7 @@ to one folder: result.json, summary.md, summary.csv and the plan as run.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.sets, "set", nil, "override a plan value, Helm style: repeat=2, 'workloads[0].records=50k', cluster.bootstrap=host:9092 (repeatable)")
 	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
+	f.BoolVar(&o.overwrite, "overwrite", false, "with --out: replace the results of an earlier run in that folder (refused otherwise)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics while the plan runs (see docs/metrics.md)")
 	f.DurationVar(&o.metricsHold, "metrics-hold", 0, "with --metrics-addr: keep serving this long after the run, for a last scrape")
@@ -79,6 +84,14 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if o.metricsHold > 0 && o.metricsAddr == "" {
 		return userr.Errorf("--metrics-hold needs --metrics-addr")
 	}
+	dir, unlock, err := openOutDir(st, p.Name, o)
+	if err != nil {
+		return err
+	}
+	defer unlock() // deferred first, so it runs after the last write
+	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(p.Redacted()); return err }); err != nil {
+		return fmt.Errorf("write the plan as run: %w", err)
+	}
 	var observers runner.Observers
 	if o.metricsAddr != "" {
 		exp := metrics.New(p.Name, version)
@@ -100,16 +113,6 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		}()
 		fmt.Fprintf(st.stderr, "kbench: Prometheus metrics at http://%s/metrics\n", addr)
 		observers = append(observers, exp)
-	}
-	dir := o.out
-	if dir == "" {
-		dir = filepath.Join("results", p.Name+"-"+time.Now().UTC().Format("20060102T150405Z"))
-	}
-	if err := prepareOutDir(dir); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), p.Redacted(), 0o644); err != nil {
-		return fmt.Errorf("write the plan as run: %w", err)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
 	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)
@@ -178,18 +181,66 @@ func crossedThresholds(st *state, doc *result.Document) error {
 	return thresholdsCrossed{failed, total}
 }
 
-// prepareOutDir creates the results folder and proves it writable before
-// anything runs, so a bad --out never costs a run.
-func prepareOutDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
+// resultFiles are the files a plan run writes in its results folder;
+// --overwrite removes an earlier run's before anything runs, so the folder
+// never mixes two runs.
+var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml"}
+
+// openOutDir creates and locks the results folder and proves it writable
+// before anything runs, so a bad --out never costs a run. A folder another
+// run is writing (locked), or one holding an earlier run's result.json, is
+// refused unless --overwrite; the default folder (results/NAME-UTCTIME)
+// gets a -2, -3 ... suffix when two runs start within a second.
+func openOutDir(st *state, name string, o runOptions) (dir string, unlock func(), err error) {
+	dir = o.out
+	if dir == "" {
+		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+time.Now().UTC().Format("20060102T150405Z")))
+		if err != nil {
+			return "", nil, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
 	}
-	f, err := os.CreateTemp(dir, ".kbench-write-check-*")
-	if err != nil {
-		return userr.Errorf("--out %s: cannot write there: %v", dir, err)
+	unlock, err = outfile.Lock(dir)
+	var busy *outfile.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return "", nil, userr.Errorf("--out %s: %v, writing its results there; wait for it to end or give another --out folder", dir, err)
+	case err != nil:
+		return "", nil, userr.Errorf("--out %s: cannot write there: %v", dir, err)
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	fail := func(err error) (string, func(), error) { unlock(); return "", nil, err }
+	if _, err := os.Lstat(filepath.Join(dir, "result.json")); err == nil {
+		if !o.overwrite {
+			return fail(userr.Errorf("--out %s holds the results of an earlier run (result.json); give another --out folder, or add --overwrite to replace them", dir))
+		}
+		for _, f := range resultFiles {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, f, err))
+			}
+		}
+		fmt.Fprintf(st.stderr, "kbench: --overwrite: removed the earlier run's results from %s\n", dir)
+	}
+	if err := outfile.Check(filepath.Join(dir, "result.json")); err != nil {
+		return fail(userr.Errorf("--out %s: cannot write there: %v", dir, err))
+	}
+	return dir, unlock, nil
+}
+
+// newDefaultOutDir creates base, or base-2, base-3 ... if it exists: a
+// folder this run alone uses (os.Mkdir fails on an existing one).
+func newDefaultOutDir(base string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return base, err
+	}
+	dir := base
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i > 1000 {
+			return dir, err
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
 }
 
 func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
