@@ -130,6 +130,9 @@ func newRootCmd(st *state) *cobra.Command {
 	} {
 		root.AddCommand(newCmd(st))
 	}
+	for _, sub := range root.Commands() {
+		usageArgs(sub)
+	}
 	// Without RunE cobra prints help for anything, unknown commands
 	// included, and exits 0: an unknown command must be an error.
 	root.Args = cobra.ArbitraryArgs // RunE reports unknown commands, as usage errors
@@ -147,4 +150,33 @@ func newRootCmd(st *state) *cobra.Command {
 		return userr.Errorf("unknown command %q (see 'kbench --help')", args[0])
 	}
 	return root
+}
+
+// usageArgs makes a wrong number of arguments, to c and every command under
+// it, a usage error (exit 2) that names the command and shows its usage;
+// cobra's own checks return plain errors (exit 1) naming neither.
+func usageArgs(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
+	check := c.Args
+	if check == nil {
+		return
+	}
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		err := check(cmd, args)
+		if err == nil || userr.Is(err) {
+			return err
+		}
+		msg := err.Error()
+		if strings.HasPrefix(msg, "unknown command") && len(args) > 0 {
+			msg = fmt.Sprintf("takes no arguments, got %q", args[0]) // cobra.NoArgs
+		}
+		usage := cmd.UseLine()
+		if strings.Contains(cmd.Use, "[") {
+			usage = strings.TrimSuffix(usage, " [flags]") // Use lists them already
+		}
+		return userr.Errorf("%s: %s; usage: %s (see '%s --help')",
+			strings.TrimPrefix(cmd.CommandPath(), "kbench "), msg, usage, cmd.CommandPath())
+	}
 }
