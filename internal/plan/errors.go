@@ -70,7 +70,7 @@ func (c *collector) addf(n *yaml.Node, path, format string, args ...any) {
 	case n == nil:
 		p.Where = c.file
 	case n.Line < 0:
-		p.Where = "--set " + c.sets[-n.Line-1]
+		p.Where = "--set " + shownSet(c.sets[-n.Line-1])
 	default:
 		p.Where = fmt.Sprintf("%s:%d:%d", c.file, n.Line, n.Column)
 		p.Line, p.Col = n.Line, n.Column

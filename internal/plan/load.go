@@ -51,7 +51,7 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 	}
 	for i, s := range sets {
 		if err := applySet(root, s, i); err != nil {
-			c.list = append(c.list, Problem{Where: "--set " + s, Msg: err.Error()})
+			c.list = append(c.list, Problem{Where: "--set " + shownSet(s), Msg: err.Error()})
 		}
 	}
 	if len(c.list) > 0 {
@@ -104,6 +104,7 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 		return nil, userr.New(err)
 	}
 	redactSecrets(root)
+	redactComments(&doc)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -171,7 +172,7 @@ func hasAlias(n *yaml.Node) bool {
 }
 
 // secretKey matches property names whose values must not be written out.
-var secretKey = regexp.MustCompile(`(?i)(password|secret|sasl\.jaas\.config|credentials|token|ssl\.key)`)
+var secretKey = regexp.MustCompile(`(?i)(password|secret|jaas|credentials|token|ssl\.key)`)
 
 func redactSecrets(n *yaml.Node) {
 	if n.Kind == yaml.MappingNode {

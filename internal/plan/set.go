@@ -99,7 +99,7 @@ func applySet(root *yaml.Node, set string, i int) error {
 		last := si == len(steps)-1
 		if st.index >= 0 {
 			if n.Kind != yaml.SequenceNode {
-				return fmt.Errorf("%s is %s, not a list", where, kindName(n))
+				return fmt.Errorf("%s is %s, not a list", where, shownKind(n, where))
 			}
 			if st.index >= len(n.Content) {
 				return fmt.Errorf("%s has %d entries (indexes 0 to %d)", where, len(n.Content), len(n.Content)-1)
@@ -113,7 +113,7 @@ func applySet(root *yaml.Node, set string, i int) error {
 			continue
 		}
 		if n.Kind != yaml.MappingNode {
-			return fmt.Errorf("%s is %s, not a mapping with fields", where, kindName(n))
+			return fmt.Errorf("%s is %s, not a mapping with fields", where, shownKind(n, where))
 		}
 		where = join(where, st.key)
 		var next *yaml.Node
@@ -141,4 +141,12 @@ func applySet(root *yaml.Node, set string, i int) error {
 		n = next
 	}
 	return nil
+}
+
+// shownKind is kindName for a message, without the value of a secret key.
+func shownKind(n *yaml.Node, path string) string {
+	if n.Kind == yaml.ScalarNode && secretPath(path) {
+		return "a single value"
+	}
+	return kindName(n)
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -143,11 +144,27 @@ func (c *collector) properties(n *yaml.Node, path string) map[string]string {
 			c.addf(k, join(path, k.Value), "given twice; keep one")
 			continue
 		}
+		if v.Kind == yaml.MappingNode && v.Line < 0 {
+			// --set cluster.properties.linger.ms=5 made linger a mapping.
+			c.addf(v, join(path, k.Value), "is a mapping: a property name's dots are written \\. in --set, as in --set '%s.%s=...'",
+				path, strings.ReplaceAll(firstLeaf(k.Value, v), ".", `\.`))
+			continue
+		}
 		if s, ok := c.scalar(v, join(path, k.Value), "a single value"); ok {
 			out[k.Value] = s
 		}
 	}
 	return out
+}
+
+// firstLeaf is the dotted name of the first value under a mapping that
+// --set made from a name with unescaped dots: sasl → jaas → config.
+func firstLeaf(name string, n *yaml.Node) string {
+	for n.Kind == yaml.MappingNode && len(n.Content) >= 2 {
+		name += "." + n.Content[0].Value
+		n = n.Content[1]
+	}
+	return name
 }
 
 func quoteList(list []string) string {
