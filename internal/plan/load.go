@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -140,6 +141,11 @@ func syntaxProblem(file string, data []byte, err error) error {
 	msg := err.Error()
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if strings.Contains(m[2], "tab character") || m[2] == "found character that cannot start any token" {
+			if tl, col, ok := findTab(data, line); ok {
+				return fmt.Errorf("%s:%d:%d: YAML syntax error: a tab character; YAML indents with spaces only: replace the tab with spaces", file, tl, col)
+			}
+		}
 		where := ""
 		if parserProblems[m[2]] {
 			// The library names the 0-based line where the enclosing list or
@@ -157,6 +163,38 @@ func syntaxProblem(file string, data []byte, err error) error {
 		return fmt.Errorf("%s:%d: YAML syntax error%s: %s%s", file, line, where, m[2], hint)
 	}
 	return fmt.Errorf("%s: YAML syntax error: %s", file, strings.TrimPrefix(msg, "yaml: "))
+}
+
+// findTab finds the tab behind a YAML tab error: the library's line is the
+// tab's, or the one before it (a tab that breaks indentation), so those
+// come first; then the first line indented with a tab. line and col are
+// 1-based.
+func findTab(data []byte, near int) (line, col int, ok bool) {
+	lines := strings.Split(string(data), "\n")
+	indentTab := func(i int) int {
+		if i < 0 || i >= len(lines) {
+			return -1
+		}
+		l := lines[i]
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		return strings.IndexByte(indent, '\t')
+	}
+	for _, i := range []int{near - 1, near} {
+		if c := indentTab(i); c >= 0 {
+			return i + 1, c + 1, true
+		}
+	}
+	if i := near - 1; i >= 0 && i < len(lines) {
+		if c := strings.IndexByte(lines[i], '\t'); c >= 0 {
+			return near, utf8.RuneCountInString(lines[i][:c]) + 1, true
+		}
+	}
+	for i := range lines {
+		if c := indentTab(i); c >= 0 {
+			return i + 1, c + 1, true
+		}
+	}
+	return 0, 0, false
 }
 
 func hasAlias(n *yaml.Node) bool {

@@ -211,6 +211,15 @@ func paramKey(matrix *yaml.Node, name string) *yaml.Node {
 	return found
 }
 
+// fromSet names the --set a matrix value came from, for the notes of the
+// problems it causes where it is used.
+func (c *collector) fromSet(v *yaml.Node) string {
+	if v.Line >= 0 {
+		return ""
+	}
+	return ", from --set " + shownSet(c.sets[-v.Line-1])
+}
+
 // substitute returns a copy of n with ${x} replaced from the point: a value
 // that is only ${x} becomes the parameter's node (a number stays a number,
 // a mapping a mapping); inside text the parameter's text is spliced in.
@@ -225,7 +234,7 @@ func (c *collector) substitute(n *yaml.Node, pt point, path string) *yaml.Node {
 			if v, ok := pt.values[m[1]]; ok {
 				cp := deepCopy(v)
 				cp.Line, cp.Column = n.Line, n.Column
-				c.notes[cp] = fmt.Sprintf("(${%s} = %s)", m[1], valueText(v))
+				c.notes[cp] = fmt.Sprintf("(${%s} = %s%s)", m[1], valueText(v), c.fromSet(v))
 				return cp
 			}
 			return &out
@@ -242,7 +251,7 @@ func (c *collector) substitute(n *yaml.Node, pt point, path string) *yaml.Node {
 					c.addf(n, path, "${%s} is %s; a mapping or list can only be a whole value, not part of a text", name, kindName(v))
 					return ref
 				}
-				note = append(note, fmt.Sprintf("${%s} = %s", name, v.Value))
+				note = append(note, fmt.Sprintf("${%s} = %s%s", name, v.Value, c.fromSet(v)))
 				return v.Value
 			})
 			out.Tag = "!!str"

@@ -151,6 +151,8 @@ type Workload struct {
 	Profile string
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
+	// topicNode is where topic was written.
+	topicNode *yaml.Node
 }
 
 // Message says what records a producing workload sends: one of Size,

@@ -75,6 +75,9 @@ func parseSetPath(path string) ([]step, error) {
 func setValue(v string, line int) *yaml.Node {
 	if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
 		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: line, Column: 1}
+		if strings.TrimSpace(v[1:len(v)-1]) == "" {
+			return seq // {} is an empty list, not a list of one empty value
+		}
 		for _, item := range strings.Split(v[1:len(v)-1], ",") {
 			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: strings.TrimSpace(item), Line: line, Column: 1})
 		}

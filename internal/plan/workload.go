@@ -25,6 +25,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "type":
 			w.Type = c.oneOf(v, p, Produce, Consume, EndToEnd)
 		case "topic":
+			w.topicNode = v
 			w.Topic = c.text(v, p)
 			if w.Topic != "" && !topicNameRE.MatchString(w.Topic) {
 				c.addf(v, p, "%q is not a legal topic name; use letters, digits, '.', '_' and '-', at most 249 characters", w.Topic)
