@@ -59,6 +59,13 @@ to one folder: result.json, summary.md, summary.csv and the plan as run.`,
 }
 
 func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
+	// Flags first: --dry-run must not pass what the run would refuse.
+	if o.metricsHold < 0 {
+		return userr.Errorf("--metrics-hold %s: must not be negative; give how long to keep serving after the run, such as 30s", o.metricsHold)
+	}
+	if o.metricsHold > 0 && o.metricsAddr == "" {
+		return userr.Errorf("--metrics-hold needs --metrics-addr")
+	}
 	p, err := plan.Load(path, o.sets)
 	if err != nil {
 		return err
@@ -77,12 +84,6 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		}
 		printDryRun(st, p, scenarios)
 		return nil
-	}
-	if o.metricsHold < 0 {
-		return userr.Errorf("--metrics-hold %s: must not be negative", o.metricsHold)
-	}
-	if o.metricsHold > 0 && o.metricsAddr == "" {
-		return userr.Errorf("--metrics-hold needs --metrics-addr")
 	}
 	dir, unlock, err := openOutDir(st, p.Name, o)
 	if err != nil {
