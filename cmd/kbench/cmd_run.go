@@ -337,7 +337,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
-			return nil, clusterErr("start for the plan", err)
+			return nil, localClusterErr("start for the plan", planLocalFields, err)
 		}
 		stop := func() {
 			sctx, cancel := context.WithTimeout(context.Background(), time.Minute)

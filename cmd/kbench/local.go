@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // startLocalCluster starts a throwaway local Kafka for one run (--local) and
@@ -24,7 +26,7 @@ func startLocalCluster(ctx context.Context, st *state, brokers int, version stri
 	)
 	c, err := cluster.Start(ctx, opts...)
 	if err != nil {
-		return nil, "", clusterErr("start for --local", err)
+		return nil, "", localClusterErr("start for --local", localFlags, err)
 	}
 	stop = func() {
 		// The run's context may be cancelled (Ctrl-C); stopping must still happen.
@@ -35,4 +37,24 @@ func startLocalCluster(ctx context.Context, st *state, brokers int, version stri
 		}
 	}
 	return stop, c.Bootstrap(), nil
+}
+
+// localFlags and planLocalFields name, for the cluster options a drop-in
+// command's --local and a plan's cluster.local set, what the user wrote:
+// the cluster package names cluster up's flags.
+var (
+	localFlags      = map[string]string{"kafka-version": "--local-kafka-version", "brokers": "--local-brokers"}
+	planLocalFields = map[string]string{"kafka-version": "cluster.local.version", "brokers": "cluster.local.brokers",
+		"heap": "cluster.local.heap", "broker property": "cluster.local.broker_configs"}
+)
+
+// localClusterErr is clusterErr naming the option as the user gave it.
+func localClusterErr(what string, names map[string]string, err error) error {
+	var oe *cluster.OptionError
+	if errors.As(err, &oe) {
+		if name, ok := names[oe.Option]; ok {
+			return userr.Errorf("%s %q: %s", name, oe.Value, oe.Reason)
+		}
+	}
+	return clusterErr(what, err)
 }
