@@ -1,11 +1,13 @@
 package compat
 
 import (
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -173,8 +175,11 @@ func ParseConsumerArgs(args []string, random func(n int) int) (*ConsumerArgs, er
 	c.JSONPath = jsonPath(a, &errs)
 	c.Assign = a.Has("--assign")
 	if a.Has("--duration") {
-		d, err := time.ParseDuration(a.String("--duration"))
-		if err != nil || d <= 0 {
+		d, err := units.ParseDuration(a.String("--duration"))
+		switch {
+		case errors.Is(err, units.ErrTooLong):
+			errs = append(errs, userr.Errorf("option --duration: %v", err))
+		case err != nil:
 			errs = append(errs, userr.Errorf("option --duration: %q is not a positive duration; use forms like 30s, 5m, 1h30m", a.String("--duration")))
 		}
 		c.Duration = d

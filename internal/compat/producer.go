@@ -1,11 +1,13 @@
 package compat
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"time"
 
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -169,8 +171,11 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.LocalVersion = a.String("--local-kafka-version")
 	p.Profile = a.String("--profile")
 	if a.Has("--duration") {
-		d, err := time.ParseDuration(a.String("--duration"))
-		if err != nil || d <= 0 {
+		d, err := units.ParseDuration(a.String("--duration"))
+		switch {
+		case errors.Is(err, units.ErrTooLong):
+			errs = append(errs, userr.Errorf("option --duration: %v", err))
+		case err != nil:
 			errs = append(errs, userr.Errorf("option --duration: %q is not a positive duration; use forms like 30s, 5m, 1h30m", a.String("--duration")))
 		}
 		p.Duration = d

@@ -121,6 +121,13 @@ func ParseRate(s string) (float64, error) {
 	return v, nil
 }
 
+// ErrTooLong is ParseDuration's error for a duration beyond time.Duration
+// (about 292 years), which Go reports like a typo.
+var ErrTooLong = errors.New("longer than 2562047h (about 292 years), the longest duration kbench can count")
+
+// durationRE is Go's duration syntax, to tell an overflow from a typo.
+var durationRE = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
 // ParseDuration parses a positive duration: 90s, 1m30s, 500ms, 2h.
 func ParseDuration(s string) (time.Duration, error) {
 	t := strings.TrimSpace(s)
@@ -128,6 +135,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	if err != nil {
 		if _, nerr := strconv.ParseFloat(t, 64); nerr == nil {
 			return 0, fmt.Errorf("%q has no unit; %s", s, DurationForms)
+		}
+		if durationRE.MatchString(t) && strings.ContainsAny(t, "0123456789") {
+			return 0, fmt.Errorf("%q is %w; %s", s, ErrTooLong, DurationForms)
 		}
 		return 0, fmt.Errorf("%q is not a duration; %s", s, DurationForms)
 	}

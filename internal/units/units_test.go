@@ -96,6 +96,12 @@ func TestParseDuration(t *testing.T) {
 		{"0s", 0, "must be above 0"},
 		{"-5s", 0, "must be above 0"},
 		{"soon", 0, "is not a duration"},
+		{"2562047h", 2562047 * time.Hour, ""},
+		// Regression: an overflow was "not a duration", like a typo.
+		{"99999999h", 0, `"99999999h" is longer than 2562047h (about 292 years)`},
+		{"2562048h", 0, "is longer than 2562047h"},
+		{"1h1h", 2 * time.Hour, ""},
+		{"h", 0, "is not a duration"},
 	}
 	for _, tt := range tests {
 		got, err := ParseDuration(tt.in)
