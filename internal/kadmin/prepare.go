@@ -60,7 +60,7 @@ func PrepareTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec, existing 
 		return TopicInfo{}, err
 	}
 	if err := createAfterDelete(ctx, adm, spec); err != nil {
-		return TopicInfo{}, err
+		return TopicInfo{}, collided(ctx, cl, spec.Name, err)
 	}
 	info, err := waitForLeaders(ctx, cl, spec.Name, topicTimeout)
 	if err != nil {

@@ -93,6 +93,9 @@ func EnsureTopic(ctx context.Context, opts []kgo.Opt, spec TopicSpec) (TopicInfo
 		}
 		info, err = waitForLeaders(ctx, cl, spec.Name, wait)
 	}
+	if err != nil {
+		err = collided(ctx, cl, spec.Name, err)
+	}
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return TopicInfo{}, userr.Errorf("topic %q does not exist and the broker did not create it (auto.create.topics.enable=false?): create it first, or pass --partitions N to let kbench create it", spec.Name)
 	}
@@ -143,6 +146,29 @@ func createTopic(ctx context.Context, adm *kadm.Client, spec TopicSpec) (existed
 		return false, fmt.Errorf("create topic %q with %d partitions: %w", spec.Name, spec.Partitions, err)
 	}
 	return false, nil
+}
+
+// collided explains why creating topic failed when an existing topic's
+// name differs from it only in '.' and '_': Kafka refuses such a topic
+// (their metric names would be the same) with INVALID_TOPIC_EXCEPTION, or,
+// when auto-creating, silently. Other errors are returned as they are.
+func collided(ctx context.Context, cl kmsg.Requestor, topic string, err error) error {
+	if !strings.ContainsAny(topic, "._") || !errors.Is(err, kerr.InvalidTopicException) && !errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return err
+	}
+	mctx, cancel := context.WithTimeout(ctx, topicTimeout)
+	defer cancel()
+	resp, merr := kmsg.NewPtrMetadataRequest().RequestWith(mctx, cl) // every topic
+	if merr != nil {
+		return err
+	}
+	key := strings.ReplaceAll(topic, ".", "_")
+	for _, t := range resp.Topics {
+		if t.Topic != nil && *t.Topic != topic && strings.ReplaceAll(*t.Topic, ".", "_") == key {
+			return userr.Errorf("topic %q collides with the existing topic %q: Kafka takes '.' and '_' in topic names for the same character (their metrics would clash) and refuses the second; use another name, or the existing topic", topic, *t.Topic)
+		}
+	}
+	return err
 }
 
 // Ping checks that a broker answers a metadata request within ConnectTimeout.
