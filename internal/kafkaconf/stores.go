@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
@@ -136,7 +137,37 @@ func chainOf(key any, chain []*x509.Certificate) (tls.Certificate, error) {
 	return out, nil
 }
 
+// pemBlock is a PEM block without headers, its base64 split by any
+// whitespace: a value continued over lines with backslashes in a Java
+// properties file reaches kbench as one line ("-----BEGIN PRIVATE KEY-----
+// MIIE... -----END PRIVATE KEY-----"), and Kafka's own parser
+// (DefaultSslEngineFactory.PemParser) reads it so.
+var pemBlock = regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\s]*?)-----END ([A-Z0-9 ]+)-----`)
+
+// javaPEM rewrites every headerless PEM block into the line form Go's
+// encoding/pem reads; blocks with headers (Proc-Type) stay as they are.
+func javaPEM(data []byte) []byte {
+	return pemBlock.ReplaceAllFunc(data, func(m []byte) []byte {
+		sub := pemBlock.FindSubmatch(m)
+		if !bytes.Equal(sub[1], sub[3]) {
+			return m
+		}
+		b64 := bytes.Join(bytes.Fields(sub[2]), nil)
+		var out bytes.Buffer
+		fmt.Fprintf(&out, "-----BEGIN %s-----\n", sub[1])
+		for len(b64) > 0 {
+			n := min(64, len(b64))
+			out.Write(b64[:n])
+			out.WriteByte('\n')
+			b64 = b64[n:]
+		}
+		fmt.Fprintf(&out, "-----END %s-----\n", sub[3])
+		return out.Bytes()
+	})
+}
+
 func pemCerts(data []byte) ([]*x509.Certificate, error) {
+	data = javaPEM(data)
 	var out []*x509.Certificate
 	for {
 		var b *pem.Block
@@ -162,6 +193,7 @@ func pemCerts(data []byte) ([]*x509.Certificate, error) {
 // pemKeyPair reads a certificate chain and an unencrypted private key
 // from PEM text (they may be the same text).
 func pemKeyPair(certPEM, keyPEM []byte) (tls.Certificate, error) {
+	certPEM, keyPEM = javaPEM(certPEM), javaPEM(keyPEM)
 	for rest := keyPEM; ; {
 		var b *pem.Block
 		b, rest = pem.Decode(rest)
