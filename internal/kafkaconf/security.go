@@ -89,8 +89,13 @@ func (c *Common) checkSecurity(props []Prop) (warns []Warning, errs []error) {
 			need = "SSL or SASL_SSL"
 		}
 		if isSecurityKey(p.Key) {
-			warns = append(warns, Warning{Key: p.Key, Source: p.Source,
-				Message: fmt.Sprintf("has no effect with security.protocol=%s (it applies with %s); ignored", proto, need)})
+			msg := fmt.Sprintf("has no effect with security.protocol=%s (it applies with %s); ignored", proto, need)
+			if mech := strings.TrimSpace(p.Value); p.Key == "sasl.mechanism" && !slices.Contains(saslMechanisms, mech) {
+				// Not "it applies with SASL_*": there it would be an error.
+				msg = fmt.Sprintf("%q is not a mechanism kbench speaks (%s), and has no effect with security.protocol=%s anyway; ignored",
+					mech, strings.Join(saslMechanisms, ", "), proto)
+			}
+			warns = append(warns, Warning{Key: p.Key, Source: p.Source, Message: msg})
 			continue
 		}
 		warns = append(warns, Warning{Key: p.Key, Source: p.Source, Message: "unknown to the Java client (Apache Kafka 4.x); ignored"})
