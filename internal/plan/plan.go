@@ -44,6 +44,7 @@ const (
 	DefaultIdleTimeout = 10 * time.Second
 	MaxScenarios       = 10_000
 	MaxVUs             = 100_000
+	MaxSeed            = 1<<53 - 1 // exact in JSON readers that hold numbers as doubles
 	// usersPerProducer and maxVUProducers share virtual users among
 	// producer clients as the virtual-users study did: one producer per
 	// 2000 users, at least 1, at most 100.
@@ -57,6 +58,11 @@ type Plan struct {
 	Description string
 	Cluster     Cluster
 	Repeat      int
+	// Seed, when SeedSet, makes the random values of every workload
+	// without a message seed the same run after run; without it each run
+	// draws a fresh one (the runner records it in result.json).
+	Seed    uint64
+	SeedSet bool
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string
@@ -160,7 +166,8 @@ type Message struct {
 	PayloadFile string            // or records read from this file
 	Delimiter   string            // between the file's records (default a newline)
 	Template    *payload.Template // or JSON rendered per record
-	Seed        uint64            // makes random values and templates reproducible
+	Seed        uint64            // makes random values and templates reproducible (when SeedSet)
+	SeedSet     bool              // seed was given; otherwise the plan's seed decides
 	RandomRatio float64           // with Size: the random share of each value (default 1)
 	KeyRange    int64             // keys 0..KeyRange-1; 0 sends no keys
 	KeyDist     string            // how keys are picked: uniform (default), sequential, zipfian

@@ -189,8 +189,8 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 		case "template_file":
 			m.Template = c.templateFile(v, p, c.dir)
 		case "seed":
-			if v, ok := c.whole(v, p, 0, 1<<62); ok {
-				m.Seed = uint64(v)
+			if v, ok := c.whole(v, p, 0, MaxSeed); ok {
+				m.Seed, m.SeedSet = uint64(v), true
 			}
 		case "random_ratio":
 			s, ok := c.scalar(v, p, "a number from 0 to 1")

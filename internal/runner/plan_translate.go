@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -21,6 +22,9 @@ import (
 // the stall reporter for producers, and the Kafka client warnings
 // (properties kbench accepts but does not apply as written), each once.
 type build struct {
+	// seed is the run's: workloads without a message seed derive theirs
+	// from it (messageSeed).
+	seed     uint64
 	stall    func(workload.Stall)
 	observer Observer
 	warnings []string
@@ -77,7 +81,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Sc
 		out.Topics = append(out.Topics, Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
 	}
 	for i := range sc.Workloads {
-		w, err := workloadOf(p, &sc.Workloads[i], bootstrap, b)
+		w, err := workloadOf(p, &sc.Workloads[i], i, bootstrap, b)
 		if err != nil {
 			return out, fmt.Errorf("workloads[%d] %q: %w", i, sc.Workloads[i].Name, err)
 		}
@@ -86,11 +90,62 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Sc
 	return out, nil
 }
 
-func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, b *build) (Workload, error) {
+// RunSeed is the seed of one run of the plan: the plan's seed, or a fresh
+// one when it has none, so that no two runs send the same random values.
+func RunSeed(p *plan.Plan) uint64 {
+	if p.SeedSet {
+		return p.Seed
+	}
+	return payload.NewSeed()
+}
+
+// messageSeed is the seed the records of the plan's index-th workload
+// come from: its message's, or one derived from the run's seed.
+func messageSeed(runSeed uint64, w *plan.Workload, index int) uint64 {
+	if w.Message.SeedSet {
+		return w.Message.Seed
+	}
+	return payload.Mix(runSeed, uint64(index)+1)
+}
+
+// reseeded returns sc with every producing workload's record sources on
+// streams of their own for one repeat: the same seeds, scenario and repeat
+// give the same records, and no two scenarios or repeats of a run send the
+// same random values (uuids, strings, letters). The sources share their
+// data (letters, payload files) with sc's.
+func reseeded(sc Scenario, repeat int) Scenario {
+	h := fnv.New64a()
+	h.Write([]byte(sc.Name))
+	x := payload.Mix(h.Sum64(), uint64(repeat))
+	out := sc
+	out.Workloads = append([]Workload(nil), sc.Workloads...)
+	for i := range out.Workloads {
+		w := &out.Workloads[i]
+		if w.Producer == nil {
+			continue
+		}
+		spec := *w.Producer
+		spec.Values = spec.Values.Clone(x)
+		if spec.Keys != nil {
+			spec.Keys = spec.Keys.Clone(x)
+		}
+		if spec.KeySource != nil {
+			spec.KeySource = spec.KeySource.Clone(x)
+		}
+		spec.HeaderSources = append([]workload.HeaderSource(nil), spec.HeaderSources...)
+		for k := range spec.HeaderSources {
+			spec.HeaderSources[k].Values = spec.HeaderSources[k].Values.Clone(x)
+		}
+		w.Producer = &spec
+	}
+	return out
+}
+
+func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
 	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, Backlog: w.Backlog}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, settings, err := producerSpec(p, w, props, b)
+		spec, settings, err := producerSpec(p, w, messageSeed(b.seed, w, index), props, b)
 		if err != nil {
 			return rw, err
 		}
@@ -137,7 +192,7 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 	return props
 }
 
-func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
+func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
 	props, profile, err := kafkaconf.WithProfile(w.Profile, "profile", props)
 	if err != nil {
 		return nil, nil, userr.New(err)
@@ -150,28 +205,28 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	values, err := valuesOf(p, w)
+	values, err := valuesOf(p, w, seed)
 	if err != nil {
 		return nil, nil, err
 	}
 	var keys *payload.Keys
 	keySize := 0
 	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
+		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
 			return nil, nil, userr.Errorf("message.key: %v", err)
 		}
 		keySize = keys.MaxSize()
 	}
 	var keySrc payload.Source
 	if t := w.Message.KeyTemplate; t != nil {
-		if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+		if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
 			return nil, nil, userr.Errorf("message.key.template: %v", err)
 		}
 		keySize = keySrc.MaxSize()
 	}
 	var headerSrcs []workload.HeaderSource
 	for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
 		if err != nil {
 			return nil, nil, userr.Errorf("message.headers.%s: %v", name, err)
 		}
@@ -217,10 +272,10 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 
 // valuesOf is the record source of a workload's message: random values of
 // a size, or the records of a payload file (relative to the plan's folder).
-func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
+func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, error) {
 	m := w.Message
 	if m.Template != nil {
-		src, err := payload.CompileTemplate(*m.Template, m.Seed+1)
+		src, err := payload.CompileTemplate(*m.Template, seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.template: %v", err)
 		}
@@ -235,13 +290,13 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 		if delim == "" {
 			delim = "\n"
 		}
-		src, _, err := payload.File(path, delim, m.Seed+1)
+		src, _, err := payload.File(path, delim, seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.payload_file: %v", err)
 		}
 		return src, nil
 	}
-	src, err := payload.RandomRatio(int(m.Size), m.RandomRatio, m.Seed+1)
+	src, err := payload.RandomRatio(int(m.Size), m.RandomRatio, seed+1)
 	if err != nil {
 		return nil, userr.Errorf("message.size: %v", err)
 	}
@@ -336,39 +391,47 @@ type PreviewRecord struct {
 }
 
 // Preview returns the first n records the named producing workload of a
-// scenario would send (every producing workload's when name is empty),
-// without contacting a broker: `kbench preview`.
-func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int) (map[string][]PreviewRecord, []string, error) {
+// scenario would send in its first repeat, from its first client, for the
+// run seed given (RunSeed) (every producing workload's when name is
+// empty), without contacting a broker: `kbench preview`.
+func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64) (map[string][]PreviewRecord, []string, error) {
 	out := map[string][]PreviewRecord{}
 	var order []string
+	h := fnv.New64a()
+	h.Write([]byte(sc.Name))
+	x := payload.Mix(h.Sum64(), 1) // as reseeded for repeat 1
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
 		if (name != "" && w.Name != name) || w.Type == plan.Consume {
 			continue
 		}
-		values, err := valuesOf(p, w)
+		seed := messageSeed(runSeed, w, i)
+		values, err := valuesOf(p, w, seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
+		values = values.Clone(x).Clone(1)
 		var keySrc payload.Source
 		if t := w.Message.KeyTemplate; t != nil {
-			if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+			if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key.template: %w", w.Name, err)
 			}
+			keySrc = keySrc.Clone(x).Clone(1)
 		}
 		var keys *payload.Keys
 		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
+			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
 			}
+			keys = keys.Clone(x).Clone(1)
 		}
 		var hsrc []workload.HeaderSource
 		for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
 			if err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.headers.%s: %w", w.Name, name, err)
 			}
-			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src})
+			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src.Clone(x).Clone(1)})
 		}
 		static := headersOf(w.Message.Headers)
 		order = append(order, w.Name)
