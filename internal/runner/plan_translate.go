@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -30,6 +31,71 @@ type build struct {
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool
+	// Parsed client properties by their text, and the admin options by
+	// bootstrap: scenarios mostly share them, and parsing them anew took
+	// most of the time and memory of checking 10,000 scenarios.
+	producers map[string]parsedProducer
+	consumers map[string]parsedConsumer
+	admin     map[string][]kgo.Opt
+}
+
+type parsedProducer struct {
+	pc       *kafkaconf.Producer
+	warns    []kafkaconf.Warning
+	err      error
+	settings map[string]string // pc.Settings(), shared read-only by the scenarios
+}
+
+type parsedConsumer struct {
+	cc    *kafkaconf.Consumer
+	warns []kafkaconf.Warning
+	err   error
+}
+
+// propsKey is props as one string, for the caches.
+func propsKey(props []kafkaconf.Prop) string {
+	var sb strings.Builder
+	for _, p := range props {
+		sb.WriteString(p.Key)
+		sb.WriteByte(0)
+		sb.WriteString(p.Value)
+		sb.WriteByte(0)
+		sb.WriteString(p.Source)
+		sb.WriteByte(1)
+	}
+	return sb.String()
+}
+
+// parseProducer is kafkaconf.ParseProducer, once per distinct properties;
+// it also returns the parsed producer's Settings.
+func (b *build) parseProducer(props []kafkaconf.Prop) (*kafkaconf.Producer, map[string]string, []kafkaconf.Warning, error) {
+	k := propsKey(props)
+	r, ok := b.producers[k]
+	if !ok {
+		r.pc, r.warns, r.err = kafkaconf.ParseProducer(props)
+		if r.err == nil {
+			r.settings = r.pc.Settings()
+		}
+		if b.producers == nil {
+			b.producers = map[string]parsedProducer{}
+		}
+		b.producers[k] = r
+	}
+	return r.pc, r.settings, r.warns, r.err
+}
+
+// parseConsumer is kafkaconf.ParseConsumer, once per distinct properties.
+func (b *build) parseConsumer(props []kafkaconf.Prop) (*kafkaconf.Consumer, []kafkaconf.Warning, error) {
+	k := propsKey(props)
+	r, ok := b.consumers[k]
+	if !ok {
+		r.cc, r.warns, r.err = kafkaconf.ParseConsumer(props)
+		if b.consumers == nil {
+			b.consumers = map[string]parsedConsumer{}
+		}
+		b.consumers[k] = r
+	}
+	return r.cc, r.warns, r.err
 }
 
 // seriesInterval is the width of a plan workload's intervals: the report
@@ -66,7 +132,7 @@ func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
 // workload's), messages become record sources.
 func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Scenario, error) {
 	out := Scenario{Name: sc.Name}
-	admin, err := adminOpts(p, bootstrap)
+	admin, err := b.adminOpts(p, bootstrap)
 	if err != nil {
 		return out, err
 	}
@@ -200,7 +266,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
 	}
-	pc, warns, err := kafkaconf.ParseProducer(props)
+	pc, settings, warns, err := b.parseProducer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
@@ -267,7 +333,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		},
 	}
 	b.observeProducer(w.Name, spec)
-	return spec, pc.Settings(), nil
+	return spec, settings, nil
 }
 
 // valuesOf is the record source of a workload's message: random values of
@@ -304,7 +370,7 @@ func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, erro
 }
 
 func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ConsumerSpec, map[string]string, error) {
-	cc, warns, err := kafkaconf.ParseConsumer(props)
+	cc, warns, err := b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
@@ -339,12 +405,26 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	return spec, cc.Settings(), nil
 }
 
-func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
-	cc, _, err := kafkaconf.ParseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
+// adminOpts are the admin client's options: the cluster's properties, the
+// same for every scenario.
+func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
+	if opts, ok := b.admin[bootstrap]; ok {
+		return opts, nil
+	}
+	cc, _, err := b.parseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
 	if err != nil {
 		return nil, userr.New(err)
 	}
-	return cc.Opts()
+	opts, err := cc.Opts()
+	if err != nil {
+		return nil, err
+	}
+	if b.admin == nil {
+		b.admin = map[string][]kgo.Opt{}
+	}
+	opts = opts[:len(opts):len(opts)] // shared: an append copies
+	b.admin[bootstrap] = opts
+	return opts, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
