@@ -142,6 +142,7 @@ func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 		wnames[w.Name] = true
 		sc.Workloads = append(sc.Workloads, w)
 	}
+	c.afterWorkloads(sc.Workloads)
 }
 
 func (c *collector) topic(n *yaml.Node, path string) Topic {

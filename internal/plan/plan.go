@@ -129,8 +129,12 @@ type Workload struct {
 	MaxRate *MaxRate
 	// Stages ramp the rate (Duration is their sum).
 	Stages []load.Stage
+	// VUStages ramp the number of virtual users (the closed model; Duration
+	// is their sum), from VUs.
+	VUStages []load.VUStage
 	// VUs runs the closed model: that many virtual users, each sending a
-	// record and waiting for its acknowledgement before the next.
+	// record and waiting for its acknowledgement before the next; with
+	// VUStages, the users at the ramp's start (default 1, as k6's startVUs).
 	VUs            int
 	Records        int64 // 0: no count limit
 	Duration       time.Duration
@@ -138,10 +142,14 @@ type Workload struct {
 	WarmupDuration time.Duration
 	// Timeout stops a consume workload when no record arrived for this long.
 	Timeout time.Duration
-	// StartAfter starts a consume workload this long after the producers,
-	// reading from the start of the topic: a catch-up read of the backlog
-	// while the producers keep writing.
-	StartAfter time.Duration
+	// StartAfter starts the workload this long after the scenario's
+	// producers start; AfterWorkload, once that workload has ended (with
+	// both, after both). A consume workload started late reads its topic
+	// from the start: a catch-up read, or a read of what a producing phase
+	// wrote.
+	StartAfter    time.Duration
+	AfterWorkload string
+	afterNode     *yaml.Node
 	// Backlog starts a consume workload once the producers have written
 	// this many value bytes (with StartAfter: after both).
 	Backlog int64
@@ -203,26 +211,52 @@ func (p *Plan) Redacted() []byte { return p.redacted }
 // at a fixed rate, or a duration; ok is false when a workload runs as fast
 // as the cluster allows.
 func (sc *Scenario) Estimate() (d time.Duration, ok bool) {
-	for _, w := range sc.Workloads {
-		var wd time.Duration
-		switch {
-		case w.MaxRate != nil:
-			return 0, false // a search: as many probes as it takes
-		case len(w.Stages) > 0:
-			wd = w.Duration
-		case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
-			wd = w.Duration
-		case w.Rate > 0 && w.Records > 0:
-			wd = time.Duration(float64(w.Records) / w.Rate * float64(time.Second))
-			if w.Duration > 0 {
-				wd = min(wd, w.Duration)
-			}
-		case w.Type == Consume:
-			continue // ends with the producers, or on its own stop condition
-		default:
+	index := map[string]int{}
+	for i, w := range sc.Workloads {
+		index[w.Name] = i
+	}
+	// start is when workload i starts: its start_after, after the end of
+	// the workload it waits for (chains are checked to end).
+	var end func(i, depth int) time.Duration
+	start := func(i, depth int) time.Duration {
+		w := sc.Workloads[i]
+		s := w.StartAfter
+		if j, ok := index[w.AfterWorkload]; ok && w.AfterWorkload != "" && depth < len(sc.Workloads) {
+			s += end(j, depth+1)
+		}
+		return s
+	}
+	end = func(i, depth int) time.Duration {
+		own, _ := sc.Workloads[i].estimate()
+		return start(i, depth) + own
+	}
+	for i := range sc.Workloads {
+		if _, ok := sc.Workloads[i].estimate(); !ok {
 			return 0, false
 		}
-		d = max(d, wd)
+		d = max(d, end(i, 0))
 	}
 	return d, d > 0
+}
+
+// estimate is how long the workload measures once started; a consume
+// workload counts nothing (it ends with the producers or on its own stop).
+func (w *Workload) estimate() (time.Duration, bool) {
+	switch {
+	case w.MaxRate != nil:
+		return 0, false // a search: as many probes as it takes
+	case len(w.Stages) > 0 || len(w.VUStages) > 0:
+		return w.Duration, true
+	case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
+		return w.Duration, true
+	case w.Rate > 0 && w.Records > 0:
+		wd := time.Duration(float64(w.Records) / w.Rate * float64(time.Second))
+		if w.Duration > 0 {
+			wd = min(wd, w.Duration)
+		}
+		return wd, true
+	case w.Type == Consume:
+		return 0, true // ends with the producers, or on its own stop condition
+	}
+	return 0, false
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/userr"
@@ -208,7 +209,7 @@ func reseeded(sc Scenario, repeat int) Scenario {
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, Backlog: w.Backlog}
+	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
 		spec, settings, err := producerSpec(p, w, messageSeed(b.seed, w, index), props, b)
@@ -331,6 +332,13 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 			}
 			return out
 		},
+	}
+	if len(w.VUStages) > 0 {
+		ramp, err := load.NewVURamp(w.VUs, w.VUStages)
+		if err != nil {
+			return nil, nil, userr.Errorf("stages: %v", err)
+		}
+		spec.VURamp, spec.VUs = ramp, 0
 	}
 	b.observeProducer(w.Name, spec)
 	return spec, settings, nil
