@@ -170,3 +170,47 @@ func readRecords(t *testing.T, bootstrap, topic string, want int) []*kgo.Record 
 	}
 	return out
 }
+
+// TestPreviewFreshUnlessSeeded: regression: kbench preview printed the
+// same first uuid every call. Without a seed each call draws one and says
+// it; given that seed, preview prints the same records again.
+func TestPreviewFreshUnlessSeeded(t *testing.T) {
+	t.Parallel()
+	planFile := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(planFile, []byte(seedPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	preview := func(sets ...string) string {
+		t.Helper()
+		var stdout, stderr syncBuffer
+		st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		args := []string{"preview", planFile, "-n", "3"}
+		for _, s := range sets {
+			args = append(args, "--set", s)
+		}
+		if code := runKbench(t, st, args...); code != exitOK {
+			t.Fatalf("preview: exit %d\n%s", code, stderr.String())
+		}
+		return stdout.String()
+	}
+	a, b := preview(), preview()
+	records := func(out string) string {
+		var keep []string
+		for _, l := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(l, "#") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if records(a) == records(b) {
+		t.Fatalf("two previews printed the same records:\n%s", a)
+	}
+	m := regexp.MustCompile(`# seed (\d+) `).FindStringSubmatch(a)
+	if m == nil {
+		t.Fatalf("the preview does not say its seed:\n%s", a)
+	}
+	if again := preview("seed=" + m[1]); records(again) != records(a) {
+		t.Errorf("with seed %s the preview printed\n%s\nwant\n%s", m[1], again, a)
+	}
+}
