@@ -90,6 +90,9 @@ func TestFileBounds(t *testing.T) { // not parallel: it counts allocations
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if raceEnabled && tt.delim == "[,;]" {
+				t.Skip("10M regular expression matches take a minute with the race detector")
+			}
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			_, _, err := File(tt.path, tt.delim, 1)
@@ -97,7 +100,7 @@ func TestFileBounds(t *testing.T) { // not parallel: it counts allocations
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one saying %q", err, tt.want)
 			}
-			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<30 { // in all, garbage included: the old code kept 4.8 GB
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<30 && !raceEnabled { // in all, garbage included: the old code kept 4.8 GB
 				t.Errorf("refusing it allocated %d MiB", grew>>20)
 			}
 		})
