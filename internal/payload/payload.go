@@ -42,8 +42,9 @@ const MaxRecordSize = 1 << 30
 // made once (32 MiB, or twice the record size when larger), so no work is
 // done per record and no value is overwritten while franz-go holds it.
 //
-// The buffer is made when the first value is taken, not by Random: a plan
-// of thousands of scenarios is built and checked without one. It is shared
+// The buffer is made when the first value is taken or the first clone
+// made, not by Random: a plan of thousands of scenarios is built and
+// checked without one. It is shared
 // by every source of the same seed and buffer size (clients, scenarios and
 // record sizes alike) for as long as one of them is in use; each source
 // starts at its own place in it (from the seed given to Random or Clone).
@@ -207,9 +208,10 @@ func (s *stream) Value(int64) []byte {
 func (s *stream) MaxSize() int { return s.size }
 
 // Clone returns a stream over the same letters starting at its own place,
-// derived from this stream's seed and seed.
+// derived from this stream's seed and seed. Clones are made when a run
+// starts, so the letters are made then, not on the first record.
 func (s *stream) Clone(seed uint64) Source {
-	return newStream(s.key, s.letters, s.size, Mix(s.seed, seed))
+	return newStream(s.key, s.acquire(), s.size, Mix(s.seed, seed))
 }
 
 // Monotonic returns the decimal record number as the value ("0", "1", ...),
