@@ -34,9 +34,13 @@ func newPreviewCmd(st *state) *cobra.Command {
 				return userr.Errorf("--scenario %d: the plan has scenarios 1 to %d", scenario, len(scs))
 			}
 			sc := &scs[scenario-1]
-			recs, order, err := runner.Preview(p, sc, workload, n)
+			seed := runner.RunSeed(p)
+			recs, order, err := runner.Preview(p, sc, workload, n, seed)
 			if err != nil {
 				return err
+			}
+			if !p.SeedSet {
+				fmt.Fprintf(st.stdout, "# seed %d (a fresh one each time; --set seed=%d shows these records again)\n", seed, seed)
 			}
 			for _, name := range order {
 				fmt.Fprintf(st.stdout, "# scenario %d (%s), workload %s\n", sc.Index, sc.Name, name)

@@ -75,7 +75,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	var keys *payload.Keys
 	keySize := 0
 	if pa.RecordKeyRange > 0 {
-		if keys, err = payload.NewKeys(pa.RecordKeyRange, 1); err != nil {
+		if keys, err = payload.NewKeys(pa.RecordKeyRange, payload.NewSeed()); err != nil {
 			return userr.Errorf("--record-key-range: %v", err)
 		}
 		keySize = keys.MaxSize()
@@ -350,7 +350,7 @@ func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, 
 	case pa.PayloadFile != "":
 		abs, _ := filepath.Abs(pa.PayloadFile)
 		fmt.Fprintf(stdout, "Reading payloads from: %s\n", abs)
-		src, n, err := payload.File(pa.PayloadFile, pa.PayloadDelimiter, 1)
+		src, n, err := payload.File(pa.PayloadFile, pa.PayloadDelimiter, payload.NewSeed())
 		if err != nil {
 			return nil, userr.Errorf("--payload-file: %v", err)
 		}
@@ -359,7 +359,7 @@ func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, 
 	case pa.PayloadMonotonic:
 		return payload.Monotonic(pa.NumRecords), nil
 	default:
-		src, err := payload.Random(pa.RecordSize, 1)
+		src, err := payload.Random(pa.RecordSize, payload.NewSeed())
 		if err != nil {
 			return nil, userr.Errorf("--record-size: %v", err)
 		}

@@ -129,15 +129,16 @@ func TestConsumerPerfLeavesGCAlone(t *testing.T) {
 
 // TestProducerPerfHugeRecordSize: regression: --record-size 2000000000 was
 // allocated (2 GB of values) before it was checked against
-// max.request.size. Not parallel: it measures the process's allocations.
+// max.request.size (sizes past 1 GiB are now refused before that:
+// TestDropInInputBounds). Not parallel: it measures the process's allocations.
 func TestProducerPerfHugeRecordSize(t *testing.T) {
 	st, stdout, stderr := consumerTestState()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	code := runKbench(t, st, "producer-perf-test", "--topic", "t", "--num-records", "10", "--throughput", "-1",
-		"--record-size", "2000000000", "--bootstrap-server", "127.0.0.1:1")
+		"--record-size", "1000000000", "--bootstrap-server", "127.0.0.1:1")
 	runtime.ReadMemStats(&after)
-	if code != exitUsage || !strings.Contains(stderr.String(), "max.request.size=1048576: The message is 2000000089 bytes when serialized") {
+	if code != exitUsage || !strings.Contains(stderr.String(), "max.request.size=1048576: The message is 1000000089 bytes when serialized") {
 		t.Fatalf("exit %d, stderr %q; want %d and the max.request.size error", code, stderr, exitUsage)
 	}
 	if stdout.Len() != 0 {

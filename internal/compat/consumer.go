@@ -251,8 +251,11 @@ func (c *ConsumerArgs) validate(a *Args) error {
 	if a.Has("--consumer.config") && a.Has("--command-config") {
 		bad("option --consumer.config can't be used with option --command-config (it is its old name)")
 	}
-	if c.Threads < 1 {
+	switch {
+	case c.Threads < 1:
 		bad("--threads should be at least 1")
+	case c.Threads > MaxClients:
+		bad("--threads %d: at most %d consumers (each is its own client with its own connections to every broker); run several kbench processes for more", c.Threads, MaxClients)
 	}
 	if c.FetchSize <= 0 {
 		bad("--fetch-size should be greater than zero")

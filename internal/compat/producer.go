@@ -222,8 +222,11 @@ func (p *ProducerArgs) validate(a *Args) error {
 	if payloads != 1 {
 		bad("exactly one of --record-size, --payload-file or --payload-monotonic must be given (got %d)", payloads)
 	}
-	if a.Has("--record-size") && p.RecordSize <= 0 {
+	switch {
+	case a.Has("--record-size") && p.RecordSize <= 0:
 		bad("--record-size should be greater than zero")
+	case p.RecordSize > MaxRecordSize:
+		bad("--record-size %d: at most %d (1 GiB), the largest record kbench sends; Kafka's max.request.size and the broker's message.max.bytes must allow the size too", p.RecordSize, MaxRecordSize)
 	}
 	if p.NumRecords > 0 && p.WarmupRecords >= p.NumRecords {
 		bad("the value for --warmup-records must be strictly fewer than the number of records in the test, --num-records")
@@ -237,8 +240,11 @@ func (p *ProducerArgs) validate(a *Args) error {
 	if a.Has("--record-key-range") && p.RecordKeyRange <= 0 {
 		bad("--record-key-range should be greater than zero")
 	}
-	if p.Producers < 1 {
+	switch {
+	case p.Producers < 1:
 		bad("--producers should be at least 1")
+	case p.Producers > MaxClients:
+		bad("--producers %d: at most %d producer clients (each opens its own connections to every broker); run several kbench processes for more", p.Producers, MaxClients)
 	}
 	if a.Has("--partitions") && p.Partitions <= 0 {
 		bad("--partitions should be greater than zero")

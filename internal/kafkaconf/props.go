@@ -3,7 +3,6 @@ package kafkaconf
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -58,7 +57,7 @@ func showItem(item string) string {
 // UTF-8 (the Java tools read ISO-8859-1; the two agree on ASCII). Errors are
 // marked with userr.
 func ReadFile(path string) ([]Prop, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxPropertiesFile, "a properties file")
 	if err != nil {
 		return nil, userr.New(fmt.Errorf("read properties file: %w", err))
 	}

@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
@@ -213,7 +212,7 @@ func pemKeyPair(certPEM, keyPEM []byte) (tls.Certificate, error) {
 
 // readStore reads a store file named by a property.
 func readStore(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := readBounded(path, MaxStoreFile, "a key or trust store")
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it: %w", err)
 	}

@@ -14,6 +14,7 @@ const MaxKeyRange = 1 << 20
 // distinct keys and the partitions those keys hash to.
 type Keys struct {
 	keys [][]byte
+	seed uint64
 	rng  *rand.Rand
 	dist string
 	zipf *rand.Zipf
@@ -66,7 +67,7 @@ func NewKeys(n int, seed uint64) (*Keys, error) {
 	for i := range keys {
 		keys[i] = []byte(strconv.Itoa(i))
 	}
-	return &Keys{keys: keys, rng: rand.New(rand.NewPCG(seed, 0x6b657973))}, nil
+	return &Keys{keys: keys, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x6b657973))}, nil
 }
 
 // Key returns the next key.
@@ -85,9 +86,11 @@ func (k *Keys) Key() []byte {
 // MaxSize is the length of the longest key.
 func (k *Keys) MaxSize() int { return len(k.keys[len(k.keys)-1]) }
 
-// Clone returns Keys over the same keys with its own random sequence.
+// Clone returns Keys over the same keys with its own random sequence,
+// derived from this one's seed and seed.
 func (k *Keys) Clone(seed uint64) *Keys {
-	c := &Keys{keys: k.keys, rng: rand.New(rand.NewPCG(seed, 0x6b657973)), dist: k.dist}
+	seed = Mix(k.seed, seed)
+	c := &Keys{keys: k.keys, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x6b657973)), dist: k.dist}
 	c.init()
 	return c
 }

@@ -4,12 +4,9 @@
 package payload
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"regexp"
 	"strconv"
 	"sync/atomic"
 )
@@ -33,6 +30,11 @@ type Source interface {
 // fresh random letters, whatever the codec and batch size.
 const streamBytes = 32 << 20
 
+// MaxRecordSize bounds the size Random and RandomRatio take: 1 GiB, past
+// what max.request.size can usefully be raised to (plans and the drop-in
+// commands bound their sizes to it too).
+const MaxRecordSize = 1 << 30
+
 // Random returns fixed-size values of random upper-case letters (A-Z), the
 // alphabet of the Apache tool's --record-size payloads, so that compression
 // ratios compare like for like. The Java tool fills every record with fresh
@@ -40,38 +42,80 @@ const streamBytes = 32 << 20
 // made once (32 MiB, or twice the record size when larger), so no work is
 // done per record and no value is overwritten while franz-go holds it.
 //
-// Only the first MiB is filled before Random returns; the rest is filled in
-// the background, and values wrap within what is filled until it is all
-// there. Filling 32 MiB took three quarters of the time from process start
-// to the first record sent.
+// The buffer is made when the first value is taken or the first clone
+// made, not by Random: a plan of thousands of scenarios is built and
+// checked without one. It is shared
+// by every source of the same seed and buffer size (clients, scenarios and
+// record sizes alike) for as long as one of them is in use; each source
+// starts at its own place in it (from the seed given to Random or Clone).
+//
+// Only the first MiB is filled before the first value is returned; the
+// rest is filled in the background, and values wrap within what is filled
+// until it is all there. Filling 32 MiB took three quarters of the time
+// from process start to the first record sent.
 func Random(size int, seed uint64) (Source, error) {
-	return random(size, seed, true)
+	return random(size, seed, 1)
 }
 
-// firstFill is how much of the letters Random fills before returning, and
-// fillChunk how much the background fill adds at a time.
+// firstFill is how much of the letters are filled before the first value,
+// and fillChunk how much the background fill adds at a time.
 const (
 	firstFill = 1 << 20
 	fillChunk = 256 << 10
 )
 
-func random(size int, seed uint64, background bool) (*stream, error) {
+func random(size int, seed uint64, ratio float64) (*stream, error) {
 	if size <= 0 {
 		return nil, fmt.Errorf("record size must be greater than zero, got %d", size)
 	}
-	n := max(streamBytes, 2*size)
-	l := &letterBuf{buf: make([]byte, n)}
-	rng := rand.New(rand.NewPCG(seed, 0x6b62656e6368))
-	first := n
-	if background {
-		first = min(n, max(firstFill, 2*size))
+	if size > MaxRecordSize {
+		return nil, fmt.Errorf("record size %d is more than %d (1 GiB), the largest record kbench sends", size, MaxRecordSize)
+	}
+	k := letterKey{seed: seed, n: max(streamBytes, 2*size), ratio: ratio}
+	if ratio < 1 || 2*size > firstFill {
+		// Its zeros are laid out for this size, or its first fill must
+		// hold two values.
+		k.size = size
+	}
+	return newStream(k, nil, size, seed), nil
+}
+
+// letterKey names a buffer of letters: the same key gives the same bytes.
+type letterKey struct {
+	seed  uint64
+	n     int     // bytes
+	size  int     // RandomRatio: the value size its zeros are laid out for
+	ratio float64 // the random share of each value (1: all letters)
+}
+
+var letterBufs sharedCache[letterKey, letterBuf]
+
+// letters returns the buffer for k, shared while anyone holds it.
+func sharedLetters(k letterKey) *letterBuf {
+	l, _ := letterBufs.get(k, func() (*letterBuf, error) { return newLetterBuf(k), nil })
+	return l
+}
+
+func newLetterBuf(k letterKey) *letterBuf {
+	l := &letterBuf{buf: make([]byte, k.n)}
+	rng := rand.New(rand.NewPCG(k.seed, 0x6b62656e6368))
+	first := k.n
+	if k.ratio == 1 {
+		first = min(k.n, max(firstFill, k.size*2))
 	}
 	fillLetters(l.buf[:first], rng)
+	if k.ratio < 1 {
+		// Filled whole, then zeros written over the tail of each value.
+		random := int(math.Round(k.ratio * float64(k.size)))
+		for off := 0; off+k.size <= len(l.buf); off += k.size {
+			clear(l.buf[off+random : off+k.size])
+		}
+	}
 	l.ready.Store(int64(first))
-	if first < n {
+	if first < k.n {
 		go l.fillFrom(first, rng)
 	}
-	return newStream(l, size, seed), nil
+	return l
 }
 
 // letterBuf is a buffer of random letters, filled from the front; ready says
@@ -99,20 +143,7 @@ func RandomRatio(size int, ratio float64, seed uint64) (Source, error) {
 	if ratio < 0 || ratio > 1 {
 		return nil, fmt.Errorf("random ratio %v: use a number from 0 to 1", ratio)
 	}
-	if ratio == 1 {
-		return Random(size, seed)
-	}
-	// Filled whole before the zeros are written over it.
-	st, err := random(size, seed, false)
-	if err != nil {
-		return nil, err
-	}
-	random := int(math.Round(ratio * float64(size)))
-	buf := st.letters.buf
-	for off := 0; off+size <= len(buf); off += size {
-		clear(buf[off+random : off+size])
-	}
-	return st, nil
+	return random(size, seed, ratio)
 }
 
 // fillLetters fills buf with random letters A-Z, four per 64-bit random
@@ -129,24 +160,38 @@ func fillLetters(buf []byte, rng *rand.Rand) {
 // stream hands out consecutive windows of its letters, wrapping at their
 // end, or at the end of what is filled while they are still being filled.
 type stream struct {
-	letters *letterBuf
+	key     letterKey
+	letters *letterBuf // nil until the first value
 	size    int
+	seed    uint64
 	off     int
 	full    bool // every letter is filled: ready need not be loaded again
 }
 
-func newStream(l *letterBuf, size int, seed uint64) *stream {
-	// Clones start at different places, so two clients do not send the
-	// same values in step.
-	slots := len(l.buf) / size
-	return &stream{letters: l, size: size, off: int(seed%uint64(slots)) * size}
+func newStream(k letterKey, l *letterBuf, size int, seed uint64) *stream {
+	// Streams start at places of their own, so two clients do not send
+	// the same values in step.
+	slots := k.n / size
+	return &stream{key: k, letters: l, size: size, seed: seed, off: int(splitmix(seed)%uint64(slots)) * size}
+}
+
+// acquire makes or joins the shared letters.
+func (s *stream) acquire() *letterBuf {
+	if s.letters == nil {
+		s.letters = sharedLetters(s.key)
+	}
+	return s.letters
 }
 
 func (s *stream) Value(int64) []byte {
-	buf := s.letters.buf
+	l := s.letters
+	if l == nil {
+		l = s.acquire()
+	}
+	buf := l.buf
 	end := len(buf)
 	if !s.full {
-		if ready := int(s.letters.ready.Load()); ready < end {
+		if ready := int(l.ready.Load()); ready < end {
 			end = ready
 		} else {
 			s.full = true
@@ -162,72 +207,11 @@ func (s *stream) Value(int64) []byte {
 
 func (s *stream) MaxSize() int { return s.size }
 
-func (s *stream) Clone(seed uint64) Source { return newStream(s.letters, s.size, seed*7919) }
-
-// pool picks a random entry per record; the random index is the only work.
-type pool struct {
-	values  [][]byte
-	maxSize int
-	rng     *rand.Rand
-}
-
-func newPool(values [][]byte, maxSize int, seed uint64) *pool {
-	return &pool{values: values, maxSize: maxSize, rng: rand.New(rand.NewPCG(seed, 0x7061796c6f6164))}
-}
-
-func (p *pool) Value(int64) []byte {
-	if len(p.values) == 1 {
-		return p.values[0]
-	}
-	return p.values[p.rng.IntN(len(p.values))]
-}
-
-func (p *pool) MaxSize() int { return p.maxSize }
-
-func (p *pool) Clone(seed uint64) Source { return newPool(p.values, p.maxSize, seed) }
-
-// ErrEmptyFile means a payload file held no records.
-var ErrEmptyFile = errors.New("file does not exist or is empty")
-
-// File reads records from path, split by delimiter, and hands out a random
-// one per record, as the Apache tool does. Like the Apache tool (Java's
-// Scanner.useDelimiter) the delimiter is a regular expression; empty entries
-// are skipped.
-func File(path, delimiter string, seed uint64) (Source, int, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0, fmt.Errorf("payload file %s: %w", path, ErrEmptyFile)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("payload file %s: %w", path, err)
-	}
-	if len(data) == 0 {
-		return nil, 0, fmt.Errorf("payload file %s: %w", path, ErrEmptyFile)
-	}
-	if delimiter == "" {
-		return nil, 0, fmt.Errorf("payload delimiter must not be empty")
-	}
-	re, err := regexp.Compile(delimiter)
-	if err != nil {
-		return nil, 0, fmt.Errorf("payload delimiter %q is not a valid regular expression: %w", delimiter, err)
-	}
-	if re.MatchString("") {
-		// It would match between every two bytes: a file of 1-byte records.
-		return nil, 0, fmt.Errorf("payload delimiter %q matches the empty string, which would split the file into 1-byte records; use one that needs at least one character, such as \\n or \\s*,\\s*", delimiter)
-	}
-	var values [][]byte
-	maxSize := 0
-	for _, part := range re.Split(string(data), -1) {
-		if part == "" {
-			continue
-		}
-		values = append(values, []byte(part))
-		maxSize = max(maxSize, len(part))
-	}
-	if len(values) == 0 {
-		return nil, 0, fmt.Errorf("payload file %s: no records between delimiters %q: %w", path, delimiter, ErrEmptyFile)
-	}
-	return newPool(values, maxSize, seed), len(values), nil
+// Clone returns a stream over the same letters starting at its own place,
+// derived from this stream's seed and seed. Clones are made when a run
+// starts, so the letters are made then, not on the first record.
+func (s *stream) Clone(seed uint64) Source {
+	return newStream(s.key, s.acquire(), s.size, Mix(s.seed, seed))
 }
 
 // Monotonic returns the decimal record number as the value ("0", "1", ...),

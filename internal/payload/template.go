@@ -79,14 +79,15 @@ type compiledGen struct {
 type templateSource struct {
 	pieces  []piece
 	maxSize int
-	rng     *rand.Rand
+	rng     *rand.Rand // ChaCha8: uuids and strings from a cryptographically strong stream
 	seed    uint64
 	faker   *gofakeit.Faker // made when a faker generator is used
 	fakes   bool
 }
 
 // CompileTemplate checks and compiles t. seed makes the random parts
-// reproducible (now is the clock, always).
+// reproducible (now is the clock, always): give a fresh one (NewSeed) for
+// values no other run sends.
 func CompileTemplate(t Template, seed uint64) (Source, error) {
 	var pieces []piece
 	if err := compile(t, &pieces); err != nil {
@@ -112,11 +113,11 @@ func CompileTemplate(t Template, seed uint64) (Source, error) {
 }
 
 func newTemplateSource(pieces []piece, size int, seed uint64) *templateSource {
-	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: rand.New(rand.NewPCG(seed, 0x74706c))}
+	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: rand.New(chacha(seed))}
 	for _, p := range pieces {
-		if p.gen != nil && p.gen.faker != nil {
+		if p.gen != nil && p.gen.faker != nil && s.faker == nil {
 			s.fakes = true
-			s.faker = gofakeit.New(seed)
+			s.faker = gofakeit.NewFaker(chacha(Mix(seed, 0x66616b6572)), false) // one goroutine per source: no lock
 		}
 	}
 	return s
@@ -266,7 +267,7 @@ func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Ti
 		return g.faker.render(buf, s.faker)
 	}
 	switch g.Type {
-	case "uuid": // version 4, as k6's uuid generator
+	case "uuid": // version 4 (RFC 9562) from ChaCha8, as k6's uuid generator
 		a, b := s.rng.Uint64(), s.rng.Uint64()
 		a = a&^(0xf<<12) | 0x4<<12 // version 4
 		b = b&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
@@ -330,10 +331,11 @@ func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Ti
 func (s *templateSource) MaxSize() int { return s.maxSize }
 
 // Clone gives another client its own random stream over the same
-// template (seeds differ per client, so clients do not send the same
-// values in step; the same seed gives the same records run after run).
+// template, derived from this source's seed and seed (clients do not send
+// the same values in step; the same seeds give the same records run after
+// run).
 func (s *templateSource) Clone(seed uint64) Source {
-	return newTemplateSource(s.pieces, s.maxSize, s.seed*0x9e3779b97f4a7c15+seed)
+	return newTemplateSource(s.pieces, s.maxSize, Mix(s.seed, seed))
 }
 
 // rawSource renders a template for a key or a header: as JSON, except

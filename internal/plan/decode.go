@@ -8,7 +8,7 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "seed"}
 	clusterFields  = []string{"bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
@@ -52,6 +52,10 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 		case "repeat":
 			if n, ok := c.whole(v, "repeat", 1, MaxRepeat); ok {
 				p.Repeat = int(n)
+			}
+		case "seed":
+			if n, ok := c.whole(v, "seed", 0, MaxSeed); ok {
+				p.Seed, p.SeedSet = uint64(n), true
 			}
 		}
 	})
@@ -143,6 +147,7 @@ func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 			c.addf(w.topicNode, path+".topic", "%q is not in topics; an end-to-end workload reads its topic from the start, so the plan must prepare it: add {name: %s, partitions: N} to topics (existing: reuse keeps a topic that is there already)", w.Topic, w.Topic)
 		}
 	}
+	c.afterWorkloads(sc.Workloads)
 }
 
 func (c *collector) topic(n *yaml.Node, path string) Topic {

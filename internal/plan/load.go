@@ -67,6 +67,7 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 	// With the matrix or a reference wrong, the substituted values would
 	// only add noise.
 	if !c.checkRefs(root, topics, workloads, matrix, names) && matrixOK {
+		taken := make(map[string]bool, len(points))
 		for i, pt := range points {
 			sc := Scenario{Index: i + 1, Name: p.Name}
 			for _, name := range names {
@@ -90,13 +91,11 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 				sc.Faults, nodes = c.faults(c.substitute(c.faultsNode, pt, "faults"))
 				c.checkFaults(p, &sc, nodes, c.clusterNode)
 			}
-			for _, prev := range p.scenarios {
-				if prev.Name == sc.Name {
-					// Values abbreviated alike ({…}): the number tells them apart.
-					sc.Name = fmt.Sprintf("%s #%d", sc.Name, sc.Index)
-					break
-				}
+			if taken[sc.Name] {
+				// Values abbreviated alike ({…}): the number tells them apart.
+				sc.Name = fmt.Sprintf("%s #%d", sc.Name, sc.Index)
 			}
+			taken[sc.Name] = true // a map: comparing each name with every earlier one took 10,000² steps
 			p.scenarios = append(p.scenarios, sc)
 		}
 	}

@@ -44,6 +44,7 @@ const (
 	DefaultIdleTimeout = 10 * time.Second
 	MaxScenarios       = 10_000
 	MaxVUs             = 100_000
+	MaxSeed            = 1<<53 - 1 // exact in JSON readers that hold numbers as doubles
 	// usersPerProducer and maxVUProducers share virtual users among
 	// producer clients as the virtual-users study did: one producer per
 	// 2000 users, at least 1, at most 100.
@@ -57,6 +58,11 @@ type Plan struct {
 	Description string
 	Cluster     Cluster
 	Repeat      int
+	// Seed, when SeedSet, makes the random values of every workload
+	// without a message seed the same run after run; without it each run
+	// draws a fresh one (the runner records it in result.json).
+	Seed    uint64
+	SeedSet bool
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string
@@ -123,8 +129,12 @@ type Workload struct {
 	MaxRate *MaxRate
 	// Stages ramp the rate (Duration is their sum).
 	Stages []load.Stage
+	// VUStages ramp the number of virtual users (the closed model; Duration
+	// is their sum), from VUs.
+	VUStages []load.VUStage
 	// VUs runs the closed model: that many virtual users, each sending a
-	// record and waiting for its acknowledgement before the next.
+	// record and waiting for its acknowledgement before the next; with
+	// VUStages, the users at the ramp's start (default 1, as k6's startVUs).
 	VUs            int
 	Records        int64 // 0: no count limit
 	Duration       time.Duration
@@ -132,10 +142,14 @@ type Workload struct {
 	WarmupDuration time.Duration
 	// Timeout stops a consume workload when no record arrived for this long.
 	Timeout time.Duration
-	// StartAfter starts a consume workload this long after the producers,
-	// reading from the start of the topic: a catch-up read of the backlog
-	// while the producers keep writing.
-	StartAfter time.Duration
+	// StartAfter starts the workload this long after the scenario's
+	// producers start; AfterWorkload, once that workload has ended (with
+	// both, after both). A consume workload started late reads its topic
+	// from the start: a catch-up read, or a read of what a producing phase
+	// wrote.
+	StartAfter    time.Duration
+	AfterWorkload string
+	afterNode     *yaml.Node
 	// Backlog starts a consume workload once the producers have written
 	// this many value bytes (with StartAfter: after both).
 	Backlog int64
@@ -162,7 +176,8 @@ type Message struct {
 	PayloadFile string            // or records read from this file
 	Delimiter   string            // between the file's records (default a newline)
 	Template    *payload.Template // or JSON rendered per record
-	Seed        uint64            // makes random values and templates reproducible
+	Seed        uint64            // makes random values and templates reproducible (when SeedSet)
+	SeedSet     bool              // seed was given; otherwise the plan's seed decides
 	RandomRatio float64           // with Size: the random share of each value (default 1)
 	KeyRange    int64             // keys 0..KeyRange-1; 0 sends no keys
 	KeyDist     string            // how keys are picked: uniform (default), sequential, zipfian
@@ -198,26 +213,52 @@ func (p *Plan) Redacted() []byte { return p.redacted }
 // at a fixed rate, or a duration; ok is false when a workload runs as fast
 // as the cluster allows.
 func (sc *Scenario) Estimate() (d time.Duration, ok bool) {
-	for _, w := range sc.Workloads {
-		var wd time.Duration
-		switch {
-		case w.MaxRate != nil:
-			return 0, false // a search: as many probes as it takes
-		case len(w.Stages) > 0:
-			wd = w.Duration
-		case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
-			wd = w.Duration
-		case w.Rate > 0 && w.Records > 0:
-			wd = time.Duration(float64(w.Records) / w.Rate * float64(time.Second))
-			if w.Duration > 0 {
-				wd = min(wd, w.Duration)
-			}
-		case w.Type == Consume:
-			continue // ends with the producers, or on its own stop condition
-		default:
+	index := map[string]int{}
+	for i, w := range sc.Workloads {
+		index[w.Name] = i
+	}
+	// start is when workload i starts: its start_after, after the end of
+	// the workload it waits for (chains are checked to end).
+	var end func(i, depth int) time.Duration
+	start := func(i, depth int) time.Duration {
+		w := sc.Workloads[i]
+		s := w.StartAfter
+		if j, ok := index[w.AfterWorkload]; ok && w.AfterWorkload != "" && depth < len(sc.Workloads) {
+			s += end(j, depth+1)
+		}
+		return s
+	}
+	end = func(i, depth int) time.Duration {
+		own, _ := sc.Workloads[i].estimate()
+		return start(i, depth) + own
+	}
+	for i := range sc.Workloads {
+		if _, ok := sc.Workloads[i].estimate(); !ok {
 			return 0, false
 		}
-		d = max(d, wd)
+		d = max(d, end(i, 0))
 	}
 	return d, d > 0
+}
+
+// estimate is how long the workload measures once started; a consume
+// workload counts nothing (it ends with the producers or on its own stop).
+func (w *Workload) estimate() (time.Duration, bool) {
+	switch {
+	case w.MaxRate != nil:
+		return 0, false // a search: as many probes as it takes
+	case len(w.Stages) > 0 || len(w.VUStages) > 0:
+		return w.Duration, true
+	case w.Duration > 0 && (w.Rate == 0 || w.Records == 0):
+		return w.Duration, true
+	case w.Rate > 0 && w.Records > 0:
+		wd := time.Duration(float64(w.Records) / w.Rate * float64(time.Second))
+		if w.Duration > 0 {
+			wd = min(wd, w.Duration)
+		}
+		return wd, true
+	case w.Type == Consume:
+		return 0, true // ends with the producers, or on its own stop condition
+	}
+	return 0, false
 }

@@ -4,11 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -182,7 +184,7 @@ func TestParseBad(t *testing.T) {
 		{"set without =", "name: x\n" + w0, []string{"repeat"}, []string{"--set repeat: no '='"}},
 		{"set bad value", "name: x\n" + w0, []string{"workloads[0].rate=fast"}, []string{`--set workloads[0].rate=fast: workloads[0].rate: "fast" is not a rate`}},
 		{"anchors", "name: x\nx: &a 1\n", nil, []string{"plan.yaml: the plan uses YAML anchors or aliases"}},
-		{"vus 0", "name: x\n" + w0 + "    vus: 0\n", nil, []string{"plan.yaml:8:10: workloads[0].vus: 0 is out of range; write a whole number from 1 to 100000"}},
+		{"vus 0", "name: x\n" + w0 + "    vus: 0\n", nil, []string{"plan.yaml:8:10: workloads[0].vus: 0 virtual users send nothing; give 1 or more (0 is only a ramp's start)"}},
 		{"vus and rate", "name: x\n" + w0 + "    vus: 10\n    rate: 5k/s\n", nil, []string{"plan.yaml:9:11: workloads[0].rate: virtual users send as fast as acknowledgements come back"}},
 		{"random ratio", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, random_ratio: 1.5}}\n", nil,
 			[]string{`plan.yaml:3:86: workloads[0].message.random_ratio: "1.5": write a number from 0 to 1`}},
@@ -196,8 +198,13 @@ func TestParseBad(t *testing.T) {
 			[]string{"plan.yaml:3:91: workloads[0].slo: name one percentile and its limit"}},
 		{"unknown faker", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {e: {_type: faker.emial}}}}\n", nil,
 			[]string{`plan.yaml:3:84: workloads[0].message.template.e._type: "faker.emial" is not a faker generator; did you mean "faker.email"?`}},
-		{"backlog on a producer", "name: x\n" + w0 + "    backlog: 5GB\n", nil, []string{"plan.yaml:8:14: workloads[0].backlog: only consume workloads start late"}},
-		{"start_after on a producer", "name: x\n" + w0 + "    start_after: 1m\n", nil, []string{"plan.yaml:8:18: workloads[0].start_after: only consume workloads start late"}},
+		{"backlog on a producer", "name: x\n" + w0 + "    backlog: 5GB\n", nil, []string{"plan.yaml:8:14: workloads[0].backlog: only consume workloads wait for a backlog; start this workload with start_after"}},
+		{"start_after an unknown workload", "name: x\n" + w0 + "  - {name: readers, type: consume, topic: t, start_after: producer}\n", nil,
+			[]string{`plan.yaml:8:59: workloads[1].start_after: "producer" is neither a duration (30s, 2m) nor a workload of the plan; give a duration or one of p or readers`}},
+		{"start_after itself", "name: x\n" + w0 + "    start_after: p\n", nil, []string{"plan.yaml:8:18: workloads[0].start_after: a workload cannot wait for its own end"}},
+		{"start_after in a circle", "name: x\n" + w0 + "    start_after: r\n  - {name: r, type: consume, topic: t, start_after: p}\n", nil,
+			[]string{"plan.yaml:8:18: workloads[0].start_after: workloads wait for each other in a circle (p waits for r, which waits for it)"}},
+		{"start_after not a duration", "name: x\n" + w0 + "    start_after: 5\n", nil, []string{"plan.yaml:8:18: workloads[0].start_after:"}},
 		{"warmup neither", "name: x\n" + w0 + "    warmup: 5 seconds\n", nil, []string{`plan.yaml:8:13: workloads[0].warmup: "5 seconds" is neither a record count (100k) nor a duration (10s)`}},
 		{"unknown generator", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {id: {_type: uuid4}}}}\n", nil,
 			[]string{`plan.yaml:3:85: workloads[0].message.template.id._type: "uuid4" is not a generator; did you mean "uuid"?`}},
@@ -364,7 +371,7 @@ func TestParseStages(t *testing.T) {
 		t.Fatalf("Estimate = %v %v", d, ok)
 	}
 	for _, bad := range []struct{ stages, want string }{
-		{"[{duration: 1m}]", "plan.yaml:7:14: workloads[0].stages[0]: needs both duration and rate"},
+		{"[{duration: 1m}]", "plan.yaml:7:14: workloads[0].stages[0]: needs a duration and one of rate (records/s) or vus (virtual users)"},
 		{"[{duration: 1m, rate: fast}]", `plan.yaml:7:35: workloads[0].stages[0].rate: "fast" is not a rate`},
 		{"[]", "plan.yaml:7:13: workloads[0].stages: is a list"},
 		{"[{duration: 1m, rate: 1k/s}]\n    rate: 5k/s", "plan.yaml:8:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
@@ -372,6 +379,66 @@ func TestParseStages(t *testing.T) {
 		text := strings.Replace("name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: STAGES\n", "STAGES", bad.stages, 1)
 		if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("stages %s: err %v, want %q", bad.stages, err, bad.want)
+		}
+	}
+}
+
+// TestParseVUStages: regression: k6's ramping virtual users (stages of
+// {duration, target}, the model k6 users know best) were refused. Stages
+// of vus (or k6's target as a bare number) ramp the closed model from vus
+// (default 1, k6's startVUs); target with a time unit is a rate.
+func TestParseVUStages(t *testing.T) {
+	t.Parallel()
+	const head = "name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n"
+	tests := []struct {
+		name, body string
+		start      int
+		vus        []load.VUStage
+		rates      []load.Stage
+		clients    int
+	}{
+		{"k6 target", "    stages: [{duration: 30s, target: 100}, {duration: 1m, target: 100}, {duration: 10s, target: 0}]\n", 1,
+			[]load.VUStage{{Duration: 30 * time.Second, Target: 100}, {Duration: time.Minute, Target: 100}, {Duration: 10 * time.Second}}, nil, 1},
+		{"vus, from 0", "    vus: 0\n    stages: [{duration: 10s, vus: 5000}]\n", 0,
+			[]load.VUStage{{Duration: 10 * time.Second, Target: 5000}}, nil, 2},
+		{"target with a unit is a rate", "    stages: [{duration: 10s, target: 100/s}]\n", 0,
+			nil, []load.Stage{{Duration: 10 * time.Second, Rate: 100}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte(head+tt.body), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			w := scs[0].Workloads[0]
+			if !reflect.DeepEqual(w.VUStages, tt.vus) || !reflect.DeepEqual(w.Stages, tt.rates) || w.Clients != tt.clients {
+				t.Fatalf("vu stages %+v, rate stages %+v, clients %d", w.VUStages, w.Stages, w.Clients)
+			}
+			if tt.vus != nil && w.VUs != tt.start {
+				t.Errorf("starts from %d users, want %d", w.VUs, tt.start)
+			}
+			var sum time.Duration
+			for _, s := range tt.vus {
+				sum += s.Duration
+			}
+			for _, s := range tt.rates {
+				sum += s.Duration
+			}
+			if d, ok := scs[0].Estimate(); !ok || d != sum || w.Duration != sum {
+				t.Errorf("duration %v, estimate %v %v; want %v", w.Duration, d, ok, sum)
+			}
+		})
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"    stages: [{duration: 1m, vus: 10}, {duration: 1m, rate: 5k/s}]\n", "plan.yaml:7:39: workloads[0].stages[1]: ramps a rate where the stages before ramp virtual users"},
+		{"    stages: [{duration: 1m, vus: 10, rate: 5k/s}]\n", "plan.yaml:7:14: workloads[0].stages[0]: needs a duration and one of rate"},
+		{"    stages: [{duration: 1m, target: lots}]\n", `plan.yaml:7:37: workloads[0].stages[0].target: "lots" is not a count`},
+		{"    rate: 5k/s\n    stages: [{duration: 1m, vus: 10}]\n", "plan.yaml:7:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
+		{"    vus: 5\n    stages: [{duration: 1m, rate: 10/s}]\n", "plan.yaml:7:10: workloads[0].vus: stages set the rate and the duration; leave out vus"},
+	} {
+		if _, err := Parse("plan.yaml", []byte(head+bad.body), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s: err %v, want %q", bad.body, err, bad.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/units"
 )
 
@@ -49,9 +50,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "slo":
 			// read after the loop: it needs rate: max
 		case "stages":
-			w.Stages = c.stages(v, p)
+			w.Stages, w.VUStages = c.stages(v, p)
 		case "vus":
-			if v, ok := c.whole(v, p, 1, MaxVUs); ok {
+			// 0 only as the start of a ramp of users (checked below).
+			if v, ok := c.whole(v, p, 0, MaxVUs); ok {
 				w.VUs = int(v)
 			}
 		case "records":
@@ -63,6 +65,11 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "timeout":
 			w.Timeout = c.duration(v, p)
 		case "start_after":
+			// A duration, or the workload whose end this one waits for.
+			if v.Kind == yaml.ScalarNode && v.Value != "" && !durationLike.MatchString(v.Value) && !startsWithDigit(v.Value) {
+				w.AfterWorkload, w.afterNode = v.Value, v
+				return
+			}
 			w.StartAfter = c.duration(v, p)
 		case "backlog":
 			w.Backlog = c.size(v, p, 1<<62)
@@ -91,7 +98,15 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		}
 		c.slo(given, path, &w)
 		if st := given["stages"]; st != nil {
-			for _, f := range []string{"rate", "vus", "duration"} {
+			fields := []string{"rate", "vus", "duration"}
+			if len(w.VUStages) > 0 {
+				// vus is where the ramp starts (k6's startVUs), default 1.
+				fields = []string{"rate", "duration"}
+				if given["vus"] == nil {
+					w.VUs = 1
+				}
+			}
+			for _, f := range fields {
 				if given[f] != nil {
 					c.addf(given[f], join(path, f), "stages set the rate and the duration; leave out %s", f)
 				}
@@ -99,9 +114,19 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			for _, s := range w.Stages {
 				w.Duration += s.Duration
 			}
+			for _, s := range w.VUStages {
+				w.Duration += s.Duration
+			}
 		}
-		if w.VUs > 0 && given["clients"] == nil {
-			w.Clients = min(max(w.VUs/usersPerProducer, 1), maxVUProducers)
+		if given["vus"] != nil && w.VUs == 0 && len(w.VUStages) == 0 {
+			c.addf(given["vus"], join(path, "vus"), "0 virtual users send nothing; give 1 or more (0 is only a ramp's start)")
+		}
+		users := w.VUs
+		for _, s := range w.VUStages {
+			users = max(users, s.Target)
+		}
+		if users > 0 && given["clients"] == nil {
+			w.Clients = min(max(users/usersPerProducer, 1), maxVUProducers)
 		}
 	case Consume:
 		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup", "profile"} {
@@ -116,15 +141,58 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	if w.Type != Consume && given["group"] != nil {
 		c.addf(given["group"], join(path, "group"), "only consume workloads join a group")
 	}
-	for _, f := range []string{"start_after", "backlog"} {
-		if w.Type != Consume && given[f] != nil {
-			c.addf(given[f], join(path, f), "only consume workloads start late to read a backlog")
-		}
+	if w.Type != Consume && given["backlog"] != nil {
+		c.addf(given["backlog"], join(path, "backlog"), "only consume workloads wait for a backlog; start this workload with start_after: a duration (2m) or another workload's name")
 	}
 	if w.Type != Consume && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
 	}
 	return w
+}
+
+func startsWithDigit(s string) bool { return s[0] >= '0' && s[0] <= '9' }
+
+// afterWorkloads checks every start_after that names a workload: one of
+// the scenario's, not itself, and no circle (a waiting for b waiting for a).
+func (c *collector) afterWorkloads(ws []Workload) {
+	index := map[string]int{}
+	var names []string
+	for i, w := range ws {
+		index[w.Name] = i
+		names = append(names, w.Name)
+	}
+	for i, w := range ws {
+		if w.AfterWorkload == "" {
+			continue
+		}
+		p := fmt.Sprintf("workloads[%d].start_after", i)
+		j, ok := index[w.AfterWorkload]
+		switch {
+		case !ok:
+			msg := fmt.Sprintf("%q is neither a duration (30s, 2m) nor a workload of the plan; give a duration or one of %s", w.AfterWorkload, quoteList(names))
+			if near := suggest.Nearest(w.AfterWorkload, names); near != "" {
+				msg += fmt.Sprintf("; did you mean %q?", near)
+			}
+			c.addf(w.afterNode, p, "%s", msg)
+			continue
+		case j == i:
+			c.addf(w.afterNode, p, "a workload cannot wait for its own end; name another workload or give a duration")
+			continue
+		}
+		// Follow the chain: it must end without coming back to i.
+		seen := map[int]bool{i: true}
+		for k := j; ws[k].AfterWorkload != ""; {
+			next, ok := index[ws[k].AfterWorkload]
+			if !ok {
+				break
+			}
+			if seen[next] {
+				c.addf(w.afterNode, p, "workloads wait for each other in a circle (%s waits for %s, which waits for it); one of them must start first", w.Name, w.AfterWorkload)
+				break
+			}
+			seen[next], k = true, next
+		}
+	}
 }
 
 var missingHint = map[string]string{
@@ -190,8 +258,8 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 		case "template_file":
 			m.Template = c.templateFile(v, p, c.dir)
 		case "seed":
-			if v, ok := c.whole(v, p, 0, 1<<62); ok {
-				m.Seed = uint64(v)
+			if v, ok := c.whole(v, p, 0, MaxSeed); ok {
+				m.Seed, m.SeedSet = uint64(v), true
 			}
 		case "random_ratio":
 			s, ok := c.scalar(v, p, "a number from 0 to 1")
@@ -258,42 +326,78 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 	return m
 }
 
-// stages reads a ramping load: a list of {duration, rate}; the rate moves
-// in a straight line to each stage's target over its duration.
-func (c *collector) stages(n *yaml.Node, path string) []load.Stage {
+// stages reads a ramping load: a list of {duration, rate} (the open
+// model: the rate moves in a straight line to each stage's target) or of
+// {duration, vus} (the closed model: the number of virtual users does, as
+// k6's ramping-vus). k6's target is read as a rate when it has a time unit
+// (100/s) and as users when it is a bare number (k6's stages shortcut).
+func (c *collector) stages(n *yaml.Node, path string) (rates []load.Stage, users []load.VUStage) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}]", kindName(n))
-		return nil
+		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}] or [{duration: 30s, vus: 100}]", kindName(n))
+		return nil, nil
 	}
-	var out []load.Stage
+	firstKind := ""
 	for i, sn := range n.Content {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		var st load.Stage
-		var hasD, hasR bool
-		c.fields(sn, p, []string{"duration", "rate"}, func(key string, v *yaml.Node) {
+		var vs load.VUStage
+		var hasD bool
+		kind, kinds := "", 0
+		c.fields(sn, p, []string{"duration", "rate", "vus", "target"}, func(key string, v *yaml.Node) {
 			switch key {
 			case "duration":
 				hasD = true
 				st.Duration = c.duration(v, join(p, key))
-			case "rate":
-				hasR = true
-				if v.Kind == yaml.ScalarNode && (v.Value == "0/s" || v.Value == "0") {
-					return // ramping down to nothing
-				}
-				if v.Kind == yaml.ScalarNode && v.Value == "unlimited" {
-					c.addf(v, join(p, key), "unlimited has no place in a ramp; give a rate such as 10k/s (or 0/s)")
-					return
-				}
-				st.Rate = c.rate(v, join(p, key))
+				vs.Duration = st.Duration
+				return
 			}
+			kind = key
+			if key == "target" {
+				kind = "vus"
+				if v.Kind == yaml.ScalarNode && (strings.Contains(v.Value, "/") || v.Value == "unlimited") {
+					kind = "rate"
+				}
+			}
+			kinds++
+			if kind == "vus" {
+				if n, ok := c.whole(v, join(p, key), 0, MaxVUs); ok {
+					vs.Target = int(n)
+				}
+				return
+			}
+			if v.Kind == yaml.ScalarNode && (v.Value == "0/s" || v.Value == "0") {
+				return // ramping down to nothing
+			}
+			if v.Kind == yaml.ScalarNode && v.Value == "unlimited" {
+				c.addf(v, join(p, key), "unlimited has no place in a ramp; give a rate such as 10k/s (or 0/s)")
+				return
+			}
+			st.Rate = c.rate(v, join(p, key))
 		})
-		if sn.Kind == yaml.MappingNode && (!hasD || !hasR) {
-			c.addf(sn, p, "needs both duration and rate, such as {duration: 1m, rate: 10k/s}")
+		if sn.Kind != yaml.MappingNode {
+			continue
 		}
-		out = append(out, st)
+		switch {
+		case !hasD || kinds != 1:
+			c.addf(sn, p, "needs a duration and one of rate (records/s) or vus (virtual users), such as {duration: 1m, rate: 10k/s} or {duration: 30s, vus: 100}")
+		case firstKind == "":
+			firstKind = kind
+		case kind != firstKind:
+			c.addf(sn, p, "ramps %s where the stages before ramp %s; a workload's stages ramp one or the other", stageWhat[kind], stageWhat[firstKind])
+		}
+		if kind == "vus" {
+			users = append(users, vs)
+		} else {
+			rates = append(rates, st)
+		}
 	}
-	return out
+	if firstKind == "vus" {
+		return nil, users
+	}
+	return rates, nil
 }
+
+var stageWhat = map[string]string{"rate": "a rate", "vus": "virtual users"}
 
 // sloPercentiles are the percentiles an SLO may name.
 var sloPercentiles = map[string]float64{"p50": 0.50, "p90": 0.90, "p95": 0.95, "p99": 0.99, "p99.9": 0.999, "p999": 0.999}

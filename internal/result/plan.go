@@ -12,10 +12,14 @@ const StatusInterrupted = "interrupted"
 // PlanRun is a study plan's run: every scenario of its matrix with every
 // repeat, and the statistics over repeats.
 type PlanRun struct {
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Parameters  []string     `json:"parameters,omitempty"` // swept, in the plan's order
-	Repeat      int          `json:"repeat"`
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Parameters  []string `json:"parameters,omitempty"` // swept, in the plan's order
+	Repeat      int      `json:"repeat"`
+	// Seed is the run's seed: the plan's, or drawn for the run. Every
+	// workload without a message seed takes its random values from it, so
+	// `--set seed=N` sends the same records again.
+	Seed        uint64       `json:"seed"`
 	Environment *Environment `json:"environment,omitempty"`
 	Scenarios   []Scenario   `json:"scenarios"`
 }

@@ -37,7 +37,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		for name := range w.Consumer.Topics {
 			topic = name
 		}
-		if w.StartAfter > 0 || w.Backlog > 0 {
+		if w.Kind == Consume && w.Late {
 			rw.CatchUp = catchUpOf(out, w)
 		}
 	}

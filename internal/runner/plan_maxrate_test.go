@@ -63,7 +63,7 @@ workloads:
 		t.Fatal(err)
 	}
 	scs, _ := p.Scenarios()
-	recs, order, err := Preview(p, &scs[0], "", 3)
+	recs, order, err := Preview(p, &scs[0], "", 3, RunSeed(p))
 	if err != nil || len(order) != 1 {
 		t.Fatal(err)
 	}

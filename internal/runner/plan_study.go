@@ -49,14 +49,14 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		opt.Progress = io.Discard
 	}
 	doc := result.New(result.KindPlan, opt.Version, time.Now(), nil)
-	run := &result.PlanRun{Name: p.Name, Description: p.Description, Repeat: p.Repeat, Parameters: p.Parameters()}
+	run := &result.PlanRun{Name: p.Name, Description: p.Description, Repeat: p.Repeat, Parameters: p.Parameters(), Seed: RunSeed(p)}
 	doc.Plan = run
 	env := &result.Environment{GoMaxProcs: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	run.Environment = env
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer}
+	b := &build{observer: opt.Observer, seed: run.Seed}
 	b.stall = func(s workload.Stall) {
 		why := ""
 		if s.LastError != "" {
@@ -117,16 +117,17 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				opt.Observer.RepeatStarted(info)
 			}
 			var rep result.Repeat
+			sc := reseeded(built[i], r)
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {
-				rep = runMaxRate(ctx, built[i], &scenarios[i], wi, r, func(line string) {
+				rep = runMaxRate(ctx, sc, &scenarios[i], wi, r, func(line string) {
 					fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 				})
 			} else if ck := checksOf(p, &scenarios[i], actor, func(format string, args ...any) {
 				fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, fmt.Sprintf(format, args...))
 			}); ck.active() {
-				rep = runChecked(ctx, built[i], r, ck)
+				rep = runChecked(ctx, sc, r, ck)
 			} else {
-				rep = runRepeat(ctx, built[i], r)
+				rep = runRepeat(ctx, sc, r)
 			}
 			prog.end(rep)
 			if opt.Observer != nil {
@@ -163,9 +164,15 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 // properties parsed, payload files read) without contacting a broker, and
 // returns the client warnings: what --dry-run checks.
 func CheckPlan(p *plan.Plan, scenarios []plan.Scenario) (warnings []string, err error) {
-	b := &build{}
-	_, err = buildAll(p, scenarios, bootstrapOrPlaceholder(p.Cluster.Bootstrap), b)
-	return b.warnings, err
+	b := &build{seed: RunSeed(p)}
+	bootstrap := bootstrapOrPlaceholder(p.Cluster.Bootstrap)
+	for i := range scenarios {
+		// Each is dropped once checked: a check of 10,000 scenarios holds one.
+		if _, err := scenarioOf(p, &scenarios[i], bootstrap, b); err != nil {
+			return b.warnings, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
+		}
+	}
+	return b.warnings, nil
 }
 
 func buildAll(p *plan.Plan, scenarios []plan.Scenario, bootstrap string, b *build) ([]Scenario, error) {

@@ -2,15 +2,18 @@ package runner
 
 import (
 	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/userr"
@@ -21,11 +24,79 @@ import (
 // the stall reporter for producers, and the Kafka client warnings
 // (properties kbench accepts but does not apply as written), each once.
 type build struct {
+	// seed is the run's: workloads without a message seed derive theirs
+	// from it (messageSeed).
+	seed     uint64
 	stall    func(workload.Stall)
 	observer Observer
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool
+	// Parsed client properties by their text, and the admin options by
+	// bootstrap: scenarios mostly share them, and parsing them anew took
+	// most of the time and memory of checking 10,000 scenarios.
+	producers map[string]parsedProducer
+	consumers map[string]parsedConsumer
+	admin     map[string][]kgo.Opt
+}
+
+type parsedProducer struct {
+	pc       *kafkaconf.Producer
+	warns    []kafkaconf.Warning
+	err      error
+	settings map[string]string // pc.Settings(), shared read-only by the scenarios
+}
+
+type parsedConsumer struct {
+	cc    *kafkaconf.Consumer
+	warns []kafkaconf.Warning
+	err   error
+}
+
+// propsKey is props as one string, for the caches.
+func propsKey(props []kafkaconf.Prop) string {
+	var sb strings.Builder
+	for _, p := range props {
+		sb.WriteString(p.Key)
+		sb.WriteByte(0)
+		sb.WriteString(p.Value)
+		sb.WriteByte(0)
+		sb.WriteString(p.Source)
+		sb.WriteByte(1)
+	}
+	return sb.String()
+}
+
+// parseProducer is kafkaconf.ParseProducer, once per distinct properties;
+// it also returns the parsed producer's Settings.
+func (b *build) parseProducer(props []kafkaconf.Prop) (*kafkaconf.Producer, map[string]string, []kafkaconf.Warning, error) {
+	k := propsKey(props)
+	r, ok := b.producers[k]
+	if !ok {
+		r.pc, r.warns, r.err = kafkaconf.ParseProducer(props)
+		if r.err == nil {
+			r.settings = r.pc.Settings()
+		}
+		if b.producers == nil {
+			b.producers = map[string]parsedProducer{}
+		}
+		b.producers[k] = r
+	}
+	return r.pc, r.settings, r.warns, r.err
+}
+
+// parseConsumer is kafkaconf.ParseConsumer, once per distinct properties.
+func (b *build) parseConsumer(props []kafkaconf.Prop) (*kafkaconf.Consumer, []kafkaconf.Warning, error) {
+	k := propsKey(props)
+	r, ok := b.consumers[k]
+	if !ok {
+		r.cc, r.warns, r.err = kafkaconf.ParseConsumer(props)
+		if b.consumers == nil {
+			b.consumers = map[string]parsedConsumer{}
+		}
+		b.consumers[k] = r
+	}
+	return r.cc, r.warns, r.err
 }
 
 // seriesInterval is the width of a plan workload's intervals: the report
@@ -62,7 +133,7 @@ func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
 // workload's), messages become record sources.
 func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Scenario, error) {
 	out := Scenario{Name: sc.Name}
-	admin, err := adminOpts(p, bootstrap)
+	admin, err := b.adminOpts(p, bootstrap)
 	if err != nil {
 		return out, err
 	}
@@ -77,7 +148,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Sc
 		out.Topics = append(out.Topics, Topic{TopicSpec: spec, Existing: kadmin.Existing(t.Existing)})
 	}
 	for i := range sc.Workloads {
-		w, err := workloadOf(p, &sc.Workloads[i], bootstrap, b)
+		w, err := workloadOf(p, &sc.Workloads[i], i, bootstrap, b)
 		if err != nil {
 			return out, fmt.Errorf("workloads[%d] %q: %w", i, sc.Workloads[i].Name, err)
 		}
@@ -86,11 +157,62 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (Sc
 	return out, nil
 }
 
-func workloadOf(p *plan.Plan, w *plan.Workload, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, Backlog: w.Backlog}
+// RunSeed is the seed of one run of the plan: the plan's seed, or a fresh
+// one when it has none, so that no two runs send the same random values.
+func RunSeed(p *plan.Plan) uint64 {
+	if p.SeedSet {
+		return p.Seed
+	}
+	return payload.NewSeed()
+}
+
+// messageSeed is the seed the records of the plan's index-th workload
+// come from: its message's, or one derived from the run's seed.
+func messageSeed(runSeed uint64, w *plan.Workload, index int) uint64 {
+	if w.Message.SeedSet {
+		return w.Message.Seed
+	}
+	return payload.Mix(runSeed, uint64(index)+1)
+}
+
+// reseeded returns sc with every producing workload's record sources on
+// streams of their own for one repeat: the same seeds, scenario and repeat
+// give the same records, and no two scenarios or repeats of a run send the
+// same random values (uuids, strings, letters). The sources share their
+// data (letters, payload files) with sc's.
+func reseeded(sc Scenario, repeat int) Scenario {
+	h := fnv.New64a()
+	h.Write([]byte(sc.Name))
+	x := payload.Mix(h.Sum64(), uint64(repeat))
+	out := sc
+	out.Workloads = append([]Workload(nil), sc.Workloads...)
+	for i := range out.Workloads {
+		w := &out.Workloads[i]
+		if w.Producer == nil {
+			continue
+		}
+		spec := *w.Producer
+		spec.Values = spec.Values.Clone(x)
+		if spec.Keys != nil {
+			spec.Keys = spec.Keys.Clone(x)
+		}
+		if spec.KeySource != nil {
+			spec.KeySource = spec.KeySource.Clone(x)
+		}
+		spec.HeaderSources = append([]workload.HeaderSource(nil), spec.HeaderSources...)
+		for k := range spec.HeaderSources {
+			spec.HeaderSources[k].Values = spec.HeaderSources[k].Values.Clone(x)
+		}
+		w.Producer = &spec
+	}
+	return out
+}
+
+func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
+	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
 	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
 	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, settings, err := producerSpec(p, w, props, b)
+		spec, settings, err := producerSpec(p, w, messageSeed(b.seed, w, index), props, b)
 		if err != nil {
 			return rw, err
 		}
@@ -137,7 +259,7 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 	return props
 }
 
-func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
+func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
 	props, profile, err := kafkaconf.WithProfile(w.Profile, "profile", props)
 	if err != nil {
 		return nil, nil, userr.New(err)
@@ -145,33 +267,33 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
 	}
-	pc, warns, err := kafkaconf.ParseProducer(props)
+	pc, settings, warns, err := b.parseProducer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	values, err := valuesOf(p, w)
+	values, err := valuesOf(p, w, seed)
 	if err != nil {
 		return nil, nil, err
 	}
 	var keys *payload.Keys
 	keySize := 0
 	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
+		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
 			return nil, nil, userr.Errorf("message.key: %v", err)
 		}
 		keySize = keys.MaxSize()
 	}
 	var keySrc payload.Source
 	if t := w.Message.KeyTemplate; t != nil {
-		if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+		if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
 			return nil, nil, userr.Errorf("message.key.template: %v", err)
 		}
 		keySize = keySrc.MaxSize()
 	}
 	var headerSrcs []workload.HeaderSource
 	for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
 		if err != nil {
 			return nil, nil, userr.Errorf("message.headers.%s: %v", name, err)
 		}
@@ -211,16 +333,23 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 			return out
 		},
 	}
+	if len(w.VUStages) > 0 {
+		ramp, err := load.NewVURamp(w.VUs, w.VUStages)
+		if err != nil {
+			return nil, nil, userr.Errorf("stages: %v", err)
+		}
+		spec.VURamp, spec.VUs = ramp, 0
+	}
 	b.observeProducer(w.Name, spec)
-	return spec, pc.Settings(), nil
+	return spec, settings, nil
 }
 
 // valuesOf is the record source of a workload's message: random values of
 // a size, or the records of a payload file (relative to the plan's folder).
-func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
+func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, error) {
 	m := w.Message
 	if m.Template != nil {
-		src, err := payload.CompileTemplate(*m.Template, m.Seed+1)
+		src, err := payload.CompileTemplate(*m.Template, seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.template: %v", err)
 		}
@@ -235,13 +364,13 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 		if delim == "" {
 			delim = "\n"
 		}
-		src, _, err := payload.File(path, delim, m.Seed+1)
+		src, _, err := payload.File(path, delim, seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.payload_file: %v", err)
 		}
 		return src, nil
 	}
-	src, err := payload.RandomRatio(int(m.Size), m.RandomRatio, m.Seed+1)
+	src, err := payload.RandomRatio(int(m.Size), m.RandomRatio, seed+1)
 	if err != nil {
 		return nil, userr.Errorf("message.size: %v", err)
 	}
@@ -249,7 +378,7 @@ func valuesOf(p *plan.Plan, w *plan.Workload) (payload.Source, error) {
 }
 
 func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ConsumerSpec, map[string]string, error) {
-	cc, warns, err := kafkaconf.ParseConsumer(props)
+	cc, warns, err := b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
@@ -284,12 +413,26 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	return spec, cc.Settings(), nil
 }
 
-func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
-	cc, _, err := kafkaconf.ParseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
+// adminOpts are the admin client's options: the cluster's properties, the
+// same for every scenario.
+func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
+	if opts, ok := b.admin[bootstrap]; ok {
+		return opts, nil
+	}
+	cc, _, err := b.parseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
 	if err != nil {
 		return nil, userr.New(err)
 	}
-	return cc.Opts()
+	opts, err := cc.Opts()
+	if err != nil {
+		return nil, err
+	}
+	if b.admin == nil {
+		b.admin = map[string][]kgo.Opt{}
+	}
+	opts = opts[:len(opts):len(opts)] // shared: an append copies
+	b.admin[bootstrap] = opts
+	return opts, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -336,39 +479,47 @@ type PreviewRecord struct {
 }
 
 // Preview returns the first n records the named producing workload of a
-// scenario would send (every producing workload's when name is empty),
-// without contacting a broker: `kbench preview`.
-func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int) (map[string][]PreviewRecord, []string, error) {
+// scenario would send in its first repeat, from its first client, for the
+// run seed given (RunSeed) (every producing workload's when name is
+// empty), without contacting a broker: `kbench preview`.
+func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64) (map[string][]PreviewRecord, []string, error) {
 	out := map[string][]PreviewRecord{}
 	var order []string
+	h := fnv.New64a()
+	h.Write([]byte(sc.Name))
+	x := payload.Mix(h.Sum64(), 1) // as reseeded for repeat 1
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
 		if (name != "" && w.Name != name) || w.Type == plan.Consume {
 			continue
 		}
-		values, err := valuesOf(p, w)
+		seed := messageSeed(runSeed, w, i)
+		values, err := valuesOf(p, w, seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
+		values = values.Clone(x).Clone(1)
 		var keySrc payload.Source
 		if t := w.Message.KeyTemplate; t != nil {
-			if keySrc, err = payload.CompileRaw(*t, w.Message.Seed+2); err != nil {
+			if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key.template: %w", w.Name, err)
 			}
+			keySrc = keySrc.Clone(x).Clone(1)
 		}
 		var keys *payload.Keys
 		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.Seed+1); err != nil {
+			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
 			}
+			keys = keys.Clone(x).Clone(1)
 		}
 		var hsrc []workload.HeaderSource
 		for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], w.Message.Seed+3)
+			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
 			if err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.headers.%s: %w", w.Name, name, err)
 			}
-			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src})
+			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src.Clone(x).Clone(1)})
 		}
 		static := headersOf(w.Message.Headers)
 		order = append(order, w.Name)

@@ -70,12 +70,19 @@ type Workload struct {
 	// Settings are the workload's effective client properties (secrets
 	// redacted), for the result.
 	Settings map[string]string
-	// StartAfter starts a consume workload this long after the producers,
-	// from the start of its topics (a catch-up read); Backlog, once the
-	// producers have written this many value bytes. With both, both.
-	StartAfter time.Duration
-	Backlog    int64
+	// StartAfter starts the workload this long after the producers;
+	// AfterWorkload, once the scenario's workload of that name has ended;
+	// Backlog (consume only), once the producers have written this many
+	// value bytes. With several, after all. A consume workload started late
+	// reads its topics from the start (a catch-up read, or what an earlier
+	// phase wrote); an end-to-end one from their end, as always.
+	StartAfter    time.Duration
+	AfterWorkload string
+	Backlog       int64
 }
+
+// late reports whether the workload starts after the others.
+func (w *Workload) late() bool { return w.StartAfter > 0 || w.AfterWorkload != "" || w.Backlog > 0 }
 
 // Outcome is what a scenario measured.
 type Outcome struct {
@@ -103,6 +110,7 @@ type WorkloadOutcome struct {
 	Settings   map[string]string
 	StartAfter time.Duration
 	Backlog    int64
+	Late       bool // started after the others (StartAfter, AfterWorkload or Backlog)
 	Err        error
 }
 
@@ -143,10 +151,15 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	runs := make([]*running, len(sc.Workloads))
 	var startErr error
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog}
-		runs[i] = &running{w: w}
-		if w.Consumer != nil && startErr == nil && w.StartAfter == 0 && w.Backlog == 0 {
-			startErr = runs[i].startConsumer(ctx, epoch)
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late()}
+		runs[i] = &running{w: w, ended: make(chan struct{})}
+		if w.late() {
+			runs[i].late = make(chan struct{}) // before any goroutine looks at it
+		}
+	}
+	for _, r := range runs {
+		if r.w.Consumer != nil && startErr == nil && !r.w.late() {
+			startErr = r.startConsumer(ctx, epoch)
 		}
 	}
 	if startErr == nil && sc.produces() {
@@ -160,6 +173,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	out.Start = time.Now()
 	if startErr == nil {
 		for _, r := range runs {
+			if r.late != nil {
+				continue
+			}
 			if r.w.Producer != nil {
 				if startErr = r.startProducer(ctx, epoch, progress); startErr != nil {
 					break
@@ -169,11 +185,16 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 				r.startProbe(ctx)
 			}
 		}
-		for _, r := range runs {
-			if r.w.StartAfter > 0 || r.w.Backlog > 0 {
-				r.startLate(ctx, epoch, progress, runs)
-			}
+	}
+	for _, r := range runs {
+		if r.late == nil {
+			continue
 		}
+		if startErr != nil {
+			close(r.late) // never started
+			continue
+		}
+		r.startLate(ctx, epoch, progress, runs)
 	}
 
 	var wg sync.WaitGroup
@@ -181,6 +202,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer close(r.ended)
 			r.finish(startErr != nil)
 			o := &out.Workloads[i]
 			o.Producer, o.Consumer, o.Probe, o.Err = r.prodRes, r.consRes, r.probeRes, r.err
@@ -228,8 +250,11 @@ type running struct {
 	cons    *workload.ConsumerRun
 	prodRes *workload.ProducerResult
 	consRes *workload.ConsumerResult
-	// late is closed once a StartAfter consumer has started (or could not).
+	// late is closed once a late workload has started (or could not, or
+	// never will); until then only its own goroutine touches prod and cons.
 	late chan struct{}
+	// ended is closed once the workload has ended (finish returned).
+	ended chan struct{}
 	// probeDone is closed when the probe has ended and probeRes is set.
 	probeDone chan struct{}
 	probeRes  *workload.E2EResult
@@ -247,10 +272,17 @@ func (sc *Scenario) produces() bool {
 	return false
 }
 
-// startLate starts a catch-up consumer after its delay, reading from the
-// start of its topics.
+// startLate starts a late workload once its time has come: after
+// StartAfter, then the end of the workload it waits for, then the backlog.
+// A consume workload reads from the start of its topics; an end-to-end
+// workload's consumer gets its partitions before its producers start.
 func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atomic.Int64, runs []*running) {
-	r.late = make(chan struct{})
+	var after *running
+	for _, o := range runs {
+		if r.w.AfterWorkload != "" && o.w.Name == r.w.AfterWorkload {
+			after = o
+		}
+	}
 	go func() {
 		defer close(r.late)
 		t := time.NewTimer(r.w.StartAfter)
@@ -259,6 +291,13 @@ func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atom
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if after != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-after.ended:
+			}
 		}
 		// Then the backlog, polled: the producers add to progress as their
 		// records complete. Producers that have all ended will add no more.
@@ -271,26 +310,59 @@ func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atom
 			case <-tick.C:
 			}
 		}
-		spec := *r.w.Consumer
-		opts := spec.ClientOpts
-		spec.ClientOpts = func(i int) []kgo.Opt {
-			return append(opts(i), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		if r.w.Consumer != nil {
+			w := r.w
+			if w.Kind == Consume {
+				spec := *r.w.Consumer
+				opts := spec.ClientOpts
+				spec.ClientOpts = func(i int) []kgo.Opt {
+					// Both: the start offset decides where a group without
+					// commits begins (auto.offset.reset=latest sets it to the end).
+					start := kgo.NewOffset().AtStart()
+					return append(opts(i), kgo.ConsumeStartOffset(start), kgo.ConsumeResetOffset(start))
+				}
+				spec.Latest = false
+				w.Consumer = &spec
+			}
+			late := &running{w: w}
+			if err := late.startConsumer(ctx, epoch); err != nil {
+				r.err = err
+				return
+			}
+			r.cons = late.cons
+			if w.Kind == EndToEnd {
+				if err := waitReady(ctx, []*running{r}); err != nil {
+					r.err = err
+					r.cons.Stop()
+					return
+				}
+			}
 		}
-		spec.Latest = false
-		w := r.w
-		w.Consumer = &spec
-		late := &running{w: w}
-		if err := late.startConsumer(ctx, epoch); err != nil {
-			r.err = err
-			return
+		if r.w.Producer != nil {
+			if err := r.startProducer(ctx, epoch, progress); err != nil {
+				r.err = err
+				if r.cons != nil {
+					r.cons.Stop()
+				}
+			}
 		}
-		r.cons = late.cons
 	}()
 }
 
-// producersDone reports whether every producer of the scenario has ended.
+// producersDone reports whether every producer of the scenario has ended
+// (a late one has not while it waits to start).
 func producersDone(runs []*running) bool {
 	for _, o := range runs {
+		if o.w.Producer == nil {
+			continue
+		}
+		if o.late != nil {
+			select {
+			case <-o.late:
+			default:
+				return false
+			}
+		}
 		if o.prod == nil {
 			continue
 		}

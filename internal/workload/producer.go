@@ -43,6 +43,10 @@ type ProducerSpec struct {
 	// split between the clients, each sending a record and waiting for its
 	// acknowledgement before the next (Rate is then ignored).
 	VUs int
+	// VURamp, when set, ramps the virtual users instead (VUs is ignored):
+	// as many as it says are active at each moment, split between the
+	// clients; the run should last its Duration.
+	VURamp *load.VURamp
 	// Rate is the total target in records per second; 0 or less is unlimited.
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).

@@ -143,7 +143,8 @@ type producerClient struct {
 	warmup    int64
 	warmupFor time.Duration
 	closed    bool // the closed model: virtual users
-	vus       int  // this client's share of them
+	vus       int  // this client's share of them (of the most a ramp has)
+	ramp      *load.VURamp
 	hasWarmup bool
 	pacer     load.Pacer
 	values    payload.Source
@@ -225,9 +226,10 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		index:       int64(i),
 		clients:     int64(spec.Clients),
 		warmup:      spec.Warmup,
-		closed:      spec.VUs > 0,
+		closed:      spec.VUs > 0 || spec.VURamp != nil,
 		progress:    spec.Progress,
-		vus:         int(share(int64(spec.VUs), spec.Clients, i)),
+		vus:         int(share(int64(spec.users()), spec.Clients, i)),
+		ramp:        spec.VURamp,
 		warmupFor:   spec.WarmupDuration,
 		hasWarmup:   spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),

@@ -28,13 +28,25 @@ type vuState struct {
 	sent    int64
 }
 
+// users is the most virtual users the spec has at once.
+func (sp ProducerSpec) users() int {
+	if sp.VURamp != nil {
+		return sp.VURamp.Max()
+	}
+	return sp.VUs
+}
+
 // sendVUs runs this client's share of the virtual users until its
-// records are sent or sendCtx ends.
+// records are sent or sendCtx ends. With a ramp, user u of client c is
+// user u·clients+c of the whole workload, active while the ramp has more
+// users than that: the workload's count is exact at every moment, however
+// the users are split.
 func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	vus := make([]*vuState, users)
 	for u := range vus {
+		global := u*int(c.clients) + int(c.index)
 		vu := &vuState{values: c.values.Clone(uint64(c.index)<<20 + uint64(u) + 1), done: make(chan struct{}, 1),
 			parts: c.recordParts.clone(uint64(c.index)<<20 + uint64(u) + 1)}
 		if c.keys != nil {
@@ -45,6 +57,9 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 		go func() {
 			defer wg.Done()
 			for sendCtx.Err() == nil {
+				if c.ramp != nil && !c.waitActive(sendCtx, global) {
+					return
+				}
 				i := next.Add(1) - 1
 				if c.records > 0 && i >= c.records {
 					return
@@ -97,4 +112,25 @@ func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 		c.tracker.Stamp(r, i)
 	}
 	return r
+}
+
+// waitActive waits until the ramp has the user active; false when it will
+// not be again before the ramp ends, or sendCtx ended.
+func (c *producerClient) waitActive(sendCtx context.Context, user int) bool {
+	el := time.Since(c.start)
+	if c.ramp.Active(el) > user {
+		return true
+	}
+	at, ok := c.ramp.Next(user, el)
+	if !ok {
+		return false
+	}
+	t := time.NewTimer(at - el)
+	defer t.Stop()
+	select {
+	case <-sendCtx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package payload
+
+const raceEnabled = false

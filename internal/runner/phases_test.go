@@ -1,0 +1,69 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+// TestRunPhasesInSequence: regression: only consume workloads took
+// start_after, and only as a duration, so a study that produces, then
+// consumes what was written, then measures end-to-end latency (the
+// partition study) could not run its phases one after another. Each
+// workload here starts once the one it names has ended: the readers read
+// every record the writers wrote (from the start of the topic), and the
+// end-to-end probe starts after them and measures its own records only.
+func TestRunPhasesInSequence(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	topic := testTopic(t)
+	text := fmt.Sprintf(`name: phases
+cluster: {bootstrap: "%s"}
+topics: [{name: %s, partitions: 2, replication: 1}]
+workloads:
+  - {name: writers, type: produce, topic: %[2]s, records: 3000, properties: {acks: 1}, message: {size: 100}}
+  - {name: readers, type: consume, topic: %[2]s, group: readers-%[2]s, records: 3000, start_after: writers}
+  - {name: latency, type: end-to-end, topic: %[2]s, records: 500, rate: 1000/s, message: {size: 100}, start_after: readers}
+`, bootstrap, topic)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	sc, err := scenarioOf(p, &scs[0], bootstrap, &build{seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := Run(ctx, sc)
+	if err != nil {
+		for _, w := range out.Workloads {
+			t.Logf("%s: producer %+v consumer %+v", w.Name, w.Producer != nil, w.Consumer)
+		}
+		t.Fatal(err)
+	}
+	writers, readers, latency := out.Workloads[0], out.Workloads[1], out.Workloads[2]
+	if writers.Producer == nil || readers.Consumer == nil || latency.Producer == nil || latency.Consumer == nil {
+		t.Fatalf("a phase did not run: %+v", out.Workloads)
+	}
+	if readers.Consumer.Records != writers.Producer.Acked || writers.Producer.Acked != 3000 {
+		t.Errorf("readers read %d of the %d records written", readers.Consumer.Records, writers.Producer.Acked)
+	}
+	if readers.Consumer.Start.Before(writers.Producer.End) {
+		t.Errorf("readers started at %v, before the writers ended at %v", readers.Consumer.Start, writers.Producer.End)
+	}
+	if latency.Producer.Start.Before(readers.Consumer.End) {
+		t.Errorf("the end-to-end phase started at %v, before the readers ended at %v", latency.Producer.Start, readers.Consumer.End)
+	}
+	if latency.Consumer.Records != 500 {
+		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.Consumer.Records)
+	}
+}
