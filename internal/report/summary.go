@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -287,21 +288,31 @@ func optPm(s *result.Stats, prec int) string {
 
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
 // through a temporary file and a rename, so a reader never sees half a
-// report. report.html shows the folder's plan.yaml when there is one.
+// report. All three are rendered before any is written: a result that
+// cannot be reported changes nothing in dir. report.html shows the
+// folder's plan.yaml when there is one.
 func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
 	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
 		in.PlanYAML = string(b)
 	}
-	for _, f := range []struct {
+	files := []struct {
 		name  string
 		write func(io.Writer, *result.Document) error
+		out   bytes.Buffer
 	}{
-		{"summary.md", WriteSummaryMarkdown},
-		{"summary.csv", WriteSummaryCSV},
-		{"report.html", func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
-	} {
-		if err := writeAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, doc) }); err != nil {
+		{name: "summary.md", write: WriteSummaryMarkdown},
+		{name: "summary.csv", write: WriteSummaryCSV},
+		{name: "report.html", write: func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
+	}
+	for i := range files {
+		if err := files[i].write(&files[i].out, doc); err != nil {
+			return fmt.Errorf("write %s: %w", files[i].name, err)
+		}
+	}
+	for i := range files {
+		f := &files[i]
+		if err := writeAtomic(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := w.Write(f.out.Bytes()); return err }); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
 	}

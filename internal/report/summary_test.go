@@ -112,3 +112,18 @@ func TestWriteAll(t *testing.T) {
 		t.Error("a document without a plan run must be refused")
 	}
 }
+
+// TestWriteAllWritesNothingOnError: regression: a histogram that did not
+// decode failed report.html after summary.md and summary.csv had been
+// rewritten, leaving a folder whose reports disagreed.
+func TestWriteAllWritesNothingOnError(t *testing.T) {
+	dir := t.TempDir()
+	doc := testDoc(t)
+	doc.Plan.Scenarios[0].Aggregate.Latency = &result.Latency{Count: 1, Histogram: "AAAA"}
+	if err := WriteAll(dir, doc); err == nil {
+		t.Fatal("a damaged histogram was reported")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("%d file(s) written from a result that could not be reported, want none", len(entries))
+	}
+}

@@ -45,7 +45,7 @@ func TestT95BeyondTable(t *testing.T) {
 	}
 }
 
-func latencyOf(t *testing.T, values ...int64) *Latency {
+func latencyOf(t testing.TB, values ...int64) *Latency {
 	t.Helper()
 	h := measure.NewHistogram()
 	for _, v := range values {
