@@ -56,7 +56,7 @@ func Load(path string) (*Side, error) {
 	if run := doc.Plan; run != nil {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", run.Name, doc.Status, started)
 		for _, sc := range run.Scenarios {
-			s.scenarios = append(s.scenarios, scenario{sc.Name, aggregateValues(sc.Aggregate)})
+			s.scenarios = append(s.scenarios, scenariosOf(sc)...)
 		}
 	} else {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", doc.Kind, doc.Status, started)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 )
 
@@ -176,3 +177,49 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWorkloadsApart: regression: compare judged a p99 merged from a
+// loaded producer and an end-to-end probe. With two producing workloads,
+// the scenario's row compares their total rate and each workload's own
+// figures have rows of their own.
+func TestCompareWorkloadsApart(t *testing.T) {
+	t.Parallel()
+	lat := func(us ...int64) result.Latency {
+		h := measure.NewHistogram()
+		for _, v := range us {
+			h.Record(v)
+		}
+		l, err := result.LatencyOf(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	probed := func(writerP99 int64) result.Scenario {
+		sc := result.Scenario{Name: "s", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK, Workloads: []result.Workload{
+			{Name: "writer", Type: "produce", Producer: &result.Producer{RecordsPerSec: 3000, Latency: lat(writerP99)}},
+			{Name: "probe", Type: "end-to-end", Producer: &result.Producer{RecordsPerSec: 50, Latency: lat(5000)}, EndToEnd: ptr(lat(6000))},
+		}}}}
+		if err := result.AggregateScenario(&sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	r := load(t, planDir(t, probed(60_000_000)), planDir(t, probed(30_000_000)))
+	if got := find(t, r, "s", "records_per_sec")[2:4]; !reflect.DeepEqual(got, []string{"3050.0", "3050.0"}) {
+		t.Errorf("total records/s %q", got)
+	}
+	for _, row := range r.Rows {
+		if row.Scenario == "s" && row.Metric.Name == "p99_ms" {
+			t.Errorf("the scenario's p99 merges two workloads: %v", row.cells())
+		}
+	}
+	if got := find(t, r, "s (writer)", "p99_ms")[5]; got != "better (1 repeat: spread unknown)" {
+		t.Errorf("writer's p99 verdict %q", got)
+	}
+	if got := find(t, r, "s (probe)", "e2e_p99_ms")[2:5]; !reflect.DeepEqual(got, []string{"6.000", "6.000", "0.0%"}) {
+		t.Errorf("probe's end-to-end p99 %q", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -61,6 +61,40 @@ func statsValue(s result.Stats) Value {
 // one is a figure measured once: its spread is unknown.
 func one(x float64) Value { return Value{Mean: x, Low: x, High: x, N: 1} }
 
+// scenariosOf gives a plan scenario's figures: one entry for the scenario,
+// and when its workloads measure the same figures (a producer beside an
+// end-to-end probe) one more per workload, "scenario (workload)", whose
+// figures are that workload's alone; the scenario's own are then the
+// totals.
+func scenariosOf(sc result.Scenario) []scenario {
+	a := sc.Aggregate
+	out := []scenario{{sc.Name, aggregateValues(a)}}
+	if a == nil || len(a.Producers) < 2 && len(a.Consumers) < 2 {
+		return out
+	}
+	for _, w := range a.Workloads {
+		v := map[string]Value{}
+		put := func(name string, s *result.Stats) {
+			if s != nil && s.N > 0 {
+				v[name] = statsValue(*s)
+			}
+		}
+		put("records_per_sec", w.RecordsPerSec)
+		put("mib_per_sec", w.MiBPerSec)
+		put("consume_records_per_sec", w.ConsumeRecordsPerSec)
+		put("p50_ms", w.P50Ms)
+		put("p95_ms", w.P95Ms)
+		put("p99_ms", w.P99Ms)
+		put("p99_9_ms", w.P999Ms)
+		put("max_ms", w.MaxMs)
+		put("e2e_p99_ms", w.EndToEndP99Ms)
+		if len(v) > 0 {
+			out = append(out, scenario{sc.Name + " (" + w.Name + ")", v})
+		}
+	}
+	return out
+}
+
 // aggregateValues takes a plan scenario's figures from its aggregate; nil
 // when no repeat ended ok.
 func aggregateValues(a *result.Aggregate) map[string]Value {
@@ -70,22 +104,23 @@ func aggregateValues(a *result.Aggregate) map[string]Value {
 	v := map[string]Value{
 		"errors": {Mean: float64(a.Errors), Low: float64(a.Errors), High: float64(a.Errors), N: a.Repeats, Exact: true},
 	}
-	// A plan without producers has N = 0 in the publish figures.
-	if a.RecordsPerSec.N > 0 {
-		v["records_per_sec"] = statsValue(a.RecordsPerSec)
-		v["mib_per_sec"] = statsValue(a.MiBPerSec)
-		v["p50_ms"] = statsValue(a.P50Ms)
-		v["p95_ms"] = statsValue(a.P95Ms)
-		v["p99_ms"] = statsValue(a.P99Ms)
-		v["p99_9_ms"] = statsValue(a.P999Ms)
-		v["max_ms"] = statsValue(a.MaxMs)
+	put := func(name string, s *result.Stats) {
+		// A figure no repeat measured has N = 0: a plan without
+		// producers, or a latency two workloads measured (each has its
+		// own, see scenariosOf).
+		if s != nil && s.N > 0 {
+			v[name] = statsValue(*s)
+		}
 	}
-	if a.EndToEndP99Ms != nil {
-		v["e2e_p99_ms"] = statsValue(*a.EndToEndP99Ms)
-	}
-	if a.ConsumeRecordsPerSec != nil {
-		v["consume_records_per_sec"] = statsValue(*a.ConsumeRecordsPerSec)
-	}
+	put("records_per_sec", &a.RecordsPerSec)
+	put("mib_per_sec", &a.MiBPerSec)
+	put("p50_ms", &a.P50Ms)
+	put("p95_ms", &a.P95Ms)
+	put("p99_ms", &a.P99Ms)
+	put("p99_9_ms", &a.P999Ms)
+	put("max_ms", &a.MaxMs)
+	put("e2e_p99_ms", a.EndToEndP99Ms)
+	put("consume_records_per_sec", a.ConsumeRecordsPerSec)
 	return v
 }
 

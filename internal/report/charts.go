@@ -249,20 +249,34 @@ func matrix(run *result.PlanRun) *matrixData {
 		m.Parameter = run.Parameters[0]
 	}
 	// Place each scenario: x is its first parameter's value, the series
-	// the rest.
+	// the rest; with a row per workload in the table, a series per
+	// workload too, each with its own figures.
+	split := perWorkload(run)
 	xOf, groupOf := map[string]int{}, map[string]int{}
 	var groups []string
-	type place struct{ x, g int }
-	places := make([]place, len(run.Scenarios))
-	for i, sc := range run.Scenarios {
-		label, group := sc.Name, ""
+	type point struct {
+		x, g int
+		a    *result.Aggregate
+		w    *result.WorkloadAggregate
+	}
+	var points []point
+	group := func(name string) int {
+		g, ok := groupOf[name]
+		if !ok {
+			g = len(groups)
+			groupOf[name] = g
+			groups = append(groups, name)
+		}
+		return g
+	}
+	for i := range run.Scenarios {
+		sc := &run.Scenarios[i]
+		label, rest := sc.Name, []string(nil)
 		if len(run.Parameters) > 0 {
-			label = paramValue(sc, run.Parameters[0])
-			var rest []string
+			label = paramValue(*sc, run.Parameters[0])
 			for _, p := range run.Parameters[1:] {
-				rest = append(rest, p+"="+paramValue(sc, p))
+				rest = append(rest, p+"="+paramValue(*sc, p))
 			}
-			group = strings.Join(rest, ", ")
 		}
 		x, ok := xOf[label]
 		if !ok {
@@ -270,26 +284,28 @@ func matrix(run *result.PlanRun) *matrixData {
 			xOf[label] = x
 			m.Labels = append(m.Labels, label)
 		}
-		g, ok := groupOf[group]
-		if !ok {
-			g = len(groups)
-			groupOf[group] = g
-			groups = append(groups, group)
+		if !split || sc.Aggregate == nil {
+			points = append(points, point{x: x, g: group(strings.Join(rest, ", ")), a: sc.Aggregate})
+			continue
 		}
-		places[i] = place{x, g}
+		for j := range sc.Aggregate.Workloads {
+			w := &sc.Aggregate.Workloads[j]
+			points = append(points, point{x: x, g: group(strings.Join(append(rest, w.Name), ", ")), w: w})
+		}
 	}
 	type metric struct {
 		name, unit string
 		get        func(*result.Aggregate) *result.Stats
+		of         func(*result.WorkloadAggregate) *result.Stats
 	}
 	metrics := []metric{
-		{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }},
-		{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }},
-		{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }},
-		{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }},
-		{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }},
-		{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }},
-		{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }},
+		{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.RecordsPerSec }},
+		{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.MiBPerSec }},
+		{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P50Ms }},
+		{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P99Ms }},
+		{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P999Ms }},
+		{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.EndToEndP99Ms }},
+		{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.ConsumeRecordsPerSec }},
 	}
 	for _, mt := range metrics {
 		mm := matrixMetric{Name: mt.name, Unit: mt.unit}
@@ -297,20 +313,32 @@ func matrix(run *result.PlanRun) *matrixData {
 			n := len(m.Labels)
 			mm.Series = append(mm.Series, matrixSeries{Name: g, Mean: make([]*float64, n), Min: make([]*float64, n), Max: make([]*float64, n)})
 		}
-		measured := false
-		for i, sc := range run.Scenarios {
+		measured := map[int]bool{}
+		for _, p := range points {
 			var s *result.Stats
-			if sc.Aggregate != nil {
-				s = mt.get(sc.Aggregate)
+			switch {
+			case p.w != nil:
+				s = mt.of(p.w)
+			case p.a != nil:
+				s = mt.get(p.a)
 			}
 			if s == nil || s.N == 0 {
 				continue
 			}
-			ser, x := &mm.Series[places[i].g], places[i].x
-			ser.Mean[x], ser.Min[x], ser.Max[x] = ptr(round3(s.Mean)), ptr(round3(s.Min)), ptr(round3(s.Max))
-			measured = measured || s.Mean != 0
+			ser := &mm.Series[p.g]
+			ser.Mean[p.x], ser.Min[p.x], ser.Max[p.x] = ptr(round3(s.Mean)), ptr(round3(s.Min)), ptr(round3(s.Max))
+			measured[p.g] = measured[p.g] || s.Mean != 0
 		}
-		if measured {
+		// Only the series that measured the metric: the probe's line on
+		// the consumed records/s chart would be empty.
+		var kept []matrixSeries
+		for g, ser := range mm.Series {
+			if measured[g] {
+				kept = append(kept, ser)
+			}
+		}
+		if len(kept) > 0 {
+			mm.Series = kept
 			m.Metrics = append(m.Metrics, mm)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,64 @@ func TestWriteAllWritesNothingOnError(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("%d file(s) written from a result that could not be reported, want none", len(entries))
+	}
+}
+
+// probeDoc is a plan run whose scenario has a loaded producer beside a
+// light end-to-end probe, two repeats.
+func probeDoc(t *testing.T) *result.Document {
+	t.Helper()
+	rep := func(i int) result.Repeat {
+		return result.Repeat{Index: i, Status: result.StatusOK, Workloads: []result.Workload{
+			{Name: "writer", Type: "produce", Producer: &result.Producer{Records: 300000, RecordsPerSec: 3000, MiBPerSec: 1.5,
+				Latency: latency(t, 60_000_000, 66_000_000, 70_000_000)}},
+			{Name: "probe", Type: "end-to-end", Producer: &result.Producer{Records: 5000, RecordsPerSec: 50, MiBPerSec: 0.01,
+				Latency: latency(t, 4000, 5000, 6000)}, EndToEnd: ptrLat(latency(t, 5000, 5300, 5320))},
+		}}
+	}
+	sc := result.Scenario{Index: 1, Name: "partitions=10", Params: []result.Param{{Name: "partitions", Value: "10"}}, Repeats: []result.Repeat{rep(1), rep(2)}}
+	if err := result.AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
+	doc.Status = result.StatusOK
+	doc.Plan = &result.PlanRun{Name: "probe", Parameters: []string{"partitions"}, Repeat: 2, Scenarios: []result.Scenario{sc}}
+	return doc
+}
+
+func ptrLat(l result.Latency) *result.Latency { return &l }
+
+// TestSummaryKeepsWorkloadsApart: regression: an end-to-end probe's records
+// were added to the producer's records/s and its latencies merged into
+// the publish percentiles, so a row showed the producer's p99 of 66 s
+// beside the probe's end-to-end p99 of 5 ms as if one workload had both.
+// Each workload has its own row; the total row names what it adds up.
+func TestSummaryKeepsWorkloadsApart(t *testing.T) {
+	doc := probeDoc(t)
+	var md, csv bytes.Buffer
+	if err := WriteSummaryMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummaryCSV(&csv, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| partitions | workload | repeats | records/s | MB/s | p50 ms | p95 ms | p99 ms | p99.9 ms | e2e p99 ms |",
+		"| 10 | writer | 2 | 3000 ± 0 | 1.50 ± 0.00 | 66027.5 ± 0.0 | 70000.0 ± 0.0 | 70000.0 ± 0.0 | 70000.0 ± 0.0 |  |",
+		"| 10 | probe | 2 | 50 ± 0 | 0.01 ± 0.00 | 5.0 ± 0.0 | 6.0 ± 0.0 | 6.0 ± 0.0 | 6.0 ± 0.0 | 5.3 ± 0.0 |",
+		"| 10 | total: writer + probe | 2 | 3050 ± 0 | 1.51 ± 0.00 |  |  |  |  |  |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("summary.md lacks\n%s\nin\n%s", want, md.String())
+		}
+	}
+	for _, want := range []string{
+		"scenario,partitions,workload,repeats,records,records_per_sec,",
+		"partitions=10,10,probe,2,5000,50.0,0.0,0.010,5.003,6.000,6.000,6.000,6.000,5.320,,,false",
+		"partitions=10,10,total: writer + probe,2,305000,3050.0,0.0,1.510,,,,,,,,0,false",
+	} {
+		if !strings.Contains(csv.String(), want) {
+			t.Errorf("summary.csv lacks\n%s\nin\n%s", want, csv.String())
+		}
 	}
 }

@@ -60,4 +60,14 @@ func aggregateLatencies(a *Aggregate, path string, f func(string, *Latency)) {
 	if a.EndToEnd != nil {
 		f(path+".end_to_end_latency", a.EndToEnd)
 	}
+	for i := range a.Workloads {
+		w := &a.Workloads[i]
+		at := fmt.Sprintf("%s.workloads[%d]", path, i)
+		if w.Latency != nil {
+			f(at+".latency", w.Latency)
+		}
+		if w.EndToEnd != nil {
+			f(at+".end_to_end_latency", w.EndToEnd)
+		}
+	}
 }

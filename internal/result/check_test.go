@@ -46,6 +46,8 @@ func TestParseRejectsDamagedHistograms(t *testing.T) {
 			repeatLatency + ": histogram holds 3 values but count is 4"},
 		{"aggregate", func(d *Document) { d.Plan.Scenarios[0].Aggregate.Latency.Histogram = "AAAA" },
 			"plan.scenarios[0].aggregate.latency.histogram: decode histogram"},
+		{"a workload's aggregate", func(d *Document) { d.Plan.Scenarios[0].Aggregate.Workloads[0].Latency = &Latency{Count: 2} },
+			"plan.scenarios[0].aggregate.workloads[0].latency.histogram: histogram is empty"},
 		{"drop-in steady state", func(d *Document) {
 			d.Plan = nil
 			d.Producer = &Producer{Latency: *latencyOf(t, 5), SteadyState: &Producer{Latency: Latency{Count: 1}}}

@@ -2,6 +2,7 @@ package result
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/kbench/kbench/internal/measure"
@@ -113,5 +114,47 @@ func TestAggregateScenario(t *testing.T) {
 	}
 	if a.EndToEnd != nil || a.ConsumeRecordsPerSec != nil {
 		t.Errorf("end-to-end or consume stats without such workloads")
+	}
+}
+
+// TestAggregateScenarioKeepsWorkloadsApart: regression: a scenario's
+// publish percentiles merged a loaded producer's latencies with an
+// end-to-end probe's, and its records/s added the probe's without saying
+// so. Each workload keeps its own figures; the totals name what they add.
+func TestAggregateScenarioKeepsWorkloadsApart(t *testing.T) {
+	rep := func(i int) Repeat {
+		return Repeat{Index: i, Status: StatusOK, Workloads: []Workload{
+			{Name: "writer", Type: "produce", Producer: &Producer{Records: 3000, RecordsPerSec: 3000, Latency: *latencyOf(t, 60_000_000, 66_000_000)}},
+			{Name: "probe", Type: "end-to-end", Producer: &Producer{Records: 50, RecordsPerSec: 50, Latency: *latencyOf(t, 4000, 5000)},
+				EndToEnd: latencyOf(t, 5000, 5300)},
+			{Name: "readers", Type: "consume", Consumer: &Consumer{RecordsPerSec: 2900}},
+		}}
+	}
+	sc := Scenario{Name: "s", Repeats: []Repeat{rep(1), rep(2)}}
+	if err := AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	a := sc.Aggregate
+	if a.RecordsPerSec.Mean != 3050 || strings.Join(a.Producers, ",") != "writer,probe" || strings.Join(a.Consumers, ",") != "readers" {
+		t.Errorf("total records/s %v from %v, consumers %v; want 3050 from writer and probe, readers", a.RecordsPerSec.Mean, a.Producers, a.Consumers)
+	}
+	if a.P99Ms.N != 0 || a.Latency != nil {
+		t.Errorf("the scenario's publish latency merges two workloads: p99 %+v", a.P99Ms)
+	}
+	if a.EndToEnd == nil || a.EndToEnd.Count != 4 || a.EndToEndP99Ms.Mean != 5.3 {
+		t.Errorf("end-to-end latency, measured by the probe alone: %+v", a.EndToEnd)
+	}
+	if len(a.Workloads) != 3 {
+		t.Fatalf("%d workloads, want 3", len(a.Workloads))
+	}
+	w, p, r := a.Workloads[0], a.Workloads[1], a.Workloads[2]
+	if w.Name != "writer" || w.P99Ms.Mean < 60000 || w.RecordsPerSec.Mean != 3000 || w.EndToEnd != nil || w.ConsumeRecordsPerSec != nil {
+		t.Errorf("writer %+v", w)
+	}
+	if p.Name != "probe" || p.P99Ms.Mean != 5 || p.Latency.Count != 4 || p.EndToEndP99Ms.Mean != 5.3 {
+		t.Errorf("probe %+v", p)
+	}
+	if r.Name != "readers" || r.ConsumeRecordsPerSec.Mean != 2900 || r.RecordsPerSec != nil || r.P99Ms != nil {
+		t.Errorf("readers %+v", r)
 	}
 }
