@@ -14,11 +14,12 @@ type row struct {
 	sc *result.Scenario
 	// workload is "" on a scenario's only row; else the workload's name,
 	// or for the total row "total: a + b", naming what it adds up.
-	workload string
-	total    bool
-	measured bool // false: no repeat ended ok
-	repeats  int
-	leftOut  int
+	workload    string
+	total       bool
+	measured    bool // false: no repeat ended ok, nor was one interrupted
+	interrupted bool // the figures are the interrupted repeats'
+	repeats     int
+	leftOut     int
 
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2e, consume *result.Stats
 
@@ -33,11 +34,20 @@ type row struct {
 // the rates, which names the workloads it adds up.
 func perWorkload(run *result.PlanRun) bool {
 	for _, sc := range run.Scenarios {
-		if a := sc.Aggregate; a != nil && (len(a.Producers) > 1 || len(a.Consumers) > 1) {
+		if a := aggregateOf(&sc); a != nil && (len(a.Producers) > 1 || len(a.Consumers) > 1) {
 			return true
 		}
 	}
 	return false
+}
+
+// aggregateOf is the statistics a scenario's rows show: over the repeats
+// that ended ok, else over the interrupted ones.
+func aggregateOf(sc *result.Scenario) *result.Aggregate {
+	if sc.Aggregate != nil {
+		return sc.Aggregate
+	}
+	return sc.Interrupted
 }
 
 // tableRows gives the rows of the results table, scenario by scenario.
@@ -45,13 +55,13 @@ func tableRows(run *result.PlanRun, split bool) []row {
 	var out []row
 	for i := range run.Scenarios {
 		sc := &run.Scenarios[i]
-		a := sc.Aggregate
+		a := aggregateOf(sc)
 		base := row{sc: sc, leftOut: len(sc.Repeats)}
 		if a == nil {
 			out = append(out, base)
 			continue
 		}
-		base.measured = true
+		base.measured, base.interrupted = true, sc.Aggregate == nil
 		base.repeats, base.leftOut = a.Repeats, a.LeftOut
 		if !split {
 			r := base

@@ -19,7 +19,7 @@ import (
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound"}
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound", "interrupted"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -69,6 +69,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			optNum(r.consume, 1),
 			errs,
 			strconv.FormatBool(r.bound),
+			strconv.FormatBool(r.interrupted),
 		)
 		if err := cw.Write(row); err != nil {
 			return err
@@ -186,7 +187,7 @@ func summarize(doc *result.Document) (*summary, error) {
 		cols = append(cols, "consumed/s")
 	}
 	sum.Columns = cols
-	var unstable, bound, failed bool
+	var unstable, bound, failed, interrupted bool
 	for _, r := range rows {
 		var row []string
 		if len(run.Parameters) == 0 {
@@ -208,6 +209,10 @@ func summarize(doc *result.Document) (*summary, error) {
 			continue
 		}
 		reps := strconv.Itoa(r.repeats)
+		if r.interrupted {
+			reps += " interrupted"
+			interrupted = true
+		}
 		if r.leftOut > 0 {
 			reps += fmt.Sprintf(" of %d ‡", r.repeats+r.leftOut)
 			failed = true
@@ -263,6 +268,9 @@ func summarize(doc *result.Document) (*summary, error) {
 	}
 	if failed {
 		sum.Footnotes = append(sum.Footnotes, "‡ some repeats failed or were interrupted and are left out (see result.json).")
+	}
+	if interrupted {
+		sum.Footnotes = append(sum.Footnotes, "interrupted: no repeat of the scenario ended ok; its figures are what the interrupted repeat measured until it was stopped, a shorter run than the plan asked for.")
 	}
 	if split {
 		sum.Footnotes = append(sum.Footnotes, "Workloads that measure the same figures have a row each: their latencies are never merged. "+

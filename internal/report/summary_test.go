@@ -179,11 +179,42 @@ func TestSummaryKeepsWorkloadsApart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"scenario,partitions,workload,repeats,records,records_per_sec,",
-		"partitions=10,10,probe,2,5000,50.0,0.0,0.010,5.003,6.000,6.000,6.000,6.000,5.320,,,false",
-		"partitions=10,10,total: writer + probe,2,305000,3050.0,0.0,1.510,,,,,,,,0,false",
+		"partitions=10,10,probe,2,5000,50.0,0.0,0.010,5.003,6.000,6.000,6.000,6.000,5.320,,,false,false",
+		"partitions=10,10,total: writer + probe,2,305000,3050.0,0.0,1.510,,,,,,,,0,false,false",
 	} {
 		if !strings.Contains(csv.String(), want) {
 			t.Errorf("summary.csv lacks\n%s\nin\n%s", want, csv.String())
 		}
+	}
+}
+
+// TestSummaryInterruptedRow: regression: a scenario whose only repeat was
+// interrupted (Ctrl-C) had an empty row, though result.json held what it
+// had measured. The row shows it, marked interrupted.
+func TestSummaryInterruptedRow(t *testing.T) {
+	sc := result.Scenario{Index: 1, Name: "record_size=100", Params: []result.Param{{Name: "record_size", Value: "100"}}, Repeats: []result.Repeat{{
+		Index: 1, Status: result.StatusInterrupted, Error: "interrupted", Workloads: []result.Workload{{Name: "p", Type: "produce",
+			Producer: &result.Producer{Records: 4200, RecordsPerSec: 2100, MiBPerSec: 0.2, Latency: latency(t, 3000, 4000)}}},
+	}}}
+	if err := result.AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
+	doc.Status = result.StatusInterrupted
+	doc.Plan = &result.PlanRun{Name: "sweep", Parameters: []string{"record_size"}, Repeat: 1, Scenarios: []result.Scenario{sc}}
+	var md, csv bytes.Buffer
+	if err := WriteSummaryMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummaryCSV(&csv, doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 100 | 1 interrupted | 2100 | 0.20 | 3.0 | 4.0 | 4.0 | 4.0 |", "interrupted: no repeat of the scenario ended ok"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("summary.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	if want := "record_size=100,100,1,4200,2100.0,0.0,0.200,3.001,4.000,4.000,4.000,4.000,,,0,false,true"; !strings.Contains(csv.String(), want) {
+		t.Errorf("summary.csv lacks %q:\n%s", want, csv.String())
 	}
 }

@@ -8,9 +8,11 @@ import (
 
 // AggregateScenario fills sc.Aggregate from its repeats that ended ok; failed and
 // interrupted repeats are counted in LeftOut and Errors, not in the
-// statistics. A scenario with no ok repeat gets no Aggregate.
+// statistics. A scenario with no ok repeat gets no Aggregate; when some of
+// its repeats were interrupted, sc.Interrupted holds their statistics
+// instead, so what they measured is shown, marked.
 func AggregateScenario(sc *Scenario) error {
-	var ok []Repeat
+	var ok, interrupted []Repeat
 	var agg Aggregate
 	for _, rep := range sc.Repeats {
 		for _, w := range rep.Workloads {
@@ -24,17 +26,26 @@ func AggregateScenario(sc *Scenario) error {
 			continue
 		case StatusFailed:
 			agg.Errors++
+		case StatusInterrupted:
+			interrupted = append(interrupted, rep)
 		}
 		agg.LeftOut++
 	}
-	sc.Aggregate = nil
+	sc.Aggregate, sc.Interrupted = nil, nil
+	from, to := ok, &sc.Aggregate
 	if len(ok) == 0 {
+		from, to = interrupted, &sc.Interrupted
+	}
+	if len(from) == 0 {
 		return nil
 	}
-	if err := aggregate(ok, &agg); err != nil {
+	if err := aggregate(from, &agg); err != nil {
 		return fmt.Errorf("scenario %s: %w", sc.Name, err)
 	}
-	sc.Aggregate = &agg
+	if len(ok) == 0 {
+		agg.LeftOut -= len(interrupted)
+	}
+	*to = &agg
 	return nil
 }
 

@@ -41,6 +41,7 @@ func (d *Document) latencies(f func(path string, l *Latency)) {
 			}
 		}
 		aggregateLatencies(sc.Aggregate, at+".aggregate", f)
+		aggregateLatencies(sc.Interrupted, at+".interrupted", f)
 	}
 }
 

@@ -45,6 +45,10 @@ type Scenario struct {
 	Params    []Param    `json:"params,omitempty"`
 	Repeats   []Repeat   `json:"repeats"`
 	Aggregate *Aggregate `json:"aggregate,omitempty"`
+	// Interrupted holds what the interrupted repeats measured until they
+	// stopped, when no repeat ended ok (Aggregate is then absent): the
+	// statistics of a scenario Ctrl-C cut short, never mixed with ok ones.
+	Interrupted *Aggregate `json:"interrupted,omitempty"`
 	// Thresholds are the plan's thresholds checked against the aggregate.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }

@@ -158,3 +158,31 @@ func TestAggregateScenarioKeepsWorkloadsApart(t *testing.T) {
 		t.Errorf("readers %+v", r)
 	}
 }
+
+// TestAggregateScenarioInterrupted: regression: a scenario whose only
+// repeat was interrupted got no statistics, so its summary row was empty.
+// Its figures are kept apart from ok repeats' (Interrupted), and only when
+// no repeat ended ok.
+func TestAggregateScenarioInterrupted(t *testing.T) {
+	rep := func(i int, status string, rps float64) Repeat {
+		return Repeat{Index: i, Status: status, Workloads: []Workload{{Name: "p", Type: "produce",
+			Producer: &Producer{Records: 10, RecordsPerSec: rps, Latency: *latencyOf(t, 1000)}}}}
+	}
+	only := Scenario{Name: "s", Repeats: []Repeat{rep(1, StatusFailed, 5), rep(2, StatusInterrupted, 70)}}
+	if err := AggregateScenario(&only); err != nil {
+		t.Fatal(err)
+	}
+	if only.Aggregate != nil || only.Interrupted == nil {
+		t.Fatalf("aggregate %v, interrupted %v; want the interrupted repeat's figures apart", only.Aggregate, only.Interrupted)
+	}
+	if i := only.Interrupted; i.Repeats != 1 || i.LeftOut != 1 || i.RecordsPerSec.Mean != 70 || i.Errors != 1 {
+		t.Errorf("interrupted: repeats %d, left out %d, records/s %v, errors %d; want 1, 1 (the failed one), 70, 1", i.Repeats, i.LeftOut, i.RecordsPerSec.Mean, i.Errors)
+	}
+	mixed := Scenario{Name: "s", Repeats: []Repeat{rep(1, StatusOK, 50), rep(2, StatusInterrupted, 70)}}
+	if err := AggregateScenario(&mixed); err != nil {
+		t.Fatal(err)
+	}
+	if mixed.Interrupted != nil || mixed.Aggregate.RecordsPerSec.Mean != 50 || mixed.Aggregate.LeftOut != 1 {
+		t.Errorf("with an ok repeat, the interrupted one is left out: %+v", mixed.Aggregate)
+	}
+}
