@@ -51,6 +51,12 @@ func Load(path string) (*Side, error) {
 	if err != nil {
 		return nil, userr.New(err)
 	}
+	if run := doc.Plan; run != nil {
+		// Today's statistics, also for a result of an older kbench.
+		if err := run.Reaggregate(); err != nil {
+			return nil, userr.Errorf("%s: %v", file, err)
+		}
+	}
 	s := &Side{Dir: filepath.Dir(file), measured: map[string]bool{}}
 	started := doc.StartedAt.UTC().Format(time.DateTime) + " UTC"
 	if run := doc.Plan; run != nil {
@@ -83,8 +89,13 @@ const (
 )
 
 // NoteOneRepeat marks a verdict taken from a single repeat on a side: with
-// no spread, noise cannot be told from change.
-const NoteOneRepeat = "1 repeat: spread unknown"
+// no spread, noise cannot be told from change. NoteTwoRepeats marks one
+// from two: their 95% interval would be 12.7 standard errors wide on each
+// side (Student's t), wider than anything possible, so none is given.
+const (
+	NoteOneRepeat  = "1 repeat: spread unknown"
+	NoteTwoRepeats = "2 repeats: too few for an interval"
+)
 
 // Report is the comparison of two sides.
 type Report struct {
@@ -175,8 +186,8 @@ func change(a, b float64) float64 {
 }
 
 // judge gives the verdict on B against A. Counts are compared exactly;
-// means are within noise when both have a spread (2+ repeats) and their
-// 95% confidence intervals overlap.
+// means are within noise when both have a 95% confidence interval (3+
+// repeats) and the intervals overlap.
 func judge(m Metric, a, b Value) (Verdict, string) {
 	if a.Mean == b.Mean {
 		return Same, ""
@@ -190,6 +201,8 @@ func judge(m Metric, a, b Value) (Verdict, string) {
 		return v, ""
 	case a.N < 2 || b.N < 2:
 		return v, NoteOneRepeat
+	case !a.HasCI || !b.HasCI:
+		return v, NoteTwoRepeats
 	case a.Low <= b.High && b.Low <= a.High:
 		return WithinNoise, ""
 	}

@@ -82,11 +82,15 @@ func TestCompare(t *testing.T) {
 		{"p99 down", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{8}, 0),
 			"p99_ms", []string{"10.000", "8.000", "-20.0%", "better (" + one + ")"}},
 		{"rate up, intervals apart", sc("s", []float64{990, 1000, 1010}, []float64{10}, 0), sc("s", []float64{1090, 1100, 1110}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±2.5%", "1100.0 ±2.3%", "+10.0%", "better"}},
+			"records_per_sec", []string{"1000.0 (−2.5/+2.5%)", "1100.0 (−2.2/+2.3%)", "+10.0%", "better"}},
 		{"rate up, intervals overlap", sc("s", []float64{900, 1000, 1100}, []float64{10}, 0), sc("s", []float64{950, 1050, 1150}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±24.8%", "1050.0 ±23.7%", "+5.0%", "within noise"}},
+			"records_per_sec", []string{"1000.0 (−22.0/+28.2%)", "1050.0 (−21.1/+26.7%)", "+5.0%", "within noise"}},
 		{"rate down, 2 repeats against 1", sc("s", []float64{990, 1010}, []float64{10}, 0), sc("s", []float64{900}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±12.7%", "900.0", "-10.0%", "worse (" + one + ")"}},
+			"records_per_sec", []string{"1000.0", "900.0", "-10.0%", "worse (" + one + ")"}},
+		// Regression: two repeats gave a 95% interval of ±12.7 standard
+		// errors (Student's t), wide enough to call any change noise.
+		{"rate up, 2 repeats each", sc("s", []float64{990, 1010}, []float64{10}, 0), sc("s", []float64{1090, 1110}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0", "1100.0", "+10.0%", "better (" + NoteTwoRepeats + ")"}},
 		{"equal", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 0),
 			"records_per_sec", []string{"1000.0", "1000.0", "0.0%", "same"}},
 		{"errors from 0", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 3),

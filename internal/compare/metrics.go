@@ -45,21 +45,26 @@ func metricByName(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// Value is one side's figure for a scenario: the mean over repeats and its
-// 95% confidence interval.
+// Value is one side's figure for a scenario: the mean over repeats and,
+// from result.MinCIRepeats repeats on, its 95% confidence interval.
 type Value struct {
 	Mean      float64
-	Low, High float64
+	Low, High float64 // the interval, when HasCI
+	HasCI     bool
 	N         int  // repeats behind the mean
 	Exact     bool // a count (errors): no spread to judge
 }
 
 func statsValue(s result.Stats) Value {
-	return Value{Mean: s.Mean, Low: s.CI95Low, High: s.CI95High, N: s.N}
+	v := Value{Mean: s.Mean, N: s.N}
+	if s.CI95Low != nil && s.CI95High != nil && s.N >= result.MinCIRepeats {
+		v.Low, v.High, v.HasCI = *s.CI95Low, *s.CI95High, true
+	}
+	return v
 }
 
 // one is a figure measured once: its spread is unknown.
-func one(x float64) Value { return Value{Mean: x, Low: x, High: x, N: 1} }
+func one(x float64) Value { return Value{Mean: x, N: 1} }
 
 // scenariosOf gives a plan scenario's figures: one entry for the scenario,
 // and when its workloads measure the same figures (a producer beside an
@@ -102,7 +107,7 @@ func aggregateValues(a *result.Aggregate) map[string]Value {
 		return nil
 	}
 	v := map[string]Value{
-		"errors": {Mean: float64(a.Errors), Low: float64(a.Errors), High: float64(a.Errors), N: a.Repeats, Exact: true},
+		"errors": {Mean: float64(a.Errors), N: a.Repeats, Exact: true},
 	}
 	put := func(name string, s *result.Stats) {
 		// A figure no repeat measured has N = 0: a plan without
@@ -153,7 +158,7 @@ func dropInValues(doc *result.Document) map[string]Value {
 		v["e2e_p99_ms"] = one(ms(e.P99))
 	}
 	x := float64(errs)
-	v["errors"] = Value{Mean: x, Low: x, High: x, N: 1, Exact: true}
+	v["errors"] = Value{Mean: x, N: 1, Exact: true}
 	return v
 }
 

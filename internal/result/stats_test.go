@@ -1,6 +1,7 @@
 package result
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -10,19 +11,22 @@ import (
 
 func TestDescribe(t *testing.T) {
 	sd5 := 1.5811388300841898 // sample stdev of 1..5
+	f5 := math.Exp(2.7764451051977987 * sd5 / math.Sqrt(5) / 3)
+	sd4 := math.Sqrt(50.0 / 3)
+	f4 := math.Exp(3.182446305284263 * sd4 / 2 / 4)
 	tests := []struct {
 		name string
 		in   []float64
 		want Stats
 	}{
 		{"empty", nil, Stats{}},
-		{"one", []float64{7}, Stats{N: 1, Mean: 7, Median: 7, Min: 7, Max: 7, CI95Low: 7, CI95High: 7}},
-		{"two", []float64{4, 2}, Stats{N: 2, Mean: 3, Median: 3, Min: 2, Max: 4, Stdev: math.Sqrt2,
-			CI95Low: 3 - 12.706204736174707*math.Sqrt2/math.Sqrt2, CI95High: 3 + 12.706204736174707, CV: math.Sqrt2 / 3}},
+		{"one", []float64{7}, Stats{N: 1, Mean: 7, Median: 7, Min: 7, Max: 7}},
+		{"two", []float64{4, 2}, Stats{N: 2, Mean: 3, Median: 3, Min: 2, Max: 4, Stdev: math.Sqrt2, CV: math.Sqrt2 / 3}},
 		{"odd", []float64{5, 1, 4, 2, 3}, Stats{N: 5, Mean: 3, Median: 3, Min: 1, Max: 5, Stdev: sd5,
-			CI95Low: 3 - 2.7764451051977987*sd5/math.Sqrt(5), CI95High: 3 + 2.7764451051977987*sd5/math.Sqrt(5), CV: sd5 / 3}},
-		{"even median", []float64{1, 2, 3, 10}, Stats{N: 4, Mean: 4, Median: 2.5, Min: 1, Max: 10, Stdev: math.Sqrt(50.0 / 3),
-			CI95Low: 4 - 3.182446305284263*math.Sqrt(50.0/3)/2, CI95High: 4 + 3.182446305284263*math.Sqrt(50.0/3)/2, CV: math.Sqrt(50.0/3) / 4}},
+			CI95Low: ptr(3 / f5), CI95High: ptr(3 * f5), CV: sd5 / 3}},
+		{"even median", []float64{1, 2, 3, 10}, Stats{N: 4, Mean: 4, Median: 2.5, Min: 1, Max: 10, Stdev: sd4,
+			CI95Low: ptr(4 / f4), CI95High: ptr(4 * f4), CV: sd4 / 4}},
+		{"all zero", []float64{0, 0, 0}, Stats{N: 3, CI95Low: ptr(0.0), CI95High: ptr(0.0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,10 +38,54 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+func ptr(v float64) *float64 { return &v }
+
 func close(a, b Stats) bool {
 	eq := func(x, y float64) bool { return math.Abs(x-y) <= 1e-12*math.Max(1, math.Abs(y)) }
+	eqp := func(x, y *float64) bool { return x == nil && y == nil || x != nil && y != nil && eq(*x, *y) }
 	return a.N == b.N && eq(a.Mean, b.Mean) && eq(a.Median, b.Median) && eq(a.Min, b.Min) && eq(a.Max, b.Max) &&
-		eq(a.Stdev, b.Stdev) && eq(a.CI95Low, b.CI95Low) && eq(a.CI95High, b.CI95High) && eq(a.CV, b.CV)
+		eq(a.Stdev, b.Stdev) && eqp(a.CI95Low, b.CI95Low) && eqp(a.CI95High, b.CI95High) && eq(a.CV, b.CV)
+}
+
+// TestConfidenceIntervalInDomain: regression: with two repeats the 95%
+// interval of a p99 latency read -977 ms to 1,222 ms, and a rate's could go
+// below zero. result.json gives no interval below three repeats, and from
+// three on one that stays positive and holds the mean.
+func TestConfidenceIntervalInDomain(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     []float64
+		wantCI bool
+	}{
+		{"p99 of two repeats", []float64{12.4, 210.0}, false},
+		{"one repeat", []float64{50}, false},
+		{"p99 of three repeats, one stalled", []float64{12.4, 14.1, 1200}, true},
+		{"a rate that collapsed once", []float64{90000, 91000, 300}, true},
+		{"a count that was once 0", []float64{0, 0, 12}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(Describe(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]float64
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			lo, hasLo := got["ci95_low"]
+			hi, hasHi := got["ci95_high"]
+			if !tt.wantCI {
+				if hasLo || hasHi {
+					t.Fatalf("%d repeats give an interval %v to %v: %s", len(tt.in), lo, hi, b)
+				}
+				return
+			}
+			if !hasLo || !hasHi || lo < 0 || lo > got["mean"] || hi < got["mean"] {
+				t.Fatalf("interval %v to %v around a mean of %v of values that cannot be negative: %s", lo, hi, got["mean"], b)
+			}
+		})
+	}
 }
 
 func TestT95BeyondTable(t *testing.T) {
