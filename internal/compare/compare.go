@@ -27,7 +27,8 @@ type Side struct {
 
 type scenario struct {
 	name   string
-	values map[string]Value // nil: no repeat ended ok
+	values map[string]Value
+	ok     bool // a repeat ended ok: the figures of ok repeats are there
 }
 
 // Load reads a side: a results folder (holding result.json) or a result
@@ -66,7 +67,7 @@ func Load(path string) (*Side, error) {
 		}
 	} else {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", doc.Kind, doc.Status, started)
-		s.scenarios = []scenario{{doc.Kind, dropInValues(doc)}}
+		s.scenarios = []scenario{{doc.Kind, dropInValues(doc), true}}
 	}
 	for _, sc := range s.scenarios {
 		for name := range sc.values {
@@ -105,6 +106,7 @@ type Report struct {
 	Notes        []string // scenarios that could not be compared
 	measuredA    map[string]bool
 	measuredB    map[string]bool
+	b            []scenario // for rules on B's own values
 }
 
 // Row is one metric of one scenario present in both sides.
@@ -122,7 +124,7 @@ type Row struct {
 // Compare matches the sides' scenarios by name and compares every metric
 // measured on either side.
 func Compare(a, b *Side) *Report {
-	r := &Report{A: a.Label, B: b.Label, measuredA: a.measured, measuredB: b.measured}
+	r := &Report{A: a.Label, B: b.Label, measuredA: a.measured, measuredB: b.measured, b: b.scenarios}
 	inB := map[string]scenario{}
 	for _, sc := range b.scenarios {
 		inB[sc.name] = sc
@@ -135,17 +137,19 @@ func Compare(a, b *Side) *Report {
 		case !ok:
 			r.OnlyA = append(r.OnlyA, sa.name)
 			continue
-		case sa.values == nil || sb.values == nil:
+		case !sa.ok || !sb.ok:
 			side := "A and B"
-			if sa.values != nil {
+			if sa.ok {
 				side = "B"
-			} else if sb.values != nil {
+			} else if sb.ok {
 				side = "A"
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("scenario %s: no repeat ended ok in %s; not compared", sa.name, side))
-			continue
+			r.Notes = append(r.Notes, fmt.Sprintf("scenario %s: no repeat ended ok in %s; only its errors, faults and verification are compared", sa.name, side))
 		}
 		for _, m := range Metrics {
+			if !m.repeats && (!sa.ok || !sb.ok) {
+				continue
+			}
 			va, okA := sa.values[m.Name]
 			vb, okB := sb.values[m.Name]
 			if !okA && !okB {
@@ -185,11 +189,15 @@ func change(a, b float64) float64 {
 	return (b - a) / math.Abs(a) * 100
 }
 
+// negligible is a change that shows as 0.0%: below the table's precision,
+// and below the 0.1% resolution of the latency histograms.
+func negligible(change float64) bool { return math.Abs(change) < 0.05 }
+
 // judge gives the verdict on B against A. Counts are compared exactly;
 // means are within noise when both have a 95% confidence interval (3+
 // repeats) and the intervals overlap.
 func judge(m Metric, a, b Value) (Verdict, string) {
-	if a.Mean == b.Mean {
+	if a.Mean == b.Mean || !a.Exact && !b.Exact && negligible(change(a.Mean, b.Mean)) {
 		return Same, ""
 	}
 	v := Worse

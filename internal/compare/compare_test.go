@@ -112,17 +112,21 @@ func TestCompare(t *testing.T) {
 func TestCompareScenariosInOneSide(t *testing.T) {
 	t.Parallel()
 	x := func(name string) result.Scenario { return sc(name, []float64{1000}, []float64{10}, 0) }
-	failed := result.Scenario{Name: "w"} // no repeat ended ok: no aggregate
+	// No repeat ended ok: no aggregate, one error (the failed repeat).
+	failed := result.Scenario{Name: "w", Repeats: []result.Repeat{{Index: 1, Status: result.StatusFailed}}}
 	r := load(t, planDir(t, x("x"), x("y"), failed), planDir(t, x("y"), x("z"), x("w")))
 	if !reflect.DeepEqual(r.OnlyA, []string{"x"}) || !reflect.DeepEqual(r.OnlyB, []string{"z"}) {
 		t.Errorf("only in A %q, only in B %q; want [x], [z]", r.OnlyA, r.OnlyB)
 	}
 	for _, row := range r.Rows {
-		if row.Scenario != "y" {
-			t.Errorf("row for scenario %s; only y is in both with repeats ok", row.Scenario)
+		if row.Scenario != "y" && (row.Scenario != "w" || row.Metric.Name != "errors") {
+			t.Errorf("row for scenario %s, %s; only y is in both with repeats ok, and w's errors", row.Scenario, row.Metric.Name)
 		}
 	}
-	if want := []string{"scenario w: no repeat ended ok in A; not compared"}; !reflect.DeepEqual(r.Notes, want) {
+	if got := find(t, r, "w", "errors")[2:]; !reflect.DeepEqual(got, []string{"1", "0", "-100.0%", "better"}) {
+		t.Errorf("w's errors: %q", got)
+	}
+	if want := []string{"scenario w: no repeat ended ok in A; only its errors, faults and verification are compared"}; !reflect.DeepEqual(r.Notes, want) {
 		t.Errorf("notes %q, want %q", r.Notes, want)
 	}
 }

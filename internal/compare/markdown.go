@@ -17,7 +17,8 @@ const Explanation = "A and B are each scenario's mean over its repeats that ende
 	"Change is (B − A) / A; n/a when A is 0. Higher is better for rates, lower for latency and errors. " +
 	"A change is within noise when both sides have an interval and the intervals overlap; " +
 	"with fewer than 3 repeats on a side there is no interval (1 repeat has no spread; with 2, Student's t of 12.7 stretches it beyond anything possible) " +
-	"and the verdict only gives the direction. Errors are counts, compared exactly."
+	"and the verdict only gives the direction. Errors, lost and duplicated are counts, compared exactly; " +
+	"they and the faults' times come from every repeat, the other figures from the repeats that ended ok."
 
 // cells formats a row for display.
 func (r Row) cells() []string {
@@ -51,8 +52,8 @@ func formatChange(c float64) string {
 	switch {
 	case math.IsInf(c, 0) || math.IsNaN(c):
 		return "n/a"
-	case c == 0:
-		return "0.0%"
+	case negligible(c):
+		return "0.0%" // never -0.0%
 	}
 	return fmt.Sprintf("%+.1f%%", c)
 }

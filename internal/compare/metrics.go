@@ -11,6 +11,10 @@ type Metric struct {
 	Unit         string // shown after numbers in messages
 	What         string // what measuring it takes, for "neither result measured ..."
 	prec         int    // decimals shown
+	// repeats: taken from every repeat, whatever its status (failed
+	// records and repeats, faults, verification), so compared even where
+	// no repeat ended ok; the others come from the repeats that ended ok.
+	repeats bool
 }
 
 // Metrics are the figures compared, in the order shown.
@@ -24,7 +28,12 @@ var Metrics = []Metric{
 	{Name: "p99_9_ms", Unit: "ms", What: "publish latency", prec: 3},
 	{Name: "max_ms", Unit: "ms", What: "publish latency", prec: 3},
 	{Name: "e2e_p99_ms", Unit: "ms", What: "end-to-end latency", prec: 3},
-	{Name: "errors", What: "errors", prec: 0},
+	{Name: "errors", What: "errors", prec: 0, repeats: true},
+	{Name: "election_ms", Unit: "ms", What: "fault measurements (election_ms)", prec: 0, repeats: true},
+	{Name: "unavailable_ms", Unit: "ms", What: "fault measurements (unavailable_ms)", prec: 0, repeats: true},
+	{Name: "isr_recovered_ms", Unit: "ms", What: "fault measurements (isr_recovered_ms)", prec: 0, repeats: true},
+	{Name: "lost", Unit: "records", What: "verification (lost records)", prec: 0, repeats: true},
+	{Name: "duplicated", Unit: "records", What: "verification (duplicated records)", prec: 0, repeats: true},
 }
 
 // metricNames lists Metrics' names, for messages and suggestions.
@@ -73,7 +82,11 @@ func one(x float64) Value { return Value{Mean: x, N: 1} }
 // totals.
 func scenariosOf(sc result.Scenario) []scenario {
 	a := sc.Aggregate
-	out := []scenario{{sc.Name, aggregateValues(a)}}
+	v := aggregateValues(a)
+	for name, x := range repeatValues(sc) {
+		v[name] = x
+	}
+	out := []scenario{{sc.Name, v, a != nil}}
 	if a == nil || len(a.Producers) < 2 && len(a.Consumers) < 2 {
 		return out
 	}
@@ -94,21 +107,20 @@ func scenariosOf(sc result.Scenario) []scenario {
 		put("max_ms", w.MaxMs)
 		put("e2e_p99_ms", w.EndToEndP99Ms)
 		if len(v) > 0 {
-			out = append(out, scenario{sc.Name + " (" + w.Name + ")", v})
+			out = append(out, scenario{sc.Name + " (" + w.Name + ")", v, true})
 		}
 	}
 	return out
 }
 
-// aggregateValues takes a plan scenario's figures from its aggregate; nil
+// aggregateValues takes a plan scenario's figures from its aggregate; none
 // when no repeat ended ok.
 func aggregateValues(a *result.Aggregate) map[string]Value {
+	v := map[string]Value{}
 	if a == nil {
-		return nil
+		return v
 	}
-	v := map[string]Value{
-		"errors": {Mean: float64(a.Errors), N: a.Repeats, Exact: true},
-	}
+	v["errors"] = Value{Mean: float64(a.Errors), N: a.Repeats, Exact: true}
 	put := func(name string, s *result.Stats) {
 		// A figure no repeat measured has N = 0: a plan without
 		// producers, or a latency two workloads measured (each has its
@@ -126,6 +138,61 @@ func aggregateValues(a *result.Aggregate) map[string]Value {
 	put("max_ms", &a.MaxMs)
 	put("e2e_p99_ms", a.EndToEndP99Ms)
 	put("consume_records_per_sec", a.ConsumeRecordsPerSec)
+	return v
+}
+
+// repeatValues takes the figures measured in every repeat, whatever its
+// status: errors (failed records, and repeats that failed), the faults'
+// times (per repeat the longest of its faults, then over the repeats
+// that measured one) and the verification's lost and duplicated records
+// (summed). A repeat whose records were lost with acks=all failed: its
+// faults and losses are what is being compared.
+func repeatValues(sc result.Scenario) map[string]Value {
+	v := map[string]Value{}
+	if len(sc.Repeats) == 0 {
+		return v // an aggregate alone (errors from aggregateValues)
+	}
+	var errs, lost, dup int64
+	verified := false
+	times := map[string][]float64{}
+	for _, rep := range sc.Repeats {
+		if rep.Status == result.StatusFailed {
+			errs++
+		}
+		for _, w := range rep.Workloads {
+			if w.Producer != nil {
+				errs += w.Producer.Failed
+			}
+		}
+		longest := map[string]float64{}
+		for _, f := range rep.Faults {
+			for name, ms := range map[string]*float64{"election_ms": f.ElectionMs, "unavailable_ms": f.UnavailableMs, "isr_recovered_ms": f.ISRRecoveredMs} {
+				if ms != nil {
+					longest[name] = max(longest[name], *ms)
+				}
+			}
+		}
+		for name, ms := range longest {
+			times[name] = append(times[name], ms)
+		}
+		for _, ver := range rep.Verification {
+			if ver.Error != "" {
+				continue // not checked
+			}
+			verified = true
+			lost += ver.Lost
+			dup += ver.Duplicated
+		}
+	}
+	n := len(sc.Repeats)
+	v["errors"] = Value{Mean: float64(errs), N: n, Exact: true}
+	for name, xs := range times {
+		v[name] = statsValue(result.Describe(xs))
+	}
+	if verified {
+		v["lost"] = Value{Mean: float64(lost), N: n, Exact: true}
+		v["duplicated"] = Value{Mean: float64(dup), N: n, Exact: true}
+	}
 	return v
 }
 
