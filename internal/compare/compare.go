@@ -69,6 +69,13 @@ func Load(path string) (*Side, error) {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", doc.Kind, doc.Status, started)
 		s.scenarios = []scenario{{doc.Kind, dropInValues(doc), true}}
 	}
+	seen := map[string]bool{}
+	for _, sc := range s.scenarios {
+		if seen[sc.name] {
+			return nil, userr.Errorf("%s: two scenarios are named %q; compare matches scenarios by name and could not tell them apart: give them different matrix values in the plan", file, sc.name)
+		}
+		seen[sc.name] = true
+	}
 	for _, sc := range s.scenarios {
 		for name := range sc.values {
 			s.measured[name] = true

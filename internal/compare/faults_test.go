@@ -1,6 +1,9 @@
 package compare
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -128,5 +131,23 @@ func TestHTMLNoColourWithoutSpread(t *testing.T) {
 	}
 	if !strings.Contains(page, `<td class="worse">worse</td>`) {
 		t.Errorf("errors, compared exactly, lost their colour:\n%s", page)
+	}
+}
+
+// TestLoadRefusesDuplicateScenarios: regression: a result with two
+// scenarios of one name was compared, each matched against the same one.
+func TestLoadRefusesDuplicateScenarios(t *testing.T) {
+	t.Parallel()
+	dir := planDir(t, sc("acks=1", []float64{1000}, []float64{10}, 0), sc("acks=1", []float64{2000}, []float64{20}, 0))
+	_, err := Load(dir)
+	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), `two scenarios are named "acks=1"`) || !strings.Contains(err.Error(), filepath.Join(dir, "result.json")) {
+		t.Fatalf("Load: %v; want a user error naming the file and the scenario", err)
+	}
+	var ue *userr.Error
+	if !errors.As(err, &ue) {
+		t.Fatal("not a user error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "compare.md")); err == nil {
+		t.Error("compare.md written for a refused result")
 	}
 }
