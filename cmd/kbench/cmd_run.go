@@ -38,7 +38,8 @@ func newRunCmd(st *state) *cobra.Command {
 		Short: "Run a study plan: every scenario of its matrix, repeated, into one results folder",
 		Long: `Run a study plan (see docs/plans.md): the scenarios of its matrix, each
 repeated, against the plan's cluster or a local one kbench starts. Results go
-to one folder: result.json, summary.md, summary.csv and the plan as run.`,
+to one folder: result.json, summary.md, summary.csv, report.html and the plan
+as run (plan.yaml, also kept inside result.json).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.Context(), st, args[0], o)
@@ -108,7 +109,8 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if err := prepareOutDir(dir); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), p.Redacted(), 0o644); err != nil {
+	asRun := p.Redacted()
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), asRun, 0o644); err != nil {
 		return fmt.Errorf("write the plan as run: %w", err)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
@@ -116,6 +118,9 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
 	write := func(doc *result.Document) error {
+		if doc.Plan != nil {
+			doc.Plan.PlanYAML = string(asRun) // kbench report of a result.json alone shows it
+		}
 		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 	}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/kbench/kbench/internal/result"
 )
 
 // WriteFiles writes compare.md and compare.html into dir, creating it, each
@@ -25,7 +27,7 @@ func WriteFiles(dir string, r *Report) error {
 }
 
 func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := result.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}

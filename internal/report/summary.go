@@ -316,11 +316,13 @@ func optPm(s *result.Stats, prec int) string {
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
 // through a temporary file and a rename, so a reader never sees half a
 // report. All three are rendered before any is written: a result that
-// cannot be reported changes nothing in dir. report.html shows the
-// folder's plan.yaml when there is one.
+// cannot be reported changes nothing in dir. report.html shows the plan
+// as run: from result.json, or for an older result the folder's plan.yaml.
 func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
-	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+	if doc.Plan != nil && doc.Plan.PlanYAML != "" {
+		in.PlanYAML = doc.Plan.PlanYAML
+	} else if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
 		in.PlanYAML = string(b)
 	}
 	files := []struct {
@@ -347,7 +349,7 @@ func WriteAll(dir string, doc *result.Document) error {
 }
 
 func writeAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	f, err := result.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}

@@ -218,3 +218,31 @@ func TestSummaryInterruptedRow(t *testing.T) {
 		t.Errorf("summary.csv lacks %q:\n%s", want, csv.String())
 	}
 }
+
+// TestWriteAllModesAndPlan: regressions: the reports were written 0600
+// beside a plan.yaml of 0644; and a result.json reported away from its
+// folder lost the plan as run, which result.json now carries.
+func TestWriteAllModesAndPlan(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc := testDoc(t)
+	doc.Plan.PlanYAML = "name: record-size-sweep # as run\n"
+	if err := WriteAll(dir, doc); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(filepath.Join(dir, "plan.yaml"))
+	for _, f := range []string{"summary.md", "summary.csv", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Mode() != want.Mode() {
+			t.Errorf("%s: mode %v (%v), want plan.yaml's %v", f, fi.Mode(), err, want.Mode())
+		}
+	}
+	alone := t.TempDir() // a result.json copied elsewhere: no plan.yaml
+	if err := WriteAll(alone, doc); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(b), "name: record-size-sweep # as run") {
+		t.Error("report.html of a result.json alone lacks the plan as run")
+	}
+}

@@ -17,7 +17,11 @@ type PlanRun struct {
 	Parameters  []string     `json:"parameters,omitempty"` // swept, in the plan's order
 	Repeat      int          `json:"repeat"`
 	Environment *Environment `json:"environment,omitempty"`
-	Scenarios   []Scenario   `json:"scenarios"`
+	// PlanYAML is the plan as run, as the results folder's plan.yaml holds
+	// it (after --set, secrets redacted), so that a result.json on its own
+	// still says what was run.
+	PlanYAML  string     `json:"plan_yaml,omitempty"`
+	Scenarios []Scenario `json:"scenarios"`
 }
 
 // Environment is what the numbers were measured on.
