@@ -15,7 +15,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func latency(t *testing.T, values ...int64) result.Latency {
+func latency(t testing.TB, values ...int64) result.Latency {
 	t.Helper()
 	h := measure.NewHistogram()
 	for _, v := range values {
