@@ -373,7 +373,7 @@
       // The y range holds the spread, not the means only.
       var spread = function (u, lo, hi) {
         var a = Math.min(lo, bottom), b = Math.max(hi, top), pad = (b - a) * 0.08 || Math.abs(b) * 0.1 || 1;
-        return [a - pad, b + pad];
+        return [a >= 0 ? Math.max(0, a - pad) : a - pad, b + pad]; // rates and latencies stay above 0
       };
       chart(parent, mt.name + ' by ' + m.parameter, {
         scales: { x: xScale, y: m.numeric ? { range: spread } : { range: [0, top > 0 ? top * 1.1 : 1] } },
