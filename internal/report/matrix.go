@@ -167,7 +167,7 @@ func matrix(run *result.PlanRun) *matrixData {
 			for _, l := range m.Labels {
 				m.X = append(m.X, x.numbers[l])
 			}
-			m.Log = m.X[0] > 0 && m.X[len(m.X)-1]/m.X[0] >= 100
+			m.Log = len(m.X) > 0 && m.X[0] > 0 && m.X[len(m.X)-1]/m.X[0] >= 100
 		}
 		for _, p := range ps {
 			if p != x {

@@ -30,7 +30,7 @@ func latency(t testing.TB, values ...int64) result.Latency {
 
 // testDoc is a plan run of two scenarios: one steady, one whose repeats
 // disagree, with one failed repeat and an end-to-end workload.
-func testDoc(t *testing.T) *result.Document {
+func testDoc(t testing.TB) *result.Document {
 	t.Helper()
 	rep := func(i int, status string, rps float64, lat result.Latency, e2e *result.Latency, bound bool) result.Repeat {
 		w := result.Workload{Name: "p", Type: "end-to-end",
@@ -131,7 +131,7 @@ func TestWriteAllWritesNothingOnError(t *testing.T) {
 
 // probeDoc is a plan run whose scenario has a loaded producer beside a
 // light end-to-end probe, two repeats.
-func probeDoc(t *testing.T) *result.Document {
+func probeDoc(t testing.TB) *result.Document {
 	t.Helper()
 	rep := func(i int) result.Repeat {
 		return result.Repeat{Index: i, Status: result.StatusOK, Workloads: []result.Workload{
