@@ -109,17 +109,17 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if err := prepareOutDir(dir); err != nil {
 		return err
 	}
-	asRun := p.Redacted()
-	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), asRun, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), p.Redacted(), 0o644); err != nil {
 		return fmt.Errorf("write the plan as run: %w", err)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
 	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
+	planYAML := string(p.Redacted()) // as plan.yaml holds it
 	write := func(doc *result.Document) error {
 		if doc.Plan != nil {
-			doc.Plan.PlanYAML = string(asRun) // kbench report of a result.json alone shows it
+			doc.Plan.PlanYAML = planYAML // kbench report of a result.json alone shows it
 		}
 		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 	}
