@@ -17,7 +17,7 @@ type compareOptions struct {
 }
 
 func (o *compareOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringArrayVar(&o.failIf, "fail-if", nil, "exit 1 when a scenario's change crosses RULE: METRIC OP PERCENT, such as 'p99_ms>+10%' or 'records_per_sec<-5%' (repeatable)")
+	fs.StringArrayVar(&o.failIf, "fail-if", nil, "exit 1 when a scenario crosses RULE: METRIC OP PERCENT, a change from A, such as 'p99_ms>+10%' or 'records_per_sec<-5%'; or METRIC OP NUMBER, B's own value, such as 'lost>0' (repeatable)")
 	fs.StringVar(&o.out, "out", "", "folder for compare.md and compare.html (default B's results folder, or the folder holding B's file)")
 }
 
@@ -32,7 +32,8 @@ end-to-end-latency), and shows for every scenario present in both, and every met
 A's and B's figures, the change from A to B and a verdict. It prints a Markdown table
 and writes compare.md and compare.html. See docs/compare.md.`,
 		Example: `  kbench compare results/baseline results/candidate
-  kbench compare baseline/result.json candidate/result.json --fail-if 'p99_ms>+10%' --fail-if 'records_per_sec<-5%'`,
+  kbench compare baseline/result.json candidate/result.json --fail-if 'p99_ms>+10%' --fail-if 'records_per_sec<-5%'
+  kbench compare results/failover-a results/failover-b --fail-if 'lost>0' --fail-if 'election_ms>+20%'`,
 		Args: func(c *cobra.Command, args []string) error {
 			// cobra's own check is not a usage error (it would exit 1).
 			if len(args) != 2 {

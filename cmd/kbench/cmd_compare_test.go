@@ -68,9 +68,16 @@ func TestCompareCmd(t *testing.T) {
 		},
 		{
 			name:       "bad rule",
-			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99_ms>10"} },
+			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99_ms>+10"} },
 			wantCode:   exitUsage,
-			wantStderr: []string{`kbench: --fail-if "p99_ms>10": 10 is not a percentage`},
+			wantStderr: []string{`kbench: --fail-if "p99_ms>+10": +10 is signed, as a change is; write +10% for a change from A, or 10 for B's own value in ms`},
+		},
+		{
+			name:       "absolute rule crossed",
+			args:       func(a, b, _ string) []string { return []string{a, b, "--fail-if", "p99_ms>10"} },
+			wantCode:   exitFailure,
+			wantStderr: []string{"scenario acks=all: p99_ms is 12.000 ms in B, crossing --fail-if p99_ms>10"},
+			wantFiles:  "b",
 		},
 		{
 			name:       "unknown metric",
@@ -124,6 +131,51 @@ func TestCompareCmd(t *testing.T) {
 						t.Errorf("%s in %s: written %v, want %v", name, where, written, where == tt.wantFiles)
 					}
 				}
+			}
+		})
+	}
+}
+
+// failedDir writes a plan run of one scenario, "acks=all", whose repeats
+// all failed: each lost records (verified) after a kill.
+func failedDir(t *testing.T, repeats int, status string, lost int64) string {
+	t.Helper()
+	dir := t.TempDir()
+	sc := result.Scenario{Name: "acks=all"}
+	for i := range repeats {
+		e := 8000.0
+		sc.Repeats = append(sc.Repeats, result.Repeat{Index: i + 1, Status: status,
+			Faults:       []result.Fault{{Name: "kill", Action: "kill", ElectionMs: &e, Status: "done"}},
+			Verification: []result.Verification{{Workload: "writer", Acks: "all", Lost: lost, Passed: lost == 0}}})
+	}
+	if err := result.AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0), nil)
+	doc.Status = status
+	doc.Plan = &result.PlanRun{Name: "acks", Repeat: repeats, Scenarios: []result.Scenario{sc}}
+	if err := result.Write(filepath.Join(dir, "result.json"), doc); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestCompareCmdFailedB: regression: when every B repeat failed,
+// --fail-if 'errors>+0%' exited 2 ("only A measured errors") instead of 1,
+// and 'lost>0' was an unknown metric: a CI gate passed nothing through.
+func TestCompareCmdFailedB(t *testing.T) {
+	t.Parallel()
+	for _, rule := range []string{"errors>+0%", "lost>0"} {
+		t.Run(rule, func(t *testing.T) {
+			t.Parallel()
+			a, b := failedDir(t, 2, result.StatusOK, 0), failedDir(t, 2, result.StatusFailed, 12)
+			var stdout, stderr bytes.Buffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, cacheDir: t.TempDir()}
+			if code := run(context.Background(), []string{"kbench", "compare", a, b, "--fail-if", rule}, st); code != exitFailure {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "crossing --fail-if "+rule) {
+				t.Errorf("stderr lacks the crossing:\n%s", stderr.String())
 			}
 		})
 	}

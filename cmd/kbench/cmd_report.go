@@ -32,6 +32,11 @@ result.json copied from elsewhere. DIR may also be the result.json itself.`,
 			if doc.Plan == nil {
 				return userr.Errorf("report: %s is a %s result; reports are written for study plans (kbench run)", path, doc.Kind)
 			}
+			// The statistics are computed again from the repeats, so a
+			// result written by an older kbench gets today's.
+			if err := doc.Plan.Reaggregate(); err != nil {
+				return userr.Errorf("report: %s: %v", path, err)
+			}
 			if err := report.WriteAll(dir, doc); err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

@@ -42,7 +42,8 @@ func newRunCmd(st *state) *cobra.Command {
 		Short: "Run a study plan: every scenario of its matrix, repeated, into one results folder",
 		Long: `Run a study plan (see docs/plans.md): the scenarios of its matrix, each
 repeated, against the plan's cluster or a local one kbench starts. Results go
-to one folder: result.json, summary.md, summary.csv and the plan as run.`,
+to one folder: result.json, summary.md, summary.csv, report.html and the plan
+as run (plan.yaml, also kept inside result.json).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.Context(), st, args[0], o)
@@ -119,7 +120,11 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
+	planYAML := string(p.Redacted()) // as plan.yaml holds it
 	write := func(doc *result.Document) error {
+		if doc.Plan != nil {
+			doc.Plan.PlanYAML = planYAML // kbench report of a result.json alone shows it
+		}
 		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 	}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{

@@ -254,3 +254,63 @@ workloads:
 		})
 	}
 }
+
+// TestRunPlanResultFolder: regressions: `kbench report result.json` away
+// from its folder dropped the plan as run (result.json now carries it);
+// result.json and the reports were 0600 beside a plan.yaml of 0644; and
+// `run --help` did not list report.html.
+func TestRunPlanResultFolder(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	dir := t.TempDir()
+	topic := uniqueTopic(t, "folder")
+	planFile := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(planFile, []byte(`name: folder # the plan as run
+cluster: {bootstrap: `+bootstrap+`}
+topics: [{name: `+topic+`, partitions: 1}]
+workloads:
+  - {name: p, type: produce, topic: `+topic+`, message: {size: 100}, rate: 2k/s, records: 200}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr syncBuffer
+	st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	if code := runKbench(t, st, "run", planFile, "--out", out); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	asRun, err := os.ReadFile(filepath.Join(out, "plan.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Plan.PlanYAML != string(asRun) {
+		t.Errorf("result.json's plan_yaml %q, want plan.yaml's %q", doc.Plan.PlanYAML, asRun)
+	}
+	want, _ := os.Stat(filepath.Join(out, "plan.yaml"))
+	for _, f := range []string{"result.json", "summary.md", "summary.csv", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Mode() != want.Mode() {
+			t.Errorf("%s: %v, mode %v; want plan.yaml's %v", f, err, fi.Mode(), want.Mode())
+		}
+	}
+	// The result.json alone, reported elsewhere.
+	alone := t.TempDir()
+	b, _ := os.ReadFile(filepath.Join(out, "result.json"))
+	if err := os.WriteFile(filepath.Join(alone, "result.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := runKbench(t, st, "report", filepath.Join(alone, "result.json")); code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr.String())
+	}
+	if html, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(html), "# the plan as run") {
+		t.Error("report.html of a result.json alone lacks the plan as run")
+	}
+	var help syncBuffer
+	hst := &state{stdout: &help, stderr: &help, getenv: func(string) string { return "" }}
+	if code := runKbench(t, hst, "run", "--help"); code != exitOK || !strings.Contains(help.String(), "report.html") {
+		t.Errorf("run --help (exit %d) does not list report.html:\n%s", code, help.String())
+	}
+}

@@ -27,7 +27,8 @@ type Side struct {
 
 type scenario struct {
 	name   string
-	values map[string]Value // nil: no repeat ended ok
+	values map[string]Value
+	ok     bool // a repeat ended ok: the figures of ok repeats are there
 }
 
 // Load reads a side: a results folder (holding result.json) or a result
@@ -51,16 +52,29 @@ func Load(path string) (*Side, error) {
 	if err != nil {
 		return nil, userr.New(err)
 	}
+	if run := doc.Plan; run != nil {
+		// Today's statistics, also for a result of an older kbench.
+		if err := run.Reaggregate(); err != nil {
+			return nil, userr.Errorf("%s: %v", file, err)
+		}
+	}
 	s := &Side{Dir: filepath.Dir(file), measured: map[string]bool{}}
 	started := doc.StartedAt.UTC().Format(time.DateTime) + " UTC"
 	if run := doc.Plan; run != nil {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", run.Name, doc.Status, started)
 		for _, sc := range run.Scenarios {
-			s.scenarios = append(s.scenarios, scenario{sc.Name, aggregateValues(sc.Aggregate)})
+			s.scenarios = append(s.scenarios, scenariosOf(sc)...)
 		}
 	} else {
 		s.Label = fmt.Sprintf("%s (%s, started %s)", doc.Kind, doc.Status, started)
-		s.scenarios = []scenario{{doc.Kind, dropInValues(doc)}}
+		s.scenarios = []scenario{{doc.Kind, dropInValues(doc), true}}
+	}
+	seen := map[string]bool{}
+	for _, sc := range s.scenarios {
+		if seen[sc.name] {
+			return nil, userr.Errorf("%s: two scenarios are named %q; compare matches scenarios by name and could not tell them apart: give them different matrix values in the plan", file, sc.name)
+		}
+		seen[sc.name] = true
 	}
 	for _, sc := range s.scenarios {
 		for name := range sc.values {
@@ -83,8 +97,13 @@ const (
 )
 
 // NoteOneRepeat marks a verdict taken from a single repeat on a side: with
-// no spread, noise cannot be told from change.
-const NoteOneRepeat = "1 repeat: spread unknown"
+// no spread, noise cannot be told from change. NoteTwoRepeats marks one
+// from two: their 95% interval would be 12.7 standard errors wide on each
+// side (Student's t), wider than anything possible, so none is given.
+const (
+	NoteOneRepeat  = "1 repeat: spread unknown"
+	NoteTwoRepeats = "2 repeats: too few for an interval"
+)
 
 // Report is the comparison of two sides.
 type Report struct {
@@ -94,6 +113,7 @@ type Report struct {
 	Notes        []string // scenarios that could not be compared
 	measuredA    map[string]bool
 	measuredB    map[string]bool
+	b            []scenario // for rules on B's own values
 }
 
 // Row is one metric of one scenario present in both sides.
@@ -111,7 +131,7 @@ type Row struct {
 // Compare matches the sides' scenarios by name and compares every metric
 // measured on either side.
 func Compare(a, b *Side) *Report {
-	r := &Report{A: a.Label, B: b.Label, measuredA: a.measured, measuredB: b.measured}
+	r := &Report{A: a.Label, B: b.Label, measuredA: a.measured, measuredB: b.measured, b: b.scenarios}
 	inB := map[string]scenario{}
 	for _, sc := range b.scenarios {
 		inB[sc.name] = sc
@@ -124,17 +144,19 @@ func Compare(a, b *Side) *Report {
 		case !ok:
 			r.OnlyA = append(r.OnlyA, sa.name)
 			continue
-		case sa.values == nil || sb.values == nil:
+		case !sa.ok || !sb.ok:
 			side := "A and B"
-			if sa.values != nil {
+			if sa.ok {
 				side = "B"
-			} else if sb.values != nil {
+			} else if sb.ok {
 				side = "A"
 			}
-			r.Notes = append(r.Notes, fmt.Sprintf("scenario %s: no repeat ended ok in %s; not compared", sa.name, side))
-			continue
+			r.Notes = append(r.Notes, fmt.Sprintf("scenario %s: no repeat ended ok in %s; only its errors, faults and verification are compared", sa.name, side))
 		}
 		for _, m := range Metrics {
+			if !m.repeats && (!sa.ok || !sb.ok) {
+				continue
+			}
 			va, okA := sa.values[m.Name]
 			vb, okB := sb.values[m.Name]
 			if !okA && !okB {
@@ -174,11 +196,15 @@ func change(a, b float64) float64 {
 	return (b - a) / math.Abs(a) * 100
 }
 
+// negligible is a change that shows as 0.0%: below the table's precision,
+// and below the 0.1% resolution of the latency histograms.
+func negligible(change float64) bool { return math.Abs(change) < 0.05 }
+
 // judge gives the verdict on B against A. Counts are compared exactly;
-// means are within noise when both have a spread (2+ repeats) and their
-// 95% confidence intervals overlap.
+// means are within noise when both have a 95% confidence interval (3+
+// repeats) and the intervals overlap.
 func judge(m Metric, a, b Value) (Verdict, string) {
-	if a.Mean == b.Mean {
+	if a.Mean == b.Mean || !a.Exact && !b.Exact && negligible(change(a.Mean, b.Mean)) {
 		return Same, ""
 	}
 	v := Worse
@@ -190,6 +216,8 @@ func judge(m Metric, a, b Value) (Verdict, string) {
 		return v, ""
 	case a.N < 2 || b.N < 2:
 		return v, NoteOneRepeat
+	case !a.HasCI || !b.HasCI:
+		return v, NoteTwoRepeats
 	case a.Low <= b.High && b.Low <= a.High:
 		return WithinNoise, ""
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 )
 
@@ -81,11 +82,15 @@ func TestCompare(t *testing.T) {
 		{"p99 down", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{8}, 0),
 			"p99_ms", []string{"10.000", "8.000", "-20.0%", "better (" + one + ")"}},
 		{"rate up, intervals apart", sc("s", []float64{990, 1000, 1010}, []float64{10}, 0), sc("s", []float64{1090, 1100, 1110}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±2.5%", "1100.0 ±2.3%", "+10.0%", "better"}},
+			"records_per_sec", []string{"1000.0 (−2.5/+2.5%)", "1100.0 (−2.2/+2.3%)", "+10.0%", "better"}},
 		{"rate up, intervals overlap", sc("s", []float64{900, 1000, 1100}, []float64{10}, 0), sc("s", []float64{950, 1050, 1150}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±24.8%", "1050.0 ±23.7%", "+5.0%", "within noise"}},
+			"records_per_sec", []string{"1000.0 (−22.0/+28.2%)", "1050.0 (−21.1/+26.7%)", "+5.0%", "within noise"}},
 		{"rate down, 2 repeats against 1", sc("s", []float64{990, 1010}, []float64{10}, 0), sc("s", []float64{900}, []float64{10}, 0),
-			"records_per_sec", []string{"1000.0 ±12.7%", "900.0", "-10.0%", "worse (" + one + ")"}},
+			"records_per_sec", []string{"1000.0", "900.0", "-10.0%", "worse (" + one + ")"}},
+		// Regression: two repeats gave a 95% interval of ±12.7 standard
+		// errors (Student's t), wide enough to call any change noise.
+		{"rate up, 2 repeats each", sc("s", []float64{990, 1010}, []float64{10}, 0), sc("s", []float64{1090, 1110}, []float64{10}, 0),
+			"records_per_sec", []string{"1000.0", "1100.0", "+10.0%", "better (" + NoteTwoRepeats + ")"}},
 		{"equal", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 0),
 			"records_per_sec", []string{"1000.0", "1000.0", "0.0%", "same"}},
 		{"errors from 0", sc("s", []float64{1000}, []float64{10}, 0), sc("s", []float64{1000}, []float64{10}, 3),
@@ -107,17 +112,21 @@ func TestCompare(t *testing.T) {
 func TestCompareScenariosInOneSide(t *testing.T) {
 	t.Parallel()
 	x := func(name string) result.Scenario { return sc(name, []float64{1000}, []float64{10}, 0) }
-	failed := result.Scenario{Name: "w"} // no repeat ended ok: no aggregate
+	// No repeat ended ok: no aggregate, one error (the failed repeat).
+	failed := result.Scenario{Name: "w", Repeats: []result.Repeat{{Index: 1, Status: result.StatusFailed}}}
 	r := load(t, planDir(t, x("x"), x("y"), failed), planDir(t, x("y"), x("z"), x("w")))
 	if !reflect.DeepEqual(r.OnlyA, []string{"x"}) || !reflect.DeepEqual(r.OnlyB, []string{"z"}) {
 		t.Errorf("only in A %q, only in B %q; want [x], [z]", r.OnlyA, r.OnlyB)
 	}
 	for _, row := range r.Rows {
-		if row.Scenario != "y" {
-			t.Errorf("row for scenario %s; only y is in both with repeats ok", row.Scenario)
+		if row.Scenario != "y" && (row.Scenario != "w" || row.Metric.Name != "errors") {
+			t.Errorf("row for scenario %s, %s; only y is in both with repeats ok, and w's errors", row.Scenario, row.Metric.Name)
 		}
 	}
-	if want := []string{"scenario w: no repeat ended ok in A; not compared"}; !reflect.DeepEqual(r.Notes, want) {
+	if got := find(t, r, "w", "errors")[2:]; !reflect.DeepEqual(got, []string{"1", "0", "-100.0%", "better"}) {
+		t.Errorf("w's errors: %q", got)
+	}
+	if want := []string{"scenario w: no repeat ended ok in A; only its errors, faults and verification are compared"}; !reflect.DeepEqual(r.Notes, want) {
 		t.Errorf("notes %q, want %q", r.Notes, want)
 	}
 }
@@ -176,3 +185,49 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWorkloadsApart: regression: compare judged a p99 merged from a
+// loaded producer and an end-to-end probe. With two producing workloads,
+// the scenario's row compares their total rate and each workload's own
+// figures have rows of their own.
+func TestCompareWorkloadsApart(t *testing.T) {
+	t.Parallel()
+	lat := func(us ...int64) result.Latency {
+		h := measure.NewHistogram()
+		for _, v := range us {
+			h.Record(v)
+		}
+		l, err := result.LatencyOf(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	probed := func(writerP99 int64) result.Scenario {
+		sc := result.Scenario{Name: "s", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK, Workloads: []result.Workload{
+			{Name: "writer", Type: "produce", Producer: &result.Producer{RecordsPerSec: 3000, Latency: lat(writerP99)}},
+			{Name: "probe", Type: "end-to-end", Producer: &result.Producer{RecordsPerSec: 50, Latency: lat(5000)}, EndToEnd: ptr(lat(6000))},
+		}}}}
+		if err := result.AggregateScenario(&sc); err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	r := load(t, planDir(t, probed(60_000_000)), planDir(t, probed(30_000_000)))
+	if got := find(t, r, "s", "records_per_sec")[2:4]; !reflect.DeepEqual(got, []string{"3050.0", "3050.0"}) {
+		t.Errorf("total records/s %q", got)
+	}
+	for _, row := range r.Rows {
+		if row.Scenario == "s" && row.Metric.Name == "p99_ms" {
+			t.Errorf("the scenario's p99 merges two workloads: %v", row.cells())
+		}
+	}
+	if got := find(t, r, "s (writer)", "p99_ms")[5]; got != "better (1 repeat: spread unknown)" {
+		t.Errorf("writer's p99 verdict %q", got)
+	}
+	if got := find(t, r, "s (probe)", "e2e_p99_ms")[2:5]; !reflect.DeepEqual(got, []string{"6.000", "6.000", "0.0%"}) {
+		t.Errorf("probe's end-to-end p99 %q", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

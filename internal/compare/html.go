@@ -21,7 +21,7 @@ th { background: #f4f4f4; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.better { color: #fff; background: #2e7d32; }
 td.worse { color: #fff; background: #c62828; }
-td.noise, td.same, td.missing { color: #555; background: #e0e0e0; }
+td.noise, td.same, td.missing, td.unjudged { color: #555; background: #e0e0e0; }
 p.note { color: #555; max-width: 60em; }
 </style>
 </head>
@@ -46,7 +46,8 @@ type htmlRow struct {
 }
 
 // WriteHTML writes the comparison as one self-contained HTML page, better
-// in green, worse in red, the rest grey.
+// in green, worse in red, the rest grey: also a verdict taken without a
+// spread (fewer than 3 repeats on a side), which only gives a direction.
 func WriteHTML(w io.Writer, r *Report) error {
 	data := struct {
 		*Report
@@ -55,7 +56,11 @@ func WriteHTML(w io.Writer, r *Report) error {
 		Explanation string
 	}{Report: r, Columns: Columns, Explanation: Explanation}
 	for _, row := range r.Rows {
-		data.Rows = append(data.Rows, htmlRow{row.cells(), verdictClass[row.Verdict]})
+		class := verdictClass[row.Verdict]
+		if row.Note != "" {
+			class = "unjudged"
+		}
+		data.Rows = append(data.Rows, htmlRow{row.cells(), class})
 	}
 	return page.Execute(w, data)
 }

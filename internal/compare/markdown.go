@@ -12,10 +12,13 @@ import (
 var Columns = []string{"scenario", "metric", "A", "B", "change", "verdict"}
 
 // Explanation says how to read the table; both formats end with it.
-const Explanation = "A and B are each scenario's mean over its repeats that ended ok; ±x% is half its 95% confidence interval, relative to the mean. " +
+const Explanation = "A and B are each scenario's mean over its repeats that ended ok; (−x/+y%) is its 95% confidence interval relative to the mean, " +
+	"computed on the logarithm so that it never goes below 0, given from 3 repeats on. " +
 	"Change is (B − A) / A; n/a when A is 0. Higher is better for rates, lower for latency and errors. " +
-	"A change is within noise when both sides have at least 2 repeats and their confidence intervals overlap; " +
-	"with 1 repeat on a side the spread is unknown and the verdict only gives the direction. Errors are counts, compared exactly."
+	"A change is within noise when both sides have an interval and the intervals overlap; " +
+	"with fewer than 3 repeats on a side there is no interval (1 repeat has no spread; with 2, Student's t of 12.7 stretches it beyond anything possible) " +
+	"and the verdict only gives the direction. Errors, lost and duplicated are counts, compared exactly; " +
+	"they and the faults' times come from every repeat, the other figures from the repeats that ended ok."
 
 // cells formats a row for display.
 func (r Row) cells() []string {
@@ -37,8 +40,8 @@ func formatValue(m Metric, v *Value) string {
 		return "—"
 	}
 	s := formatNum(m, v.Mean)
-	if v.N >= 2 && !v.Exact && v.Mean != 0 {
-		s += fmt.Sprintf(" ±%.1f%%", (v.High-v.Low)/2/math.Abs(v.Mean)*100)
+	if v.HasCI && !v.Exact && v.Mean != 0 {
+		s += fmt.Sprintf(" (−%.1f/+%.1f%%)", (v.Mean-v.Low)/math.Abs(v.Mean)*100, (v.High-v.Mean)/math.Abs(v.Mean)*100)
 	}
 	return s
 }
@@ -49,8 +52,8 @@ func formatChange(c float64) string {
 	switch {
 	case math.IsInf(c, 0) || math.IsNaN(c):
 		return "n/a"
-	case c == 0:
-		return "0.0%"
+	case negligible(c):
+		return "0.0%" // never -0.0%
 	}
 	return fmt.Sprintf("%+.1f%%", c)
 }

@@ -78,9 +78,16 @@ func TestWriteFiles(t *testing.T) {
 	if err := WriteFiles(dir, goldenReport(t)); err != nil {
 		t.Fatal(err)
 	}
+	// The permissions os.WriteFile(0o644) gives, as the results folder's
+	// other files have (regression: 0600).
+	ref := filepath.Join(dir, "ref")
+	if err := os.WriteFile(ref, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(ref)
 	for _, name := range []string{"compare.md", "compare.html"} {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
-			t.Errorf("%s: %v", name, err)
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 || fi.Mode() != want.Mode() {
+			t.Errorf("%s: %v, mode %v, want %v", name, err, fi.Mode(), want.Mode())
 		}
 	}
 }

@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,17 +11,20 @@ import (
 	"github.com/kbench/kbench/internal/userr"
 )
 
-// Rule is a --fail-if gate: METRIC OP SIGNED-PERCENT, such as p99_ms>+10%.
-// It is crossed when the metric's change in some scenario present in both
-// sides satisfies OP against the percentage.
+// Rule is a --fail-if gate: METRIC OP SIGNED-PERCENT, such as p99_ms>+10%,
+// crossed when the metric's change in some scenario present in both sides
+// satisfies OP against the percentage; or METRIC OP NUMBER, such as lost>0
+// (Absolute), crossed when B's own value in some scenario does.
 type Rule struct {
-	Text    string
-	Metric  Metric
-	Op      string // >, >=, < or <=
-	Percent float64
+	Text     string
+	Metric   Metric
+	Op       string // >, >=, < or <=
+	Percent  float64
+	Absolute bool    // Value is a bound on B's figure, in the metric's unit
+	Value    float64 // Absolute's bound
 }
 
-const ruleForm = "write METRIC OP PERCENT, such as p99_ms>+10% or records_per_sec<-5%, with OP one of > >= < <="
+const ruleForm = "write METRIC OP PERCENT for a change from A, such as p99_ms>+10% or records_per_sec<-5%, or METRIC OP NUMBER for B's own value, such as lost>0 or p99_ms>250, with OP one of > >= < <="
 
 var ruleRE = regexp.MustCompile(`^([A-Za-z0-9_.]+)\s*(>=|<=|>|<)\s*([+-]?[0-9]+(?:\.[0-9]+)?)\s*(%?)$`)
 
@@ -38,16 +42,28 @@ func ParseRule(s string) (Rule, error) {
 		}
 		return Rule{}, userr.Errorf("--fail-if %q: unknown metric %q; %smetrics: %s", s, m[1], hint, strings.Join(metricNames(), ", "))
 	}
-	if m[4] == "" {
-		// A bare number could be read as ms or records/s: rules are
-		// relative changes only.
-		return Rule{}, userr.Errorf("--fail-if %q: %s is not a percentage; rules compare relative changes, so write %s%%", s, m[3], m[3])
-	}
-	pct, err := strconv.ParseFloat(m[3], 64)
+	x, err := strconv.ParseFloat(m[3], 64)
 	if err != nil {
 		return Rule{}, userr.Errorf("--fail-if %q: %v; %s", s, err, ruleForm)
 	}
-	return Rule{Text: s, Metric: metric, Op: m[2], Percent: pct}, nil
+	if m[4] == "" {
+		switch m[3][0] {
+		// A signed number reads as a change: p99_ms>+10 missing its %.
+		case '+':
+			return Rule{}, userr.Errorf("--fail-if %q: %s is signed, as a change is; write %s%% for a change from A, or %s for B's own value in %s", s, m[3], m[3], m[3][1:], unitOf(metric))
+		case '-':
+			return Rule{}, userr.Errorf("--fail-if %q: %s is signed, as a change is; write %s%% for a change from A (B's own values, in %s, are never negative)", s, m[3], m[3], unitOf(metric))
+		}
+		return Rule{Text: s, Metric: metric, Op: m[2], Absolute: true, Value: x}, nil
+	}
+	return Rule{Text: s, Metric: metric, Op: m[2], Percent: x}, nil
+}
+
+func unitOf(m Metric) string {
+	if m.Unit == "" {
+		return "a count"
+	}
+	return m.Unit
 }
 
 // nearestMetric guesses the metric meant: the one name completes with its
@@ -62,18 +78,22 @@ func nearestMetric(name string) string {
 	return suggest.Nearest(name, metricNames())
 }
 
-// crossed reports whether change (percent) satisfies the rule. A NaN
-// change (a side missing) never does.
-func (r Rule) crossed(change float64) bool {
+// crossed reports whether x, a change in percent or for an absolute rule
+// B's value, satisfies the rule. NaN (a side missing) never does.
+func (r Rule) crossed(x float64) bool {
+	bound := r.Percent
+	if r.Absolute {
+		bound = r.Value
+	}
 	switch r.Op {
 	case ">":
-		return change > r.Percent
+		return x > bound
 	case ">=":
-		return change >= r.Percent
+		return x >= bound
 	case "<":
-		return change < r.Percent
+		return x < bound
 	default:
-		return change <= r.Percent
+		return x <= bound
 	}
 }
 
@@ -85,6 +105,13 @@ type Crossing struct {
 
 func (c Crossing) String() string {
 	m := c.Row.Metric
+	if c.Rule.Absolute {
+		s := fmt.Sprintf("scenario %s: %s is %s", c.Row.Scenario, m.Name, formatNum(m, c.Row.B.Mean))
+		if m.Unit != "" {
+			s += " " + m.Unit
+		}
+		return s + " in B, crossing --fail-if " + c.Rule.Text
+	}
 	s := fmt.Sprintf("scenario %s: %s changed %s (%s → %s", c.Row.Scenario, m.Name, formatChange(c.Row.Change),
 		formatNum(m, c.Row.A.Mean), formatNum(m, c.Row.B.Mean))
 	if m.Unit != "" {
@@ -119,6 +146,18 @@ func Check(r *Report, rules []Rule) ([]Crossing, error) {
 	var out []Crossing
 	for _, rule := range rules {
 		name := rule.Metric.Name
+		if rule.Absolute {
+			if !r.measuredB[name] {
+				return nil, userr.Errorf("--fail-if %q: B did not measure %s", rule.Text, rule.Metric.What)
+			}
+			// Every scenario of B, also one A lacks: the bound is B's own.
+			for _, sc := range r.b {
+				if v, ok := sc.values[name]; ok && rule.crossed(v.Mean) {
+					out = append(out, Crossing{rule, Row{Scenario: sc.name, Metric: rule.Metric, B: &v, Change: math.NaN()}})
+				}
+			}
+			continue
+		}
 		switch a, b := r.measuredA[name], r.measuredB[name]; {
 		case !a && !b:
 			return nil, userr.Errorf("--fail-if %q: neither result measured %s", rule.Text, rule.Metric.What)

@@ -16,6 +16,8 @@ func TestParseRule(t *testing.T) {
 		metric  string
 		op      string
 		percent float64
+		abs     bool
+		value   float64
 		wantErr string // substring; "" for a good rule
 	}{
 		{rule: "p99_ms>+10%", metric: "p99_ms", op: ">", percent: 10},
@@ -25,7 +27,13 @@ func TestParseRule(t *testing.T) {
 		{rule: "p99>+10%", wantErr: `--fail-if "p99>+10%": unknown metric "p99"; did you mean "p99_ms"?`},
 		{rule: "p99_9>+10%", wantErr: `did you mean "p99_9_ms"?`},
 		{rule: "latency>+10%", wantErr: `unknown metric "latency"; metrics: records_per_sec, mib_per_sec,`},
-		{rule: "p99_ms>+10", wantErr: `--fail-if "p99_ms>+10": +10 is not a percentage; rules compare relative changes, so write +10%`},
+		// Regression: absolute rules were refused ("lost>0": unknown metric).
+		{rule: "lost>0", metric: "lost", op: ">", abs: true, value: 0},
+		{rule: "duplicated >= 1", metric: "duplicated", op: ">=", abs: true, value: 1},
+		{rule: "p99_ms>250", metric: "p99_ms", op: ">", abs: true, value: 250},
+		{rule: "election_ms>+20%", metric: "election_ms", op: ">", percent: 20},
+		{rule: "p99_ms>+10", wantErr: `--fail-if "p99_ms>+10": +10 is signed, as a change is; write +10% for a change from A, or 10 for B's own value in ms`},
+		{rule: "lost<-1", wantErr: `-1 is signed, as a change is; write -1% for a change from A (B's own values, in records, are never negative)`},
 		{rule: "p99_ms=10%", wantErr: `--fail-if "p99_ms=10%": not a rule; write METRIC OP PERCENT`},
 		{rule: "p99_ms>ten%", wantErr: "not a rule"},
 		{rule: "", wantErr: "not a rule"},
@@ -43,8 +51,8 @@ func TestParseRule(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Metric.Name != tt.metric || r.Op != tt.op || r.Percent != tt.percent {
-				t.Errorf("ParseRule(%q) = %s %s %v, want %s %s %v", tt.rule, r.Metric.Name, r.Op, r.Percent, tt.metric, tt.op, tt.percent)
+			if r.Metric.Name != tt.metric || r.Op != tt.op || r.Percent != tt.percent || r.Absolute != tt.abs || r.Value != tt.value {
+				t.Errorf("ParseRule(%q) = %s %s %v%% (absolute %v: %v), want %s %s %v%% (absolute %v: %v)", tt.rule, r.Metric.Name, r.Op, r.Percent, r.Absolute, r.Value, tt.metric, tt.op, tt.percent, tt.abs, tt.value)
 			}
 		})
 	}

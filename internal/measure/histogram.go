@@ -7,7 +7,12 @@
 package measure
 
 import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
+	"io"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -143,9 +148,15 @@ func (h *Histogram) Encode() (string, error) {
 
 // Decode reads a histogram written by Encode. The encoding holds only the
 // HdrHistogram part: the exact statistics are approximated from it until
-// SetExact restores them (result.Latency.Histogram does).
+// SetExact restores them (result.Latency.Histogram does). Anything else,
+// damaged or written with another range or precision, is an error: the
+// header is checked before the library decodes it, since the library
+// trusts it (it panics on short input and allocates what the header asks).
 func Decode(s string) (*Histogram, error) {
-	h, err := hdrhistogram.Decode([]byte(s))
+	if err := checkEncoding(s); err != nil {
+		return nil, fmt.Errorf("decode histogram: %w", err)
+	}
+	h, err := decodeSafely(s)
 	if err != nil {
 		return nil, fmt.Errorf("decode histogram: %w", err)
 	}
@@ -155,4 +166,59 @@ func Decode(s string) (*Histogram, error) {
 		out.sum = int64(h.Mean() * float64(out.count))
 	}
 	return out, nil
+}
+
+// maxDecoded bounds a histogram's decompressed size: one of kbench's range
+// and precision takes at most about 0.4 MB (9 bytes per bucket).
+const maxDecoded = 1 << 20
+
+// checkEncoding checks what hdrhistogram.Decode would trust: the base64,
+// the V2 compressed cookie and length, the decompressed size, and a header
+// with this package's range and precision.
+func checkEncoding(s string) error {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("not base64: %w", err)
+	}
+	if len(b) < 8 {
+		return fmt.Errorf("%d bytes, too short for a histogram", len(b))
+	}
+	if c := int32(binary.BigEndian.Uint32(b)) &^ 0xf0; c != hdrhistogram.V2CompressedEncodingCookieBase {
+		return fmt.Errorf("not an HdrHistogram V2 compressed encoding")
+	}
+	n := int32(binary.BigEndian.Uint32(b[4:]))
+	if n < 0 || int(n) > len(b)-8 {
+		return fmt.Errorf("compressed length %d, but %d bytes follow", n, len(b)-8)
+	}
+	z, err := zlib.NewReader(bytes.NewReader(b[8 : 8+n]))
+	if err != nil {
+		return fmt.Errorf("compressed contents: %w", err)
+	}
+	defer z.Close()
+	raw, err := io.ReadAll(io.LimitReader(z, maxDecoded+1))
+	if err != nil {
+		return fmt.Errorf("compressed contents: %w", err)
+	}
+	switch {
+	case len(raw) > maxDecoded:
+		return fmt.Errorf("more than %d bytes decompressed", maxDecoded)
+	case len(raw) < 40:
+		return fmt.Errorf("%d bytes decompressed, too short for the header", len(raw))
+	}
+	sig, lo, hi := int32(binary.BigEndian.Uint32(raw[12:])), int64(binary.BigEndian.Uint64(raw[16:])), int64(binary.BigEndian.Uint64(raw[24:]))
+	if sig != sigFigs || lo != 1 || hi != MaxLatencyMicros {
+		return fmt.Errorf("range %d..%d at %d significant digits, not kbench's 1..%d at %d", lo, hi, sig, MaxLatencyMicros, sigFigs)
+	}
+	return nil
+}
+
+// decodeSafely turns what the library still panics on (counts beyond the
+// histogram's buckets) into an error.
+func decodeSafely(s string) (h *hdrhistogram.Histogram, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			h, err = nil, fmt.Errorf("damaged counts (%v)", r)
+		}
+	}()
+	return hdrhistogram.Decode([]byte(s))
 }

@@ -1,7 +1,11 @@
 package measure
 
 import (
+	"encoding/base64"
+	"strings"
 	"testing"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestHistogramRecordAndQuantiles(t *testing.T) {
@@ -192,5 +196,45 @@ func TestProcessCPU(t *testing.T) {
 	}
 	if ProcessCPU() <= before || x == 42 {
 		t.Fatal("CPU time must grow while the process computes")
+	}
+}
+
+// TestDecodeRejectsDamaged: regression: an empty or damaged histogram in a
+// result file panicked inside the HdrHistogram library (slice bounds) and
+// took `kbench report` down with it; a header asking for another range
+// made it allocate what the header said.
+func TestDecodeRejectsDamaged(t *testing.T) {
+	t.Parallel()
+	h := NewHistogram()
+	h.Record(1500)
+	good, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := (&Histogram{h: hdrhistogram.New(1, 1<<40, 5)}).Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := base64.StdEncoding.DecodeString(good)
+	tests := []struct{ name, in, want string }{
+		{"empty", "", "too short"},
+		{"not base64", "%%%", "not base64"},
+		{"short", base64.StdEncoding.EncodeToString([]byte{0x1c, 0x84}), "too short"},
+		{"other cookie", base64.StdEncoding.EncodeToString(make([]byte, 12)), "not an HdrHistogram"},
+		{"cut short", base64.StdEncoding.EncodeToString(raw[:len(raw)-4]), "compressed length"},
+		{"negative length", base64.StdEncoding.EncodeToString(append(raw[:4:4], 0xff, 0xff, 0xff, 0xff)), "compressed length"},
+		{"other range", other, "not kbench's"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Decode(tt.in)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Decode: %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+	if back, err := Decode(good); err != nil || back.Count() != 1 {
+		t.Fatalf("a good histogram: %v", err)
 	}
 }

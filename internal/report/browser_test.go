@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/kbench/kbench/internal/browsertest"
+	"github.com/kbench/kbench/internal/result"
 )
 
 func TestReportInBrowser(t *testing.T) {
@@ -63,5 +64,48 @@ func TestReportInBrowserCompressed(t *testing.T) {
 		if c.Points == 0 {
 			t.Errorf("chart %q has no data", c.Title)
 		}
+	}
+}
+
+// TestReportMatrixInBrowser: regression: a two-parameter matrix's charts
+// had a legend of three entries per series (mean, highest and lowest
+// repeat: 15 for five series) over its first parameter. Each chart has a
+// legend entry per series, over the numeric parameter (lines) or, with
+// none, the categorical one (bars).
+func TestReportMatrixInBrowser(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		params []result.Param
+	}{
+		{"lines", []result.Param{{Name: "acks", Value: "1|all"}, {Name: "record_size", Value: "1|10|100|1000"}}},
+		{"bars", []result.Param{{Name: "compression", Value: "none|lz4"}, {Name: "acks", Value: "0|1|all"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := WriteAll(dir, matrixDoc(t, 3, tt.params...)); err != nil {
+				t.Fatal(err)
+			}
+			page := filepath.Join(dir, "report.html")
+			var legends []int
+			count := chromedp.Evaluate(`window.KBENCH_CHARTS.filter(c => / by /.test(c.title)).map(c => c.plot.series.length - 1)`, &legends)
+			charts, errs, reqs := browsertest.Open(t, page, count)
+			if len(errs) > 0 || len(reqs) > 0 {
+				t.Errorf("console errors %q, requests %q", errs, reqs)
+			}
+			if len(legends) != 5 { // records/s, MB/s, p50, p99, p99.9
+				t.Errorf("%d charts against the swept parameter, want 5: %+v", len(legends), charts)
+			}
+			for i, n := range legends {
+				if n != 2 {
+					t.Errorf("chart %d has %d legend entries, want 2 (one per series)", i, n)
+				}
+			}
+			for _, c := range charts {
+				if c.Points == 0 {
+					t.Errorf("chart %q has no data", c.Title)
+				}
+			}
+			browsertest.Screenshot(t, page, "report-matrix-"+tt.name+".png")
+		})
 	}
 }

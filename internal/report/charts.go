@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
+	"time"
 
 	"github.com/kbench/kbench/internal/result"
 )
@@ -23,18 +23,25 @@ type chartData struct {
 type scenarioCharts struct {
 	Name    string         `json:"name"`
 	Repeats []repeatCharts `json:"repeats"`
+	// From and To are every time chart's x range, in every repeat of the
+	// scenario, so that its charts line up: from the earliest point (a
+	// consumer joining its group before the first send is below 0) to
+	// the latest (a verification read-back or an ISR recovery after the
+	// workloads).
+	From float64 `json:"from"`
+	To   float64 `json:"to"`
 }
 
 type repeatCharts struct {
 	Index     int              `json:"index"`
 	Status    string           `json:"status"`
-	Seconds   float64          `json:"seconds"` // the repeat's length: every time chart's x range
 	Workloads []workloadSeries `json:"workloads"`
 }
 
 // workloadSeries is one workload's interval series. T is each interval's
-// end in seconds since the repeat started (the scenario's clock, shared by
-// its workloads); a value is null where it was not measured.
+// end in seconds since the repeat's first send (chartOrigin: the moment
+// its faults' times count from, after the topics were prepared); a value
+// is null where it was not measured.
 type workloadSeries struct {
 	Name string     `json:"name"`
 	Type string     `json:"type"`
@@ -76,56 +83,50 @@ type distCurve struct {
 	Y        []float64 `json:"y"`
 }
 
-// matrixData is each summary metric against the first swept parameter,
-// with its spread over repeats: one series per combination of the other
-// parameters (the partition study: p99 against partitions, a line per
-// message kind).
-type matrixData struct {
-	Parameter string         `json:"parameter"` // the first swept parameter, or "scenario"
-	Labels    []string       `json:"labels"`    // its values, in the matrix's order
-	Metrics   []matrixMetric `json:"metrics"`
-}
-
-type matrixMetric struct {
-	Name   string         `json:"name"`
-	Unit   string         `json:"unit"`
-	Series []matrixSeries `json:"series"`
-}
-
-// matrixSeries is one line: the mean over repeats at each label, and the
-// lowest and highest repeat (null where the scenario did not run or
-// measured nothing).
-type matrixSeries struct {
-	Name string     `json:"name"` // the other parameters' values; empty with one parameter
-	Mean []*float64 `json:"mean"`
-	Min  []*float64 `json:"min"`
-	Max  []*float64 `json:"max"`
-}
-
 // distSteps is the resolution of a distribution curve: 20 points per nine.
 const distSteps = 20
 
 func buildCharts(run *result.PlanRun) (*chartData, error) {
 	cd := &chartData{Publish: []distCurve{}, EndToEnd: []distCurve{}}
+	split := perWorkload(run)
 	for _, sc := range run.Scenarios {
 		scc := scenarioCharts{Name: sc.Name}
 		for _, rep := range sc.Repeats {
-			rc := repeatCharts{Index: rep.Index, Status: rep.Status, Seconds: round3(rep.EndedAt.Sub(rep.StartedAt).Seconds())}
+			rc := repeatCharts{Index: rep.Index, Status: rep.Status}
+			scc.extend(rep.EndedAt.Sub(chartOrigin(rep)).Seconds())
 			for _, w := range rep.Workloads {
-				rc.Workloads = append(rc.Workloads, workloadCharts(rep, w))
+				ws := workloadCharts(rep, w)
+				for _, ts := range [][]float64{ws.T, ws.LagT, ws.UnseenT} {
+					scc.extend(ts...)
+				}
+				for _, m := range ws.Marks {
+					scc.extend(m.At)
+				}
+				rc.Workloads = append(rc.Workloads, ws)
 			}
 			scc.Repeats = append(scc.Repeats, rc)
 		}
+		scc.From, scc.To = round3(scc.From), round3(scc.To)
 		cd.Scenarios = append(cd.Scenarios, scc)
 		if a := sc.Aggregate; a != nil {
-			for _, l := range []struct {
-				lat *result.Latency
-				to  *[]distCurve
-			}{{a.Latency, &cd.Publish}, {a.EndToEnd, &cd.EndToEnd}} {
+			type lat struct {
+				name string
+				lat  *result.Latency
+				to   *[]distCurve
+			}
+			ls := []lat{{sc.Name, a.Latency, &cd.Publish}, {sc.Name, a.EndToEnd, &cd.EndToEnd}}
+			if split { // a curve per workload: latencies are never merged
+				ls = nil
+				for _, w := range a.Workloads {
+					name := sc.Name + " (" + w.Name + ")"
+					ls = append(ls, lat{name, w.Latency, &cd.Publish}, lat{name, w.EndToEnd, &cd.EndToEnd})
+				}
+			}
+			for _, l := range ls {
 				if l.lat == nil || l.lat.Count == 0 {
 					continue
 				}
-				c, err := curve(sc.Name, l.lat)
+				c, err := curve(l.name, l.lat)
 				if err != nil {
 					return nil, err
 				}
@@ -139,8 +140,63 @@ func buildCharts(run *result.PlanRun) (*chartData, error) {
 	return cd, nil
 }
 
+// extend widens the scenario's time range to hold ts.
+func (sc *scenarioCharts) extend(ts ...float64) {
+	for _, t := range ts {
+		sc.From, sc.To = min(sc.From, t), max(sc.To, t)
+	}
+}
+
+// chartOrigin is where a repeat's time charts start: its first send (the
+// earliest first record a producer handed to its client), which is when
+// its faults' times count from; not the repeat's start, which is before
+// its topics were prepared. Without a send: its first interval, else the
+// end of the topic setup.
+func chartOrigin(rep result.Repeat) time.Time {
+	var first time.Time
+	earliest := func(t time.Time) {
+		if !t.IsZero() && (first.IsZero() || t.Before(first)) {
+			first = t
+		}
+	}
+	for _, w := range rep.Workloads {
+		if p := w.Producer; p != nil && p.FirstSendAt != nil {
+			earliest(*p.FirstSendAt)
+		}
+	}
+	if !first.IsZero() {
+		return first
+	}
+	for _, w := range rep.Workloads {
+		for _, ivs := range [][]result.Interval{producerIntervals(w), consumerIntervals(w)} {
+			if len(ivs) > 0 {
+				earliest(ivs[0].Start)
+			}
+		}
+	}
+	if !first.IsZero() {
+		return first
+	}
+	return rep.StartedAt.Add(time.Duration(rep.SetupSeconds * float64(time.Second)))
+}
+
+func producerIntervals(w result.Workload) []result.Interval {
+	if w.Producer == nil {
+		return nil
+	}
+	return w.Producer.Intervals
+}
+
+func consumerIntervals(w result.Workload) []result.Interval {
+	if w.Consumer == nil {
+		return nil
+	}
+	return w.Consumer.Intervals
+}
+
 func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 	ws := workloadSeries{Name: w.Name, Type: w.Type, LatencyOf: "publish"}
+	t0 := chartOrigin(rep)
 	var ivs []result.Interval
 	switch {
 	case w.Producer != nil:
@@ -152,7 +208,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 	percentiles := w.Producer != nil
 	warm := false
 	for _, iv := range ivs {
-		end := iv.Start.Sub(rep.StartedAt).Seconds() + iv.Seconds
+		end := iv.Start.Sub(t0).Seconds() + iv.Seconds
 		ws.T = append(ws.T, round3(end))
 		ws.Rate = append(ws.Rate, round3(iv.RecordsPerSec))
 		mib := 0.0
@@ -180,7 +236,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 		// Lag points count from the consumer's start: the first interval's
 		// start less the elapsed time before it.
 		first := ivs[0]
-		started := first.Start.Sub(rep.StartedAt).Seconds() - (first.ElapsedSeconds - first.Seconds)
+		started := first.Start.Sub(t0).Seconds() - (first.ElapsedSeconds - first.Seconds)
 		for _, l := range c.Lag {
 			ws.LagT = append(ws.LagT, round3(started+l.ElapsedSeconds))
 			ws.Lag = append(ws.Lag, l.Records)
@@ -190,7 +246,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
 			continue
 		}
-		at := f.Time.Sub(rep.StartedAt).Seconds()
+		at := f.Time.Sub(t0).Seconds()
 		what := f.Action
 		if f.Broker >= 0 {
 			what += " " + strconv.Itoa(int(f.Broker))
@@ -207,7 +263,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 		if v.Workload != w.Name || len(v.Unseen) == 0 {
 			continue
 		}
-		base := v.StartedAt.Sub(rep.StartedAt).Seconds()
+		base := v.StartedAt.Sub(t0).Seconds()
 		for _, p := range v.Unseen {
 			ws.UnseenT = append(ws.UnseenT, round3(base+p.Seconds))
 			ws.Unseen = append(ws.Unseen, p.Unseen)
@@ -215,7 +271,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 	}
 	if c := w.CatchUp; c != nil && len(ivs) > 0 {
 		first := ivs[0]
-		started := first.Start.Sub(rep.StartedAt).Seconds() - (first.ElapsedSeconds - first.Seconds)
+		started := first.Start.Sub(t0).Seconds() - (first.ElapsedSeconds - first.Seconds)
 		ws.Marks = append(ws.Marks, timeMark{At: round3(started), Label: "consumer starts"})
 		if c.DrainSeconds > 0 {
 			ws.Marks = append(ws.Marks, timeMark{At: round3(started + c.DrainSeconds), Label: "caught up"})
@@ -241,80 +297,6 @@ func curve(name string, l *result.Latency) (distCurve, error) {
 	c.X = append(c.X, 4.5) // "max", drawn past p99.99
 	c.Y = append(c.Y, round3(float64(l.Max)/1000))
 	return c, nil
-}
-
-func matrix(run *result.PlanRun) *matrixData {
-	m := &matrixData{Parameter: "scenario"}
-	if len(run.Parameters) > 0 {
-		m.Parameter = run.Parameters[0]
-	}
-	// Place each scenario: x is its first parameter's value, the series
-	// the rest.
-	xOf, groupOf := map[string]int{}, map[string]int{}
-	var groups []string
-	type place struct{ x, g int }
-	places := make([]place, len(run.Scenarios))
-	for i, sc := range run.Scenarios {
-		label, group := sc.Name, ""
-		if len(run.Parameters) > 0 {
-			label = paramValue(sc, run.Parameters[0])
-			var rest []string
-			for _, p := range run.Parameters[1:] {
-				rest = append(rest, p+"="+paramValue(sc, p))
-			}
-			group = strings.Join(rest, ", ")
-		}
-		x, ok := xOf[label]
-		if !ok {
-			x = len(m.Labels)
-			xOf[label] = x
-			m.Labels = append(m.Labels, label)
-		}
-		g, ok := groupOf[group]
-		if !ok {
-			g = len(groups)
-			groupOf[group] = g
-			groups = append(groups, group)
-		}
-		places[i] = place{x, g}
-	}
-	type metric struct {
-		name, unit string
-		get        func(*result.Aggregate) *result.Stats
-	}
-	metrics := []metric{
-		{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }},
-		{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }},
-		{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }},
-		{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }},
-		{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }},
-		{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }},
-		{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }},
-	}
-	for _, mt := range metrics {
-		mm := matrixMetric{Name: mt.name, Unit: mt.unit}
-		for _, g := range groups {
-			n := len(m.Labels)
-			mm.Series = append(mm.Series, matrixSeries{Name: g, Mean: make([]*float64, n), Min: make([]*float64, n), Max: make([]*float64, n)})
-		}
-		measured := false
-		for i, sc := range run.Scenarios {
-			var s *result.Stats
-			if sc.Aggregate != nil {
-				s = mt.get(sc.Aggregate)
-			}
-			if s == nil || s.N == 0 {
-				continue
-			}
-			ser, x := &mm.Series[places[i].g], places[i].x
-			ser.Mean[x], ser.Min[x], ser.Max[x] = ptr(round3(s.Mean)), ptr(round3(s.Min)), ptr(round3(s.Max))
-			measured = measured || s.Mean != 0
-		}
-		if measured {
-			m.Metrics = append(m.Metrics, mm)
-		}
-	}
-	return m
 }
 
 func opt(v float64, missing bool) *float64 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/kbench/kbench/internal/result"
@@ -50,12 +51,13 @@ type htmlPage struct {
 	Doc         *result.Document
 	Env         *result.Environment
 	Summary     *summary
+	SummaryText []bool // the summary's columns of words (swept values, workload)
 	Context     []kv
 	Warnings    []string
 	Clients     []clientConfig
 	PlanYAML    string
 	Thresholds  []result.ThresholdResult
-	Tables      []*table // faults and verification
+	Tables      []tableView // faults and verification
 	UPlotJS     template.JS
 	UPlotCSS    template.CSS
 	ReportJS    template.JS
@@ -67,6 +69,58 @@ type htmlPage struct {
 }
 
 type kv struct{ Key, Value string }
+
+// tableView is a table as the page shows it: Text marks the columns of
+// words (a fault's name, its status), which wrap, left-aligned, so the
+// faults table fits the page; figures stay on one line, right-aligned.
+type tableView struct {
+	*table
+	Text []bool
+}
+
+func tableViews(ts []*table) []tableView {
+	out := make([]tableView, len(ts))
+	for i, t := range ts {
+		out[i] = tableView{table: t, Text: wordColumns(t.Columns, t.Rows, len(t.Columns))}
+	}
+	return out
+}
+
+// textColumns marks the summary's columns of words among those before
+// its figures (the swept values and the workload).
+func textColumns(s *summary) []bool {
+	n := len(s.Columns)
+	for j, c := range s.Columns {
+		if c == "repeats" {
+			n = j
+		}
+	}
+	return wordColumns(s.Columns, s.Rows, n)
+}
+
+// wordColumns marks each of the first n columns holding a cell that is no
+// figure.
+func wordColumns(cols []string, rows [][]string, n int) []bool {
+	text := make([]bool, len(cols))
+	for j := range n {
+		for _, row := range rows {
+			if j < len(row) && !figure(row[j]) {
+				text[j] = true
+				break
+			}
+		}
+	}
+	return text
+}
+
+// figure says whether a cell is a number (or the dash of one not measured).
+func figure(s string) bool {
+	if s == "–" || s == "" {
+		return true
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
+}
 
 type clientConfig struct {
 	Workload string
@@ -95,8 +149,8 @@ func WriteHTML(w io.Writer, doc *result.Document, in HTMLInput) error {
 	}
 	page := htmlPage{
 		Title: run.Name, Description: run.Description, Doc: doc, Env: run.Environment,
-		Summary: sum, Context: runContext(doc), Warnings: warnings(run), Clients: clientConfigs(run),
-		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: faultTableList(run),
+		Summary: sum, SummaryText: textColumns(sum), Context: runContext(doc), Warnings: warnings(run), Clients: clientConfigs(run),
+		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: tableViews(faultTableList(run)),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS),
 		ReportJS: template.JS(reportJS), ReportCSS: template.CSS(reportCSS),
 		Data: template.JS(data),

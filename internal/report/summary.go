@@ -4,6 +4,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -19,46 +20,57 @@ import (
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound"}
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound", "interrupted"}
 
-// WriteSummaryCSV writes one row per scenario: its means over repeats.
-// Cells of values not measured are empty.
+// WriteSummaryCSV writes one row per scenario: its means over repeats;
+// with workloads measuring the same figures, a row per workload and their
+// total (column "workload" after the parameters). Cells of values not
+// measured are empty.
 func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 	run := doc.Plan
 	if run == nil {
 		return fmt.Errorf("summary: not a plan run's result")
 	}
+	split := perWorkload(run)
 	cw := csv.NewWriter(w)
-	header := append(append([]string{"scenario"}, run.Parameters...), CSVColumns...)
-	if err := cw.Write(header); err != nil {
+	header := append([]string{"scenario"}, run.Parameters...)
+	if split {
+		header = append(header, "workload")
+	}
+	if err := cw.Write(append(header, CSVColumns...)); err != nil {
 		return err
 	}
-	for _, sc := range run.Scenarios {
-		row := []string{sc.Name}
+	for _, r := range tableRows(run, split) {
+		row := []string{r.sc.Name}
 		for _, p := range run.Parameters {
-			row = append(row, paramValue(sc, p))
+			row = append(row, paramValue(*r.sc, p))
 		}
-		a := sc.Aggregate
-		if a == nil {
-			row = append(row, "0")
-			for range CSVColumns[1:] {
-				row = append(row, "")
-			}
-			row[len(row)-2] = strconv.Itoa(len(sc.Repeats)) // every repeat failed
-			cw.Write(row)
-			continue
+		if split {
+			row = append(row, r.workload)
+		}
+		errs := ""
+		switch {
+		case r.errors != nil:
+			errs = strconv.FormatInt(*r.errors, 10)
+		case !r.measured:
+			errs = strconv.Itoa(len(r.sc.Repeats)) // every repeat failed
+		}
+		stdev := ""
+		if r.rate != nil {
+			stdev = num(r.rate.Stdev, 1)
 		}
 		row = append(row,
-			strconv.Itoa(a.Repeats),
-			num(a.Records.Mean, 0),
-			num(a.RecordsPerSec.Mean, 1),
-			num(a.RecordsPerSec.Stdev, 1),
-			num(a.MiBPerSec.Mean, 3),
-			num(a.P50Ms.Mean, 3), num(a.P95Ms.Mean, 3), num(a.P99Ms.Mean, 3), num(a.P999Ms.Mean, 3), num(a.MaxMs.Mean, 3),
-			optNum(a.EndToEndP99Ms, 3),
-			optNum(a.ConsumeRecordsPerSec, 1),
-			strconv.FormatInt(a.Errors, 10),
-			strconv.FormatBool(a.GeneratorBound),
+			strconv.Itoa(r.repeats),
+			optNum(r.records, 0),
+			optNum(r.rate, 1),
+			stdev,
+			optNum(r.mib, 3),
+			optNum(r.p50, 3), optNum(r.p95, 3), optNum(r.p99, 3), optNum(r.p999, 3), optNum(r.maxMs, 3),
+			optNum(r.e2e, 3),
+			optNum(r.consume, 1),
+			errs,
+			strconv.FormatBool(r.bound),
+			strconv.FormatBool(r.interrupted),
 		)
 		if err := cw.Write(row); err != nil {
 			return err
@@ -154,16 +166,19 @@ func summarize(doc *result.Document) (*summary, error) {
 		}
 	}
 	sum.Status = status + "."
+	split := perWorkload(run)
+	rows := tableRows(run, split)
 	hasE2E, hasConsume := false, false
-	for _, sc := range run.Scenarios {
-		if a := sc.Aggregate; a != nil {
-			hasE2E = hasE2E || a.EndToEndP99Ms != nil
-			hasConsume = hasConsume || a.ConsumeRecordsPerSec != nil
-		}
+	for _, r := range rows {
+		hasE2E = hasE2E || r.e2e != nil
+		hasConsume = hasConsume || r.consume != nil
 	}
 	cols := append([]string(nil), run.Parameters...)
 	if len(cols) == 0 {
 		cols = []string{"scenario"}
+	}
+	if split {
+		cols = append(cols, "workload")
 	}
 	cols = append(cols, "repeats", "records/s", "MB/s", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms")
 	if hasE2E {
@@ -173,45 +188,51 @@ func summarize(doc *result.Document) (*summary, error) {
 		cols = append(cols, "consumed/s")
 	}
 	sum.Columns = cols
-	var unstable, bound, failed bool
-	for _, sc := range run.Scenarios {
+	var unstable, bound, failed, interrupted bool
+	for _, r := range rows {
 		var row []string
 		if len(run.Parameters) == 0 {
-			row = append(row, sc.Name)
+			row = append(row, r.sc.Name)
 		}
 		for _, p := range run.Parameters {
-			row = append(row, paramValue(sc, p))
+			row = append(row, paramValue(*r.sc, p))
 		}
-		a := sc.Aggregate
-		if a == nil {
+		if split {
+			row = append(row, r.workload)
+		}
+		if !r.measured {
 			failed = true
-			row = append(row, fmt.Sprintf("0 of %d ‡", len(sc.Repeats)))
+			row = append(row, fmt.Sprintf("0 of %d ‡", r.leftOut))
 			for len(row) < len(cols) {
 				row = append(row, "")
 			}
 			sum.Rows = append(sum.Rows, row)
 			continue
 		}
-		reps := strconv.Itoa(a.Repeats)
-		if a.LeftOut > 0 {
-			reps += fmt.Sprintf(" of %d ‡", a.Repeats+a.LeftOut)
+		reps := strconv.Itoa(r.repeats)
+		if r.interrupted {
+			reps += " interrupted"
+			interrupted = true
+		}
+		if r.leftOut > 0 {
+			reps += fmt.Sprintf(" of %d ‡", r.repeats+r.leftOut)
 			failed = true
 		}
-		rate := pm(a.RecordsPerSec, 0)
-		if a.Unstable {
+		rate := optPm(r.rate, 0)
+		if r.unstable {
 			rate += " *"
 			unstable = true
 		}
-		if a.GeneratorBound {
+		if r.bound {
 			rate += " †"
 			bound = true
 		}
-		row = append(row, reps, rate, pm(a.MiBPerSec, 2), pm(a.P50Ms, 1), pm(a.P95Ms, 1), pm(a.P99Ms, 1), pm(a.P999Ms, 1))
+		row = append(row, reps, rate, optPm(r.mib, 2), optPm(r.p50, 1), optPm(r.p95, 1), optPm(r.p99, 1), optPm(r.p999, 1))
 		if hasE2E {
-			row = append(row, optPm(a.EndToEndP99Ms, 1))
+			row = append(row, optPm(r.e2e, 1))
 		}
 		if hasConsume {
-			row = append(row, optPm(a.ConsumeRecordsPerSec, 0))
+			row = append(row, optPm(r.consume, 0))
 		}
 		sum.Rows = append(sum.Rows, row)
 	}
@@ -248,6 +269,13 @@ func summarize(doc *result.Document) (*summary, error) {
 	}
 	if failed {
 		sum.Footnotes = append(sum.Footnotes, "‡ some repeats failed or were interrupted and are left out (see result.json).")
+	}
+	if interrupted {
+		sum.Footnotes = append(sum.Footnotes, "interrupted: no repeat of the scenario ended ok; its figures are what the interrupted repeat measured until it was stopped, a shorter run than the plan asked for.")
+	}
+	if split {
+		sum.Footnotes = append(sum.Footnotes, "Workloads that measure the same figures have a row each: their latencies are never merged. "+
+			"The total row adds up the records/s and MB/s of the producing workloads and the consumed/s of the consume workloads it names.")
 	}
 	return sum, nil
 }
@@ -288,21 +316,33 @@ func optPm(s *result.Stats, prec int) string {
 
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
 // through outfile.Write (atomic and synced), so a reader never sees half a
-// report. report.html shows the folder's plan.yaml when there is one.
+// report. All three are rendered before any is written: a result that
+// cannot be reported changes nothing in dir. report.html shows the plan
+// as run: from result.json, or for an older result the folder's plan.yaml.
 func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
-	if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+	if doc.Plan != nil && doc.Plan.PlanYAML != "" {
+		in.PlanYAML = doc.Plan.PlanYAML
+	} else if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
 		in.PlanYAML = string(b)
 	}
-	for _, f := range []struct {
+	files := []struct {
 		name  string
 		write func(io.Writer, *result.Document) error
+		out   bytes.Buffer
 	}{
-		{"summary.md", WriteSummaryMarkdown},
-		{"summary.csv", WriteSummaryCSV},
-		{"report.html", func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
-	} {
-		if err := outfile.Write(filepath.Join(dir, f.name), func(w io.Writer) error { return f.write(w, doc) }); err != nil {
+		{name: "summary.md", write: WriteSummaryMarkdown},
+		{name: "summary.csv", write: WriteSummaryCSV},
+		{name: "report.html", write: func(w io.Writer, doc *result.Document) error { return WriteHTML(w, doc, in) }},
+	}
+	for i := range files {
+		if err := files[i].write(&files[i].out, doc); err != nil {
+			return fmt.Errorf("write %s: %w", files[i].name, err)
+		}
+	}
+	for i := range files {
+		f := &files[i]
+		if err := outfile.Write(filepath.Join(dir, f.name), func(w io.Writer) error { _, err := w.Write(f.out.Bytes()); return err }); err != nil {
 			return fmt.Errorf("write %s: %w", f.name, err)
 		}
 	}

@@ -8,55 +8,134 @@ import (
 
 // AggregateScenario fills sc.Aggregate from its repeats that ended ok; failed and
 // interrupted repeats are counted in LeftOut and Errors, not in the
-// statistics. A scenario with no ok repeat gets no Aggregate.
+// statistics. A scenario with no ok repeat gets no Aggregate; when some of
+// its repeats were interrupted, sc.Interrupted holds their statistics
+// instead, so what they measured is shown, marked.
 func AggregateScenario(sc *Scenario) error {
-	var (
-		records, rate, mib, p50, p95, p99, p999, maxMs, setup, e2eP99, consume []float64
-		publish, e2e                                                           []*Latency
-		agg                                                                    Aggregate
-		reasons                                                                = map[string]bool{}
-	)
+	var ok, interrupted []Repeat
+	var agg Aggregate
 	for _, rep := range sc.Repeats {
 		for _, w := range rep.Workloads {
 			if w.Producer != nil {
 				agg.Errors += w.Producer.Failed
 			}
 		}
-		if rep.Status != StatusOK {
-			agg.LeftOut++
-			if rep.Status == StatusFailed {
-				agg.Errors++
-			}
+		switch rep.Status {
+		case StatusOK:
+			ok = append(ok, rep)
+			continue
+		case StatusFailed:
+			agg.Errors++
+		case StatusInterrupted:
+			interrupted = append(interrupted, rep)
+		}
+		agg.LeftOut++
+	}
+	sc.Aggregate, sc.Interrupted = nil, nil
+	from, to := ok, &sc.Aggregate
+	if len(ok) == 0 {
+		from, to = interrupted, &sc.Interrupted
+	}
+	if len(from) == 0 {
+		return nil
+	}
+	if err := aggregate(from, &agg); err != nil {
+		return fmt.Errorf("scenario %s: %w", sc.Name, err)
+	}
+	if len(ok) == 0 {
+		agg.LeftOut -= len(interrupted)
+	}
+	*to = &agg
+	return nil
+}
+
+// Reaggregate computes every scenario's statistics again from its
+// repeats (a scenario without repeats keeps what it has).
+func (r *PlanRun) Reaggregate() error {
+	for i := range r.Scenarios {
+		if len(r.Scenarios[i].Repeats) == 0 {
 			continue
 		}
-		agg.Repeats++
+		if err := AggregateScenario(&r.Scenarios[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// series collects one figure per repeat, and the latencies to merge.
+type series struct {
+	records, rate, mib, p50, p95, p99, p999, maxMs, e2eP99, consume []float64
+	publish, e2e                                                    []*Latency
+}
+
+func (s *series) addPublish(l *Latency) {
+	s.p50 = append(s.p50, ms(l.P50))
+	s.p95 = append(s.p95, ms(l.P95))
+	s.p99 = append(s.p99, ms(l.P99))
+	s.p999 = append(s.p999, ms(l.P999))
+	s.maxMs = append(s.maxMs, ms(l.Max))
+	s.publish = append(s.publish, l)
+}
+
+// aggregate computes agg's statistics over reps: per workload, then the
+// scenario's totals.
+func aggregate(reps []Repeat, agg *Aggregate) error {
+	agg.Repeats = len(reps)
+	var total series
+	var setup []float64
+	// Each workload's figures, in the order the workloads first appear.
+	index := map[string]int{}
+	var perW []*series
+	agg.Workloads = nil
+	reasons := map[string]bool{}
+	producers, consumers, publishers, e2es := names{}, names{}, names{}, names{}
+	for _, rep := range reps {
 		setup = append(setup, rep.SetupSeconds)
 		var recs, rps, mps, crps float64
-		var lats, ends []*Latency
-		hasConsume := false
+		produced, consumed := false, false
 		for i := range rep.Workloads {
 			w := &rep.Workloads[i]
+			at, ok := index[w.Name]
+			if !ok {
+				at = len(perW)
+				index[w.Name] = at
+				perW = append(perW, &series{})
+				agg.Workloads = append(agg.Workloads, WorkloadAggregate{Name: w.Name, Type: w.Type})
+			}
+			ws, wa := perW[at], &agg.Workloads[at]
 			if w.Producer != nil {
-				recs += float64(w.Producer.Records)
 				// The warm-up is excluded from the statistics: rates and
 				// latency come from steady state when there is one.
 				prod := w.Producer
 				if prod.SteadyState != nil {
 					prod = prod.SteadyState
 				}
+				produced = true
+				producers.add(w.Name)
+				recs += float64(w.Producer.Records)
 				rps += prod.RecordsPerSec
 				mps += prod.MiBPerSec
-				lats = append(lats, &prod.Latency)
+				ws.records = append(ws.records, float64(w.Producer.Records))
+				ws.rate = append(ws.rate, prod.RecordsPerSec)
+				ws.mib = append(ws.mib, prod.MiBPerSec)
+				publishers.add(w.Name)
+				ws.addPublish(&prod.Latency)
 			}
 			if w.Consumer != nil && w.Type == "consume" {
-				hasConsume = true
+				consumed = true
+				consumers.add(w.Name)
 				crps += w.Consumer.RecordsPerSec
+				ws.consume = append(ws.consume, w.Consumer.RecordsPerSec)
 			}
 			if w.EndToEnd != nil {
-				ends = append(ends, w.EndToEnd)
+				e2es.add(w.Name)
+				ws.e2eP99 = append(ws.e2eP99, ms(w.EndToEnd.P99))
+				ws.e2e = append(ws.e2e, w.EndToEnd)
 			}
 			if w.Generator != nil && w.Generator.Bound {
 				agg.GeneratorBound = true
+				wa.GeneratorBound = true
 				for _, r := range w.Generator.Reasons {
 					if !reasons[r] {
 						reasons[r] = true
@@ -65,60 +144,90 @@ func AggregateScenario(sc *Scenario) error {
 				}
 			}
 		}
-		if hasConsume {
-			consume = append(consume, crps)
+		if produced {
+			total.records = append(total.records, recs)
+			total.rate = append(total.rate, rps)
+			total.mib = append(total.mib, mps)
 		}
-		if len(lats) > 0 {
-			lat, err := MergeLatencies(lats)
-			if err != nil {
-				return fmt.Errorf("scenario %s, repeat %d: %w", sc.Name, rep.Index, err)
-			}
-			records = append(records, recs)
-			rate = append(rate, rps)
-			mib = append(mib, mps)
-			p50 = append(p50, ms(lat.P50))
-			p95 = append(p95, ms(lat.P95))
-			p99 = append(p99, ms(lat.P99))
-			p999 = append(p999, ms(lat.P999))
-			maxMs = append(maxMs, ms(lat.Max))
-			publish = append(publish, lats...)
-		}
-		if len(ends) > 0 {
-			lat, err := MergeLatencies(ends)
-			if err != nil {
-				return fmt.Errorf("scenario %s, repeat %d: %w", sc.Name, rep.Index, err)
-			}
-			e2eP99 = append(e2eP99, ms(lat.P99))
-			e2e = append(e2e, ends...)
+		if consumed {
+			total.consume = append(total.consume, crps)
 		}
 	}
-	if agg.Repeats == 0 {
-		sc.Aggregate = nil
-		return nil
+	for i := range agg.Workloads {
+		if err := perW[i].fill(&agg.Workloads[i]); err != nil {
+			return fmt.Errorf("workload %s: %w", agg.Workloads[i].Name, err)
+		}
 	}
-	agg.Records, agg.RecordsPerSec, agg.MiBPerSec = Describe(records), Describe(rate), Describe(mib)
-	agg.P50Ms, agg.P95Ms, agg.P99Ms, agg.P999Ms, agg.MaxMs = Describe(p50), Describe(p95), Describe(p99), Describe(p999), Describe(maxMs)
+	agg.Producers, agg.Consumers = producers, consumers
+	agg.Records, agg.RecordsPerSec, agg.MiBPerSec = Describe(total.records), Describe(total.rate), Describe(total.mib)
 	agg.SetupSeconds = Describe(setup)
 	agg.Unstable = agg.RecordsPerSec.N > 1 && agg.RecordsPerSec.CV > UnstableCV
-	var err error
-	if len(publish) > 0 {
-		if agg.Latency, err = MergeLatencies(publish); err != nil {
-			return err
-		}
-	}
-	if len(e2e) > 0 {
-		st := Describe(e2eP99)
-		agg.EndToEndP99Ms = &st
-		if agg.EndToEnd, err = MergeLatencies(e2e); err != nil {
-			return err
-		}
-	}
-	if len(consume) > 0 {
-		st := Describe(consume)
+	if len(total.consume) > 0 {
+		st := Describe(total.consume)
 		agg.ConsumeRecordsPerSec = &st
 	}
-	sc.Aggregate = &agg
+	// A latency is the scenario's only when one workload measured it:
+	// merging two workloads' latencies (a loaded producer and a light
+	// probe) would describe neither.
+	if len(publishers) == 1 {
+		w := agg.workload(publishers[0])
+		agg.P50Ms, agg.P95Ms, agg.P99Ms, agg.P999Ms, agg.MaxMs = *w.P50Ms, *w.P95Ms, *w.P99Ms, *w.P999Ms, *w.MaxMs
+		agg.Latency = w.Latency
+	}
+	if len(e2es) == 1 {
+		w := agg.workload(e2es[0])
+		agg.EndToEndP99Ms, agg.EndToEnd = w.EndToEndP99Ms, w.EndToEnd
+	}
 	return nil
+}
+
+// fill sets wa's statistics from the workload's per-repeat figures.
+func (s *series) fill(wa *WorkloadAggregate) error {
+	describe := func(xs []float64) *Stats {
+		if len(xs) == 0 {
+			return nil
+		}
+		st := Describe(xs)
+		return &st
+	}
+	wa.Records, wa.RecordsPerSec, wa.MiBPerSec = describe(s.records), describe(s.rate), describe(s.mib)
+	wa.P50Ms, wa.P95Ms, wa.P99Ms, wa.P999Ms, wa.MaxMs = describe(s.p50), describe(s.p95), describe(s.p99), describe(s.p999), describe(s.maxMs)
+	wa.EndToEndP99Ms = describe(s.e2eP99)
+	wa.ConsumeRecordsPerSec = describe(s.consume)
+	var err error
+	if len(s.publish) > 0 {
+		if wa.Latency, err = MergeLatencies(s.publish); err != nil {
+			return err
+		}
+	}
+	if len(s.e2e) > 0 {
+		if wa.EndToEnd, err = MergeLatencies(s.e2e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// workload returns the named workload's statistics.
+func (a *Aggregate) workload(name string) *WorkloadAggregate {
+	for i := range a.Workloads {
+		if a.Workloads[i].Name == name {
+			return &a.Workloads[i]
+		}
+	}
+	return nil
+}
+
+// names is a list of distinct names in the order first added.
+type names []string
+
+func (n *names) add(name string) {
+	for _, x := range *n {
+		if x == name {
+			return
+		}
+	}
+	*n = append(*n, name)
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }

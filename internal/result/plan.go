@@ -21,7 +21,11 @@ type PlanRun struct {
 	// `--set seed=N` sends the same records again.
 	Seed        uint64       `json:"seed"`
 	Environment *Environment `json:"environment,omitempty"`
-	Scenarios   []Scenario   `json:"scenarios"`
+	// PlanYAML is the plan as run, as the results folder's plan.yaml holds
+	// it (after --set, secrets redacted), so that a result.json on its own
+	// still says what was run.
+	PlanYAML  string     `json:"plan_yaml,omitempty"`
+	Scenarios []Scenario `json:"scenarios"`
 }
 
 // Environment is what the numbers were measured on.
@@ -49,6 +53,10 @@ type Scenario struct {
 	Params    []Param    `json:"params,omitempty"`
 	Repeats   []Repeat   `json:"repeats"`
 	Aggregate *Aggregate `json:"aggregate,omitempty"`
+	// Interrupted holds what the interrupted repeats measured until they
+	// stopped, when no repeat ended ok (Aggregate is then absent): the
+	// statistics of a scenario Ctrl-C cut short, never mixed with ok ones.
+	Interrupted *Aggregate `json:"interrupted,omitempty"`
 	// Thresholds are the plan's thresholds checked against the aggregate.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 }
@@ -214,30 +222,40 @@ type Generator struct {
 	Reasons           []string `json:"reasons,omitempty"`
 }
 
-// Aggregate is a scenario's statistics over its repeats that ended ok. A
-// repeat's records/s and MB/s are the sums over its producing workloads;
-// its latency percentiles come from their merged histogram; both from
-// steady state (after the warm-up) when the workload has a warm-up.
+// Aggregate is a scenario's statistics over its repeats that ended ok,
+// from steady state (after the warm-up) when a workload has a warm-up.
+// Figures of one workload stay that workload's (Workloads); the scenario's
+// own are totals that say which workloads they add up (Producers,
+// Consumers), and a latency only when a single workload measured it.
 type Aggregate struct {
 	Repeats int `json:"repeats"` // counted: status ok
 	LeftOut int `json:"left_out,omitempty"`
+	// Producers are the producing workloads (produce and end-to-end) whose
+	// records, records/s and MB/s the totals add up, per repeat.
+	Producers []string `json:"producers,omitempty"`
 	// Records is the records acknowledged per repeat.
 	Records       Stats `json:"records"`
 	RecordsPerSec Stats `json:"records_per_sec"`
 	MiBPerSec     Stats `json:"mib_per_sec"`
-	P50Ms         Stats `json:"p50_ms"`
-	P95Ms         Stats `json:"p95_ms"`
-	P99Ms         Stats `json:"p99_ms"`
-	P999Ms        Stats `json:"p99_9_ms"`
-	MaxMs         Stats `json:"max_ms"`
+	// The publish latency figures (N = 0 unless exactly one workload
+	// measured publish latency: with several, each has its own in
+	// Workloads, never merged).
+	P50Ms  Stats `json:"p50_ms"`
+	P95Ms  Stats `json:"p95_ms"`
+	P99Ms  Stats `json:"p99_ms"`
+	P999Ms Stats `json:"p99_9_ms"`
+	MaxMs  Stats `json:"max_ms"`
 	// Latency is the publish latency merged over every counted repeat.
 	Latency *Latency `json:"latency,omitempty"`
-	// EndToEndP99Ms and EndToEnd: where end-to-end latency was measured.
+	// EndToEndP99Ms and EndToEnd: where exactly one workload measured
+	// end-to-end latency.
 	EndToEndP99Ms *Stats   `json:"end_to_end_p99_ms,omitempty"`
 	EndToEnd      *Latency `json:"end_to_end_latency,omitempty"`
-	// ConsumeRecordsPerSec sums the consume workloads' rates per repeat.
-	ConsumeRecordsPerSec *Stats `json:"consume_records_per_sec,omitempty"`
-	SetupSeconds         Stats  `json:"setup_seconds"`
+	// Consumers are the consume workloads whose rates
+	// ConsumeRecordsPerSec adds up, per repeat.
+	Consumers            []string `json:"consumers,omitempty"`
+	ConsumeRecordsPerSec *Stats   `json:"consume_records_per_sec,omitempty"`
+	SetupSeconds         Stats    `json:"setup_seconds"`
 	// Errors counts failed records over all repeats, and repeats that
 	// failed.
 	Errors int64 `json:"errors"`
@@ -245,6 +263,31 @@ type Aggregate struct {
 	Unstable         bool     `json:"unstable"`
 	GeneratorBound   bool     `json:"generator_bound"`
 	GeneratorReasons []string `json:"generator_reasons,omitempty"`
+	// Workloads are each workload's own figures, in the plan's order.
+	Workloads []WorkloadAggregate `json:"workloads,omitempty"`
+}
+
+// WorkloadAggregate is one workload's statistics over the counted repeats;
+// a figure the workload does not measure is absent.
+type WorkloadAggregate struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	// Producing workloads: records acknowledged, rates and publish latency.
+	Records       *Stats   `json:"records,omitempty"`
+	RecordsPerSec *Stats   `json:"records_per_sec,omitempty"`
+	MiBPerSec     *Stats   `json:"mib_per_sec,omitempty"`
+	P50Ms         *Stats   `json:"p50_ms,omitempty"`
+	P95Ms         *Stats   `json:"p95_ms,omitempty"`
+	P99Ms         *Stats   `json:"p99_ms,omitempty"`
+	P999Ms        *Stats   `json:"p99_9_ms,omitempty"`
+	MaxMs         *Stats   `json:"max_ms,omitempty"`
+	Latency       *Latency `json:"latency,omitempty"`
+	// End-to-end workloads.
+	EndToEndP99Ms *Stats   `json:"end_to_end_p99_ms,omitempty"`
+	EndToEnd      *Latency `json:"end_to_end_latency,omitempty"`
+	// Consume workloads.
+	ConsumeRecordsPerSec *Stats `json:"consume_records_per_sec,omitempty"`
+	GeneratorBound       bool   `json:"generator_bound,omitempty"`
 }
 
 // MaxRate is what a search for the highest rate under an SLO found.

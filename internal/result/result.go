@@ -196,11 +196,23 @@ type Latency struct {
 }
 
 // Decode rebuilds the measured histogram, exact statistics included,
-// so that latencies of repeats and clients merge exactly.
+// so that latencies of repeats and clients merge exactly. A latency that
+// measured nothing may have no histogram. A histogram that does not decode,
+// or that holds another number of values than Count, is an error: the
+// figures merged from it would be wrong.
 func (l *Latency) Decode() (*measure.Histogram, error) {
+	if l.Histogram == "" {
+		if l.Count != 0 {
+			return nil, fmt.Errorf("histogram is empty but count is %d", l.Count)
+		}
+		return measure.NewHistogram(), nil
+	}
 	h, err := measure.Decode(l.Histogram)
 	if err != nil {
 		return nil, err
+	}
+	if n := h.Count(); n != l.Count {
+		return nil, fmt.Errorf("histogram holds %d values but count is %d", n, l.Count)
 	}
 	h.SetExact(l.Count, l.Sum, l.Min, l.Max, l.OverRange, l.Negative)
 	return h, nil
@@ -250,21 +262,31 @@ func Write(path string, doc *Document) error {
 	return nil
 }
 
-// Read loads a result document and checks its schema.
+// Read loads a result document and checks it (Parse).
 func Read(path string) (*Document, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
+	return Parse(path, b)
+}
+
+// Parse decodes a result document read from name and checks its schema and
+// every histogram in it, so that no report is written from a damaged file.
+// An error names the file and the field.
+func Parse(name string, b []byte) (*Document, error) {
 	var doc Document
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", path, err)
+		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", name, err)
 	}
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
-		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", path, doc.Schema, SchemaName)
+		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
 	}
 	if doc.Schema != Schema {
-		return nil, fmt.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", path, doc.Schema, Schema)
+		return nil, fmt.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", name, doc.Schema, Schema)
+	}
+	if err := doc.check(); err != nil {
+		return nil, fmt.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
 	}
 	return &doc, nil
 }

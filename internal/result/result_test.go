@@ -133,3 +133,30 @@ func TestNewFinish(t *testing.T) {
 		t.Fatalf("failed document: status %q error %q", failed.Status, failed.Error)
 	}
 }
+
+// TestWriteModeLikePlanYAML: regression: result.json was written 0600
+// (os.CreateTemp) beside a plan.yaml of 0644: a results folder shared with
+// a team was half unreadable. It gets what os.WriteFile(0o644) gives.
+func TestWriteModeLikePlanYAML(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte("name: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(dir, "result.json")
+	if err := Write(res, New(KindPlan, "test", time.Now(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	pi, err := os.Stat(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ri, err := os.Stat(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pi.Mode() != ri.Mode() {
+		t.Errorf("result.json is %v, plan.yaml %v; want the same", ri.Mode(), pi.Mode())
+	}
+}

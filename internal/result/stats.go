@@ -10,20 +10,30 @@ import (
 // their mean to stand for the scenario.
 const UnstableCV = 0.10
 
-// Stats describes a sample of repeats. Stdev is the sample standard
-// deviation (n-1); the confidence interval is Student's t, two-sided 95%.
-// With one value the spread is 0 and the interval is that value.
+// Stats describes a sample of repeats of a quantity that cannot be
+// negative (rates, latencies, counts, seconds). Stdev is the sample
+// standard deviation (n-1). The 95% confidence interval of the mean is
+// computed on the logarithm of the mean (the delta method: the mean ×/÷
+// exp(t·Stdev/(Mean·√n)), Student's t with n-1 degrees of freedom), so it
+// is never negative and widens upwards as much as a rate or a latency can;
+// for a small spread it is the usual mean ± t·Stdev/√n. It is given from
+// MinCIRepeats repeats on: with two, t is 12.7 and the interval spans far
+// beyond anything possible (a p99 of 100 ms ± 1 s); with one there is no
+// spread at all.
 type Stats struct {
-	N        int     `json:"n"`
-	Mean     float64 `json:"mean"`
-	Median   float64 `json:"median"`
-	Min      float64 `json:"min"`
-	Max      float64 `json:"max"`
-	Stdev    float64 `json:"stdev"`
-	CI95Low  float64 `json:"ci95_low"`
-	CI95High float64 `json:"ci95_high"`
-	CV       float64 `json:"cv"` // Stdev / Mean; 0 when the mean is 0
+	N        int      `json:"n"`
+	Mean     float64  `json:"mean"`
+	Median   float64  `json:"median"`
+	Min      float64  `json:"min"`
+	Max      float64  `json:"max"`
+	Stdev    float64  `json:"stdev"`
+	CI95Low  *float64 `json:"ci95_low,omitempty"`
+	CI95High *float64 `json:"ci95_high,omitempty"`
+	CV       float64  `json:"cv"` // Stdev / Mean; 0 when the mean is 0
 }
+
+// MinCIRepeats is the fewest repeats a confidence interval is given for.
+const MinCIRepeats = 3
 
 // tTable holds Student's t for a two-sided 95% interval, by degrees of
 // freedom 1..30; beyond, the normal quantile is within 1.5%.
@@ -63,18 +73,34 @@ func Describe(xs []float64) Stats {
 	} else {
 		st.Median = (s[n/2-1] + s[n/2]) / 2
 	}
-	st.CI95Low, st.CI95High = st.Mean, st.Mean
 	if n > 1 {
 		var ss float64
 		for _, x := range s {
 			ss += (x - st.Mean) * (x - st.Mean)
 		}
 		st.Stdev = math.Sqrt(ss / float64(n-1))
-		half := t95(n-1) * st.Stdev / math.Sqrt(float64(n))
-		st.CI95Low, st.CI95High = st.Mean-half, st.Mean+half
 	}
 	if st.Mean != 0 {
 		st.CV = st.Stdev / math.Abs(st.Mean)
 	}
+	if n >= MinCIRepeats {
+		lo, hi := interval(st.Mean, st.Stdev, n, s[0] < 0)
+		st.CI95Low, st.CI95High = &lo, &hi
+	}
 	return st
+}
+
+// interval is the 95% confidence interval of a mean of n values: on the
+// logarithm of the mean when the values cannot be negative (see Stats), the
+// plain t interval otherwise.
+func interval(mean, stdev float64, n int, negative bool) (lo, hi float64) {
+	se := t95(n-1) * stdev / math.Sqrt(float64(n))
+	if negative {
+		return mean - se, mean + se
+	}
+	if mean == 0 {
+		return 0, 0 // every value was 0
+	}
+	f := math.Exp(se / mean)
+	return mean / f, mean * f
 }

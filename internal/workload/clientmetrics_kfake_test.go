@@ -144,6 +144,17 @@ func TestProducerMetricsKfake(t *testing.T) {
 	if created < 1 || f(g+"connection-count:"+c) != created-closed {
 		t.Errorf("connections: %v created, %v closed, count %v", created, closed, got[g+"connection-count:"+c])
 	}
+	// After the flush: nothing in flight, buffered or waiting; every record
+	// 100 bytes, 186 in Java's estimate (61 + 21 + 1 + 2 + 100 + 1).
+	for k, want := range map[string]float64{"requests-in-flight": 0, "waiting-threads": 0, "buffer-available-bytes": 32 << 20,
+		"record-size-avg": 186, "record-size-max": 186, "buffer-exhausted-total": 0} {
+		if v := f(g + k + ":" + c); v != want {
+			t.Errorf("%s = %v, want %v", k, v, want)
+		}
+	}
+	if m.maxRecords <= 0 {
+		t.Errorf("the client's record limit read as %d, want franz-go's default", m.maxRecords)
+	}
 	checkCount(t, got, "perf-producer-1")
 
 	var out bytes.Buffer

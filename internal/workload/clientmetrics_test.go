@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strings"
@@ -293,6 +294,134 @@ func TestJavaNodeID(t *testing.T) {
 	for _, tt := range tests {
 		if got := javaNodeID(tt.id); got != tt.want {
 			t.Errorf("javaNodeID(%d) = %q, want %q", tt.id, got, tt.want)
+		}
+	}
+}
+
+// javaProducerMetrics are the producer-metrics Kafka 4's producer prints
+// (SenderMetricsRegistry, RecordAccumulator, BufferPool, KafkaProducerMetrics
+// and its Selector, with the client-id tag only).
+var javaProducerMetrics = []string{
+	"batch-size-avg", "batch-size-max", "batch-split-rate", "batch-split-total",
+	"buffer-available-bytes", "buffer-exhausted-rate", "buffer-exhausted-total", "buffer-total-bytes",
+	"bufferpool-wait-ratio", "bufferpool-wait-time-ns-total", "compression-rate-avg",
+	"connection-close-rate", "connection-close-total", "connection-count", "connection-creation-rate", "connection-creation-total",
+	"failed-authentication-rate", "failed-authentication-total", "failed-reauthentication-rate", "failed-reauthentication-total",
+	"flush-time-ns-total", "incoming-byte-rate", "incoming-byte-total",
+	"io-ratio", "io-time-ns-avg", "io-time-ns-total", "io-wait-ratio", "io-wait-time-ns-avg", "io-wait-time-ns-total",
+	"metadata-age", "metadata-wait-time-ns-total", "network-io-rate", "network-io-total", "outgoing-byte-rate", "outgoing-byte-total",
+	"produce-throttle-time-avg", "produce-throttle-time-max", "reauthentication-latency-avg", "reauthentication-latency-max",
+	"record-error-rate", "record-error-total", "record-queue-time-avg", "record-queue-time-max",
+	"record-retry-rate", "record-retry-total", "record-send-rate", "record-send-total", "record-size-avg", "record-size-max",
+	"records-per-request-avg", "request-latency-avg", "request-latency-max", "request-rate", "request-size-avg", "request-size-max",
+	"request-total", "requests-in-flight", "response-rate", "response-total", "select-rate", "select-total",
+	"successful-authentication-no-reauth-total", "successful-authentication-rate", "successful-authentication-total",
+	"successful-reauthentication-rate", "successful-reauthentication-total",
+	"txn-abort-time-ns-total", "txn-begin-time-ns-total", "txn-commit-time-ns-total", "txn-init-time-ns-total", "txn-send-offsets-time-ns-total",
+	"waiting-threads",
+}
+
+// TestProducerMetricsTable: regression: --print-metrics printed 31 of the
+// producer-metrics rows Java prints. Every row is there: computed from the
+// hooks where they can give it (the buffer, record sizes, requests in
+// flight), NaN, as Java prints a metric without a value, where not.
+func TestProducerMetricsTable(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		m := NewProducerMetrics("producer-1", "1.2.3", 900)
+		m.OnNewClient(nil)
+		m.maxBytes, m.maxRecords = 900, 112 // as kafkaconf sets them for buffer.memory=900
+		m.OnBrokerE2E(seed0, keyMetadata, kgo.BrokerE2E{BytesWritten: 40, BytesRead: 200})
+
+		value := bytes.Repeat([]byte("v"), 250)
+		recs := make([]*kgo.Record, 4)
+		for i := range recs {
+			recs[i] = &kgo.Record{Topic: "t", Value: value}
+			m.OnProduceRecordBuffered(recs[i]) // the fourth finds 750 bytes of 900 held: it waits
+			if i < 3 {
+				m.OnProduceRecordPartitioned(recs[i], 0)
+			}
+		}
+		m.OnBrokerWrite(node0, keyProduce, 900, 0, 0, nil) // a request in flight
+		time.Sleep(2 * time.Second)
+		during := byKey(t, m.Metrics(time.Now()))
+		const c = "{client-id=producer-1}"
+		const g = "producer-metrics:"
+		checkValues(t, during, map[string]any{
+			g + "waiting-threads:" + c:        1.0,
+			g + "requests-in-flight:" + c:     1.0,
+			g + "buffer-available-bytes:" + c: 150.0, // the waiting record is not in it yet
+		})
+
+		m.OnBrokerE2E(node0, keyProduce, kgo.BrokerE2E{BytesWritten: 900, BytesRead: 50})
+		for _, r := range recs[:3] {
+			m.OnProduceRecordUnbuffered(r, nil) // room made: the fourth goes on
+		}
+		m.OnProduceRecordPartitioned(recs[3], 0)
+		m.OnProduceRecordUnbuffered(recs[3], nil)
+		m.OnProduceRecordBuffered(&kgo.Record{Topic: "t", Key: []byte("k"), Value: value,
+			Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("12")}}})
+		m.OnProduceRecordUnbuffered(&kgo.Record{Topic: "t", Key: []byte("k"), Value: value,
+			Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("12")}}}, kgo.ErrMaxBuffered)
+		time.Sleep(2 * time.Second)
+		got := byKey(t, m.Metrics(time.Now()))
+		nan := math.NaN()
+		checkValues(t, got, map[string]any{
+			g + "waiting-threads:" + c:               0.0,
+			g + "requests-in-flight:" + c:            0.0,
+			g + "buffer-total-bytes:" + c:            900.0,
+			g + "buffer-available-bytes:" + c:        900.0,
+			g + "bufferpool-wait-time-ns-total:" + c: 2e9,
+			g + "bufferpool-wait-ratio:" + c:         0.5, // 2 s of 4
+			g + "buffer-exhausted-total:" + c:        1.0,
+			g + "buffer-exhausted-rate:" + c:         0.25,
+			// 61 + 21 + 1 (no key) + 2 + 250 + 1 (no headers), as Java's
+			// estimate gives 336 for the seed's 250-byte records.
+			g + "record-size-avg:" + c:                 336.0,
+			g + "record-size-max:" + c:                 336.0,
+			g + "batch-split-total:" + c:               0.0,
+			g + "metadata-wait-time-ns-total:" + c:     0.0,
+			g + "record-queue-time-avg:" + c:           nan,
+			g + "record-retry-total:" + c:              nan,
+			g + "io-ratio:" + c:                        nan,
+			g + "successful-authentication-total:" + c: nan,
+			g + "txn-commit-time-ns-total:" + c:        nan,
+			"producer-topic-metrics:record-retry-total:{client-id=producer-1, topic=t}": nan,
+		})
+		for _, name := range javaProducerMetrics {
+			if _, ok := got[g+name+":"+c]; !ok {
+				t.Errorf("producer-metrics:%s is missing", name)
+			}
+		}
+		n := 0
+		for k := range got {
+			if strings.HasPrefix(k, g) {
+				n++
+			}
+		}
+		if n != len(javaProducerMetrics) {
+			t.Errorf("%d producer-metrics rows, want Java's %d", n, len(javaProducerMetrics))
+		}
+		checkCount(t, got, "producer-1")
+	})
+}
+
+func TestJavaRecordSize(t *testing.T) {
+	t.Parallel()
+	v := func(n int) []byte { return make([]byte, n) }
+	tests := []struct {
+		r    kgo.Record
+		want int64
+	}{
+		{kgo.Record{Value: v(250)}, 336}, // the producer study's --print-metrics
+		{kgo.Record{Value: v(10)}, 95},
+		// Varints are zigzag: 100 takes 2 bytes.
+		{kgo.Record{Key: v(3), Value: v(100)}, 61 + 21 + 4 + 102 + 1},
+		{kgo.Record{Value: v(100), Headers: []kgo.RecordHeader{{Key: "kbench-sent-ns", Value: v(8)}}}, 61 + 21 + 1 + 102 + 1 + 15 + 9},
+	}
+	for _, tt := range tests {
+		if got := javaRecordSize(&tt.r); got != tt.want {
+			t.Errorf("javaRecordSize(key %d, value %d, %d headers) = %d, want %d", len(tt.r.Key), len(tt.r.Value), len(tt.r.Headers), got, tt.want)
 		}
 	}
 }

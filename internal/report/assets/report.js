@@ -62,25 +62,40 @@
     };
   }
 
-  // marksPlugin draws a labelled vertical line at each mark.
+  // marksPlugin draws a labelled vertical line at each mark. Labels that
+  // would overlap the one before go a row lower (a kill, its election and
+  // a restart a few seconds apart), on a white ground over the series.
   function marksPlugin(marks) {
     return {
       hooks: {
         draw: function (u) {
-          var ctx = u.ctx;
+          var ctx = u.ctx, px = devicePixelRatio, rowH = 13 * px, ends = [];
+          u.kbenchLabels = []; // where each label went, for the tests
           ctx.save();
-          ctx.strokeStyle = '#8250df';
-          ctx.fillStyle = '#8250df';
-          ctx.setLineDash([4 * devicePixelRatio, 3 * devicePixelRatio]);
-          ctx.font = (11 * devicePixelRatio) + 'px system-ui, sans-serif';
-          marks.forEach(function (m) {
+          ctx.font = (11 * px) + 'px system-ui, sans-serif';
+          ctx.textBaseline = 'top';
+          ctx.textAlign = 'left'; // uPlot leaves the last axis' alignment
+          marks.slice().sort(function (a, b) { return a.at - b.at; }).forEach(function (m) {
             var x = Math.round(u.valToPos(m.at, 'x', true));
             if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+            ctx.strokeStyle = '#8250df';
+            ctx.setLineDash([4 * px, 3 * px]);
             ctx.beginPath();
             ctx.moveTo(x, u.bbox.top);
             ctx.lineTo(x, u.bbox.top + u.bbox.height);
             ctx.stroke();
-            ctx.fillText(m.label, x + 3 * devicePixelRatio, u.bbox.top + 24 * devicePixelRatio);
+            var w = ctx.measureText(m.label).width + 6 * px;
+            // Right of the line, or left of it near the right edge.
+            var lx = x + 3 * px + w > u.bbox.left + u.bbox.width ? x - 3 * px - w : x + 3 * px;
+            var row = 0;
+            while (ends[row] != null && ends[row] > lx) row++;
+            ends[row] = lx + w;
+            var ly = u.bbox.top + 18 * px + row * rowH;
+            u.kbenchLabels.push({ label: m.label, x: lx / px, y: ly / px, w: w / px, h: rowH / px });
+            ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+            ctx.fillRect(lx, ly - 1 * px, w, rowH);
+            ctx.fillStyle = '#8250df';
+            ctx.fillText(m.label, lx + 3 * px, ly);
           });
           ctx.restore();
         }
@@ -102,16 +117,16 @@
   }
 
   var timeX = { time: false };
-  // timeScale fixes a repeat's time charts to the same x range, so they
-  // line up one under another.
-  function timeScale(rep) {
-    if (!rep || !(rep.seconds > 0)) return timeX;
-    return { time: false, range: function (u, lo, hi) { return [0, Math.max(rep.seconds, hi)]; } };
+  // timeScale fixes every time chart of a scenario, in every repeat, to
+  // the scenario's x range, so they line up one under another.
+  function timeScale(sc) {
+    if (!sc || !(sc.to > sc.from)) return timeX;
+    return { time: false, range: function () { return [sc.from, sc.to]; } };
   }
-  var secondsAxis = { label: 'seconds', values: function (u, vs) { return vs.map(function (v) { return v + ' s'; }); } };
+  var secondsAxis = { label: 'seconds from the first send', values: function (u, vs) { return vs.map(function (v) { return v + ' s'; }); } };
 
-  function drawWorkload(parent, w, rep) {
-    var timeX = timeScale(rep);
+  function drawWorkload(parent, w, sc) {
+    var timeX = timeScale(sc);
     var box = el('div', 'workload');
     box.appendChild(el('h4', null, w.name + ' (' + w.type + ')'));
     parent.appendChild(box);
@@ -173,7 +188,7 @@
       var rep = sc.repeats[r];
       if (!rep) { body.appendChild(el('p', 'nodata', 'No repeat ran.')); return; }
       if (rep.status !== 'ok') body.appendChild(el('p', 'nodata', 'Repeat ' + rep.index + ' ended ' + rep.status + '.'));
-      (rep.workloads || []).forEach(function (w) { drawWorkload(body, w, rep); });
+      (rep.workloads || []).forEach(function (w) { drawWorkload(body, w, sc); });
     }
     if (sc.repeats.length > 1) {
       var sel = el('select');
@@ -219,31 +234,152 @@
     }, tail);
   }
 
+  function fmtNum(v) {
+    if (v == null) return '-';
+    var a = Math.abs(v);
+    return a >= 100 ? Math.round(v).toLocaleString('en') : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+  }
+
+  // spreadValue shows a point as its mean and, when repeats differ, the
+  // lowest and highest repeat.
+  function spreadValue(s) {
+    return function (u, v, si, i) {
+      if (v == null || i == null) return '-';
+      var lo = s.min[i], hi = s.max[i];
+      return fmtNum(v) + (lo != null && hi != null && lo !== hi ? ' (' + fmtNum(lo) + '–' + fmtNum(hi) + ')' : '');
+    };
+  }
+
+  // bandPlugin shades each series' spread, from its lowest to its highest
+  // repeat, with a whisker at every point.
+  function bandPlugin(series, colorOf) {
+    return {
+      hooks: {
+        drawClear: function (u) {
+          var ctx = u.ctx, px = devicePixelRatio;
+          ctx.save();
+          ctx.beginPath();
+          ctx.rect(u.bbox.left, u.bbox.top, u.bbox.width, u.bbox.height);
+          ctx.clip();
+          series.forEach(function (s, k) {
+            var c = colorOf(k), pts = [];
+            for (var i = 0; i < s.mean.length; i++) {
+              if (s.min[i] == null || s.max[i] == null) continue;
+              pts.push([u.valToPos(u.data[0][i], 'x', true), u.valToPos(s.min[i], 'y', true), u.valToPos(s.max[i], 'y', true)]);
+            }
+            if (!pts.length) return;
+            ctx.fillStyle = hexAlpha(c, 0.12);
+            ctx.beginPath();
+            pts.forEach(function (p, n) { n ? ctx.lineTo(p[0], p[2]) : ctx.moveTo(p[0], p[2]); });
+            for (var n = pts.length - 1; n >= 0; n--) ctx.lineTo(pts[n][0], pts[n][1]);
+            ctx.closePath();
+            ctx.fill();
+            ctx.strokeStyle = hexAlpha(c, 0.6);
+            ctx.lineWidth = px;
+            pts.forEach(function (p) {
+              ctx.beginPath();
+              ctx.moveTo(p[0], p[1]);
+              ctx.lineTo(p[0], p[2]);
+              ctx.moveTo(p[0] - 3 * px, p[1]);
+              ctx.lineTo(p[0] + 3 * px, p[1]);
+              ctx.moveTo(p[0] - 3 * px, p[2]);
+              ctx.lineTo(p[0] + 3 * px, p[2]);
+              ctx.stroke();
+            });
+          });
+          ctx.restore();
+        }
+      }
+    };
+  }
+
+  // barsPlugin draws grouped bars: a group per category, a bar per series
+  // at its mean, with a whisker from its lowest to its highest repeat.
+  function barsPlugin(series, colorOf) {
+    return {
+      hooks: {
+        draw: function (u) {
+          var ctx = u.ctx, px = devicePixelRatio, n = series.length;
+          var step = u.valToPos(1, 'x', true) - u.valToPos(0, 'x', true);
+          var bw = Math.max(2 * px, 0.7 * step / n), base = u.valToPos(0, 'y', true);
+          ctx.save();
+          series.forEach(function (s, k) {
+            for (var i = 0; i < s.mean.length; i++) {
+              if (s.mean[i] == null) continue;
+              var x0 = u.valToPos(i, 'x', true) - 0.35 * step + k * bw, y = u.valToPos(s.mean[i], 'y', true);
+              ctx.fillStyle = hexAlpha(colorOf(k), 0.75);
+              ctx.fillRect(x0 + px, y, bw - 2 * px, base - y);
+              if (s.min[i] == null || s.max[i] == null || s.min[i] === s.max[i]) continue;
+              var xc = x0 + bw / 2, lo = u.valToPos(s.min[i], 'y', true), hi = u.valToPos(s.max[i], 'y', true);
+              ctx.strokeStyle = '#1d2330';
+              ctx.lineWidth = px;
+              ctx.beginPath();
+              ctx.moveTo(xc, lo);
+              ctx.lineTo(xc, hi);
+              ctx.moveTo(xc - 3 * px, lo);
+              ctx.lineTo(xc + 3 * px, lo);
+              ctx.moveTo(xc - 3 * px, hi);
+              ctx.lineTo(xc + 3 * px, hi);
+              ctx.stroke();
+            }
+          });
+          ctx.restore();
+        }
+      }
+    };
+  }
+
+  // drawMatrix draws each metric against the swept parameter: lines over a
+  // numeric parameter (log scale when it spans decades), grouped bars over
+  // a categorical one; a series per combination of the other parameters,
+  // each with its spread over repeats.
   function drawMatrix(parent, m) {
     var idx = m.labels.map(function (_, i) { return i; });
-    var catAxis = {
-      label: m.parameter,
-      splits: function () { return idx; },
-      values: function (u, vs) { return vs.map(function (v) { return m.labels[v] != null ? m.labels[v] : ''; }); }
+    var xs = m.numeric ? m.x : idx;
+    var label = m.parameter + (m.unit || m.log ? ' (' + [m.unit, m.log ? 'log scale' : ''].filter(Boolean).join(', ') + ')' : '');
+    var xLabel = function (v) {
+      var i = xs.indexOf(v);
+      return i >= 0 ? m.labels[i] : (m.numeric ? fmtNum(v) : '');
     };
+    var xAxis = { label: label, values: function (u, vs) { return vs.map(xLabel); } };
+    if (!m.numeric || xs.length <= 12) {
+      // A tick at each value, each labelled as written (a log axis would
+      // label only whole decades).
+      xAxis.splits = function () { return xs; };
+      xAxis.filter = function (u, splits) { return splits; };
+    }
+    var xScale = { time: false, range: [-0.5, idx.length - 0.5] };
+    if (m.numeric) {
+      var lo = xs[0], hi = xs[xs.length - 1];
+      xScale = m.log ? { time: false, distr: 3, range: [lo / 1.5, hi * 1.5] }
+        : { time: false, range: [lo - Math.max((hi - lo) * 0.05, 0.5), hi + Math.max((hi - lo) * 0.05, 0.5)] };
+    }
     m.metrics.forEach(function (mt, mi) {
-      var ser = [{ label: m.parameter, value: function (u, v) { return v == null ? '-' : m.labels[v]; } }];
-      var data = [idx], bands = [];
-      mt.series.forEach(function (s, gi) {
-        var ci = mt.series.length > 1 ? gi : mi, name = s.name ? s.name + ': ' : '';
-        var c = color(ci);
-        ser.push(series(name + 'mean', ci, { width: 2, points: { show: true, size: 7 } }));
-        ser.push(series(name + 'highest repeat', ci, { width: 1, dash: [3, 3], points: { show: false } }));
-        ser.push(series(name + 'lowest repeat', ci, { width: 1, dash: [3, 3], points: { show: false } }));
-        data.push(s.mean, s.max, s.min);
-        var n = data.length;
-        bands.push({ series: [n - 2, n - 1], fill: hexAlpha(c, 0.12) });
+      // One series keeps the metric's colour; several, one each.
+      var colorOf = function (k) { return color(mt.series.length > 1 ? k : mi); };
+      var ser = [{ label: m.parameter, value: function (u, v) { return v == null ? '-' : xLabel(v); } }];
+      var data = [xs], top = 0, bottom = Infinity;
+      mt.series.forEach(function (s, k) {
+        var opts = m.numeric ? { width: 2, points: { show: true, size: 7 } }
+          : { paths: function () { return null; }, points: { show: false } }; // the bars are drawn by barsPlugin
+        opts.value = spreadValue(s);
+        var sr = series(s.name || mt.name, 0, opts);
+        sr.stroke = colorOf(k);
+        ser.push(sr);
+        data.push(s.mean);
+        s.max.forEach(function (v) { if (v != null && v > top) top = v; });
+        s.min.forEach(function (v) { if (v != null && v < bottom) bottom = v; });
       });
+      // The y range holds the spread, not the means only.
+      var spread = function (u, lo, hi) {
+        var a = Math.min(lo, bottom), b = Math.max(hi, top), pad = (b - a) * 0.08 || Math.abs(b) * 0.1 || 1;
+        return [a >= 0 ? Math.max(0, a - pad) : a - pad, b + pad]; // rates and latencies stay above 0
+      };
       chart(parent, mt.name + ' by ' + m.parameter, {
-        scales: { x: { time: false, range: [-0.5, idx.length - 0.5] } },
+        scales: { x: xScale, y: m.numeric ? { range: spread } : { range: [0, top > 0 ? top * 1.1 : 1] } },
         series: ser,
-        bands: bands,
-        axes: [catAxis, { label: mt.unit, size: 70 }]
+        axes: [xAxis, { label: mt.unit, size: 70 }],
+        plugins: [m.numeric ? bandPlugin(mt.series, colorOf) : barsPlugin(mt.series, colorOf)]
       }, data, 2);
     });
   }

@@ -1,0 +1,74 @@
+package result
+
+import "fmt"
+
+// check decodes every histogram of the document, so that a damaged file is
+// refused before any report is written from it. The error names the field
+// as a path into the JSON (plan.scenarios[0].repeats[1].workloads[0].producer.latency.histogram).
+func (d *Document) check() error {
+	var first error
+	d.latencies(func(path string, l *Latency) {
+		if first != nil {
+			return
+		}
+		if _, err := l.Decode(); err != nil {
+			first = fmt.Errorf("%s.histogram: %w", path, err)
+		}
+	})
+	return first
+}
+
+// latencies calls f with every latency of the document and its JSON path.
+func (d *Document) latencies(f func(path string, l *Latency)) {
+	producer(d.Producer, "producer", f)
+	if d.EndToEnd != nil {
+		f("end_to_end_latency", d.EndToEnd)
+	}
+	if d.Plan == nil {
+		return
+	}
+	for i := range d.Plan.Scenarios {
+		sc := &d.Plan.Scenarios[i]
+		at := fmt.Sprintf("plan.scenarios[%d]", i)
+		for j := range sc.Repeats {
+			for k := range sc.Repeats[j].Workloads {
+				w := &sc.Repeats[j].Workloads[k]
+				wat := fmt.Sprintf("%s.repeats[%d].workloads[%d]", at, j, k)
+				producer(w.Producer, wat+".producer", f)
+				if w.EndToEnd != nil {
+					f(wat+".end_to_end_latency", w.EndToEnd)
+				}
+			}
+		}
+		aggregateLatencies(sc.Aggregate, at+".aggregate", f)
+		aggregateLatencies(sc.Interrupted, at+".interrupted", f)
+	}
+}
+
+func producer(p *Producer, path string, f func(string, *Latency)) {
+	for ; p != nil; p, path = p.SteadyState, path+".steady_state" {
+		f(path+".latency", &p.Latency)
+	}
+}
+
+func aggregateLatencies(a *Aggregate, path string, f func(string, *Latency)) {
+	if a == nil {
+		return
+	}
+	if a.Latency != nil {
+		f(path+".latency", a.Latency)
+	}
+	if a.EndToEnd != nil {
+		f(path+".end_to_end_latency", a.EndToEnd)
+	}
+	for i := range a.Workloads {
+		w := &a.Workloads[i]
+		at := fmt.Sprintf("%s.workloads[%d]", path, i)
+		if w.Latency != nil {
+			f(at+".latency", w.Latency)
+		}
+		if w.EndToEnd != nil {
+			f(at+".end_to_end_latency", w.EndToEnd)
+		}
+	}
+}
