@@ -148,13 +148,17 @@ type producerClient struct {
 	pacer     load.Pacer
 	values    payload.Source
 	keys      *payload.Keys
-	txEvery   time.Duration
+	tx        txn // transactions: when to commit, what commits took
 	onError   func(string, error)
-	flushMax  time.Duration
 	stamp     bool
 	headers   []kgo.RecordHeader
 	stamper   SentStamper
 	tracker   RecordTracker // nil unless the spec has a Tracker
+	// end is the client's deadline once sending stops (producer_end.go):
+	// records are produced with its context. closer closes the client
+	// once.
+	end    *ending
+	closer closer
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
@@ -163,6 +167,10 @@ type producerClient struct {
 	conn         connWatch // the last failed connection, for stall messages
 	progress     *atomic.Int64
 	recordParts  recordParts // key and header templates
+	// sendEnd is when sending stopped, since the start; behindEnd how far
+	// the sender then trailed its schedule (fixed rates). Send goroutine,
+	// read once it has returned.
+	sendEnd, behindEnd time.Duration
 	// promiseFn is c.promise, made once: a method value passed per record
 	// would be allocated per record.
 	promiseFn func(*kgo.Record, error)
@@ -209,6 +217,7 @@ type producerClient struct {
 	steadyAcked    int64
 	steadyBytes    int64
 	steadyStart    *time.Time
+	lastAck        time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -232,10 +241,10 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		hasWarmup:   spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
-		txEvery:     spec.TransactionDuration,
+		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
 		onError:     spec.OnError,
-		flushMax:    spec.FlushTimeout,
 		stamp:       spec.StampSent,
+		end:         newEnding(),
 		headers:     spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
 		hist:        measure.NewHistogram(),
 		pendingLats: make([]int64, 0, publishEvery),
@@ -271,6 +280,10 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int64); ok {
 		c.maxBufBytes = v
 	}
+	if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" && !c.tx.on() {
+		// Transactional records outside a transaction would all fail.
+		c.tx = newTxn(DefaultTransactionDuration, 0)
+	}
 	c.drainMax = defaultDrain
 	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
 		c.drainMax = v + drainMargin
@@ -278,29 +291,40 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	return c, nil
 }
 
-// run sends this client's records until its share is done or sendCtx ends,
-// then waits for outstanding records. ctx is the run's context: records are
-// produced with it so that only an abort (not the end of a timed run) fails
-// records still in flight.
+// run sends this client's records until its share is done or sendCtx
+// ends, then waits for the outstanding ones until the client's deadline
+// (producer_end.go). ctx is the run's: sending stops with it.
 func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
-	// Every outstanding record completes within the delivery timeout, so
-	// the flush is bounded by it; interrupted, the run waits less.
-	limit := c.drainMax
-	if ctx.Err() != nil {
-		limit = min(limit, c.flushMax)
+	c.sendEnd = time.Since(c.start)
+	if !c.pacer.Unlimited() && !c.closed {
+		c.behindEnd = max(c.sendEnd-c.pacer.Due(c.produced), 0)
 	}
-	flushCtx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	if err := c.cl.Flush(flushCtx); err != nil {
-		sendErr = errors.Join(sendErr, fmt.Errorf("flush outstanding records: %w", err))
+	switch {
+	case sendErr != nil:
+		// A commit or a transaction's start failed: the cluster did not
+		// answer within the commit's bound; waiting again would double it.
+		c.end.now()
+		return sendErr
+	case sendCtx.Err() == nil:
+		// Every record sent: each is answered within the delivery timeout.
+		c.end.arm(c.drainMax)
 	}
-	if c.txEvery > 0 {
-		if err := c.endTransaction(flushCtx); err != nil {
-			sendErr = errors.Join(sendErr, err)
+	// Otherwise the end of Duration, Until or ctx armed the deadline
+	// (watchEnds). At the deadline Flush returns and the records still
+	// outstanding are cancelled: they count as unresolved, not as an error
+	// of the run.
+	flushed := c.cl.Flush(c.end.ctx) == nil
+	if c.tx.open() {
+		if !flushed {
+			c.tx.failed++ // records outstanding: a commit would fail them
+			return nil
+		}
+		if err := c.commit(c.end.ctx); err != nil {
+			return err
 		}
 	}
-	return sendErr
+	return nil
 }
 
 // Drain bounds: past the delivery timeout franz-go has failed every record
@@ -317,7 +341,6 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 	}
 	start := c.start
 	intended := !c.pacer.Unlimited()
-	var txStart time.Time
 	for i := int64(0); c.records == 0 || i < c.records; i++ {
 		// Checking every record costs little next to Produce, and a timed run
 		// must stop on time even when each record blocks.
@@ -329,27 +352,27 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 				return nil
 			}
 		}
-		if c.txEvery > 0 && txStart.IsZero() {
-			if err := c.cl.BeginTransaction(); err != nil {
-				return fmt.Errorf("begin transaction: %w", err)
+		if c.tx.on() && !c.tx.open() {
+			if err := c.begin(); err != nil {
+				return err
 			}
-			txStart = time.Now()
 		}
 		r := c.prepare(i, intended)
 		if i == 0 {
 			c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
 		}
 		c.produced++
-		c.produce(ctx, r)
-		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
-			// A dead broker must not hold the commit forever.
-			tctx, cancel := context.WithTimeout(ctx, c.drainMax)
-			err := c.endTransaction(tctx)
+		c.produce(r)
+		if c.tx.on() && c.tx.due() {
+			// A dead broker must not hold the commit forever: it has the
+			// drain bound, and the client's deadline once sending stops.
+			cctx, cancel := context.WithTimeout(c.end.ctx, c.drainMax)
+			err := c.commit(cctx)
 			cancel()
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				return err
 			}
-			txStart = time.Time{}
+			// Interrupted, a commit cut off is counted, not an error.
 		}
 	}
 	return nil
@@ -410,30 +433,26 @@ func (c *producerClient) timestampAt(sent time.Duration) time.Time {
 	return c.ts
 }
 
-func (c *producerClient) endTransaction(ctx context.Context) error {
-	if err := c.cl.Flush(ctx); err != nil {
-		return fmt.Errorf("flush before commit: %w", err)
-	}
-	if err := c.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	return nil
-}
-
 // produce hands r to franz-go, timing the call when the client's buffer is
 // full: then Produce blocks until the cluster acknowledges enough to make
 // room, and that wait says the cluster, not kbench, set the pace.
-func (c *producerClient) produce(ctx context.Context, r *kgo.Record) {
+//
+// Records are produced with the client's deadline context: the end of a
+// timed run leaves them to complete, the deadline cancels them.
+func (c *producerClient) produce(r *kgo.Record) {
 	size := userSize(r)
 	c.sentBytes += size
 	c.largest = max(c.largest, size)
+	if c.tx.on() {
+		c.tx.count++
+	}
 	if c.mayBeFull() && c.full(size) {
 		t0 := time.Now()
-		c.cl.Produce(ctx, r, c.promiseFn)
+		c.cl.Produce(c.end.ctx, r, c.promiseFn)
 		c.bufferFull += time.Since(t0)
 		return
 	}
-	c.cl.Produce(ctx, r, c.promiseFn)
+	c.cl.Produce(c.end.ctx, r, c.promiseFn)
 }
 
 // mayBeFull is false when the client's buffer cannot be full: what was
@@ -493,9 +512,12 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	}
 	c.completedBytes += userSize(r)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
-			// Cancelled, not refused: the broker may have it. Its wait so far
-			// still says how long the cluster had left it unanswered.
+		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) || c.end.ctx.Err() != nil {
+			// Cancelled, not refused: the broker may have it. franz-go may
+			// give the last connection error for a record the run's
+			// deadline cut off, so past it every failure counts here. Its
+			// wait so far still says how long the cluster had left it
+			// unanswered.
 			c.unresolved++
 			c.unresolvedWait = max(c.unresolvedWait, time.Since(c.start)-sl.sent)
 		}
@@ -515,6 +537,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		c.firstAck = time.Now().UnixNano()
 	}
 	now := time.Since(c.start)
+	c.lastAck = now
 	lat := (now - sl.sent).Microseconds()
 	size := len(r.Value)
 	c.hist.Record(lat)
@@ -566,12 +589,12 @@ func (c *producerClient) publish(now time.Duration) {
 	c.doneBytes.Store(c.completedBytes)
 }
 
-// waitPromises waits, at most limit, until every record handed to franz-go
-// has had its promise called: after an interrupted flush, Close fails the
-// remaining records asynchronously. It reports whether all completed; after
-// it returns true, the promise worker's fields are safe to read.
-func (c *producerClient) waitPromises(limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
+// waitPromises waits, until deadline at most, for every record handed to
+// franz-go to have had its promise called: after an interrupted flush,
+// Close fails the remaining records asynchronously. It reports whether all
+// completed; after it returns true, the promise worker's fields are safe to
+// read.
+func (c *producerClient) waitPromises(deadline time.Time) bool {
 	for c.completed.Load() < c.produced {
 		if time.Now().After(deadline) {
 			return false
@@ -588,17 +611,6 @@ func (c *producerClient) waitPromises(limit time.Duration) bool {
 func (c *producerClient) abandon() {
 	c.abandoned.Store(true)
 	time.Sleep(20 * time.Millisecond)
-}
-
-// closeBounded closes a client, waiting at most limit: with a broker
-// paused, closing can wait on requests that never end.
-func closeBounded(cl *kgo.Client, limit time.Duration) {
-	done := make(chan struct{})
-	go func() { cl.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-	}
 }
 
 // errorKind names an error for counting: the Kafka error code name when

@@ -54,11 +54,13 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 					c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
 				}
 				vu.sent++
-				c.cl.Produce(ctx, r, c.promiseFn)
+				c.cl.Produce(c.end.ctx, r, c.promiseFn)
 				select {
 				case <-vu.done:
 				case <-ctx.Done():
 					return // interrupted: the run's drain accounts for it
+				case <-c.end.ctx.Done():
+					return // past the deadline: cancelled, unresolved
 				}
 			}
 		}()
