@@ -47,9 +47,10 @@ type ProducerSpec struct {
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).
 	Rate float64
-	// Warmup records (of the total, counted across clients) are left out
-	// of the steady-state stats; so are records sent in the first
-	// WarmupDuration. With both, a record must be past both.
+	// Warmup records (of the total, counted across clients, by
+	// completion) are left out of the steady-state stats; so are records
+	// completing in the first WarmupDuration. With both, steady state
+	// begins when both are past (see warmup).
 	Warmup         int64
 	WarmupDuration time.Duration
 	// Values gives record values; each client gets a Clone.
@@ -211,7 +212,8 @@ type TransactionResult struct {
 	Commit            *measure.Histogram
 }
 
-// SteadyResult is the part of a run after warmup.
+// SteadyResult is the part of a run after warmup: the records acknowledged
+// after Start, when the warm-up's last record completed (see warmup).
 type SteadyResult struct {
 	Start   time.Time
 	Acked   int64
@@ -267,6 +269,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		return nil, err
 	}
 	clients := make([]*producerClient, spec.Clients)
+	warm := newWarmup(spec.Warmup, spec.WarmupDuration)
 	for i := range clients {
 		c, err := newProducerClient(spec, i)
 		if err != nil {
@@ -275,6 +278,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 			}
 			return nil, err
 		}
+		c.warm = warm
 		clients[i] = c
 	}
 
@@ -402,11 +406,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			t.Failed += c.tx.failed
 			t.Commit.Merge(c.tx.commits)
 		}
-		if res.Steady != nil && c.steadyStart != nil {
-			st := *c.steadyStart
-			if res.Steady.Start.IsZero() || st.Before(res.Steady.Start) {
-				res.Steady.Start = st
-			}
+		if res.Steady != nil {
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
 			res.Steady.Latency.Merge(c.steadyHist)
@@ -416,6 +416,10 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		}
 		res.FirstSend = earliest(res.FirstSend, c.firstSend.Load())
 		res.FirstAck = earliest(res.FirstAck, c.firstAck)
+	}
+	// Steady state is reported once a steady record was acknowledged.
+	if at, ok := clients[0].warm.at(end); ok && res.Steady.Acked > 0 {
+		res.Steady.Start = start.Add(at)
 	}
 	return res
 }

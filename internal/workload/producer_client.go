@@ -18,15 +18,6 @@ import (
 	"github.com/kbench/kbench/internal/payload"
 )
 
-// steadyKey marks records sent after warmup. The two contexts are made once;
-// a record carries one of them in Record.Context, so marking costs nothing.
-type steadyKey struct{}
-
-var (
-	warmupCtx = context.WithValue(context.Background(), steadyKey{}, false)
-	steadyCtx = context.WithValue(context.Background(), steadyKey{}, true)
-)
-
 // slot is a record plus what kbench needs to know when it completes. The
 // record must stay the first field: the promise receives the *kgo.Record and
 // recovers its slot from the same address.
@@ -137,23 +128,20 @@ type producerClient struct {
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
 	index, clients int64
-	// warmup is the run-wide number of warm-up records and warmupFor the
-	// warm-up time: a record is steady once its run-wide index is past
-	// warmup and it is sent warmupFor after the start. hasWarmup: either.
-	warmup    int64
-	warmupFor time.Duration
-	closed    bool // the closed model: virtual users
-	vus       int  // this client's share of them
-	hasWarmup bool
-	pacer     load.Pacer
-	values    payload.Source
-	keys      *payload.Keys
-	tx        txn // transactions: when to commit, what commits took
-	onError   func(string, error)
-	stamp     bool
-	headers   []kgo.RecordHeader
-	stamper   SentStamper
-	tracker   RecordTracker // nil unless the spec has a Tracker
+	// warm decides, on the acknowledgement timeline, when steady state
+	// begins (shared by the run's clients; nil without a warm-up).
+	warm    *warmup
+	closed  bool // the closed model: virtual users
+	vus     int  // this client's share of them
+	pacer   load.Pacer
+	values  payload.Source
+	keys    *payload.Keys
+	tx      txn // transactions: when to commit, what commits took
+	onError func(string, error)
+	stamp   bool
+	headers []kgo.RecordHeader
+	stamper SentStamper
+	tracker RecordTracker // nil unless the spec has a Tracker
 	// end is the client's deadline once sending stops (producer_end.go):
 	// records are produced with its context. closer closes the client
 	// once.
@@ -162,9 +150,8 @@ type producerClient struct {
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
-	steadyBegun  atomic.Bool
-	produced     int64     // send goroutine: records handed to franz-go
-	conn         connWatch // the last failed connection, for stall messages
+	produced     int64          // send goroutine: records handed to franz-go
+	conn         connWatch      // the last failed connection, for stall messages
 	progress     *atomic.Int64
 	recordParts  recordParts // key and header templates
 	// sendEnd is when sending stopped, since the start; behindEnd how far
@@ -216,7 +203,6 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	steadyStart    *time.Time
 	lastAck        time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
@@ -233,12 +219,9 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		records:     share(spec.Records, spec.Clients, i),
 		index:       int64(i),
 		clients:     int64(spec.Clients),
-		warmup:      spec.Warmup,
 		closed:      spec.VUs > 0,
 		progress:    spec.Progress,
 		vus:         int(share(int64(spec.VUs), spec.Clients, i)),
-		warmupFor:   spec.WarmupDuration,
-		hasWarmup:   spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
 		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
@@ -382,7 +365,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl := c.slabs.take()
-	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Context: warmupCtx, Headers: c.headers}
+	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Headers: c.headers}
 	r := &sl.rec
 	if c.keys != nil {
 		r.Key = c.keys.Key()
@@ -400,15 +383,6 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 			c.behindMax = late
 		}
 		sl.sent = min(sl.sent, due)
-	}
-	// Steady state is decided on the run-wide record index, so that a
-	// warm-up smaller than the number of clients does not leave whole
-	// clients out of it.
-	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
-		r.Context = steadyCtx
-		if c.hasWarmup && !c.steadyBegun.Load() {
-			c.steadyBegun.Store(true)
-		}
 	}
 	if c.stamp {
 		r.Timestamp = c.start.Add(sl.sent) // the stamp keeps nanoseconds
@@ -522,6 +496,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 			c.unresolvedWait = max(c.unresolvedWait, time.Since(c.start)-sl.sent)
 		}
 		c.failed++
+		if c.warm != nil {
+			c.warm.steady(time.Since(c.start)) // a failed record completes the warm-up too
+		}
 		kind := errorKind(err)
 		c.errs.Add(kind)
 		if !c.seenErr[kind] {
@@ -545,13 +522,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
-	if c.hasWarmup && r.Context == steadyCtx {
-		if c.steadyStart == nil {
-			// The Apache tool starts steady-state time when the first
-			// steady record is sent.
-			t := c.start.Add(sl.sent)
-			c.steadyStart = &t
-		}
+	if c.warm != nil && c.warm.steady(now) {
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++

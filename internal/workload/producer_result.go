@@ -72,6 +72,8 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		st.Clients = r.Clients
 		st.LatencyFrom = out.LatencyFrom
+		at := r.Steady.Start.UTC()
+		st.StartedAt = &at
 		out.SteadyState = st
 	}
 	return out, nil
