@@ -220,12 +220,10 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	return runErr
 }
 
-// producerClientOpts gives each client its options: its own client and
-// transactional ids, its metrics hooks, and permission to give up on
-// in-flight records after the delivery timeout. kbench never re-sends a
-// failed record, so the duplicate risk that franz-go guards against by
-// default does not apply, while waiting forever on a dead broker would hang
-// the run.
+// producerClientOpts gives each client its options: its own client id,
+// its metrics hooks, and what runner.ProducerClientOpts gives plans' clients
+// too (its own transactional id, or permission to give up on in-flight
+// records after the delivery timeout).
 func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
 	return func(i int) []kgo.Opt {
 		out := append([]kgo.Opt(nil), opts...)
@@ -233,14 +231,7 @@ func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workl
 		if i < len(metrics) {
 			out = append(out, metrics[i].Hooks())
 		}
-		if pc.TransactionalID != "" {
-			if i > 0 {
-				out = append(out, kgo.TransactionalID(pc.TransactionalID+"-"+strconv.Itoa(i)))
-			}
-		} else if pc.Idempotence {
-			out = append(out, kgo.AllowIdempotentProduceCancellation())
-		}
-		return out
+		return append(out, runner.ProducerClientOpts(pc, i)...)
 	}
 }
 

@@ -142,6 +142,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
+	if w.Transaction != nil && !hasProp(props, "transactional.id") {
+		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
+	}
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
 	}
@@ -203,13 +206,11 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 		ClientOpts: func(i int) []kgo.Opt {
 			out := append([]kgo.Opt(nil), opts...)
 			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
-			if pc.Idempotence {
-				// kbench never re-sends a failed record: give up on in-flight
-				// records after the delivery timeout rather than hang.
-				out = append(out, kgo.AllowIdempotentProduceCancellation())
-			}
-			return out
+			return append(out, ProducerClientOpts(pc, i)...)
 		},
+	}
+	if t := w.Transaction; t != nil {
+		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
 	b.observeProducer(w.Name, spec)
 	return spec, pc.Settings(), nil
@@ -290,6 +291,15 @@ func adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 		return nil, userr.New(err)
 	}
 	return cc.Opts()
+}
+
+func hasProp(props []kafkaconf.Prop, key string) bool {
+	for _, p := range props {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {
