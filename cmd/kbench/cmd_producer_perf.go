@@ -120,14 +120,18 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 			return fmt.Errorf("--e2e: %w", err)
 		}
 	}
-	return produce(ctx, st, pa, pc, opts, values, keys, e2e)
+	var drain time.Duration // after --duration: workload.DefaultDrain
+	if hasProp(props, "delivery.timeout.ms") {
+		drain = pc.DeliveryTimeout // the user asked to wait that long
+	}
+	return produce(ctx, st, pa, pc, opts, values, keys, e2e, drain)
 }
 
 // produce runs the workload through the runner (which prepares the topic)
 // and reports it, writing every result measured even when the run fails
 // part way.
 func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec) error {
+	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec, drain time.Duration) error {
 	if pa.WarmupRecords > 0 {
 		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
 	}
@@ -169,6 +173,8 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		},
 		OnError: firstErrors(st.stderr, "produce failed"),
 		OnStall: stallPrinter(st.stderr),
+		Drain:   drain,
+		Abort:   st.abort,
 	}
 	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
 	if e2e != nil {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -23,6 +24,7 @@ import (
 type build struct {
 	stall    func(workload.Stall)
 	observer Observer
+	abort    context.Context // PlanOptions.Abort
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool
@@ -212,6 +214,10 @@ func producerSpec(p *plan.Plan, w *plan.Workload, props []kafkaconf.Prop, b *bui
 	if t := w.Transaction; t != nil {
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
+	if hasProp(props, "delivery.timeout.ms") {
+		spec.Drain = pc.DeliveryTimeout // after duration: as long as the user asked
+	}
+	spec.Abort = b.abort
 	b.observeProducer(w.Name, spec)
 	return spec, pc.Settings(), nil
 }
