@@ -120,14 +120,18 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 			return fmt.Errorf("--e2e: %w", err)
 		}
 	}
-	return produce(ctx, st, pa, pc, opts, values, keys, e2e)
+	var drain time.Duration // after --duration: workload.DefaultDrain
+	if hasProp(props, "delivery.timeout.ms") {
+		drain = pc.DeliveryTimeout // the user asked to wait that long
+	}
+	return produce(ctx, st, pa, pc, opts, values, keys, e2e, drain)
 }
 
 // produce runs the workload through the runner (which prepares the topic)
 // and reports it, writing every result measured even when the run fails
 // part way.
 func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec) error {
+	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec, drain time.Duration) error {
 	if pa.WarmupRecords > 0 {
 		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
 	}
@@ -169,6 +173,8 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		},
 		OnError: firstErrors(st.stderr, "produce failed"),
 		OnStall: stallPrinter(st.stderr),
+		Drain:   drain,
+		Abort:   st.abort,
 	}
 	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
 	if e2e != nil {
@@ -220,12 +226,10 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	return runErr
 }
 
-// producerClientOpts gives each client its options: its own client and
-// transactional ids, its metrics hooks, and permission to give up on
-// in-flight records after the delivery timeout. kbench never re-sends a
-// failed record, so the duplicate risk that franz-go guards against by
-// default does not apply, while waiting forever on a dead broker would hang
-// the run.
+// producerClientOpts gives each client its options: its own client id,
+// its metrics hooks, and what runner.ProducerClientOpts gives plans' clients
+// too (its own transactional id, or permission to give up on in-flight
+// records after the delivery timeout).
 func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
 	return func(i int) []kgo.Opt {
 		out := append([]kgo.Opt(nil), opts...)
@@ -233,14 +237,7 @@ func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workl
 		if i < len(metrics) {
 			out = append(out, metrics[i].Hooks())
 		}
-		if pc.TransactionalID != "" {
-			if i > 0 {
-				out = append(out, kgo.TransactionalID(pc.TransactionalID+"-"+strconv.Itoa(i)))
-			}
-		} else if pc.Idempotence {
-			out = append(out, kgo.AllowIdempotentProduceCancellation())
-		}
-		return out
+		return append(out, runner.ProducerClientOpts(pc, i)...)
 	}
 }
 

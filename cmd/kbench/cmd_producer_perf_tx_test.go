@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -125,5 +127,69 @@ func TestProducerPerfEndToEnd(t *testing.T) {
 		t.Fatalf("end-to-end percentiles out of order or negative: %+v", e)
 	case doc.Producer.LatencyFrom != "intended" || p.Count != 30000:
 		t.Fatalf("publish latency %+v from %q", p, doc.Producer.LatencyFrom)
+	}
+}
+
+// TestPlanTransactions: regression: a plan producer with
+// properties: {transactional.id: txa} and two clients ended its repeat with
+// "producer client 0: cannot allow idempotent produce cancellation and use
+// transactional IDs" and wrote nothing. Plans now behave as the drop-in
+// does: one transactional id per client, commits every transaction.duration
+// (3 s unless given) or transaction.records, the commit latency measured;
+// every record is readable with read_committed, and each commit left its
+// markers.
+func TestPlanTransactions(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	tests := []struct {
+		name, workload string
+		// minCommits is the fewest commits the run must make, over both
+		// clients: each leaves a marker in every partition it wrote to.
+		minCommits int64
+	}{
+		{"transactional.id alone", `properties: {transactional.id: txa}`, 2},
+		{"transaction duration", `properties: {transactional.id: txb}, transaction: {duration: 300ms}`, 6},
+		{"transaction records", `transaction: {records: 500}`, 8},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			topic := uniqueTopic(t, "plantx")
+			planFile := filepath.Join(dir, "plan.yaml")
+			if err := os.WriteFile(planFile, []byte(`name: transactions
+cluster: {bootstrap: `+bootstrap+`}
+topics: [{name: `+topic+`, partitions: 2}]
+workloads:
+  - {name: p, type: produce, topic: `+topic+`, clients: 2, message: {size: 50}, rate: 4k/s, records: 8000, `+tt.workload+`}
+`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			var stdout, stderr syncBuffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+			if code := runKbench(t, st, "run", planFile, "--out", out); code != exitOK {
+				t.Fatalf("exit %d\n%s", code, stderr.String())
+			}
+			doc, err := result.Read(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := doc.Plan.Scenarios[0].Repeats[0].Workloads[0].Producer
+			if p == nil || p.Records != 8000 || p.Transactions == nil {
+				t.Fatalf("producer %+v: want 8000 records in transactions", p)
+			}
+			tx := p.Transactions
+			if tx.Committed < tt.minCommits || tx.Failed != 0 || tx.CommitLatency.Count != tx.Committed || tx.CommitLatency.Min <= 0 {
+				t.Fatalf("transactions %+v: want at least %d committed, none failed, each commit timed", tx, tt.minCommits)
+			}
+			recs := readAll(t, bootstrap, topic, 8000, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+			if len(recs) != 8000 {
+				t.Fatalf("read_committed sees %d records, want 8000", len(recs))
+			}
+			if markers := endOffsetSum(t, bootstrap, topic) - 8000; markers < tt.minCommits {
+				t.Fatalf("%d transaction markers for %d commits", markers, tx.Committed)
+			}
+		})
 	}
 }

@@ -132,6 +132,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		Observer:   observers,
 		Version:    version,
 		StartLocal: planLocalCluster(st),
+		Abort:      st.abort,
 		OnRepeat: func(doc *result.Document) {
 			if err := write(doc); err != nil {
 				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)

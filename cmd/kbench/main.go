@@ -8,21 +8,37 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 )
+
+// abortGrace is how long kbench takes, after a second Ctrl-C, to write what
+// it measured before it exits anyway.
+const abortGrace = 3 * time.Second
 
 func main() {
 	if percent, ok := gcPercent(os.Getenv); ok {
 		debug.SetGCPercent(percent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal cancels the run, which then writes what it measured;
-	// restoring the default action lets a second one end the process at
-	// once (the shell reports 130 for SIGINT).
+	st := newProcessState()
+	ctx, interrupt := context.WithCancel(context.Background())
+	abort, stopWaits := context.WithCancel(context.Background())
+	st.abort = abort
+	// The first signal cancels the run, which stops sending, waits a
+	// bounded moment for what is in flight and writes what it measured.
+	// The second ends every wait at once: what was measured is written and
+	// kbench exits (130), within abortGrace whatever it was doing. The
+	// default action, restored then, lets a third end the process at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop()
+		<-sigs
+		interrupt()
+		<-sigs
+		signal.Reset(os.Interrupt, syscall.SIGTERM)
+		stopWaits()
+		time.AfterFunc(abortGrace, func() { os.Exit(exitInterrupted) })
 	}()
-	code := run(ctx, os.Args, newProcessState())
-	stop()
+	code := run(ctx, os.Args, st)
+	signal.Stop(sigs)
 	os.Exit(code)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 type state struct {
 	stdout io.Writer
 	stderr io.Writer
+	// abort, if set, is done on a second Ctrl-C: every wait ends at once
+	// and what was measured is written (nil in tests that do not use it).
+	abort  context.Context
 	getenv func(string) string
 	// cacheDir holds downloaded Kafka jars and local clusters' data.
 	cacheDir string

@@ -37,7 +37,7 @@ var ProducerOptions = []Option{
 	{Name: "--record-key-range", Kind: Value, Metavar: "N", Help: "Give records keys: the numbers 0..N-1, one at random per record."},
 	{Name: "--help", Kind: Flag, Help: "Show this help."},
 	{Name: "--json", Kind: Value, Metavar: "FILE", Help: "Write the result document (JSON, with histograms) to FILE.", Kbench: true},
-	{Name: "--duration", Kind: Value, Metavar: "DURATION", Help: "Stop after this long (e.g. 30s, 5m); --num-records becomes optional.", Kbench: true},
+	{Name: "--duration", Kind: Value, Metavar: "DURATION", Help: "Stop sending after this long (e.g. 30s, 5m); --num-records becomes optional. Records unanswered 5 s later (delivery.timeout.ms if set) are cancelled, counted as unresolved.", Kbench: true},
 	{Name: "--producers", Kind: Value, Metavar: "N", Help: "Run N producer clients in parallel, splitting records and rate. (default: 1)", Kbench: true},
 	{Name: "--partitions", Kind: Value, Metavar: "N", Help: "Create the topic with N partitions if it does not exist; an existing topic must have N.", Kbench: true},
 	{Name: "--replication-factor", Kind: Value, Metavar: "R", Help: "Replication factor when kbench creates the topic; an existing topic must have R. (default: broker default)", Kbench: true},

@@ -163,6 +163,10 @@ type Workload struct {
 	// Profile is a producer properties profile applied under the
 	// workload's and the cluster's properties (kafkaconf.Profiles).
 	Profile string
+	// Transaction wraps a producing workload's records in transactions
+	// (transaction: {duration: 3s, records: 1000}); nil: only when the
+	// properties set transactional.id.
+	Transaction *Transaction
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 	// topicNode is where topic was written.
@@ -186,6 +190,13 @@ type Message struct {
 	// header (a string result without its quotes).
 	KeyTemplate     *payload.Template
 	HeaderTemplates map[string]payload.Template
+}
+
+// Transaction is when a transactional producer commits: after Duration,
+// or after Records records, whichever comes first (0: not by that).
+type Transaction struct {
+	Duration time.Duration
+	Records  int64
 }
 
 // MaxRate is a search for the highest rate that keeps a latency SLO.

@@ -80,6 +80,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "verify":
 			w.Verify = c.boolean(v, p)
 			w.verifyNode = v
+		case "transaction":
+			w.Transaction = c.transaction(v, p)
 		}
 	})
 	if !ok {
@@ -129,7 +131,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Clients = min(max(users/usersPerProducer, 1), maxVUProducers)
 		}
 	case Consume:
-		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup", "profile"} {
+		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup", "profile", "transaction"} {
 			if v := given[f]; v != nil {
 				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
 			}
@@ -214,6 +216,26 @@ func (c *collector) producing(n *yaml.Node, path string, w *Workload, given map[
 	if w.WarmupDuration > 0 && w.Duration > 0 && w.WarmupDuration >= w.Duration {
 		c.addf(given["warmup"], path+".warmup", "a warm-up of %s leaves nothing of the %s duration to measure; warm up for less", w.WarmupDuration, w.Duration)
 	}
+}
+
+// transaction is when a transactional producer commits:
+// {duration: 3s, records: 1000}, either or both.
+func (c *collector) transaction(n *yaml.Node, path string) *Transaction {
+	t := &Transaction{}
+	given := 0
+	c.fields(n, path, []string{"duration", "records"}, func(key string, v *yaml.Node) {
+		given++
+		switch key {
+		case "duration":
+			t.Duration = c.duration(v, join(path, key))
+		case "records":
+			t.Records = c.count(v, join(path, key))
+		}
+	})
+	if n.Kind == yaml.MappingNode && given == 0 {
+		c.addf(n, path, "say when to commit: {duration: 3s}, {records: 1000} or both")
+	}
+	return t
 }
 
 // warmup is a record count (100k) or a duration (10s).

@@ -232,6 +232,12 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 			ws.SteadyAt = &at
 		}
 	}
+	if p := w.Producer; p != nil && p.SteadyState != nil && p.SteadyState.StartedAt != nil {
+		// Exactly where the steady-state figures begin, also inside the
+		// first interval.
+		at := round3(p.SteadyState.StartedAt.Sub(rep.StartedAt).Seconds())
+		ws.SteadyAt = &at
+	}
 	if c := w.Consumer; c != nil && len(c.Lag) > 0 && len(ivs) > 0 {
 		// Lag points count from the consumer's start: the first interval's
 		// start less the elapsed time before it.

@@ -261,6 +261,10 @@ func summarize(doc *result.Document) (*summary, error) {
 	sum.Footnotes = append(sum.Footnotes, "Each figure is the mean ± the standard deviation over the repeats that ended ok. "+
 		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
 		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.")
+	if hasWarmup(run) {
+		sum.Footnotes = append(sum.Footnotes, "Figures exclude the warm-up: records/s, MB/s and latency count the records acknowledged after steady state began "+
+			"(the shaded band on the report's time charts); result.json keeps the whole run beside steady_state.")
+	}
 	if unstable {
 		sum.Footnotes = append(sum.Footnotes, fmt.Sprintf("* unstable: records/s varied by more than %.0f%% (coefficient of variation) between repeats; run more repeats or find the noise.", 100*result.UnstableCV))
 	}
@@ -278,6 +282,21 @@ func summarize(doc *result.Document) (*summary, error) {
 			"The total row adds up the records/s and MB/s of the producing workloads and the consumed/s of the consume workloads it names.")
 	}
 	return sum, nil
+}
+
+// hasWarmup reports whether any producing workload of the run had a
+// warm-up, left out of the summary's figures.
+func hasWarmup(run *result.PlanRun) bool {
+	for _, sc := range run.Scenarios {
+		for _, rep := range sc.Repeats {
+			for _, w := range rep.Workloads {
+				if w.Producer != nil && w.Producer.SteadyState != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func thresholdValue(th result.ThresholdResult) string {

@@ -220,6 +220,20 @@ type Generator struct {
 	BufferFullSeconds float64  `json:"buffer_full_seconds"`
 	Bound             bool     `json:"bound"`
 	Reasons           []string `json:"reasons,omitempty"`
+	// CommitSeconds is the time the senders spent committing
+	// transactions, summed over clients: the cluster's time too.
+	CommitSeconds float64 `json:"commit_seconds,omitempty"`
+	// SenderBehindMs is how far behind its schedule a sender was, on
+	// average over clients, when sending stopped, less the time it waited
+	// on the cluster (BufferFullSeconds, CommitSeconds): the lag that was
+	// kbench's own (fixed rates only).
+	SenderBehindMs float64 `json:"sender_behind_ms,omitempty"`
+	// RateLimitedBy, when a fixed-rate producer fell short of its rate,
+	// says what held it back: "kbench" (the sender's own lag accounts for
+	// the shortfall; Bound is set) or "cluster" (the sender kept to its
+	// schedule, or waited on the cluster); RateNote says it in words.
+	RateLimitedBy string `json:"rate_limited_by,omitempty"`
+	RateNote      string `json:"rate_note,omitempty"`
 }
 
 // Aggregate is a scenario's statistics over its repeats that ended ok,

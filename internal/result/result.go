@@ -115,6 +115,20 @@ type Producer struct {
 	// from outside by bench/soak.sh).
 	FirstSendAt *time.Time `json:"first_send_at,omitempty"`
 	FirstAckAt  *time.Time `json:"first_ack_at,omitempty"`
+	// StartedAt, in steady_state only, is when steady state began: the
+	// acknowledgement of the warm-up's last record, or the end of the
+	// warm-up time. Its figures count the records acknowledged after it.
+	StartedAt *time.Time `json:"started_at,omitempty"`
+	// Transactions is what a transactional producer's commits did.
+	Transactions *Transactions `json:"transactions,omitempty"`
+}
+
+// Transactions counts a transactional producer's transactions; the
+// commit latency (flush and commit, µs) is over those committed.
+type Transactions struct {
+	Committed     int64   `json:"committed"`
+	Failed        int64   `json:"failed"`
+	CommitLatency Latency `json:"commit_latency"`
 }
 
 // Consumer holds what consumers measured.

@@ -56,12 +56,19 @@ const (
 	// rateShort: a fixed-rate producer reached less than this share of its
 	// target.
 	rateShort = 0.95
+	// ownShare: kbench limited a short rate when the sender's own lag
+	// accounts for at least this share of the records short.
+	ownShare = 0.5
 )
 
 // generatorOf says whether a producer's numbers measure kbench rather than
 // the cluster: kbench saturated the machine's CPUs, or a fixed-rate
-// producer fell short of its rate without the cluster pushing back (its
-// buffer was not full: the client, not the brokers, was slow).
+// producer fell short of its rate because its sender fell behind its send
+// schedule by itself. The send schedule decides: a sender that kept to it,
+// or fell behind only while it waited on the cluster (a full buffer, a
+// commit), did not limit the rate, whatever the acknowledgements did
+// afterwards (a stall, failures, answers after the last send); then the
+// cluster limited it.
 func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 	g := &result.Generator{CPUSeconds: out.CPU.Seconds()}
 	wall := out.End.Sub(out.Start).Seconds()
@@ -72,23 +79,45 @@ func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 	g.CPUShare = share
 	g.BehindScheduleMaxMs = float64(p.BehindMax.Microseconds()) / 1000
 	g.BufferFullSeconds = p.BufferFull.Seconds()
+	g.CommitSeconds = p.CommitWait.Seconds()
 	if share >= cpuBound {
 		g.Reasons = append(g.Reasons, fmt.Sprintf("kbench used %.0f%% of the machine's %d CPUs", 100*share, runtime.NumCPU()))
 	}
 	if p.TargetRate > 0 {
-		elapsed := p.End.Sub(p.Start).Seconds()
-		achieved := 0.0
-		if elapsed > 0 {
-			achieved = float64(p.Acked) / elapsed
-		}
-		blockedShare := p.BufferFull.Seconds() / elapsed / float64(max(p.Clients, 1))
-		if achieved < rateShort*p.TargetRate && blockedShare < 0.5 {
-			g.Reasons = append(g.Reasons, fmt.Sprintf("reached %.0f of %.0f records/s with the client's buffer full only %.0f%% of the time: the sender, not the cluster, fell behind (up to %.0f ms)",
-				achieved, p.TargetRate, 100*blockedShare, g.BehindScheduleMaxMs))
-		}
+		judgeRate(g, p)
 	}
 	g.Bound = len(g.Reasons) > 0
 	return g
+}
+
+// judgeRate decides what held a fixed-rate producer below its rate: the
+// records the senders' own lag kept back (their rate times the lag)
+// against the records short of the target over the sending time.
+func judgeRate(g *result.Generator, p *workload.ProducerResult) {
+	elapsed := p.End.Sub(p.Start).Seconds()
+	if elapsed <= 0 {
+		return
+	}
+	achieved := float64(p.Acked) / elapsed
+	if achieved >= rateShort*p.TargetRate {
+		return
+	}
+	clients := float64(max(p.Clients, 1))
+	short := p.TargetRate*elapsed - float64(p.Acked)
+	lagMs := float64(p.SenderLag.Microseconds()) / 1000 / clients
+	g.SenderBehindMs = lagMs
+	kept := p.TargetRate * lagMs / 1000 // records the senders' own lag kept back
+	waited := fmt.Sprintf("buffer full %.1f s, commits %.1f s", g.BufferFullSeconds, g.CommitSeconds)
+	if kept >= ownShare*short {
+		g.RateLimitedBy = "kbench"
+		g.RateNote = fmt.Sprintf("reached %.0f of %.0f records/s: the sender fell %.0f ms behind its schedule by itself (besides waiting on the cluster: %s), %.0f of the %.0f records short",
+			achieved, p.TargetRate, lagMs, waited, kept, short)
+		g.Reasons = append(g.Reasons, g.RateNote)
+		return
+	}
+	g.RateLimitedBy = "cluster"
+	g.RateNote = fmt.Sprintf("reached %.0f of %.0f records/s with the sender on its schedule (%.0f ms behind by itself; %s): the cluster limited the rate",
+		achieved, p.TargetRate, lagMs, waited)
 }
 
 // catchUpOf summarises a late consumer's catch-up read, with the

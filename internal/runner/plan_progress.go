@@ -33,17 +33,36 @@ func (p *progress) end(rep result.Repeat) {
 	took := time.Since(p.started)
 	p.done++
 	p.spent += took
-	var records int64
+	// The figures the summary averages: steady state's when a workload
+	// has a warm-up (the warm-up excluded), said so.
+	var records, steadyRecords int64
 	var rate float64
+	steady := false
+	var notes []string
 	for _, w := range rep.Workloads {
-		if w.Producer != nil {
-			records += w.Producer.Records
-			rate += w.Producer.RecordsPerSec
+		if w.Producer == nil {
+			continue
+		}
+		records += w.Producer.Records
+		prod := w.Producer
+		if prod.SteadyState != nil {
+			prod, steady = prod.SteadyState, true
+		}
+		steadyRecords += prod.Records
+		rate += prod.RecordsPerSec
+		if g := w.Generator; g != nil && g.RateNote != "" {
+			notes = append(notes, w.Name+": "+g.RateNote)
 		}
 	}
 	line := fmt.Sprintf("kbench: scenario %d of %d, repeat %d of %d: %s in %s", p.scenario, p.scenarios, p.repeat, p.repeats, rep.Status, took.Round(100*time.Millisecond))
-	if records > 0 {
+	switch {
+	case steady:
+		line += fmt.Sprintf(", %d records; after the warm-up %d records, %.0f records/s", records, steadyRecords, rate)
+	case records > 0:
 		line += fmt.Sprintf(", %d records, %.0f records/s", records, rate)
+	}
+	for _, n := range notes {
+		line += "; " + n
 	}
 	if left := p.scenarios*p.repeats - p.done; left > 0 {
 		eta := p.spent / time.Duration(p.done) * time.Duration(left)

@@ -31,6 +31,9 @@ type PlanOptions struct {
 	// OnRepeat, if set, is called after every repeat with the document so
 	// far, so the caller can write partial results as they come.
 	OnRepeat func(*result.Document)
+	// Abort, if set, ends the producers' waits at once when done (a second
+	// Ctrl-C after the first cancelled ctx).
+	Abort context.Context
 }
 
 // LocalCluster is the local cluster started for a plan.
@@ -56,7 +59,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer, seed: run.Seed}
+	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
 	b.stall = func(s workload.Stall) {
 		why := ""
 		if s.LastError != "" {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
@@ -29,6 +30,7 @@ type build struct {
 	seed     uint64
 	stall    func(workload.Stall)
 	observer Observer
+	abort    context.Context // PlanOptions.Abort
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool
@@ -264,6 +266,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
+	if w.Transaction != nil && !hasProp(props, "transactional.id") {
+		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
+	}
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
 	}
@@ -325,12 +330,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		ClientOpts: func(i int) []kgo.Opt {
 			out := append([]kgo.Opt(nil), opts...)
 			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
-			if pc.Idempotence {
-				// kbench never re-sends a failed record: give up on in-flight
-				// records after the delivery timeout rather than hang.
-				out = append(out, kgo.AllowIdempotentProduceCancellation())
-			}
-			return out
+			return append(out, ProducerClientOpts(pc, i)...)
 		},
 	}
 	if len(w.VUStages) > 0 {
@@ -340,6 +340,13 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		}
 		spec.VURamp, spec.VUs = ramp, 0
 	}
+	if t := w.Transaction; t != nil {
+		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
+	}
+	if hasProp(props, "delivery.timeout.ms") {
+		spec.Drain = pc.DeliveryTimeout // after duration: as long as the user asked
+	}
+	spec.Abort = b.abort
 	b.observeProducer(w.Name, spec)
 	return spec, settings, nil
 }
@@ -433,6 +440,15 @@ func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	opts = opts[:len(opts):len(opts)] // shared: an append copies
 	b.admin[bootstrap] = opts
 	return opts, nil
+}
+
+func hasProp(props []kafkaconf.Prop, key string) bool {
+	for _, p := range props {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

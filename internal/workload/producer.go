@@ -51,9 +51,10 @@ type ProducerSpec struct {
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).
 	Rate float64
-	// Warmup records (of the total, counted across clients) are left out
-	// of the steady-state stats; so are records sent in the first
-	// WarmupDuration. With both, a record must be past both.
+	// Warmup records (of the total, counted across clients, by
+	// completion) are left out of the steady-state stats; so are records
+	// completing in the first WarmupDuration. With both, steady state
+	// begins when both are past (see warmup).
 	Warmup         int64
 	WarmupDuration time.Duration
 	// Values gives record values; each client gets a Clone.
@@ -74,9 +75,12 @@ type ProducerSpec struct {
 	// ClientOpts returns the franz-go options of client i (0-based).
 	ClientOpts func(i int) []kgo.Opt
 	// TransactionDuration, when positive, wraps records in transactions
-	// committed after this long (the client options must set a
-	// transactional id).
+	// committed after this long; TransactionRecords, after that many
+	// records of the client; with both, whichever comes first. The client
+	// options must set a transactional id, one per client; a client with
+	// one and neither setting commits every DefaultTransactionDuration.
 	TransactionDuration time.Duration
+	TransactionRecords  int64
 	// Interval is the reporting interval (default 5s).
 	Interval time.Duration
 	// Epoch, if set, aligns the intervals: interval k covers
@@ -105,10 +109,15 @@ type ProducerSpec struct {
 	// Until, if set, ends sending when it is done, as the end of Duration
 	// does: records in flight still complete. StartProducer's Stop uses it.
 	Until context.Context
-	// FlushTimeout bounds the wait for outstanding records after sending
-	// stops because ctx was cancelled (default 10s). A normal end waits as
-	// long as the client's delivery timeout allows.
+	// FlushTimeout bounds the wait for outstanding records after ctx was
+	// cancelled (default DefaultInterruptDrain); Drain, after Duration or
+	// Until ended sending (default DefaultDrain). An end by Records waits
+	// as long as the client's delivery timeout allows. See producer_end.go.
 	FlushTimeout time.Duration
+	Drain        time.Duration
+	// Abort, if set, ends every wait at once when it is done (a second
+	// Ctrl-C): the records still outstanding are unresolved.
+	Abort context.Context
 	// Tracker, if set, follows every record by client and sequence number
 	// (verification and fault measurement): Tracker(i) is client i's, used
 	// by its sending goroutines and its promise worker.
@@ -160,7 +169,11 @@ type HeaderSource struct {
 
 // ProducerResult is what a producer workload measured.
 type ProducerResult struct {
-	Start, End time.Time // End is when the last record completed
+	// End is when sending stopped or the last record was acknowledged,
+	// whichever is later: the rates divide by End - Start, so the wait
+	// for records a dead broker never answers is not counted as sending
+	// time.
+	Start, End time.Time
 	Acked      int64
 	Bytes      int64 // acknowledged value bytes
 	Failed     int64
@@ -175,9 +188,16 @@ type ProducerResult struct {
 	Clients   int
 	// TargetRate is the spec's rate (0: unlimited). BehindMax is the most
 	// a record was sent after its intended time; BufferFull the time the
-	// senders waited for room in their clients' buffers, summed.
+	// senders waited for room in their clients' buffers, CommitWait the
+	// time they spent committing transactions (both the cluster's time,
+	// summed over clients). SenderLag is how far behind their schedules
+	// the senders were when they stopped, less those waits: the lag that
+	// was their own (CPU, generating values), summed over clients.
 	TargetRate            float64
 	BehindMax, BufferFull time.Duration
+	CommitWait, SenderLag time.Duration
+	// Transactions is what the transactions measured (nil without them).
+	Transactions *TransactionResult
 	// Unresolved counts the failed records that were cancelled rather
 	// than refused (the run was interrupted or its drain bound passed):
 	// the broker may have them. UnresolvedWait is the longest any had
@@ -189,7 +209,15 @@ type ProducerResult struct {
 	FirstSend, FirstAck time.Time
 }
 
-// SteadyResult is the part of a run after warmup.
+// TransactionResult counts a run's transactions; Commit is the commit
+// latency (flush and EndTransaction) of those committed, in microseconds.
+type TransactionResult struct {
+	Committed, Failed int64
+	Commit            *measure.Histogram
+}
+
+// SteadyResult is the part of a run after warmup: the records acknowledged
+// after Start, when the warm-up's last record completed (see warmup).
 type SteadyResult struct {
 	Start   time.Time
 	Acked   int64
@@ -206,7 +234,10 @@ func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
 		sp.Interval = 5 * time.Second
 	}
 	if sp.FlushTimeout <= 0 {
-		sp.FlushTimeout = 10 * time.Second
+		sp.FlushTimeout = DefaultInterruptDrain
+	}
+	if sp.Drain <= 0 {
+		sp.Drain = DefaultDrain
 	}
 	switch {
 	case sp.Topic == "":
@@ -242,6 +273,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		return nil, err
 	}
 	clients := make([]*producerClient, spec.Clients)
+	warm := newWarmup(spec.Warmup, spec.WarmupDuration)
 	for i := range clients {
 		c, err := newProducerClient(spec, i)
 		if err != nil {
@@ -250,6 +282,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 			}
 			return nil, err
 		}
+		c.warm = warm
 		clients[i] = c
 	}
 
@@ -272,6 +305,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		defer cancel()
 		defer context.AfterFunc(spec.Until, cancel)()
 	}
+	stopWatching := watchEnds(ctx, sendCtx, spec.Abort, clients, spec.Drain, spec.FlushTimeout)
 	rep := newReporter(spec, clients, start)
 	rep.ivHist = ivHist
 	repDone := make(chan struct{})
@@ -283,23 +317,36 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = c.run(ctx, sendCtx)
+			if err := c.run(ctx, sendCtx); err != nil {
+				errs[i] = fmt.Errorf("producer client %d: %w", i, err)
+			}
 		}()
 	}
 	wg.Wait()
-	end := time.Now()
-	// Each client flushed before returning, so normally every record has
-	// completed: now is when the last one did. After an interrupted flush,
-	// Close fails the rest, and the run waits for those promises too.
-	var lost error
+	stopWatching()
+	// Every client has flushed, or its deadline passed: close them all at
+	// once and give the last promises closeGrace (none after an abort).
+	// Close fails what is still buffered, and the run waits for those
+	// promises too.
+	wait := time.Now().Add(closeGrace)
+	if spec.Abort != nil && spec.Abort.Err() != nil {
+		wait = time.Now()
+	}
+	closed := make([]<-chan struct{}, len(clients))
 	for i, c := range clients {
-		closeBounded(c.cl, spec.FlushTimeout)
-		if !c.waitPromises(spec.FlushTimeout) {
-			// Records whose promise never ran: their outcome is unknown.
-			// The promise worker stops touching what collect reads; the
-			// result keeps everything else.
+		closed[i] = c.closer.close(c.cl)
+	}
+	for i, c := range clients {
+		select {
+		case <-closed[i]:
+		case <-time.After(time.Until(wait)):
+		}
+		c.end.stop()
+		if !c.waitPromises(wait) {
+			// Records whose promise never ran: their outcome is unknown
+			// (unresolved, below). The promise worker stops touching what
+			// collect reads; the result keeps everything else.
 			c.abandon()
-			lost = errors.Join(lost, fmt.Errorf("producer client %d: %d records still outstanding after close", i, c.produced-c.completed.Load()))
 			continue
 		}
 		c.publish(time.Since(start))
@@ -307,23 +354,33 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	rep.stop()
 	<-repDone
 
-	res := collect(spec, clients, start, end, rep.intervals)
+	res := collect(spec, clients, start, rep.intervals)
 	for _, c := range clients {
 		if c.abandoned.Load() {
-			res.Unresolved += c.produced - c.completed.Load()
+			// Promises that ran after abandon counted nothing.
+			n := c.produced - c.acked - c.failed
+			res.Unresolved += n
+			res.Failed += n
+			if n > 0 {
+				res.Errors["CANCELLED"] += n
+			}
 		}
 	}
-	runErr := errors.Join(append(errs, lost)...)
+	runErr := errors.Join(errs...)
 	if runErr == nil && ctx.Err() != nil {
 		runErr = ctx.Err()
 	}
 	return res, runErr
 }
 
-func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time, intervals []Interval) *ProducerResult {
+func collect(spec ProducerSpec, clients []*producerClient, start time.Time, intervals []Interval) *ProducerResult {
+	var end time.Duration
+	for _, c := range clients {
+		end = max(end, c.sendEnd, c.lastAck)
+	}
 	res := &ProducerResult{
 		Start:               start,
-		End:                 end,
+		End:                 start.Add(end),
 		Latency:             measure.NewHistogram(),
 		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0,
 		Errors:              map[string]int64{},
@@ -334,6 +391,9 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 	if spec.Warmup > 0 || spec.WarmupDuration > 0 {
 		res.Steady = &SteadyResult{Latency: measure.NewHistogram()}
 	}
+	if clients[0].tx.on() {
+		res.Transactions = &TransactionResult{Commit: measure.NewHistogram()}
+	}
 	for _, c := range clients {
 		res.Acked += c.acked
 		res.Bytes += c.bytes
@@ -343,11 +403,14 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		res.Unresolved += c.unresolved
 		res.UnresolvedWait = max(res.UnresolvedWait, c.unresolvedWait)
 		res.BufferFull += c.bufferFull
-		if res.Steady != nil && c.steadyStart != nil {
-			st := *c.steadyStart
-			if res.Steady.Start.IsZero() || st.Before(res.Steady.Start) {
-				res.Steady.Start = st
-			}
+		res.CommitWait += c.tx.wait
+		res.SenderLag += max(c.behindEnd-c.bufferFull-c.tx.wait, 0)
+		if t := res.Transactions; t != nil {
+			t.Committed += c.tx.committed
+			t.Failed += c.tx.failed
+			t.Commit.Merge(c.tx.commits)
+		}
+		if res.Steady != nil {
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
 			res.Steady.Latency.Merge(c.steadyHist)
@@ -357,6 +420,10 @@ func collect(spec ProducerSpec, clients []*producerClient, start, end time.Time,
 		}
 		res.FirstSend = earliest(res.FirstSend, c.firstSend.Load())
 		res.FirstAck = earliest(res.FirstAck, c.firstAck)
+	}
+	// Steady state is reported once a steady record was acknowledged.
+	if at, ok := clients[0].warm.at(end); ok && res.Steady.Acked > 0 {
+		res.Steady.Start = start.Add(at)
 	}
 	return res
 }

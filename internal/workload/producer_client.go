@@ -18,15 +18,6 @@ import (
 	"github.com/kbench/kbench/internal/payload"
 )
 
-// steadyKey marks records sent after warmup. The two contexts are made once;
-// a record carries one of them in Record.Context, so marking costs nothing.
-type steadyKey struct{}
-
-var (
-	warmupCtx = context.WithValue(context.Background(), steadyKey{}, false)
-	steadyCtx = context.WithValue(context.Background(), steadyKey{}, true)
-)
-
 // slot is a record plus what kbench needs to know when it completes. The
 // record must stay the first field: the promise receives the *kgo.Record and
 // recovers its slot from the same address.
@@ -137,33 +128,37 @@ type producerClient struct {
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
 	index, clients int64
-	// warmup is the run-wide number of warm-up records and warmupFor the
-	// warm-up time: a record is steady once its run-wide index is past
-	// warmup and it is sent warmupFor after the start. hasWarmup: either.
-	warmup    int64
-	warmupFor time.Duration
-	closed    bool // the closed model: virtual users
-	vus       int  // this client's share of them (of the most a ramp has)
-	ramp      *load.VURamp
-	hasWarmup bool
-	pacer     load.Pacer
-	values    payload.Source
-	keys      *payload.Keys
-	txEvery   time.Duration
-	onError   func(string, error)
-	flushMax  time.Duration
-	stamp     bool
-	headers   []kgo.RecordHeader
-	stamper   SentStamper
-	tracker   RecordTracker // nil unless the spec has a Tracker
+	// warm decides, on the acknowledgement timeline, when steady state
+	// begins (shared by the run's clients; nil without a warm-up).
+	warm    *warmup
+	closed  bool // the closed model: virtual users
+	vus     int  // this client's share of them (of the most a ramp has)
+	ramp    *load.VURamp
+	pacer   load.Pacer
+	values  payload.Source
+	keys    *payload.Keys
+	tx      txn // transactions: when to commit, what commits took
+	onError func(string, error)
+	stamp   bool
+	headers []kgo.RecordHeader
+	stamper SentStamper
+	tracker RecordTracker // nil unless the spec has a Tracker
+	// end is the client's deadline once sending stops (producer_end.go):
+	// records are produced with its context. closer closes the client
+	// once.
+	end    *ending
+	closer closer
 
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
-	steadyBegun  atomic.Bool
-	produced     int64     // send goroutine: records handed to franz-go
-	conn         connWatch // the last failed connection, for stall messages
+	produced     int64          // send goroutine: records handed to franz-go
+	conn         connWatch      // the last failed connection, for stall messages
 	progress     *atomic.Int64
 	recordParts  recordParts // key and header templates
+	// sendEnd is when sending stopped, since the start; behindEnd how far
+	// the sender then trailed its schedule (fixed rates). Send goroutine,
+	// read once it has returned.
+	sendEnd, behindEnd time.Duration
 	// promiseFn is c.promise, made once: a method value passed per record
 	// would be allocated per record.
 	promiseFn func(*kgo.Record, error)
@@ -209,7 +204,7 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	steadyStart    *time.Time
+	lastAck        time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -225,19 +220,16 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		records:     share(spec.Records, spec.Clients, i),
 		index:       int64(i),
 		clients:     int64(spec.Clients),
-		warmup:      spec.Warmup,
 		closed:      spec.VUs > 0 || spec.VURamp != nil,
 		progress:    spec.Progress,
 		vus:         int(share(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
-		warmupFor:   spec.WarmupDuration,
-		hasWarmup:   spec.Warmup > 0 || spec.WarmupDuration > 0,
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
-		txEvery:     spec.TransactionDuration,
+		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
 		onError:     spec.OnError,
-		flushMax:    spec.FlushTimeout,
 		stamp:       spec.StampSent,
+		end:         newEnding(),
 		headers:     spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
 		hist:        measure.NewHistogram(),
 		pendingLats: make([]int64, 0, publishEvery),
@@ -273,6 +265,10 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if v, ok := cl.OptValue(kgo.MaxBufferedBytes).(int64); ok {
 		c.maxBufBytes = v
 	}
+	if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" && !c.tx.on() {
+		// Transactional records outside a transaction would all fail.
+		c.tx = newTxn(DefaultTransactionDuration, 0)
+	}
 	c.drainMax = defaultDrain
 	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
 		c.drainMax = v + drainMargin
@@ -280,29 +276,40 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	return c, nil
 }
 
-// run sends this client's records until its share is done or sendCtx ends,
-// then waits for outstanding records. ctx is the run's context: records are
-// produced with it so that only an abort (not the end of a timed run) fails
-// records still in flight.
+// run sends this client's records until its share is done or sendCtx
+// ends, then waits for the outstanding ones until the client's deadline
+// (producer_end.go). ctx is the run's: sending stops with it.
 func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
-	// Every outstanding record completes within the delivery timeout, so
-	// the flush is bounded by it; interrupted, the run waits less.
-	limit := c.drainMax
-	if ctx.Err() != nil {
-		limit = min(limit, c.flushMax)
+	c.sendEnd = time.Since(c.start)
+	if !c.pacer.Unlimited() && !c.closed {
+		c.behindEnd = max(c.sendEnd-c.pacer.Due(c.produced), 0)
 	}
-	flushCtx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	if err := c.cl.Flush(flushCtx); err != nil {
-		sendErr = errors.Join(sendErr, fmt.Errorf("flush outstanding records: %w", err))
+	switch {
+	case sendErr != nil:
+		// A commit or a transaction's start failed: the cluster did not
+		// answer within the commit's bound; waiting again would double it.
+		c.end.now()
+		return sendErr
+	case sendCtx.Err() == nil:
+		// Every record sent: each is answered within the delivery timeout.
+		c.end.arm(c.drainMax)
 	}
-	if c.txEvery > 0 {
-		if err := c.endTransaction(flushCtx); err != nil {
-			sendErr = errors.Join(sendErr, err)
+	// Otherwise the end of Duration, Until or ctx armed the deadline
+	// (watchEnds). At the deadline Flush returns and the records still
+	// outstanding are cancelled: they count as unresolved, not as an error
+	// of the run.
+	flushed := c.cl.Flush(c.end.ctx) == nil
+	if c.tx.open() {
+		if !flushed {
+			c.tx.failed++ // records outstanding: a commit would fail them
+			return nil
+		}
+		if err := c.commit(c.end.ctx); err != nil {
+			return err
 		}
 	}
-	return sendErr
+	return nil
 }
 
 // Drain bounds: past the delivery timeout franz-go has failed every record
@@ -319,7 +326,6 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 	}
 	start := c.start
 	intended := !c.pacer.Unlimited()
-	var txStart time.Time
 	for i := int64(0); c.records == 0 || i < c.records; i++ {
 		// Checking every record costs little next to Produce, and a timed run
 		// must stop on time even when each record blocks.
@@ -331,27 +337,27 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 				return nil
 			}
 		}
-		if c.txEvery > 0 && txStart.IsZero() {
-			if err := c.cl.BeginTransaction(); err != nil {
-				return fmt.Errorf("begin transaction: %w", err)
+		if c.tx.on() && !c.tx.open() {
+			if err := c.begin(); err != nil {
+				return err
 			}
-			txStart = time.Now()
 		}
 		r := c.prepare(i, intended)
 		if i == 0 {
 			c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
 		}
 		c.produced++
-		c.produce(ctx, r)
-		if c.txEvery > 0 && time.Since(txStart) >= c.txEvery {
-			// A dead broker must not hold the commit forever.
-			tctx, cancel := context.WithTimeout(ctx, c.drainMax)
-			err := c.endTransaction(tctx)
+		c.produce(r)
+		if c.tx.on() && c.tx.due() {
+			// A dead broker must not hold the commit forever: it has the
+			// drain bound, and the client's deadline once sending stops.
+			cctx, cancel := context.WithTimeout(c.end.ctx, c.drainMax)
+			err := c.commit(cctx)
 			cancel()
-			if err != nil {
+			if err != nil && ctx.Err() == nil {
 				return err
 			}
-			txStart = time.Time{}
+			// Interrupted, a commit cut off is counted, not an error.
 		}
 	}
 	return nil
@@ -361,7 +367,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl := c.slabs.take()
-	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Context: warmupCtx, Headers: c.headers}
+	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Headers: c.headers}
 	r := &sl.rec
 	if c.keys != nil {
 		r.Key = c.keys.Key()
@@ -379,15 +385,6 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 			c.behindMax = late
 		}
 		sl.sent = min(sl.sent, due)
-	}
-	// Steady state is decided on the run-wide record index, so that a
-	// warm-up smaller than the number of clients does not leave whole
-	// clients out of it.
-	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
-		r.Context = steadyCtx
-		if c.hasWarmup && !c.steadyBegun.Load() {
-			c.steadyBegun.Store(true)
-		}
 	}
 	if c.stamp {
 		r.Timestamp = c.start.Add(sl.sent) // the stamp keeps nanoseconds
@@ -412,30 +409,26 @@ func (c *producerClient) timestampAt(sent time.Duration) time.Time {
 	return c.ts
 }
 
-func (c *producerClient) endTransaction(ctx context.Context) error {
-	if err := c.cl.Flush(ctx); err != nil {
-		return fmt.Errorf("flush before commit: %w", err)
-	}
-	if err := c.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	return nil
-}
-
 // produce hands r to franz-go, timing the call when the client's buffer is
 // full: then Produce blocks until the cluster acknowledges enough to make
 // room, and that wait says the cluster, not kbench, set the pace.
-func (c *producerClient) produce(ctx context.Context, r *kgo.Record) {
+//
+// Records are produced with the client's deadline context: the end of a
+// timed run leaves them to complete, the deadline cancels them.
+func (c *producerClient) produce(r *kgo.Record) {
 	size := userSize(r)
 	c.sentBytes += size
 	c.largest = max(c.largest, size)
+	if c.tx.on() {
+		c.tx.count++
+	}
 	if c.mayBeFull() && c.full(size) {
 		t0 := time.Now()
-		c.cl.Produce(ctx, r, c.promiseFn)
+		c.cl.Produce(c.end.ctx, r, c.promiseFn)
 		c.bufferFull += time.Since(t0)
 		return
 	}
-	c.cl.Produce(ctx, r, c.promiseFn)
+	c.cl.Produce(c.end.ctx, r, c.promiseFn)
 }
 
 // mayBeFull is false when the client's buffer cannot be full: what was
@@ -495,13 +488,19 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	}
 	c.completedBytes += userSize(r)
 	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) {
-			// Cancelled, not refused: the broker may have it. Its wait so far
-			// still says how long the cluster had left it unanswered.
+		if errors.Is(err, context.Canceled) || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.DeadlineExceeded) || c.end.ctx.Err() != nil {
+			// Cancelled, not refused: the broker may have it. franz-go may
+			// give the last connection error for a record the run's
+			// deadline cut off, so past it every failure counts here. Its
+			// wait so far still says how long the cluster had left it
+			// unanswered.
 			c.unresolved++
 			c.unresolvedWait = max(c.unresolvedWait, time.Since(c.start)-sl.sent)
 		}
 		c.failed++
+		if c.warm != nil {
+			c.warm.steady(time.Since(c.start)) // a failed record completes the warm-up too
+		}
 		kind := errorKind(err)
 		c.errs.Add(kind)
 		if !c.seenErr[kind] {
@@ -517,6 +516,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		c.firstAck = time.Now().UnixNano()
 	}
 	now := time.Since(c.start)
+	c.lastAck = now
 	lat := (now - sl.sent).Microseconds()
 	size := len(r.Value)
 	c.hist.Record(lat)
@@ -524,13 +524,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
-	if c.hasWarmup && r.Context == steadyCtx {
-		if c.steadyStart == nil {
-			// The Apache tool starts steady-state time when the first
-			// steady record is sent.
-			t := c.start.Add(sl.sent)
-			c.steadyStart = &t
-		}
+	if c.warm != nil && c.warm.steady(now) {
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
@@ -568,12 +562,12 @@ func (c *producerClient) publish(now time.Duration) {
 	c.doneBytes.Store(c.completedBytes)
 }
 
-// waitPromises waits, at most limit, until every record handed to franz-go
-// has had its promise called: after an interrupted flush, Close fails the
-// remaining records asynchronously. It reports whether all completed; after
-// it returns true, the promise worker's fields are safe to read.
-func (c *producerClient) waitPromises(limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
+// waitPromises waits, until deadline at most, for every record handed to
+// franz-go to have had its promise called: after an interrupted flush,
+// Close fails the remaining records asynchronously. It reports whether all
+// completed; after it returns true, the promise worker's fields are safe to
+// read.
+func (c *producerClient) waitPromises(deadline time.Time) bool {
 	for c.completed.Load() < c.produced {
 		if time.Now().After(deadline) {
 			return false
@@ -590,17 +584,6 @@ func (c *producerClient) waitPromises(limit time.Duration) bool {
 func (c *producerClient) abandon() {
 	c.abandoned.Store(true)
 	time.Sleep(20 * time.Millisecond)
-}
-
-// closeBounded closes a client, waiting at most limit: with a broker
-// paused, closing can wait on requests that never end.
-func closeBounded(cl *kgo.Client, limit time.Duration) {
-	done := make(chan struct{})
-	go func() { cl.Close(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-	}
 }
 
 // errorKind names an error for counting: the Kafka error code name when

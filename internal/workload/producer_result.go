@@ -35,6 +35,13 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		t := r.FirstAck.UTC()
 		out.FirstAckAt = &t
 	}
+	if t := r.Transactions; t != nil {
+		lat, err := result.LatencyOf(t.Commit)
+		if err != nil {
+			return nil, err
+		}
+		out.Transactions = &result.Transactions{Committed: t.Committed, Failed: t.Failed, CommitLatency: lat}
+	}
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()
 		ri := result.Interval{
@@ -65,6 +72,8 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		st.Clients = r.Clients
 		st.LatencyFrom = out.LatencyFrom
+		at := r.Steady.Start.UTC()
+		st.StartedAt = &at
 		out.SteadyState = st
 	}
 	return out, nil

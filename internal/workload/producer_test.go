@@ -612,3 +612,59 @@ func TestTimestampAtKeepsKafkasMilliseconds(t *testing.T) {
 		}
 	}
 }
+
+// TestRunProducerSteadyStateOnAckTimeline: regression: steady state began
+// when the first record past the warm-up was sent, so with a broker that
+// answered late the window opened before the first acknowledgement and
+// every acknowledgement fell inside it, while the interval series marked
+// steady intervals in which only warm-up records completed. Steady state
+// now begins on the acknowledgement timeline: when the warm-up's last
+// record completed (or the warm-up time passed), and the window, its
+// records and the series' marks all start there.
+func TestRunProducerSteadyStateOnAckTimeline(t *testing.T) {
+	t.Parallel()
+	const stall = 500 * time.Millisecond
+	tests := []struct {
+		name           string
+		records        int64
+		rate           float64
+		warmup         int64
+		warmupFor      time.Duration
+		wantSteady     int64
+		wantAtLeast    time.Duration // steady state began at least this late
+		wantExactStart time.Duration // 0: not checked
+	}{
+		// Unlimited: the 200 warm-up records are sent at once, and
+		// acknowledged only after the stall.
+		{name: "record warm-up", records: 2000, warmup: 200, wantSteady: 1800, wantAtLeast: stall - 50*time.Millisecond},
+		// Records sent from 0 to 0.8 s, none acknowledged before the
+		// stall ends: every acknowledgement is past the 300 ms warm-up.
+		{name: "time warm-up", records: 1600, rate: 2000, warmupFor: 300 * time.Millisecond, wantSteady: 1600, wantExactStart: 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := stallFirstProduce(t, stall)
+			spec := testSpec(t, c.ListenAddrs(), "t")
+			spec.Records, spec.Rate, spec.Warmup, spec.WarmupDuration = tt.records, tt.rate, tt.warmup, tt.warmupFor
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			res, err := RunProducer(ctx, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Steady == nil || res.Steady.Acked != tt.wantSteady || res.Steady.Latency.Count() != tt.wantSteady {
+				t.Fatalf("steady state %+v, want %d records", res.Steady, tt.wantSteady)
+			}
+			at := res.Steady.Start.Sub(res.Start)
+			if at < tt.wantAtLeast || (tt.wantExactStart > 0 && at != tt.wantExactStart) {
+				t.Fatalf("steady state began %v after the start; want at least %v (exactly %v)", at, tt.wantAtLeast, tt.wantExactStart)
+			}
+			for i, iv := range res.Intervals {
+				if ends := iv.Elapsed; iv.Steady != (ends >= at) {
+					t.Errorf("interval %d ending at %v marked steady %v; steady state began at %v", i, ends, iv.Steady, at)
+				}
+			}
+		})
+	}
+}

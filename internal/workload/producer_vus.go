@@ -69,11 +69,13 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 					c.firstSend.CompareAndSwap(0, time.Now().UnixNano())
 				}
 				vu.sent++
-				c.cl.Produce(ctx, r, c.promiseFn)
+				c.cl.Produce(c.end.ctx, r, c.promiseFn)
 				select {
 				case <-vu.done:
 				case <-ctx.Done():
 					return // interrupted: the run's drain accounts for it
+				case <-c.end.ctx.Done():
+					return // past the deadline: cancelled, unresolved
 				}
 			}
 		}()
@@ -88,7 +90,7 @@ func (c *producerClient) sendVUs(ctx, sendCtx context.Context, users int) {
 // send time, and the channel the promise signals.
 func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 	sl := slotPool.Get().(*slot)
-	sl.rec = kgo.Record{Topic: c.topic, Value: vu.values.Value(i*c.clients + c.index), Context: warmupCtx}
+	sl.rec = kgo.Record{Topic: c.topic, Value: vu.values.Value(i*c.clients + c.index)}
 	sl.done = vu.done
 	r := &sl.rec
 	r.Headers = c.headers
@@ -97,12 +99,6 @@ func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 	}
 	vu.parts.fill(r, i*c.clients+c.index)
 	sl.sent = time.Since(c.start)
-	if i*c.clients+c.index >= c.warmup && (c.warmupFor == 0 || sl.sent >= c.warmupFor) {
-		r.Context = steadyCtx
-		if c.hasWarmup && !c.steadyBegun.Load() {
-			c.steadyBegun.Store(true)
-		}
-	}
 	r.Timestamp = c.start.Add(sl.sent)
 	if c.stamp {
 		vu.stamper.Stamp(r, r.Timestamp)

@@ -68,12 +68,9 @@ func (r *reporter) stop() { close(r.done) }
 func (r *reporter) tick(now time.Time, final bool) {
 	iv := Interval{Elapsed: now.Sub(r.start), Length: now.Sub(r.last), Final: final}
 	r.last = now
-	if !r.steady && (r.spec.Warmup > 0 || r.spec.WarmupDuration > 0) {
-		for _, c := range r.clients {
-			if c.steadyBegun.Load() {
-				r.steady = true
-			}
-		}
+	if !r.steady {
+		// Marked from the interval in which steady state began.
+		_, r.steady = r.clients[0].warm.at(iv.Elapsed)
 	}
 	iv.Steady = r.steady
 	var all, steady measure.WindowStats

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/result"
+)
+
+// breakBroker kills or pauses the cluster's only broker once two progress
+// lines show records flowing. The returned function waits for that and
+// says when it happened (false if it did not); a paused broker is resumed
+// when the test ends.
+func breakBroker(t *testing.T, c *cluster.Cluster, stdout *syncBuffer, how string) func() (time.Time, bool) {
+	t.Helper()
+	done := make(chan struct{})
+	var at time.Time
+	if how == "pause" {
+		t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
+	}
+	go func() {
+		defer close(done)
+		if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
+			t.Errorf("no progress lines before the %s", how)
+			return
+		}
+		act := c.Kill
+		if how == "pause" {
+			act = c.Pause
+		}
+		if err := act(c.Brokers[0].ID); err != nil {
+			t.Errorf("%s broker: %v", how, err)
+			return
+		}
+		at = time.Now()
+	}()
+	return func() (time.Time, bool) {
+		<-done
+		return at, !at.IsZero()
+	}
+}
+
+// TestProducerPerfDurationBrokerGone: regression: `--duration 30s` with
+// the broker killed at 10 s ended after 131 s (paused: 155 s), waiting out
+// the 2-minute delivery timeout, and the summary divided the records by the
+// whole time (377 records/s against a 5,000 target). The run now ends at
+// the duration plus the 5 s drain (and the 2 s close bound), reports the
+// rate over the sending time, and counts the records cut off as unresolved.
+func TestProducerPerfDurationBrokerGone(t *testing.T) {
+	t.Parallel()
+	for _, how := range []string{"kill", "pause"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			c := privateCluster(t, nil)
+			out := filepath.Join(t.TempDir(), "r.json")
+			st, _, _ := clusterTestState(t)
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			st.stdout, st.stderr = stdout, stderr
+			broken := breakBroker(t, c, stdout, how)
+			start := time.Now()
+			code := runKbench(t, st, "producer-perf-test", "--topic", "gone-"+how, "--duration", "6s", "--record-size", "100",
+				"--throughput", "5000", "--reporting-interval", "1000", "--json", out, "--bootstrap-server", c.Bootstrap())
+			took := time.Since(start)
+			at, ok := broken()
+			if !ok {
+				t.Fatal("the broker was not broken")
+			}
+			t.Logf("ended %v after the start, %v after the %s", took, time.Since(at), how)
+			// 6 s of sending, the 5 s drain, the 2 s close bound; plus the
+			// topic's creation and slack for a loaded machine.
+			if took > 25*time.Second {
+				t.Fatalf("run took %v with its broker gone (%s); bound: 6 s + 5 s drain + 2 s\nstderr:\n%s", took, how, stderr)
+			}
+			if code != exitFailure {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
+			}
+			doc, err := result.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := doc.Producer
+			if p.Unresolved == 0 || p.Records == 0 || !strings.Contains(stderr.String(), "unresolved") {
+				t.Fatalf("records %d, unresolved %d: want both\nstderr:\n%s", p.Records, p.Unresolved, stderr)
+			}
+			if p.DurationSeconds > 7 || p.RecordsPerSec < float64(p.Records)/7 {
+				t.Fatalf("%d records over %.1f s (%.0f records/s): the rate must be over the 6 s of sending", p.Records, p.DurationSeconds, p.RecordsPerSec)
+			}
+		})
+	}
+}
+
+// TestProducerPerfTransactionalBrokerDies: regression: a transactional
+// producer whose broker died waited out its commit (the delivery timeout
+// plus 5 s), then the same bound again to flush: 250 s after the kill
+// against a documented 125 s, with SIGINT and SIGTERM ignored during the
+// second wait. The commit's bound is now the last wait, and a signal is
+// honoured within 5 s, the JSON written, at any point.
+func TestProducerPerfTransactionalBrokerDies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		interrupt time.Duration // after the kill; 0: none
+	}{
+		{"no signal", 0},
+		{"signal during the commit", 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := privateCluster(t, nil)
+			out := filepath.Join(t.TempDir(), "r.json")
+			st, _, _ := clusterTestState(t)
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			st.stdout, st.stderr = stdout, stderr
+			killed := breakBroker(t, c, stdout, "kill")
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			interrupt, signal := context.WithCancel(ctx)
+			var signalled time.Time
+			var mu sync.Mutex
+			go func() {
+				at, ok := killed()
+				if !ok || tt.interrupt == 0 {
+					return
+				}
+				time.Sleep(time.Until(at.Add(tt.interrupt))) // the moment of the signal, not a synchronisation
+				mu.Lock()
+				signalled = time.Now()
+				mu.Unlock()
+				signal()
+			}()
+			code := run(interrupt, []string{"kbench", "producer-perf-test", "--topic", "txdies", "--num-records", "100000000",
+				"--record-size", "100", "--throughput", "5000", "--reporting-interval", "1000", "--json", out,
+				"--transaction-duration-ms", "500", "--bootstrap-server", c.Bootstrap(),
+				"--command-property", "delivery.timeout.ms=10000", "request.timeout.ms=2000"}, st)
+			ended := time.Now()
+			at, ok := killed()
+			if !ok {
+				t.Fatal("the broker was not killed")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			t.Logf("ended %v after the kill", ended.Sub(at))
+			if tt.interrupt == 0 {
+				// A 500 ms transaction, its commit's 10 s + 5 s, the 2 s
+				// close bound; slack for a loaded machine. Waiting twice
+				// took 30 s.
+				if el := ended.Sub(at); el > 24*time.Second {
+					t.Fatalf("ended %v after the kill; bound 17.5 s\nstderr:\n%s", el, stderr)
+				}
+				if code != exitFailure {
+					t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitFailure, stderr)
+				}
+			} else {
+				if el := ended.Sub(signalled); el > 5*time.Second {
+					t.Fatalf("ended %v after the signal; want within 5 s\nstderr:\n%s", el, stderr)
+				}
+				if code != exitInterrupted {
+					t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitInterrupted, stderr)
+				}
+			}
+			doc, err := result.Read(out)
+			if err != nil {
+				t.Fatalf("no result written: %v", err)
+			}
+			if doc.Producer == nil || doc.Producer.Records == 0 || doc.Producer.Transactions == nil || doc.Producer.Transactions.Committed == 0 {
+				t.Fatalf("result %+v: want the records and commits measured before the kill", doc.Producer)
+			}
+		})
+	}
+}
+
+// TestProducerPerfSecondInterrupt: regression: the first Ctrl-C restored
+// the default signal action, so a second one, while the first still
+// waited (a transactional producer's flush held by a broker that stopped
+// answering), killed kbench before it wrote the JSON. The second now ends
+// every wait at once: the summary is printed and the result written,
+// status interrupted, exit 130.
+func TestProducerPerfSecondInterrupt(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds kbench and runs it against a real broker")
+	}
+	c := privateCluster(t, nil)
+	t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
+	bin := filepath.Join(t.TempDir(), "kbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "producer-perf-test", "--topic", "twice", "--num-records", "100000000",
+		"--record-size", "100", "--throughput", "5000", "--reporting-interval", "1000", "--bootstrap-server", c.Bootstrap(), "--json", out,
+		"--transaction-duration-ms", "500", "--command-property", "delivery.timeout.ms=10000", "request.timeout.ms=2000")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
+		t.Fatalf("no progress lines:\n%s\n%s", stdout, stderr)
+	}
+	if err := c.Pause(c.Brokers[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	// The user's timing: a commit now waits on the paused broker when the
+	// first Ctrl-C comes, the second a moment later while the first's
+	// bounded wait for the transaction's records goes on.
+	time.Sleep(2 * time.Second)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	second := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d\nstdout:\n%s\nstderr:\n%s", err, exitInterrupted, stdout, stderr)
+	}
+	if el := time.Since(second); el > 5*time.Second {
+		t.Fatalf("exited %v after the second Ctrl-C", el)
+	}
+	if !strings.Contains(stdout.String(), "99.9th.") {
+		t.Errorf("no summary line after the second Ctrl-C:\n%s", stdout)
+	}
+	doc, err := result.Read(out)
+	if err != nil {
+		t.Fatalf("no result written after the second Ctrl-C: %v\nstderr:\n%s", err, stderr)
+	}
+	if doc.Status != result.StatusInterrupted || doc.Producer == nil || doc.Producer.Records == 0 {
+		t.Fatalf("result: status %q, producer %+v; want interrupted with the records measured", doc.Status, doc.Producer)
+	}
+}
