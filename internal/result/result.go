@@ -143,7 +143,9 @@ type LagPoint struct {
 // fixed-width on the run's clock (every workload of a plan scenario shares
 // it), absolute, and kept when empty: a stall shows as zeros. Each counts
 // every record that completed in it, warm-up included (Steady says whether
-// steady state had begun); only the first and the last may be shorter.
+// steady state had begun); only the first and the last may differ in
+// width: one shorter than half an interval is folded into its neighbour
+// (measure.Folds), which then spans up to 1.5 intervals.
 type Interval struct {
 	Start          time.Time `json:"start"`           // wall clock, RFC 3339
 	Seconds        float64   `json:"seconds"`         // its width

@@ -103,6 +103,10 @@ type ConsumerInterval struct {
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).
 	Final bool
+	// Folded marks a partial interval (the first or the last) too short
+	// for a rate of its own (measure.Folds): the series adds it to its
+	// neighbour, and a rate shown from it must too.
+	Folded bool
 }
 
 // ConsumerRun is a consumer workload in progress. Wait for its result.
