@@ -116,7 +116,8 @@ type Producer struct {
 	FirstAckAt  *time.Time `json:"first_ack_at,omitempty"`
 }
 
-// Consumer holds what consumers measured.
+// Consumer holds what consumers measured. RecordsPerSec and MiBPerSec are
+// over ReadingSeconds; DurationSeconds is the consumers' whole run.
 type Consumer struct {
 	Clients         int              `json:"clients"`
 	Records         int64            `json:"records"`
@@ -131,6 +132,13 @@ type Consumer struct {
 	Intervals       []Interval       `json:"intervals,omitempty"`
 	Lag             []LagPoint       `json:"lag,omitempty"`
 	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+
+	// ReadingSeconds is from the first record read to the last, which
+	// RecordsPerSec and MiBPerSec divide by: a consumer keeping pace with a
+	// producer waits for records before the first and after the last.
+	// LifetimeRecordsPerSec divides by DurationSeconds instead.
+	ReadingSeconds        float64 `json:"reading_seconds"`
+	LifetimeRecordsPerSec float64 `json:"lifetime_records_per_sec"`
 }
 
 // LagPoint is the consumer group's total lag at a moment of the run.

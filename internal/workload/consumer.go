@@ -125,6 +125,9 @@ type ConsumerRun struct {
 	target   atomic.Int64 // total records to consume; MaxInt64 for no limit
 	consumed atomic.Int64 // records claimed by clients, may pass target
 	lastRecv atomic.Int64 // UnixNano of the last poll that returned records
+	// firstTaken and lastTaken are when (UnixNano) the first and the last
+	// poll that returned records the run counts came back; 0: none.
+	firstTaken, lastTaken atomic.Int64
 	// caughtUp is when (ns since start) a record sent after the start was
 	// first read: the backlog was drained. 0: not (yet).
 	caughtUp atomic.Int64
@@ -310,6 +313,19 @@ func (r *ConsumerRun) claim(n int, at time.Time) int {
 	take := max(int64(n)-(after-target), 0)
 	r.stop(StopRecords, at)
 	return int(take)
+}
+
+// taken notes that a poll that returned at `at` gave the run records.
+func (r *ConsumerRun) taken(at int64) {
+	if r.firstTaken.Load() == 0 {
+		r.firstTaken.CompareAndSwap(0, at)
+	}
+	for {
+		last := r.lastTaken.Load()
+		if at <= last || r.lastTaken.CompareAndSwap(last, at) {
+			return
+		}
+	}
 }
 
 // watch ends the run on Duration or IdleTimeout. Checking every few
