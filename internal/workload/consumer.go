@@ -117,6 +117,7 @@ type ConsumerRun struct {
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
 
+	parent  context.Context // the caller's
 	runCtx  context.Context // polls end when it is cancelled
 	cancel  context.CancelFunc
 	ready   chan struct{}
@@ -213,7 +214,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	r := &ConsumerRun{spec: spec, admin: admin, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
+	r := &ConsumerRun{spec: spec, admin: admin, parent: ctx, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
 		topics: map[string]int{}}
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
@@ -355,8 +356,18 @@ func (r *ConsumerRun) watch() {
 	}
 }
 
-// closeBound bounds closing the clients at the end of a run.
-const closeBound = 5 * time.Second
+// Bounds of closing the clients at the end of a run: leaving the group
+// normally takes milliseconds, and waiting for it lets the next run of the
+// group join without waiting out this one's session; after Ctrl-C (the
+// caller's context ended) the run ends sooner.
+const (
+	closeBound          = 5 * time.Second
+	interruptCloseBound = 2 * time.Second
+)
+
+// interrupted reports whether the caller's context ended the run (Ctrl-C,
+// or a runner that found the cluster gone), whoever stopped it first.
+func (r *ConsumerRun) interrupted() bool { return r.parent.Err() != nil }
 
 // Wait waits for the run to end and returns what it measured (see
 // RunConsumer). It may be called more than once.
@@ -389,9 +400,13 @@ func (r *ConsumerRun) wait() (*ConsumerResult, error) {
 		r.admin.Close()
 		close(closed)
 	}()
+	bound := closeBound
+	if r.interrupted() {
+		bound = interruptCloseBound
+	}
 	select {
 	case <-closed:
-	case <-time.After(closeBound):
+	case <-time.After(bound):
 	}
 	r.errMu.Lock()
 	err := errors.Join(r.errs...)

@@ -54,7 +54,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	end := time.Unix(0, r.endNanos.Load())
 	reason, _ := r.reason.Load().(StopReason)
 	r.rep.final(end)
-	if r.lag != nil && reason != StopCanceled {
+	if r.lag != nil && reason != StopCanceled && !r.interrupted() {
 		// One last sample shows what a run that ended early left behind.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		r.lag.sample(ctx)
