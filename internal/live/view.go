@@ -99,11 +99,12 @@ func (s span) add(o span) span {
 // New starts the view of a plan of scenarios × repeats on out, redrawn in
 // place when tty is set.
 func New(out io.Writer, tty bool, scenarios, repeats int) *View {
-	return newView(out, tty, scenarios, repeats)
+	return newView(out, tty, scenarios, repeats, PlainEvery)
 }
 
-func newView(out io.Writer, tty bool, scenarios, repeats int, opts ...mpb.ContainerOption) *View {
-	v := &View{out: out, tty: tty, total: scenarios * repeats, every: PlainEvery, stop: make(chan struct{}), done: make(chan struct{})}
+// newView is New with plain output's period (tests print at every step).
+func newView(out io.Writer, tty bool, scenarios, repeats int, every time.Duration, opts ...mpb.ContainerOption) *View {
+	v := &View{out: out, tty: tty, total: scenarios * repeats, every: every, stop: make(chan struct{}), done: make(chan struct{})}
 	if !tty {
 		go v.tickPlain()
 		return v

@@ -53,8 +53,7 @@ func feed(v *View) {
 // status lines, periodically, and never an escape code.
 func TestPlainOutputHasNoEscapes(t *testing.T) {
 	var out lockedBuffer
-	v := New(&out, false, 2, 1)
-	v.every = 10 * time.Millisecond
+	v := newView(&out, false, 2, 1, 10*time.Millisecond)
 	feed(v)
 	fmt := "line from the run\n"
 	v.Write([]byte(fmt))
@@ -86,7 +85,7 @@ func (fixedTerminal) IsTerminal() bool               { return true }
 // and a line per workload.
 func TestTerminalView(t *testing.T) {
 	var out lockedBuffer
-	v := newView(&out, true, 2, 1, mpb.WithConsoleWriter(fixedTerminal{cupwriter.New(&out, true)}))
+	v := newView(&out, true, 2, 1, PlainEvery, mpb.WithConsoleWriter(fixedTerminal{cupwriter.New(&out, true)}))
 	feed(v)
 	time.Sleep(400 * time.Millisecond) // a redraw
 	v.Write([]byte("a line above the bars\n"))
@@ -156,8 +155,7 @@ func TestLiveRateOfShortIntervals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var out lockedBuffer
-				v := New(&out, false, 1, 1)
-				v.every = time.Nanosecond // a status line at every interval
+				v := newView(&out, false, 1, 1, time.Nanosecond) // a status line at every interval
 				v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
 					Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}, {Name: "reader", Type: "consume"}}})
 				for _, x := range tt.ivs {
@@ -191,8 +189,7 @@ func TestLiveRateOfShortIntervals(t *testing.T) {
 func TestLiveQuietWorkloadSaysSo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out lockedBuffer
-		v := New(&out, false, 1, 1)
-		v.every = time.Second
+		v := newView(&out, false, 1, 1, time.Second)
 		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
 			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}, {Name: "reader", Type: "consume"}}})
 		for range 3 {
