@@ -308,6 +308,13 @@ func (w *workloadState) line(now time.Time) string {
 	switch {
 	case quiet < 0:
 		fmt.Fprintf(&b, "%s: starts in %s", w.info.Name, (-quiet).Round(time.Second))
+	case quiet >= QuietAfter && w.firstData.IsZero():
+		// Topics being prepared, a group joining: not a stall yet.
+		what := "acknowledgement"
+		if w.info.Type == "consume" {
+			what = "record"
+		}
+		fmt.Fprintf(&b, "%s: waiting for the first %s (%s)", w.info.Name, what, quiet.Truncate(time.Second))
 	case quiet >= QuietAfter:
 		what := "acknowledgements"
 		if w.info.Type == "consume" {

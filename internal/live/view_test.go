@@ -192,6 +192,10 @@ func TestLiveQuietWorkloadSaysSo(t *testing.T) {
 		v := newView(&out, false, 1, 1, time.Second)
 		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
 			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}, {Name: "reader", Type: "consume"}}})
+		time.Sleep(3 * time.Second) // topics prepared, the group joining
+		if w := lastLine(out.String(), "writer"); !strings.Contains(w, "writer: waiting for the first acknowledgement (") {
+			t.Errorf("before any record: %q, want that it waits for the first", w)
+		}
 		for range 3 {
 			time.Sleep(time.Second)
 			v.ProducerInterval("writer", workload.Interval{Length: time.Second, P99Us: 12_300, WindowStats: measure.WindowStats{Count: 1000, Bytes: 1000}})
