@@ -151,7 +151,7 @@ func TestPausedBrokerMidRun(t *testing.T) {
 		if el := time.Since(<-paused); el > 45*time.Second {
 			t.Errorf("ended %v after the pause; bound about 22 s\nstderr:\n%s", el, stderr)
 		}
-		if code != exitFailure || !strings.Contains(stderr.String(), ": no acknowledgement after 5s") {
+		if code != exitFailure || !strings.Contains(stderr.String(), " after 5s (each record is given ") {
 			t.Errorf("exit %d (want %d); stderr must say which record waits:\n%s", code, exitFailure, stderr)
 		}
 		if doc := readDoc(t, out); doc.Status != result.StatusFailed || !strings.Contains(doc.Error, "cannot reach the Kafka cluster") || doc.EndToEnd.Count == 0 {
@@ -237,7 +237,7 @@ func TestPausedBrokerInterrupt(t *testing.T) {
 		{"end-to-end-latency", false, []string{"end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", "sigint-e2e", "--num-records", "100000000",
 			"--producer-acks", "1", "--record-size", "10", "--json", filepath.Join(dir, "e2e.json")}, filepath.Join(dir, "e2e.json"),
 			func(o, _ string) bool { return strings.Contains(o, "0\t") },
-			func(_, e string) bool { return strings.Contains(e, ": no acknowledgement after 5s") }},
+			func(_, e string) bool { return strings.Contains(e, " after 5s (each record is given ") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
