@@ -62,30 +62,44 @@ func runConsumerPerf(ctx context.Context, args []string, st *state) error {
 	for _, n := range ca.Notes {
 		fmt.Fprintf(st.stderr, "kbench: note: %s\n", n)
 	}
+	started := time.Now()
 	props, err := consumerProps(ca, st.stderr)
 	if err != nil {
-		return err
+		return failedJSON(ca.JSONPath, result.KindConsumerPerf, started, err)
 	}
 	cc, warnings, err := kafkaconf.ParseConsumer(props)
 	for _, w := range warnings {
 		fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
 	}
 	if err != nil {
-		return err
+		return failedJSON(ca.JSONPath, result.KindConsumerPerf, started, err)
 	}
 	if len(cc.BootstrapServers) == 0 {
-		return userr.Errorf("%s: no bootstrap servers: pass --bootstrap-server HOST:PORT (or bootstrap.servers=HOST:PORT in --command-property or --command-config)", compat.ConsumerTool)
+		return failedJSON(ca.JSONPath, result.KindConsumerPerf, started,
+			userr.Errorf("%s: no bootstrap servers: pass --bootstrap-server HOST:PORT (or bootstrap.servers=HOST:PORT in --command-property or --command-config)", compat.ConsumerTool))
 	}
 	opts, err := cc.Opts()
 	if err != nil {
+		return failedJSON(ca.JSONPath, result.KindConsumerPerf, started, err)
+	}
+	return consume(ctx, st, ca, cc, opts, started)
+}
+
+// failedJSON writes, when --json was given, the result document of a run
+// that failed before it measured anything, so that every exit path leaves
+// one; it returns err (with the write's failure, if any).
+func failedJSON(path, kind string, started time.Time, err error) error {
+	if path == "" {
 		return err
 	}
-	return consume(ctx, st, ca, cc, opts)
+	doc := result.New(kind, version, started, map[string]string{})
+	doc.Finish(err)
+	return errors.Join(err, result.Write(path, doc))
 }
 
 // consume runs the workload and prints its results, writing every result
-// measured even when the run fails part way.
-func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, opts []kgo.Opt) error {
+// measured even when the run fails part way, and the JSON on every path.
+func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, opts []kgo.Opt, started time.Time) error {
 	var metrics []*workload.ConsumerMetrics
 	spec := workload.ConsumerSpec{
 		Group:          ca.Group,
@@ -121,7 +135,6 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 			return []kgo.Hook{metrics[i]}
 		}
 	}
-	started := time.Now()
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      compat.ConsumerTool,
 		Admin:     opts,
@@ -135,6 +148,16 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 		},
 	})
 	if out == nil || out.Workloads[0].Consumer == nil {
+		// Nothing measured (the cluster did not answer, a topic is
+		// missing): the JSON says why, with the settings.
+		if ca.JSONPath != "" {
+			doc := consumerConfigDoc(ca, cc, nil, started)
+			if out != nil {
+				doc.BrokerVersions = out.BrokerVersions
+			}
+			doc.Finish(runErr)
+			runErr = errors.Join(runErr, result.Write(ca.JSONPath, doc))
+		}
 		return runErr
 	}
 	res, cpu := out.Workloads[0].Consumer, out.CPU
@@ -295,11 +318,27 @@ func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *work
 	if err != nil {
 		return nil, err
 	}
+	doc := consumerConfigDoc(ca, cc, res, started)
+	doc.Consumer, doc.EndToEnd = cons, e2e
+	if len(res.Topics) == 1 {
+		for name, parts := range res.Topics {
+			doc.Topic = &result.Topic{Name: name, Partitions: parts}
+		}
+	}
+	doc.Finish(runErr)
+	return doc, nil
+}
+
+// consumerConfigDoc starts the result document with the run's settings
+// (res nil: the run measured nothing).
+func consumerConfigDoc(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult, started time.Time) *result.Document {
 	cfg := cc.Settings()
 	tool := map[string]string{
-		"threads":     strconv.Itoa(ca.Threads),
-		"timeout.ms":  strconv.FormatInt(ca.Timeout.Milliseconds(), 10),
-		"stop.reason": string(res.Reason),
+		"threads":    strconv.Itoa(ca.Threads),
+		"timeout.ms": strconv.FormatInt(ca.Timeout.Milliseconds(), 10),
+	}
+	if res != nil {
+		tool["stop.reason"] = string(res.Reason)
 	}
 	if ca.NumRecords > 0 {
 		tool["num.records"] = strconv.FormatInt(ca.NumRecords, 10)
@@ -316,13 +355,5 @@ func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *work
 	for k, v := range tool {
 		cfg["kbench."+k] = v
 	}
-	doc := result.New(result.KindConsumerPerf, version, started, cfg)
-	doc.Consumer, doc.EndToEnd = cons, e2e
-	if len(res.Topics) == 1 {
-		for name, parts := range res.Topics {
-			doc.Topic = &result.Topic{Name: name, Partitions: parts}
-		}
-	}
-	doc.Finish(runErr)
-	return doc, nil
+	return result.New(result.KindConsumerPerf, version, started, cfg)
 }

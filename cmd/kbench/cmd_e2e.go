@@ -33,10 +33,12 @@ func newEndToEndCmd(st *state) *cobra.Command {
 }
 
 // e2eTopicPartitions and e2eTopicReplication are what the Apache tool
-// creates a missing topic with.
+// creates a missing topic with; e2ePollTimeout bounds each record's trip,
+// its poll timeout.
 const (
 	e2eTopicPartitions  = 1
 	e2eTopicReplication = 1
+	e2ePollTimeout      = 60 * time.Second
 )
 
 func runEndToEnd(ctx context.Context, args []string, st *state) error {
@@ -55,30 +57,37 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 		fmt.Fprintf(st.stdout, "kbench %s\n", version)
 		return nil
 	}
+	started := time.Now()
 	pc, cc, err := e2eConfigs(ea, st.stderr)
 	if err != nil {
-		return err
+		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
 	}
 	popts, err := pc.Opts(ea.RecordSize + max(ea.KeySize, 0) + ea.NumHeaders*(ea.HeaderKeySize+max(ea.HeaderSize, 0)))
 	if err != nil {
-		return err
+		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
 	}
 	copts, err := cc.Opts()
 	if err != nil {
-		return err
+		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
 	}
 	spec := workload.E2ESpec{
 		Topic: ea.Topic, Records: ea.NumRecords,
 		ValueSize: ea.RecordSize, KeySize: ea.KeySize,
 		Headers: ea.NumHeaders, HeaderKeySize: ea.HeaderKeySize, HeaderValueSize: ea.HeaderSize,
-		ProducerOpts: popts, ConsumerOpts: copts,
+		ProducerOpts: popts, ConsumerOpts: copts, PollTimeout: e2ePollTimeout,
 		OnRecord: func(i int, d time.Duration) {
 			if i%1000 == 0 {
 				compat.E2EProgressLine(st.stdout, i, d)
 			}
 		},
+		OnStall: func(i int, waited time.Duration, acked bool) {
+			what := "no acknowledgement"
+			if acked {
+				what = "acknowledged, not consumed"
+			}
+			fmt.Fprintf(st.stderr, "kbench: record %d: %s after %s (each record is given %s)\n", i, what, waited.Round(time.Second), e2ePollTimeout)
+		},
 	}
-	started := time.Now()
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:  compat.E2ETool,
 		Admin: copts,
@@ -93,6 +102,16 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 		},
 	})
 	if out == nil || out.Workloads[0].Probe == nil {
+		// Nothing measured (the cluster did not answer): the JSON says why,
+		// with the settings.
+		if ea.JSONPath != "" {
+			doc := result.New(result.KindEndToEnd, version, started, e2eConfig(ea, pc, cc))
+			if out != nil {
+				doc.BrokerVersions = out.BrokerVersions
+			}
+			doc.Finish(runErr)
+			runErr = errors.Join(runErr, result.Write(ea.JSONPath, doc))
+		}
 		return runErr
 	}
 	res, topic := out.Workloads[0].Probe, out.Topics[0]
@@ -198,6 +217,15 @@ func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consu
 	if err != nil {
 		return nil, err
 	}
+	doc := result.New(result.KindEndToEnd, version, started, e2eConfig(ea, pc, cc))
+	doc.Topic = resultTopic(topic)
+	doc.EndToEnd = &lat
+	doc.Finish(runErr)
+	return doc, nil
+}
+
+// e2eConfig is the run's settings as the result document records them.
+func e2eConfig(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consumer) map[string]string {
 	cfg := map[string]string{}
 	for k, v := range pc.Settings() {
 		cfg["producer."+k] = v
@@ -215,9 +243,5 @@ func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consu
 	} {
 		cfg["kbench."+k] = v
 	}
-	doc := result.New(result.KindEndToEnd, version, started, cfg)
-	doc.Topic = resultTopic(topic)
-	doc.EndToEnd = &lat
-	doc.Finish(runErr)
-	return doc, nil
+	return cfg
 }

@@ -117,7 +117,8 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 // TestConsumerPerfPausedBrokerBounded: regression: with its broker paused
 // (SIGSTOP) mid-run, consumer-perf-test ignored --timeout and exited after
 // 183 s: leaving the group waited on the paused coordinator. The run now
-// ends within --timeout plus the 5 s close bound.
+// ends within --timeout plus 7 s (a last lag sample, at most 2 s, and the
+// 5 s close bound), and writes what it read.
 func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 	t.Parallel()
 	c := privateCluster(t, nil)
@@ -138,12 +139,16 @@ func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 		}
 	}()
 	start := time.Now()
+	out := filepath.Join(t.TempDir(), "r.json")
 	code := runKbench(t, st, "consumer-perf-test", "--topic", topic, "--messages", "100000000", "--group", "paused-group",
-		"--timeout", "3000", "--bootstrap-server", c.Bootstrap(), "--command-property", "request.timeout.ms=2000")
+		"--timeout", "3000", "--bootstrap-server", c.Bootstrap(), "--command-property", "request.timeout.ms=2000", "--json", out)
 	if el := time.Since(start); el > 40*time.Second {
-		t.Fatalf("run took %v with its broker paused; bound: 3 s of start, --timeout 3 s, the 5 s close bound\nstderr:\n%s", el, stderr)
+		t.Fatalf("run took %v with its broker paused; bound: 3 s of start, --timeout 3 s, 7 s to end\nstderr:\n%s", el, stderr)
 	}
 	if code == exitOK {
 		t.Fatalf("exit 0 after consuming too few records\nstdout:\n%s", stdout)
+	}
+	if doc := readDoc(t, out); doc.Status != result.StatusFailed || doc.Consumer == nil || doc.Consumer.Records == 0 {
+		t.Errorf("result: status %q, consumer %+v; want failed, with the records read", doc.Status, doc.Consumer)
 	}
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// versionsTimeout bounds BrokerVersions: the versions are informational,
+// and a broker that does not answer must not hold up the run.
+const versionsTimeout = 10 * time.Second
+
 // BrokerVersions returns, per broker, the Apache Kafka release its
 // ApiVersions answer matches ("v4.1", "at least v4.3"; franz-go's guess
 // from the request versions it serves), so a result says which brokers it
@@ -23,9 +27,9 @@ func BrokerVersions(ctx context.Context, opts []kgo.Opt) (versions []string, bro
 		return nil, 0, fmt.Errorf("create admin client: %w", err)
 	}
 	defer cl.Close()
-	vctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	vctx, cancel := context.WithTimeout(ctx, versionsTimeout)
 	defer cancel()
-	vs, err := kadm.NewClient(cl).ApiVersions(vctx)
+	vs, err := Await(vctx, kadm.NewClient(cl).ApiVersions)
 	if err != nil {
 		return nil, 0, fmt.Errorf("ask the brokers for their API versions: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
@@ -23,6 +24,11 @@ import (
 
 // PlainEvery is how often plain output prints its status lines.
 const PlainEvery = 10 * time.Second
+
+// QuietAfter is how long a workload may go without a record completing
+// before its line says so ("no acknowledgements for 12s") instead of its
+// last rate and latency, which no longer describe the run.
+const QuietAfter = 2 * time.Second
 
 // IsTerminal says whether w is a terminal that can redraw lines in place:
 // a terminal, not TERM=dumb, and wide enough for the lines (a terminal
@@ -51,36 +57,56 @@ type View struct {
 	mu      sync.Mutex
 	total   int // repeats in the plan
 	ended   int // repeats ended
-	started time.Time
 	cur     runner.RepeatInfo
 	wl      []*workloadState
 	bars    []*mpb.Bar
 	printed time.Time // plain output: when the status lines were last printed
+	// took is the time the ended repeats took, from their start to their
+	// end: the estimate of the repeats yet to run.
+	took time.Duration
 }
 
 type workloadState struct {
 	info    runner.WorkloadInfo
 	records int64   // so far in this repeat
-	rate    float64 // records/s over the last interval
+	rate    float64 // records/s over the last span shown
 	mibps   float64
-	p99Ms   float64 // last interval; producers only
+	p99Ms   float64 // last interval with records; producers only
 	avgMs   float64 // consumers: mean end-to-end latency of the last read
 	failed  int64
 	lag     int64
 	hasLag  bool
 	started time.Time
+	// shown is what the rate shown was taken over; carry a short first
+	// interval, shown with the next (measure.Folds).
+	shown, carry span
+	// firstData is when the interval of the first records began: the
+	// rate of progress counts from there. lastData is when records last
+	// completed (at first, when the workload starts).
+	firstData, lastData time.Time
+}
+
+// span is records and bytes over a stretch of time.
+type span struct {
+	records, bytes int64
+	length         time.Duration
+}
+
+func (s span) add(o span) span {
+	return span{s.records + o.records, s.bytes + o.bytes, s.length + o.length}
 }
 
 // New starts the view of a plan of scenarios × repeats on out, redrawn in
 // place when tty is set.
 func New(out io.Writer, tty bool, scenarios, repeats int) *View {
-	return newView(out, tty, scenarios, repeats)
+	return newView(out, tty, scenarios, repeats, PlainEvery)
 }
 
-func newView(out io.Writer, tty bool, scenarios, repeats int, opts ...mpb.ContainerOption) *View {
-	v := &View{out: out, tty: tty, total: scenarios * repeats, started: time.Now(), every: PlainEvery, stop: make(chan struct{}), done: make(chan struct{})}
+// newView is New with plain output's period (tests print at every step).
+func newView(out io.Writer, tty bool, scenarios, repeats int, every time.Duration, opts ...mpb.ContainerOption) *View {
+	v := &View{out: out, tty: tty, total: scenarios * repeats, every: every, stop: make(chan struct{}), done: make(chan struct{})}
 	if !tty {
-		close(v.done)
+		go v.tickPlain()
 		return v
 	}
 	v.progress = mpb.New(append([]mpb.ContainerOption{mpb.WithOutput(out), mpb.WithWidth(32), mpb.WithRefreshRate(250 * time.Millisecond)}, opts...)...)
@@ -110,6 +136,24 @@ func (v *View) tick() {
 	}
 }
 
+// tickPlain prints plain output's status lines every so often, also while
+// no interval arrives (a paused broker).
+func (v *View) tickPlain() {
+	defer close(v.done)
+	t := time.NewTicker(max(v.every/10, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-t.C:
+			v.mu.Lock()
+			v.plain()
+			v.mu.Unlock()
+		}
+	}
+}
+
 // Write prints p: above the bars on a terminal, as is elsewhere.
 func (v *View) Write(p []byte) (int, error) {
 	if v.tty {
@@ -123,12 +167,15 @@ func (v *View) Write(p []byte) (int, error) {
 // Close ends the view, leaving the bar at its last state. Later calls do
 // nothing.
 func (v *View) Close() {
-	if !v.tty || v.closed {
+	if v.closed {
 		return
 	}
 	v.closed = true
 	close(v.stop)
 	<-v.done
+	if !v.tty {
+		return
+	}
 	v.mu.Lock()
 	bars := v.bars
 	v.bars = nil
@@ -152,16 +199,63 @@ func (v *View) title() string {
 func (v *View) eta() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	frac, known := v.fraction()
+	frac, _ := v.fraction()
 	if frac >= 1 {
 		return "100%  done"
 	}
-	if !known || frac <= 0 {
+	left, known := v.left()
+	if !known {
 		return fmt.Sprintf("%3.0f%%  time left unknown", 100*frac)
 	}
-	spent := time.Since(v.started)
-	left := time.Duration(float64(spent)/frac) - spent
 	return fmt.Sprintf("%3.0f%%  about %s left", 100*frac, left.Round(time.Second))
+}
+
+// left estimates the time the plan still needs from the records done:
+// the running repeat's rest at the pace its workloads kept since their
+// first records (the time before, a cluster starting or a group joining,
+// says nothing about the pace), and each repeat yet to start as long as
+// the ended ones took on average (before any ended, as long as this one
+// will have taken). Unknown while no workload's end can be estimated.
+func (v *View) left() (time.Duration, bool) {
+	now := time.Now()
+	cur, known := time.Duration(0), false
+	for _, w := range v.wl {
+		if l, ok := w.left(now); ok {
+			cur, known = max(cur, l), true // the slowest decides
+		}
+	}
+	if !known {
+		return 0, false
+	}
+	after := v.total - v.ended - 1 // repeats after the running one
+	if after <= 0 {
+		return cur, true
+	}
+	per := now.Sub(v.cur.Started) + cur
+	if v.ended > 0 {
+		per = v.took / time.Duration(v.ended)
+	}
+	return cur + per*time.Duration(after), true
+}
+
+// left is the time the workload still needs: its records left at its pace
+// so far, or the rest of its duration, whichever ends it first.
+func (w *workloadState) left(now time.Time) (time.Duration, bool) {
+	l, ok := time.Duration(0), false
+	if w.info.Records > 0 && w.records > 0 {
+		if spent := now.Sub(w.firstData); spent > 0 {
+			rest := max(w.info.Records-w.records, 0)
+			l, ok = time.Duration(float64(spent)*float64(rest)/float64(w.records)), true
+		}
+	}
+	if w.info.Duration > 0 {
+		d := max(w.started.Add(w.info.StartAfter+w.info.Duration).Sub(now), 0)
+		if !ok || d < l {
+			l = d
+		}
+		ok = true
+	}
+	return l, ok
 }
 
 // fraction is how much of the plan is done: ended repeats plus the running
@@ -171,17 +265,17 @@ func (v *View) fraction() (float64, bool) {
 	if v.total == 0 {
 		return 0, false
 	}
-	cur, known := v.repeatFraction()
+	cur, known := v.repeatFraction(time.Now())
 	if v.ended >= v.total {
 		return 1, true
 	}
 	return (float64(v.ended) + cur) / float64(v.total), known
 }
 
-func (v *View) repeatFraction() (float64, bool) {
+func (v *View) repeatFraction(now time.Time) (float64, bool) {
 	frac, known := 1.0, false
 	for _, w := range v.wl {
-		f, ok := w.fraction()
+		f, ok := w.fraction(now)
 		if ok {
 			known = true
 			frac = min(frac, f)
@@ -193,26 +287,48 @@ func (v *View) repeatFraction() (float64, bool) {
 	return frac, true
 }
 
-func (w *workloadState) fraction() (float64, bool) {
+func (w *workloadState) fraction(now time.Time) (float64, bool) {
 	f, ok := 0.0, false
 	if w.info.Records > 0 {
 		f, ok = float64(w.records)/float64(w.info.Records), true
 	}
 	if w.info.Duration > 0 {
-		el := time.Since(w.started) - w.info.StartAfter
+		el := now.Sub(w.started) - w.info.StartAfter
 		f, ok = max(f, float64(max(el, 0))/float64(w.info.Duration)), true
 	}
 	return min(f, 1), ok
 }
 
-func (w *workloadState) line() string {
+// line is the workload's status: its rate and latency while records
+// complete; once none did for QuietAfter, how long that has been instead,
+// since the last figures no longer describe the run.
+func (w *workloadState) line(now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s", w.info.Name, count(w.rate), w.mibps)
-	if w.p99Ms > 0 {
-		fmt.Fprintf(&b, ", p99 %.1f ms", w.p99Ms)
-	}
-	if w.avgMs > 0 {
-		fmt.Fprintf(&b, ", end-to-end %.1f ms", w.avgMs)
+	quiet := now.Sub(w.lastData)
+	switch {
+	case quiet < 0:
+		fmt.Fprintf(&b, "%s: starts in %s", w.info.Name, (-quiet).Round(time.Second))
+	case quiet >= QuietAfter && w.firstData.IsZero():
+		// Topics being prepared, a group joining: not a stall yet.
+		what := "acknowledgement"
+		if w.info.Type == "consume" {
+			what = "record"
+		}
+		fmt.Fprintf(&b, "%s: waiting for the first %s (%s)", w.info.Name, what, quiet.Truncate(time.Second))
+	case quiet >= QuietAfter:
+		what := "acknowledgements"
+		if w.info.Type == "consume" {
+			what = "records"
+		}
+		fmt.Fprintf(&b, "%s: no %s for %s", w.info.Name, what, quiet.Truncate(time.Second))
+	default:
+		fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s", w.info.Name, count(w.rate), w.mibps)
+		if w.p99Ms > 0 {
+			fmt.Fprintf(&b, ", p99 %.1f ms", w.p99Ms)
+		}
+		if w.avgMs > 0 {
+			fmt.Fprintf(&b, ", end-to-end %.1f ms", w.avgMs)
+		}
 	}
 	fmt.Fprintf(&b, ", %d error(s)", w.failed)
 	if w.hasLag {
@@ -227,7 +343,7 @@ func (v *View) RepeatStarted(ri runner.RepeatInfo) {
 	v.cur = ri
 	v.wl = nil
 	for _, wi := range ri.Workloads {
-		v.wl = append(v.wl, &workloadState{info: wi, started: ri.Started})
+		v.wl = append(v.wl, &workloadState{info: wi, started: ri.Started, lastData: ri.Started.Add(wi.StartAfter)})
 	}
 	v.printed = time.Now()
 	old, ws := v.bars, v.wl
@@ -246,7 +362,7 @@ func (v *View) RepeatStarted(ri runner.RepeatInfo) {
 			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
 				v.mu.Lock()
 				defer v.mu.Unlock()
-				return "  " + w.line()
+				return "  " + w.line(time.Now())
 			}))))
 	}
 	v.mu.Lock()
@@ -271,15 +387,43 @@ func (v *View) ProducerInterval(name string, iv workload.Interval) {
 	if w == nil {
 		return
 	}
+	now := time.Now()
 	w.records += iv.Count
-	if s := iv.Length.Seconds(); s > 0 {
-		w.rate, w.mibps = float64(iv.Count)/s, float64(iv.Bytes)/s/(1<<20)
-	}
+	w.show(span{iv.Count, iv.Bytes, iv.Length}, iv.Folded, iv.Final, now)
 	if iv.Count > 0 {
 		w.p99Ms = float64(iv.P99Us) / 1000
 	}
 	w.failed = iv.Failed
 	v.plain()
+}
+
+// show takes the rate from the interval s just ended, as the series does
+// (measure.Folds): a short first interval is carried into the next, a
+// short last one added to the one shown before it. No rate is taken from
+// less than measure.MinRateSpan.
+func (w *workloadState) show(s span, folded, final bool, now time.Time) {
+	if s.records > 0 {
+		if w.firstData.IsZero() {
+			w.firstData = now.Add(-s.length)
+		}
+		w.lastData = now
+	}
+	folded = folded || s.length < measure.MinRateSpan
+	if folded && !final {
+		w.carry = w.carry.add(s)
+		return
+	}
+	s = s.add(w.carry)
+	w.carry = span{}
+	if folded {
+		s = s.add(w.shown)
+	}
+	if s.length < measure.MinRateSpan {
+		return // the whole run so far: too little to show
+	}
+	w.shown = s
+	w.rate = measure.PerSecond(s.records, s.length)
+	w.mibps = measure.PerSecond(s.bytes, s.length) / (1 << 20)
 }
 
 // ConsumerInterval implements runner.Observer.
@@ -297,9 +441,7 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 		return // its producer gives the rate; its consumer the latency
 	}
 	w.records += iv.Records
-	if s := iv.End.Sub(iv.Start).Seconds(); s > 0 {
-		w.rate, w.mibps = float64(iv.Records)/s, float64(iv.Bytes)/s/(1<<20)
-	}
+	w.show(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)}, iv.Folded, iv.Final, time.Now())
 	v.plain()
 }
 
@@ -313,28 +455,30 @@ func (v *View) ConsumerLag(name string, records int64) {
 }
 
 // RepeatEnded implements runner.Observer.
-func (v *View) RepeatEnded(runner.RepeatInfo, result.Repeat) {
+func (v *View) RepeatEnded(ri runner.RepeatInfo, _ result.Repeat) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.ended++
+	if !ri.Started.IsZero() {
+		v.took += time.Now().Sub(ri.Started)
+	}
 	v.wl = nil
 }
 
 // plain prints the status lines when output is not a terminal, at most
 // every PlainEvery. Called with v.mu held.
 func (v *View) plain() {
-	if v.tty || time.Since(v.printed) < v.every {
+	now := time.Now()
+	if v.tty || len(v.wl) == 0 || now.Sub(v.printed) < v.every {
 		return
 	}
-	v.printed = time.Now()
-	frac, known := v.fraction()
+	v.printed = now
 	where := fmt.Sprintf("kbench: scenario %d of %d, repeat %d of %d", v.cur.Scenario, v.cur.Scenarios, v.cur.Repeat, v.cur.Repeats)
 	for _, w := range v.wl {
-		fmt.Fprintf(v.out, "%s: %s\n", where, w.line())
+		fmt.Fprintf(v.out, "%s: %s\n", where, w.line(now))
 	}
-	if known && frac > 0 {
-		spent := time.Since(v.started)
-		left := time.Duration(float64(spent)/frac) - spent
+	if left, known := v.left(); known {
+		frac, _ := v.fraction()
 		fmt.Fprintf(v.out, "%s: %.0f%% of the plan done, about %s left\n", where, 100*frac, left.Round(time.Second))
 	}
 }

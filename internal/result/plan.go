@@ -9,6 +9,10 @@ const KindPlan = "plan"
 // measured until then is kept.
 const StatusInterrupted = "interrupted"
 
+// StatusSkipped marks a repeat a plan did not run, its cluster known not
+// to answer; Error says why.
+const StatusSkipped = "skipped"
+
 // PlanRun is a study plan's run: every scenario of its matrix with every
 // repeat, and the statistics over repeats.
 type PlanRun struct {

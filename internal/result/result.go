@@ -131,7 +131,8 @@ type Transactions struct {
 	CommitLatency Latency `json:"commit_latency"`
 }
 
-// Consumer holds what consumers measured.
+// Consumer holds what consumers measured. RecordsPerSec and MiBPerSec are
+// over ReadingSeconds; DurationSeconds is the consumers' whole run.
 type Consumer struct {
 	Clients         int              `json:"clients"`
 	Records         int64            `json:"records"`
@@ -146,6 +147,13 @@ type Consumer struct {
 	Intervals       []Interval       `json:"intervals,omitempty"`
 	Lag             []LagPoint       `json:"lag,omitempty"`
 	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+
+	// ReadingSeconds is from the first record read to the last, which
+	// RecordsPerSec and MiBPerSec divide by: a consumer keeping pace with a
+	// producer waits for records before the first and after the last.
+	// LifetimeRecordsPerSec divides by DurationSeconds instead.
+	ReadingSeconds        float64 `json:"reading_seconds"`
+	LifetimeRecordsPerSec float64 `json:"lifetime_records_per_sec"`
 }
 
 // LagPoint is the consumer group's total lag at a moment of the run.
@@ -158,7 +166,9 @@ type LagPoint struct {
 // fixed-width on the run's clock (every workload of a plan scenario shares
 // it), absolute, and kept when empty: a stall shows as zeros. Each counts
 // every record that completed in it, warm-up included (Steady says whether
-// steady state had begun); only the first and the last may be shorter.
+// steady state had begun); only the first and the last may differ in
+// width: one shorter than half an interval is folded into its neighbour
+// (measure.Folds), which then spans up to 1.5 intervals.
 type Interval struct {
 	Start          time.Time `json:"start"`           // wall clock, RFC 3339
 	Seconds        float64   `json:"seconds"`         // its width

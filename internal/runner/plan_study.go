@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
@@ -60,7 +61,17 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
 	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
+	var stallMu sync.Mutex
+	var stallSaid time.Time
 	b.stall = func(s workload.Stall) {
+		// The live view shows each workload's stall as it goes; here a line
+		// now and then, with the count and the last error.
+		stallMu.Lock()
+		defer stallMu.Unlock()
+		if time.Since(stallSaid) < stallEvery {
+			return
+		}
+		stallSaid = time.Now()
 		why := ""
 		if s.LastError != "" {
 			why = "; last error: " + s.LastError
@@ -99,7 +110,14 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	} else {
 		env.Cluster = "external"
 	}
-	if len(built) > 0 {
+	reach := &reachability{}
+	for i := range built {
+		built[i].reach = reach
+		planBounds(&built[i])
+	}
+	// One check that the cluster answers before anything waits on it: if
+	// it does not, every repeat is skipped below with the reason.
+	if len(built) > 0 && reach.check(ctx, built[0].Admin) == nil {
 		if vs, n, err := kadmin.BrokerVersions(ctx, built[0].Admin); err == nil {
 			env.BrokerVersions, env.Brokers = vs, n
 		} else {
@@ -109,11 +127,26 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	prog := newProgress(opt.Progress, len(scenarios), p.Repeat)
 	var firstErr error
+	skipped := 0
 	doc.Status = StatusRunning
 	for i := range scenarios {
 		run.Scenarios = append(run.Scenarios, result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)})
 		rsc := &run.Scenarios[len(run.Scenarios)-1]
 		for r := 1; r <= p.Repeat; r++ {
+			if err := reach.known(); err != nil {
+				// Known unreachable: the rest of the plan is not run.
+				if skipped == 0 {
+					fmt.Fprintf(opt.Progress, "kbench: skipping the rest of the plan (%d repeat(s)): %v\n", (len(scenarios)-i)*p.Repeat-(r-1), err)
+				}
+				skipped++
+				now := time.Now()
+				rsc.Repeats = append(rsc.Repeats, result.Repeat{Index: r, StartedAt: now, EndedAt: now,
+					Status: result.StatusSkipped, Error: "skipped: " + err.Error()})
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
 			prog.begin(i+1, r, scenarios[i].Name)
 			info := repeatInfo(&scenarios[i], i+1, len(scenarios), r, p.Repeat)
 			if opt.Observer != nil {
@@ -121,8 +154,10 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			}
 			var rep result.Repeat
 			sc := reseeded(built[i], r)
+			watched := sc
+			watched.failFast = true // no planned fault: a cluster that stops answering ends the repeat
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {
-				rep = runMaxRate(ctx, sc, &scenarios[i], wi, r, func(line string) {
+				rep = runMaxRate(ctx, watched, &scenarios[i], wi, r, func(line string) {
 					fmt.Fprintf(opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 				})
 			} else if ck := checksOf(p, &scenarios[i], actor, func(format string, args ...any) {
@@ -130,7 +165,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			}); ck.active() {
 				rep = runChecked(ctx, sc, r, ck)
 			} else {
-				rep = runRepeat(ctx, sc, r)
+				rep = runRepeat(ctx, watched, r)
 			}
 			prog.end(rep)
 			if opt.Observer != nil {
@@ -161,6 +196,26 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	}
 	doc.Finish(firstErr) // "interrupted" after Ctrl-C
 	return doc, firstErr
+}
+
+// Bounds of a plan run.
+const (
+	// stallEvery spaces the stall lines on stderr; the live view says it
+	// per workload as it goes.
+	stallEvery = 10 * time.Second
+	// planFlushTimeout is how long a plan's producers wait for outstanding
+	// records after Ctrl-C, or after the cluster was found unreachable
+	// (workload.ProducerSpec.FlushTimeout), so the plan ends within 5 s.
+	planFlushTimeout = time.Second
+)
+
+// planBounds sets what a plan bounds in its scenario's workloads.
+func planBounds(sc *Scenario) {
+	for _, w := range sc.Workloads {
+		if w.Producer != nil && w.Producer.FlushTimeout == 0 {
+			w.Producer.FlushTimeout = planFlushTimeout
+		}
+	}
 }
 
 // CheckPlan builds every scenario of the plan as RunPlan would (client

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -385,6 +386,11 @@ func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, erro
 }
 
 func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ConsumerSpec, map[string]string, error) {
+	if w.Group != "" {
+		// The group is the consumers' group.id: the settings and the
+		// client ids Java would generate name it.
+		props = append(props, kafkaconf.Prop{Key: "group.id", Value: w.Group, Source: "group"})
+	}
 	cc, warns, err := b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, userr.New(err)
@@ -396,7 +402,13 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	if err != nil {
 		return nil, nil, err
 	}
-	clientID := cc.ClientID
+	clientID := func(i int) string {
+		if cc.ClientID != "" {
+			return cc.ClientID + "-" + w.Name + "-" + strconv.Itoa(i)
+		}
+		// As the Java consumer numbers the consumers of one process.
+		return "consumer-" + cmp.Or(w.Group, "null") + "-" + strconv.Itoa(i+1)
+	}
 	spec := &workload.ConsumerSpec{
 		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
@@ -404,7 +416,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		Clients:        w.Clients,
 		MaxPollRecords: cc.MaxPollRecords,
 		ClientOpts: func(i int) []kgo.Opt {
-			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
+			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID(i)))
 		},
 		Latency: true,
 		Lag:     w.Type == plan.Consume,

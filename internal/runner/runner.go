@@ -50,6 +50,11 @@ type Scenario struct {
 	// topics as the cluster reports them (the drop-in commands print their
 	// headers then).
 	OnStart func(topics []kadmin.TopicInfo)
+
+	// reach, set by RunPlan, shares what the plan's runs found about the
+	// cluster answering; failFast adds the watchdog (no plan faults).
+	reach    *reachability
+	failFast bool
 }
 
 // Topic is a topic to prepare before the workloads start.
@@ -127,14 +132,27 @@ const (
 // Outcome whenever the topics were prepared, together with an error when
 // any workload failed or ctx ended the run, so that callers write what was
 // measured.
+//
+// With admin options it first checks once that the cluster answers
+// (kadmin.ConnectTimeout), so that an unreachable cluster fails there
+// instead of in every step's own timeouts. Once ctx ends, Run returns
+// within the workloads' own bounds after Ctrl-C: no step of the setup
+// waits on a broker past it.
 func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	if err := sc.validate(); err != nil {
 		return nil, err
 	}
+	if len(sc.Admin) > 0 {
+		if err := sc.reach.check(ctx, sc.Admin); err != nil {
+			return nil, err
+		}
+	}
 	out := &Outcome{Workloads: make([]WorkloadOutcome, len(sc.Workloads))}
 	setup := time.Now()
 	for _, t := range sc.Topics {
-		info, err := kadmin.PrepareTopic(ctx, sc.Admin, t.TopicSpec, t.Existing)
+		info, err := kadmin.Await(ctx, func(ctx context.Context) (kadmin.TopicInfo, error) {
+			return kadmin.PrepareTopic(ctx, sc.Admin, t.TopicSpec, t.Existing)
+		})
 		if err != nil {
 			return nil, fmt.Errorf("prepare topic %q: %w", t.Name, err)
 		}
@@ -143,6 +161,13 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	out.Setup = time.Since(setup)
 	if len(sc.Admin) > 0 {
 		out.BrokerVersions, _, _ = kadmin.BrokerVersions(ctx, sc.Admin) // informational
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wd *watchdog
+	if sc.failFast && len(sc.Admin) > 0 {
+		wd = &watchdog{ctx: ctx, cancel: cancel, admin: sc.Admin, reach: sc.reach}
 	}
 
 	epoch := time.Now()
@@ -177,7 +202,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 				continue
 			}
 			if r.w.Producer != nil {
-				if startErr = r.startProducer(ctx, epoch, progress); startErr != nil {
+				if startErr = r.startProducer(ctx, epoch, progress, wd); startErr != nil {
 					break
 				}
 			}
@@ -194,7 +219,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			close(r.late) // never started
 			continue
 		}
-		r.startLate(ctx, epoch, progress, runs)
+		r.startLate(ctx, epoch, progress, runs, wd)
 	}
 
 	var wg sync.WaitGroup
@@ -211,6 +236,15 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	wg.Wait()
 	out.End = time.Now()
 	out.CPU = measure.ProcessCPU() - cpu0
+	if wd != nil {
+		cancel(nil) // a check still running ends with the run
+		wd.wait()
+	}
+	if cause := context.Cause(ctx); outer.Err() == nil && errors.Is(cause, kadmin.ErrUnreachable) {
+		// The watchdog ended the run: its reason, not the workloads'
+		// cancellations.
+		return out, cause
+	}
 	errs := []error{startErr}
 	for _, o := range out.Workloads {
 		if o.Err != nil {
@@ -276,7 +310,7 @@ func (sc *Scenario) produces() bool {
 // StartAfter, then the end of the workload it waits for, then the backlog.
 // A consume workload reads from the start of its topics; an end-to-end
 // workload's consumer gets its partitions before its producers start.
-func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atomic.Int64, runs []*running) {
+func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atomic.Int64, runs []*running, wd *watchdog) {
 	var after *running
 	for _, o := range runs {
 		if r.w.AfterWorkload != "" && o.w.Name == r.w.AfterWorkload {
@@ -339,7 +373,7 @@ func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atom
 			}
 		}
 		if r.w.Producer != nil {
-			if err := r.startProducer(ctx, epoch, progress); err != nil {
+			if err := r.startProducer(ctx, epoch, progress, wd); err != nil {
 				r.err = err
 				if r.cons != nil {
 					r.cons.Stop()
@@ -398,10 +432,13 @@ func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
 	return nil
 }
 
-func (r *running) startProducer(ctx context.Context, epoch time.Time, progress *atomic.Int64) error {
+func (r *running) startProducer(ctx context.Context, epoch time.Time, progress *atomic.Int64, wd *watchdog) error {
 	spec := *r.w.Producer
 	spec.Epoch = epoch // one clock for every workload of the scenario
 	spec.Progress = progress
+	if wd != nil {
+		spec.OnStall = chainStall(spec.OnStall, wd.stalled)
+	}
 	spec.StampSent = spec.StampSent || r.w.Kind == EndToEnd
 	run, err := workload.StartProducer(ctx, spec)
 	if err != nil {
@@ -438,6 +475,12 @@ func (r *running) finish(abort bool) {
 		<-r.late // started (or given up) before it can be waited for
 	}
 	errs := []error{r.err} // a late start's failure
+	if r.cons != nil {
+		// Wait for the consumers from now on (Wait may be called again
+		// below): after Ctrl-C they close while the producers drain, not
+		// after them.
+		go r.cons.Wait()
+	}
 	if r.probeDone != nil {
 		<-r.probeDone
 		errs = append(errs, r.probeErr)

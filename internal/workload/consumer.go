@@ -103,6 +103,10 @@ type ConsumerInterval struct {
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).
 	Final bool
+	// Folded marks a partial interval (the first or the last) too short
+	// for a rate of its own (measure.Folds): the series adds it to its
+	// neighbour, and a rate shown from it must too.
+	Folded bool
 }
 
 // ConsumerRun is a consumer workload in progress. Wait for its result.
@@ -113,6 +117,7 @@ type ConsumerRun struct {
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
 
+	parent  context.Context // the caller's
 	runCtx  context.Context // polls end when it is cancelled
 	cancel  context.CancelFunc
 	ready   chan struct{}
@@ -121,6 +126,9 @@ type ConsumerRun struct {
 	target   atomic.Int64 // total records to consume; MaxInt64 for no limit
 	consumed atomic.Int64 // records claimed by clients, may pass target
 	lastRecv atomic.Int64 // UnixNano of the last poll that returned records
+	// firstTaken and lastTaken are when (UnixNano) the first and the last
+	// poll that returned records the run counts came back; 0: none.
+	firstTaken, lastTaken atomic.Int64
 	// caughtUp is when (ns since start) a record sent after the start was
 	// first read: the backlog was drained. 0: not (yet).
 	caughtUp atomic.Int64
@@ -206,7 +214,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		}
 	}
 	runCtx, cancel := context.WithCancel(ctx)
-	r := &ConsumerRun{spec: spec, admin: admin, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
+	r := &ConsumerRun{spec: spec, admin: admin, parent: ctx, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
 		topics: map[string]int{}}
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
@@ -308,6 +316,19 @@ func (r *ConsumerRun) claim(n int, at time.Time) int {
 	return int(take)
 }
 
+// taken notes that a poll that returned at `at` gave the run records.
+func (r *ConsumerRun) taken(at int64) {
+	if r.firstTaken.Load() == 0 {
+		r.firstTaken.CompareAndSwap(0, at)
+	}
+	for {
+		last := r.lastTaken.Load()
+		if at <= last || r.lastTaken.CompareAndSwap(last, at) {
+			return
+		}
+	}
+}
+
 // watch ends the run on Duration or IdleTimeout. Checking every few
 // milliseconds from here keeps the poll loops free of timers.
 func (r *ConsumerRun) watch() {
@@ -335,8 +356,18 @@ func (r *ConsumerRun) watch() {
 	}
 }
 
-// closeBound bounds closing the clients at the end of a run.
-const closeBound = 5 * time.Second
+// Bounds of closing the clients at the end of a run: leaving the group
+// normally takes milliseconds, and waiting for it lets the next run of the
+// group join without waiting out this one's session; after Ctrl-C (the
+// caller's context ended) the run ends sooner.
+const (
+	closeBound          = 5 * time.Second
+	interruptCloseBound = 2 * time.Second
+)
+
+// interrupted reports whether the caller's context ended the run (Ctrl-C,
+// or a runner that found the cluster gone), whoever stopped it first.
+func (r *ConsumerRun) interrupted() bool { return r.parent.Err() != nil }
 
 // Wait waits for the run to end and returns what it measured (see
 // RunConsumer). It may be called more than once.
@@ -369,9 +400,13 @@ func (r *ConsumerRun) wait() (*ConsumerResult, error) {
 		r.admin.Close()
 		close(closed)
 	}()
+	bound := closeBound
+	if r.interrupted() {
+		bound = interruptCloseBound
+	}
 	select {
 	case <-closed:
-	case <-time.After(closeBound):
+	case <-time.After(bound):
 	}
 	r.errMu.Lock()
 	err := errors.Join(r.errs...)

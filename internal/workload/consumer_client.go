@@ -205,6 +205,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		}
 	}
 	if take > 0 {
+		c.cr.taken(nowNs)
 		c.records += int64(take)
 		c.bytes += bytes
 		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})

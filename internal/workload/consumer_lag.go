@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kbench/kbench/internal/kadmin"
 )
 
 // positions holds one client's next offset to consume per partition. The
@@ -84,7 +86,11 @@ func (s *lagSampler) run(ctx context.Context) {
 func (s *lagSampler) sample(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, adminTimeout))
 	defer cancel()
-	ends, err := s.adm.ListEndOffsets(sctx, s.topics...)
+	// Awaited: a paused broker holds franz-go's request past its context,
+	// and the run's end with it.
+	ends, err := kadmin.Await(sctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
+		return s.adm.ListEndOffsets(ctx, s.topics...)
+	})
 	if err != nil {
 		return
 	}
@@ -118,7 +124,9 @@ func (s *lagSampler) sample(ctx context.Context) {
 // logStart returns a partition's log start offset, listed once per run.
 func (s *lagSampler) logStart(ctx context.Context, topic string, partition int32) int64 {
 	if s.starts == nil {
-		offs, err := s.adm.ListStartOffsets(ctx, s.topics...)
+		offs, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
+			return s.adm.ListStartOffsets(ctx, s.topics...)
+		})
 		if err != nil {
 			return 0
 		}

@@ -18,12 +18,14 @@ type consumerReporter struct {
 	last      time.Time // end of the last interval of the series
 	start     time.Time // of the interval being accumulated for OnInterval
 	acc       ConsumerInterval
+	first     bool                // no interval given to OnInterval yet
 	total     measure.WindowStats // records and bytes so far
-	intervals []ConsumerInterval
+	intervals []ConsumerInterval  // the series so far: series.items
+	series    series[ConsumerInterval]
 }
 
 func newConsumerReporter(r *ConsumerRun) *consumerReporter {
-	return &consumerReporter{cr: r, start: r.start, last: r.start}
+	return &consumerReporter{cr: r, start: r.start, last: r.start, first: true, series: series[ConsumerInterval]{merge: mergeConsumerIntervals}}
 }
 
 func (p *consumerReporter) run(ctx context.Context) {
@@ -85,7 +87,8 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 	iv.Start, iv.End = p.last, now
 	iv.TotalRecords, iv.TotalBytes = p.total.Count, p.total.Bytes
 	iv.Final = final
-	p.intervals = appendBounded(p.intervals, iv, mergeConsumerIntervals)
+	p.series.add(iv, now.Sub(p.last), p.cr.spec.Interval, final)
+	p.intervals = p.series.items
 	p.last = now
 
 	p.acc.Records += iv.Records
@@ -101,6 +104,10 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 	printed.Start, printed.End = p.start, now
 	printed.TotalRecords, printed.TotalBytes = p.total.Count, p.total.Bytes
 	printed.Final = final
+	// What OnInterval gets spans the intervals since the last one it got:
+	// whether it is too short for a rate is decided on that span.
+	printed.Folded = (final || p.first) && measure.Folds(now.Sub(p.start), p.cr.spec.Interval)
+	p.first = false
 	p.start, p.acc = now, ConsumerInterval{}
 	if p.cr.spec.OnInterval != nil {
 		p.cr.spec.OnInterval(printed)

@@ -11,9 +11,13 @@ import (
 // ConsumerResult is what a consumer workload measured.
 type ConsumerResult struct {
 	Start, End time.Time // End is when the stop condition was met
-	Reason     StopReason
-	Records    int64
-	Bytes      int64 // keys and values, as the Apache tool counts
+	// FirstRecord and LastRecord are when the first and the last poll that
+	// returned records came back (zero when none did): the consumer read
+	// between them, and waited for records before and after.
+	FirstRecord, LastRecord time.Time
+	Reason                  StopReason
+	Records                 int64
+	Bytes                   int64 // keys and values, as the Apache tool counts
 	// Rebalance is the time spent joining the group and waiting for an
 	// assignment, by the Apache tool's rule, for the client that waited
 	// longest.
@@ -50,7 +54,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	end := time.Unix(0, r.endNanos.Load())
 	reason, _ := r.reason.Load().(StopReason)
 	r.rep.final(end)
-	if r.lag != nil && reason != StopCanceled {
+	if r.lag != nil && reason != StopCanceled && !r.interrupted() {
 		// One last sample shows what a run that ended early left behind.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		r.lag.sample(ctx)
@@ -62,6 +66,9 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		Intervals: r.rep.intervals,
 		Clients:   len(r.clients),
 		Topics:    r.topics,
+	}
+	if ns := r.firstTaken.Load(); ns != 0 {
+		res.FirstRecord, res.LastRecord = time.Unix(0, ns), time.Unix(0, r.lastTaken.Load())
 	}
 	if r.lag != nil {
 		res.Lag = r.lag.samples
@@ -96,25 +103,39 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	return res
 }
 
+// Reading is the time the consumers read: from the first poll that
+// returned records to the last, as the Apache tool's fetch.nMsg.sec leaves
+// out the time spent joining the group; a consumer that keeps pace with a
+// producer also waits for records before the first and after the last,
+// which is no reading. When that span is under measure.MinRateSpan (every
+// record came in one or two polls) it is the whole run, start to end.
+func (r *ConsumerResult) Reading() time.Duration {
+	if d := r.LastRecord.Sub(r.FirstRecord); !r.FirstRecord.IsZero() && d >= measure.MinRateSpan {
+		return d
+	}
+	return r.End.Sub(r.Start)
+}
+
 // Summary converts what the consumers measured into the result document's
 // form: the consumer statistics, and the end-to-end latency when it was
 // measured (nil otherwise). cpu is the process CPU time spent during the
 // run (0 if unknown).
 func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.Latency, error) {
 	elapsed := r.End.Sub(r.Start)
+	reading := r.Reading()
 	out := &result.Consumer{
-		Clients:         r.Clients,
-		Records:         r.Records,
-		Bytes:           r.Bytes,
-		DurationSeconds: elapsed.Seconds(),
-		RebalanceMs:     r.Rebalance.Milliseconds(),
-		FetchMs:         (elapsed - r.Rebalance).Milliseconds(),
-		Rebalances:      r.Rebalances,
-		CPUSeconds:      cpu.Seconds(),
-	}
-	if secs := elapsed.Seconds(); secs > 0 {
-		out.RecordsPerSec = float64(r.Records) / secs
-		out.MiBPerSec = float64(r.Bytes) / secs / (1024 * 1024)
+		Clients:               r.Clients,
+		Records:               r.Records,
+		Bytes:                 r.Bytes,
+		DurationSeconds:       elapsed.Seconds(),
+		ReadingSeconds:        reading.Seconds(),
+		RecordsPerSec:         measure.PerSecond(r.Records, reading),
+		MiBPerSec:             measure.PerSecond(r.Bytes, reading) / (1024 * 1024),
+		LifetimeRecordsPerSec: measure.PerSecond(r.Records, elapsed),
+		RebalanceMs:           r.Rebalance.Milliseconds(),
+		FetchMs:               (elapsed - r.Rebalance).Milliseconds(),
+		Rebalances:            r.Rebalances,
+		CPUSeconds:            cpu.Seconds(),
 	}
 	if len(r.Errors) > 0 {
 		out.Errors = r.Errors

@@ -12,6 +12,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -329,5 +330,88 @@ func TestRunConsumerSeriesKeepsEmptyIntervals(t *testing.T) {
 	}
 	if printed > 1 {
 		t.Errorf("%d progress callbacks without records; the Apache tool prints none until records arrive", printed)
+	}
+}
+
+// TestConsumerRateOverItsReading: regression: a consumer that kept pace
+// with its producer showed records over its whole run (4,583 records/s for
+// a 20,000 records/s producer: a 13 s run waiting for records that came
+// over 3 s). The rate is now over the reading, from the first record to
+// the last, as the Apache tool's fetch.nMsg.sec leaves out the group join;
+// the run's length stays beside it.
+func TestConsumerRateOverItsReading(t *testing.T) {
+	t.Parallel()
+	addrs := consFakeCluster(t, "paced", 1, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	run, err := StartConsumer(ctx, ConsumerSpec{Topics: []string{"paced"}, Records: 2000, IdleTimeout: 3 * time.Second,
+		Interval: 100 * time.Millisecond, ClientOpts: consFakeOpts(addrs)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-run.Ready()
+	// The producer sends 1,000 records, then 999 more half a second later:
+	// one short of the 2,000 asked, so the consumer then waits out its 3 s
+	// idle timeout, as one keeping pace with a producer waits for more.
+	consProduce(t, addrs, "paced", 1000)
+	pause := time.NewTimer(500 * time.Millisecond) // the producer's pace, not a synchronisation
+	<-pause.C
+	consProduce(t, addrs, "paced", 999)
+	res, err := run.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Records != 1999 || res.Reason != StopIdle {
+		t.Fatalf("consumed %d (%s), want 1999 and the idle timeout", res.Records, res.Reason)
+	}
+	cons, _, err := res.Summary(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lifetime := float64(res.Records) / cons.DurationSeconds
+	if cons.RecordsPerSec < 2*lifetime {
+		t.Fatalf("records/s %.0f over a %.2f s run (%.0f over the whole run): want the rate over the reading, not the waits", cons.RecordsPerSec, cons.DurationSeconds, lifetime)
+	}
+}
+
+// TestEndToEndSlowRecordIsReported: a record that takes longer than
+// stallNotice is reported while it waits (not acknowledged yet), the
+// cluster's check finds it answering, and the run goes on: only a cluster
+// that does not answer ends it early.
+func TestEndToEndSlowRecordIsReported(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	slowed := false
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if !slowed { // the first produce only: the broker holds it past stallNotice
+			slowed = true
+			c.SleepControl(func() { time.Sleep(stallNotice + time.Second) })
+		}
+		return nil, nil, false
+	})
+	seeds := c.ListenAddrs()
+	type stall struct {
+		i     int
+		acked bool
+	}
+	var stalls []stall
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunEndToEnd(ctx, E2ESpec{Topic: "slow", Records: 3, ValueSize: 10,
+		ProducerOpts: []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()},
+		ConsumerOpts: []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.FetchMaxWait(10 * time.Millisecond)},
+		OnStall: func(i int, waited time.Duration, acked bool) {
+			stalls = append(stalls, stall{i, acked}) // the trip's timer goroutine; read after the run
+		},
+	})
+	if err != nil {
+		t.Fatalf("a slow but answering cluster ended the run: %v", err)
+	}
+	if res.Count != 3 || len(stalls) != 1 || stalls[0] != (stall{0, false}) {
+		t.Fatalf("%d records, stalls %+v; want 3 records and record 0 reported once, not acknowledged", res.Count, stalls)
 	}
 }

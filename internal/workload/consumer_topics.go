@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -29,10 +30,15 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, spec ConsumerSpec) (ma
 		td  kadm.TopicDetails
 		err error
 	)
+	// Awaited: a paused broker holds franz-go's request past its context.
 	if spec.Regex != nil {
-		td, err = adm.ListTopics(mctx) // internal topics excluded, as Java's exclude.internal.topics
+		td, err = kadmin.Await(mctx, func(ctx context.Context) (kadm.TopicDetails, error) {
+			return adm.ListTopics(ctx) // internal topics excluded, as Java's exclude.internal.topics
+		})
 	} else {
-		td, err = adm.ListTopics(mctx, spec.Topics...)
+		td, err = kadmin.Await(mctx, func(ctx context.Context) (kadm.TopicDetails, error) {
+			return adm.ListTopics(ctx, spec.Topics...)
+		})
 	}
 	if err != nil {
 		return nil, fmt.Errorf("describe topics: %w", err)
@@ -102,7 +108,7 @@ func listOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...stri
 		list = adm.ListEndOffsets
 	}
 	for {
-		offs, err := list(lctx, topics...)
+		offs, err := kadmin.Await(lctx, func(ctx context.Context) (kadm.ListedOffsets, error) { return list(ctx, topics...) })
 		if err == nil {
 			err = offs.Error()
 		}

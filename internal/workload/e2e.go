@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -31,12 +33,18 @@ type E2ESpec struct {
 	// the consumer's must not name topics or a group: RunEndToEnd assigns
 	// every partition of Topic from its current end.
 	ProducerOpts, ConsumerOpts []kgo.Opt
-	// PollTimeout bounds the wait for each record (default 60s, as the
-	// Apache tool).
+	// PollTimeout bounds each record's whole trip, from its send to its
+	// consumption (default 60s, the Apache tool's poll timeout; its send
+	// alone could wait out delivery.timeout.ms, 2 minutes by default).
 	PollTimeout time.Duration
 	// OnRecord, if set, is called after each record with its index and
 	// latency.
 	OnRecord func(i int, latency time.Duration)
+	// OnStall, if set, is called every stallNotice while a record is not
+	// back, with its index, how long it has been and whether it was
+	// acknowledged. The first time, the cluster is also checked once
+	// (kadmin.Ping): if no broker answers, the run fails at once.
+	OnStall func(i int, waited time.Duration, acknowledged bool)
 	// Seed makes the record contents repeatable (0: a fixed seed).
 	Seed uint64
 }
@@ -67,29 +75,30 @@ func RunEndToEnd(ctx context.Context, s E2ESpec) (*E2EResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer cons.Close()
+	// The probe's clients hold no group: closing takes milliseconds unless
+	// a broker does not answer, and then it must not hold up the end.
+	defer closeBounded(cons, interruptCloseBound)
 	prod, err := kgo.NewClient(s.ProducerOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: create producer: %w", err)
 	}
-	defer prod.Close()
+	defer closeBounded(prod, interruptCloseBound)
 
 	res := &E2EResult{Start: time.Now(), Latency: measure.NewHistogram()}
 	gen := newE2ERecords(s)
 	for i := range s.Records {
 		rec := gen.next(s.Topic)
 		begin := time.Now()
-		if err := prod.ProduceSync(ctx, rec).FirstErr(); err != nil {
-			res.End = time.Now()
-			return res, fmt.Errorf("end-to-end: send record %d: %w", i, err)
-		}
-		got, err := pollOne(ctx, cons, s.PollTimeout)
+		got, err := trip(ctx, s, i, prod, cons, rec)
 		elapsed := time.Since(begin)
 		if err == nil {
 			err = sameRecord(rec, got)
 		}
 		if err != nil {
 			res.End = time.Now()
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
 			return res, fmt.Errorf("end-to-end: record %d: %w", i, err)
 		}
 		res.add(elapsed)
@@ -99,6 +108,120 @@ func RunEndToEnd(ctx context.Context, s E2ESpec) (*E2EResult, error) {
 	}
 	res.End = time.Now()
 	return res, nil
+}
+
+// stallNotice is how long a record may be on its way before the probe
+// says so and checks that the cluster answers.
+const stallNotice = 5 * time.Second
+
+// trip sends record i and waits for it to come back, at most
+// s.PollTimeout from the send. Waiting longer than stallNotice, it tells
+// OnStall (every stallNotice) and checks the cluster once: if no broker
+// answers, it fails at once with that reason.
+func trip(ctx context.Context, s E2ESpec, i int, prod, cons *kgo.Client, rec *kgo.Record) (*kgo.Record, error) {
+	tctx, cancel := context.WithTimeoutCause(ctx, s.PollTimeout, errTripTimeout)
+	defer cancel()
+	wctx, stop := context.WithCancelCause(tctx)
+	defer stop(nil)
+	var acked atomic.Bool
+	w := &tripWatch{ctx: wctx, stop: stop, prod: prod, onStall: s.OnStall, i: i, acked: &acked, begin: time.Now()}
+	w.arm()
+	defer w.wait()
+	_, err := kadmin.Await(wctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, prod.ProduceSync(ctx, rec).FirstErr()
+	})
+	if err != nil {
+		return nil, tripErr(ctx, wctx, "send", s.PollTimeout, err)
+	}
+	acked.Store(true)
+	got, err := pollOne(wctx, cons)
+	if err != nil {
+		return nil, tripErr(ctx, wctx, "poll", s.PollTimeout, err)
+	}
+	return got, nil
+}
+
+// errTripTimeout ends a trip that ran out of its time.
+var errTripTimeout = errors.New("trip timed out")
+
+// tripErr says why a trip failed: the caller's context, the cluster not
+// answering, the trip's time running out (in the Apache tool's words when
+// polling), or the error itself.
+func tripErr(ctx, wctx context.Context, step string, timeout time.Duration, err error) error {
+	cause := context.Cause(wctx)
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case errors.Is(cause, kadmin.ErrUnreachable):
+		return cause
+	case errors.Is(cause, errTripTimeout) && step == "poll":
+		return fmt.Errorf("poll() timed out before finding a result (timeout:[%dms])", timeout.Milliseconds())
+	case errors.Is(cause, errTripTimeout):
+		return fmt.Errorf("no acknowledgement within %s", timeout)
+	case step == "send":
+		return fmt.Errorf("send: %w", err)
+	}
+	return err
+}
+
+// tripWatch follows one record's trip: every stallNotice it tells
+// onStall, and the first time it checks the cluster, cancelling the trip
+// with the reason when no broker answers. Its timer starts a goroutine
+// only when it fires; wait waits for it.
+type tripWatch struct {
+	ctx     context.Context
+	stop    context.CancelCauseFunc
+	prod    *kgo.Client
+	onStall func(i int, waited time.Duration, acknowledged bool)
+	i       int
+	acked   *atomic.Bool
+	begin   time.Time
+
+	mu      sync.Mutex
+	timer   *time.Timer
+	checked bool
+	wg      sync.WaitGroup
+}
+
+func (w *tripWatch) arm() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ctx.Err() != nil {
+		return
+	}
+	w.wg.Add(1)
+	w.timer = time.AfterFunc(stallNotice, func() {
+		defer w.wg.Done()
+		if w.ctx.Err() != nil {
+			return
+		}
+		if w.onStall != nil {
+			w.onStall(w.i, time.Since(w.begin), w.acked.Load())
+		}
+		w.mu.Lock()
+		check := !w.checked
+		w.checked = true
+		w.mu.Unlock()
+		if check {
+			if err := kadmin.Ping(w.ctx, w.prod); errors.Is(err, kadmin.ErrUnreachable) {
+				w.stop(err)
+				return
+			}
+		}
+		w.arm()
+	})
+}
+
+// wait stops the timer and waits for a notice or check in progress, which
+// ends with the trip's context.
+func (w *tripWatch) wait() {
+	w.stop(nil)
+	w.mu.Lock()
+	if w.timer != nil && w.timer.Stop() {
+		w.wg.Done() // it will not fire
+	}
+	w.mu.Unlock()
+	w.wg.Wait()
 }
 
 func (r *E2EResult) add(d time.Duration) {
@@ -123,7 +246,7 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 	if err := kadmin.Ping(ctx, admin); err != nil {
 		return nil, err
 	}
-	ends, err := listOffsets(ctx, kadm.NewClient(admin), true, s.Topic)
+	ends, err := listOffsets(ctx, kadm.NewClient(admin), true, s.Topic) // awaited: returns at Ctrl-C
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: list end offsets of %q: %w", s.Topic, err)
 	}
@@ -137,24 +260,20 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 	return cl, nil
 }
 
-// pollOne waits for the next records and returns the only one; more than
-// one means someone else writes to the topic, which spoils the measurement.
-func pollOne(ctx context.Context, cl *kgo.Client, timeout time.Duration) (*kgo.Record, error) {
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+// pollOne waits for the next records, until ctx ends, and returns the
+// only one; more than one means someone else writes to the topic, which
+// spoils the measurement.
+func pollOne(ctx context.Context, cl *kgo.Client) (*kgo.Record, error) {
 	for {
-		fs := cl.PollFetches(pctx)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+		fs := cl.PollFetches(ctx)
 		if n := fs.NumRecords(); n > 0 {
 			if n != 1 {
 				return nil, fmt.Errorf("Only one result was expected during this test. We found [%d]", n)
 			}
 			return fs.Records()[0], nil
 		}
-		if pctx.Err() != nil {
-			return nil, fmt.Errorf("poll() timed out before finding a result (timeout:[%dms])", timeout.Milliseconds())
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		var fatal error
 		fs.EachError(func(t string, p int32, err error) {

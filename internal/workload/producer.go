@@ -154,6 +154,10 @@ type Interval struct {
 	// Final marks the last, partial interval, taken when the run ends. The
 	// Apache tool never prints it; kbench keeps it in the result.
 	Final bool
+	// Folded marks a partial interval too short for a rate of its own
+	// (measure.Folds): the series adds it to its neighbour, and a rate
+	// shown from it must too.
+	Folded bool
 }
 
 // LatencyBucketsUs are the upper bounds of the latency buckets of

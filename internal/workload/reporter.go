@@ -14,14 +14,16 @@ type reporter struct {
 	start     time.Time
 	last      time.Time
 	done      chan struct{}
-	intervals []Interval
+	intervals []Interval // the series so far: ser.items
+	ser       series[Interval]
 	steady    bool
 	lastAck   time.Time // when an interval last saw a record complete
 	ivHist    *measure.IntervalHistogram
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
-	return &reporter{spec: spec, clients: clients, start: start, last: start, lastAck: start, done: make(chan struct{})}
+	return &reporter{spec: spec, clients: clients, start: start, last: start, lastAck: start, done: make(chan struct{}),
+		ser: series[Interval]{merge: mergeIntervals}}
 }
 
 func (r *reporter) run() {
@@ -97,6 +99,10 @@ func (r *reporter) tick(now time.Time, final bool) {
 		series.P50Us, series.P99Us, series.P999Us = q[0], q[1], q[2]
 		series.Buckets = counts
 	}
+	kept := series
+	kept.Buckets = nil // for OnSeries only: not kept per interval
+	series.Folded = r.ser.add(kept, iv.Length, r.spec.Interval, final)
+	r.intervals = r.ser.items
 	if r.spec.OnSeries != nil {
 		series.Errors = map[string]int64{}
 		for _, c := range r.clients {
@@ -107,11 +113,9 @@ func (r *reporter) tick(now time.Time, final bool) {
 		}
 		r.spec.OnSeries(series)
 	}
-	kept := series
-	kept.Buckets, kept.Errors = nil, nil // for OnSeries only: not kept per interval
-	r.intervals = appendBounded(r.intervals, kept, mergeIntervals)
 	if r.spec.OnInterval != nil {
 		printed := iv
+		printed.Folded = series.Folded
 		printed.WindowStats = all
 		if r.steady {
 			printed.WindowStats = steady

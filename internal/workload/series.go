@@ -1,5 +1,11 @@
 package workload
 
+import (
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
 // MaxSeries bounds every series a workload keeps (producer and consumer
 // intervals, lag samples): at the bound, neighbouring entries merge
 // pairwise, so a day-long run keeps no more than a short one and only its
@@ -22,6 +28,42 @@ func appendBounded[T any](s []T, v T, merge func(a, b T) T) []T {
 		out = append(out, s[len(s)-1])
 	}
 	return out
+}
+
+// series is a bounded series of intervals of one width (appendBounded)
+// whose partial first and last intervals are folded into their neighbour
+// when measure.Folds says they are too short for a rate of their own: a
+// short first one into the next, a short last one into the one before.
+// Counts stay exact; only the neighbour grows longer.
+type series[T any] struct {
+	items []T
+	merge func(a, b T) T
+	// foldNext: the first interval was short, the next one takes it in.
+	foldNext bool
+}
+
+// add appends v, an interval of the given length ending the series when
+// final, and reports whether it was folded into a neighbour (or will be,
+// for a short first one).
+func (s *series[T]) add(v T, length, width time.Duration, final bool) (folded bool) {
+	short := measure.Folds(length, width)
+	switch {
+	case s.foldNext:
+		s.foldNext = false
+		last := len(s.items) - 1
+		s.items[last] = s.merge(s.items[last], v)
+		return final && short
+	case final && short && len(s.items) > 0:
+		last := len(s.items) - 1
+		s.items[last] = s.merge(s.items[last], v)
+		return true
+	}
+	s.items = appendBounded(s.items, v, s.merge)
+	if short && !final && len(s.items) == 1 {
+		s.foldNext = true
+		return true
+	}
+	return false
 }
 
 // mergeIntervals joins two consecutive producer intervals: counts and sums
