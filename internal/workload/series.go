@@ -78,7 +78,9 @@ func mergeIntervals(a, b Interval) Interval {
 	m.LatCount += a.LatCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)
 	m.P50Us, m.P99Us, m.P999Us = max(a.P50Us, b.P50Us), max(a.P99Us, b.P99Us), max(a.P999Us, b.P999Us)
-	m.Steady = a.Steady && b.Steady
+	// Steady marks an interval that ends after steady state began: the
+	// joined one ends where b does.
+	m.Steady = b.Steady
 	m.Buckets = nil
 	return m
 }
