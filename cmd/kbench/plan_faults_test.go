@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,12 +50,18 @@ faults:
 // result, the test's copy of the plan's cluster (still running) and stderr.
 func runFaultPlan(t *testing.T, acks, replication, minISR string) (*result.Document, *cluster.Cluster, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: starts a real 3-broker Kafka cluster")
-	}
 	text := strings.NewReplacer("ACKS", acks, "REPLICATION", replication, "MINISR", minISR).Replace(faultPlan)
+	return runPlanText(t, text, "kill-leader-acks-"+acks)
+}
+
+// runPlanText runs a plan whose cluster kbench starts, as runFaultPlan.
+func runPlanText(t *testing.T, text, name string) (*result.Document, *cluster.Cluster, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: starts a real Kafka cluster")
+	}
 	dir := t.TempDir()
-	planFile := filepath.Join(dir, "kill-leader.yaml")
+	planFile := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(planFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +97,7 @@ func runFaultPlan(t *testing.T, acks, replication, minISR string) (*result.Docum
 	if err != nil || !strings.Contains(string(md), "## Faults") || !strings.Contains(string(md), "## Verification") {
 		t.Errorf("summary.md lacks the faults and verification tables (%v):\n%s", err, md)
 	}
-	checkReport(t, out, "kill-leader-acks-"+acks)
+	checkReport(t, out, name)
 	return doc, c, stderr.String()
 }
 
@@ -196,5 +203,69 @@ func TestPlanKillLeaderAcksOne(t *testing.T) {
 	}
 	if kill := rep.Faults[0]; kill.Status != "done" || len(kill.TimedOut) > 0 {
 		t.Errorf("kill: %+v", kill)
+	}
+}
+
+// restartPlan kills the leader of r3-0 and restarts it two seconds later,
+// before the controller fences it (broker.session.timeout.ms, 9 s): the
+// restarted broker cannot register until then, and the election comes
+// while the restart runs. Topic r1 has one replica per partition: the one
+// the killed broker led has nobody to take it over.
+const restartPlan = `name: quick-restart
+cluster:
+  local: {brokers: 3, heap: 512m}
+topics:
+  - {name: r3, partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
+  - {name: r1, partitions: 3, replication: 1}
+workloads:
+  - {name: safe, type: produce, topic: r3, properties: {acks: all}, message: {size: 100}, rate: 1k/s, duration: 40s}
+  - {name: single, type: produce, topic: r1, properties: {acks: "1"}, message: {size: 100}, rate: 1k/s, duration: 40s}
+faults:
+  - name: kill-leader
+    action: kill
+    target: {leader: {topic: r3, partition: 0}}
+    at: 8s
+  - action: restart
+    target: {fault: kill-leader}
+    after: kill-leader
+    delay: 2s
+`
+
+// TestPlanElectionBelongsToTheKill: regression: with the restart begun
+// before the killed leader was fenced, the kill's row showed no election
+// and the restart's claimed it. Now the kill has the election of its r3
+// partitions and says that its r1 partition, with no other replica, came
+// back with its broker; the restart measures no election.
+func TestPlanElectionBelongsToTheKill(t *testing.T) {
+	doc, _, _ := runPlanText(t, restartPlan, "quick-restart")
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Status != result.StatusOK || len(rep.Faults) != 2 {
+		t.Fatalf("repeat %s (%s): faults %+v", rep.Status, rep.Error, rep.Faults)
+	}
+	kill, restart := rep.Faults[0], rep.Faults[1]
+	for _, f := range rep.Faults {
+		t.Logf("%s %s (broker %d) at %.1f s: election %v %q, ISR %v %q, partitions %+v", f.Action, f.Target, f.Broker, f.AtSeconds, f.ElectionMs, f.ElectionNote, f.ISRRecoveredMs, f.ISRNote, f.Partitions)
+	}
+	if kill.ElectionMs == nil || *kill.ElectionMs <= 0 || len(kill.TimedOut) > 0 {
+		t.Errorf("kill: election %v, timed out %v; want the election it caused", kill.ElectionMs, kill.TimedOut)
+	}
+	want := fmt.Sprintf("has no other replica and came back with broker %d after", kill.Broker)
+	if !strings.Contains(kill.ElectionNote, want) || !strings.HasPrefix(kill.ElectionNote, "r1-") {
+		t.Errorf("kill: election note %q; want its r1 partition, which %q", kill.ElectionNote, want)
+	}
+	for _, p := range kill.Partitions {
+		switch {
+		case p.From < 0: // a partition it followed, stalled under acks=all
+		case p.Topic == "r3" && (p.To < 0 || p.To == p.From):
+			t.Errorf("kill: %+v; want a new leader", p)
+		case p.Topic == "r1" && p.To != p.From:
+			t.Errorf("kill: %+v; want it back with its broker", p)
+		}
+	}
+	if restart.Broker != kill.Broker || restart.ElectionMs != nil || restart.ElectionNote != "" || restart.ISRRecoveredMs == nil {
+		t.Errorf("restart: %+v; want no election of its own and its ISR recovery", restart)
+	}
+	if restart.AtSeconds >= kill.AtSeconds+*kill.ElectionMs/1000 {
+		t.Errorf("restart at %.1f s, election %.1f s after the kill at %.1f s; the test wants the restart first", restart.AtSeconds, *kill.ElectionMs/1000, kill.AtSeconds)
 	}
 }

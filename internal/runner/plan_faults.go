@@ -134,7 +134,9 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 	}
 	rep.Faults = faultResults(frs, tr, end)
 	for i := range rep.Faults {
-		rep.Faults[i].Time = start.Add(frs[i].At)
+		if happened(frs[i]) {
+			rep.Faults[i].Time = start.Add(frs[i].At)
+		}
 	}
 	for _, f := range rep.Faults {
 		if f.Status == faults.StatusFailed && rep.Error == "" {
@@ -256,6 +258,7 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 			Name: f.Name, Action: f.Action, Target: f.Target, Broker: f.Broker,
 			AtSeconds: f.At.Seconds(), ActionMs: ms(f.Took),
 			ElectionMs: msPtr(f.Election), ISRRecoveredMs: msPtr(f.ISRRecovered),
+			ElectionNote: f.ElectionNote, ISRNote: f.ISRNote, Note: f.Note,
 			Status: f.Status, Error: f.Error, Output: f.Output,
 		}
 		if f.ElectionTimedOut {
@@ -285,6 +288,12 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 		}
 	}
 	return out
+}
+
+// happened reports whether a fault's time came (done or failed), so that
+// its time means something.
+func happened(f faults.Result) bool {
+	return f.Status == faults.StatusDone || f.Status == faults.StatusFailed
 }
 
 func addGap(f *result.Fault, topic string, g verify.Gap) {
