@@ -238,11 +238,27 @@ func TestCommandActorEndsItsProcessGroup(t *testing.T) {
 			if err != nil {
 				t.Fatalf("output %q: %v", got.out, err)
 			}
-			// The group is killed before Act returns; a killed process may
-			// remain a zombie until its new parent reaps it.
-			if st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && !bytes.Contains(st, []byte(") Z")) {
-				t.Errorf("process %d of the command still runs: %s", pid, st)
+			// The group was sent SIGKILL before Act returned: the process
+			// ends as soon as the kernel delivers it (it may remain a
+			// zombie until its new parent reaps it).
+			if !gone(pid, 10*time.Second) {
+				t.Errorf("process %d of the command still runs 10 s after the command ended", pid)
 			}
 		})
+	}
+}
+
+// gone waits until process pid has ended (or is a zombie), at most bound.
+func gone(pid int, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || bytes.Contains(st, []byte(") Z")) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
