@@ -269,3 +269,39 @@ func TestPlanElectionBelongsToTheKill(t *testing.T) {
 		t.Errorf("restart at %.1f s, election %.1f s after the kill at %.1f s; the test wants the restart first", restart.AtSeconds, *kill.ElectionMs/1000, kill.AtSeconds)
 	}
 }
+
+// TestPlanPausedOnlyBrokerHealedWhenSendingEnds: regression: with the only
+// broker (and controller) of a cluster paused, the heal came after the
+// producer's flush had waited out its delivery timeout: the repeat took
+// 2 m 15 s. The timeline now heals as soon as sending ends, and the flush
+// completes.
+func TestPlanPausedOnlyBrokerHealedWhenSendingEnds(t *testing.T) {
+	doc, _, stderr := runPlanText(t, `name: pause-controller
+cluster:
+  local: {brokers: 1, heap: 512m}
+topics:
+  - {name: p, partitions: 2, replication: 1}
+workloads:
+  - {name: writer, type: produce, topic: p, message: {size: 100}, rate: 500/s, duration: 8s}
+faults:
+  - {action: pause, target: controller, at: 3s}
+`, "pause-controller")
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	for _, f := range rep.Faults {
+		t.Logf("%s %s (broker %d) at %.1f s: election %v %q, ISR %v", f.Action, f.Target, f.Broker, f.AtSeconds, f.ElectionMs, f.ElectionNote, f.ISRRecoveredMs)
+	}
+	// Sending lasts 8 s; the bound leaves 52 s for the heal and the flush,
+	// against the 120 s delivery timeout the flush waited out before.
+	if took := rep.EndedAt.Sub(rep.StartedAt); took > time.Minute {
+		t.Errorf("the repeat took %s; want the heal when sending ends and a prompt flush", took)
+	}
+	if rep.Status != result.StatusOK || len(rep.Faults) != 2 {
+		t.Fatalf("repeat %s (%s): faults %+v\n%s", rep.Status, rep.Error, rep.Faults, stderr)
+	}
+	if heal := rep.Faults[1]; heal.Name != "heal" || heal.Action != "resume" || heal.AtSeconds > 20 {
+		t.Errorf("heal %+v; want the paused broker resumed when sending ended (8 s)", heal)
+	}
+	if v := rep.Verification[0]; !v.Passed || v.Lost != 0 || v.Acked != rep.Workloads[0].Producer.Records {
+		t.Errorf("verification %+v", v)
+	}
+}

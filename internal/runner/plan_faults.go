@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
@@ -87,15 +88,27 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		w.Producer = &spec
 		tr = append(tr, t)
 	}
+	sent := newSendEnd()
+	if len(ck.faults) > 0 {
+		for i := range sc.Workloads {
+			if w := &sc.Workloads[i]; w.Producer != nil {
+				spec := sent.add(*w.Producer)
+				w.Producer = &spec
+			}
+		}
+	}
 	var tl *faults.Timeline
 	var startErr error
 	var start time.Time
+	var ending sync.WaitGroup
+	stopped := make(chan struct{})
 	onStart := sc.OnStart
 	sc.OnStart = func(topics []kadmin.TopicInfo) {
 		if onStart != nil {
 			onStart(topics)
 		}
 		start = time.Now()
+		sent.begin()
 		for _, t := range tr {
 			t.ledger.SetStart(start)
 			if t.verify {
@@ -117,9 +130,25 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 			if err != nil {
 				startErr = err
 			}
+			if tl != nil && sent.known() {
+				// The timeline ends, and heals, when sending ends.
+				ending.Add(1)
+				go func() {
+					defer ending.Done()
+					select {
+					case <-sent.ended:
+						hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+						defer cancel()
+						tl.End(hctx)
+					case <-stopped:
+					}
+				}()
+			}
 		}
 	}
 	rep := runRepeat(ctx, sc, index)
+	close(stopped)
+	sent.stop()
 	if startErr != nil && rep.Error == "" {
 		rep.Status, rep.Error = result.StatusFailed, startErr.Error()
 	}
@@ -132,6 +161,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		frs = tl.Finish(hctx)
 		cancel()
 	}
+	ending.Wait()
 	rep.Faults = faultResults(frs, tr, end)
 	for i := range rep.Faults {
 		if happened(frs[i]) {
