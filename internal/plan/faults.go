@@ -179,12 +179,14 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 			}
 		}
 	}
-	// A fault due after its scenario ends would never happen.
+	// A fault due after its scenario stops sending will not happen, unless
+	// the run lasts longer than its estimate (a rate it cannot keep up, a
+	// restart before it that takes long): a warning.
 	if end, ok := sc.Estimate(); ok {
 		for i := range sc.Faults {
 			due := dueAt(sc.Faults, i)
 			if due >= end && nodes.at[i] != nil {
-				c.addf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q ends at %s; move it earlier or make the workloads run longer", due, sc.Name, end)
+				c.warnf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q stops sending at %s: it will not happen; move it earlier or make the workloads run longer", due, sc.Name, end)
 			}
 		}
 	}

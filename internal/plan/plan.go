@@ -64,6 +64,7 @@ type Plan struct {
 	params    []string // matrix parameter names, in order
 	scenarios []Scenario
 	redacted  []byte
+	warnings  []string
 }
 
 // Cluster says where to run.
@@ -187,6 +188,10 @@ func (p *Plan) Parameters() []string { return append([]string(nil), p.params...)
 
 // Scenarios returns the matrix's points in order; one without a matrix.
 func (p *Plan) Scenarios() ([]Scenario, error) { return p.scenarios, nil }
+
+// Warnings are what the plan says that will likely not happen, each with
+// file:line:column: the run goes ahead.
+func (p *Plan) Warnings() []string { return p.warnings }
 
 // Redacted is the plan as run (after --set), with secret property values
 // replaced, for the results folder.

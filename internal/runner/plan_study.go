@@ -169,6 +169,7 @@ func CheckPlan(p *plan.Plan, scenarios []plan.Scenario) (warnings []string, err 
 }
 
 func buildAll(p *plan.Plan, scenarios []plan.Scenario, bootstrap string, b *build) ([]Scenario, error) {
+	b.warnings = append(b.warnings, p.Warnings()...)
 	built := make([]Scenario, len(scenarios))
 	for i := range scenarios {
 		sc, err := scenarioOf(p, &scenarios[i], bootstrap, b)
