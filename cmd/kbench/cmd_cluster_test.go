@@ -43,7 +43,10 @@ func TestClusterCmdErrors(t *testing.T) {
 	}{
 		{"zero brokers", []string{"up", "--brokers", "0"}, exitUsage, `--brokers "0": must be between 1 and 9`},
 		{"bad heap", []string{"up", "--heap", "1x"}, exitUsage, `--heap "1x": want a size like 512m or 1g`},
-		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b"`},
+		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b": '/' is not allowed: it separates folders`},
+		// Regression: ".." was refused with a list of allowed characters it
+		// was made of.
+		{"parent folder name", []string{"up", "--name", ".."}, exitUsage, `--name "..": ".." is not allowed: it names the parent folder`},
 		// Regression: a 128m broker died of OutOfMemoryError; the heap was accepted.
 		{"heap too small", []string{"up", "--heap", "128m"}, exitUsage, `--heap "128m": at least 256m`},
 		// Regression: the error named --start-timeout, a flag cluster up does not have.
