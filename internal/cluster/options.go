@@ -41,6 +41,7 @@ type config struct {
 	maven        string
 	stopOnExit   bool
 	security     string
+	portBase     int
 }
 
 // defaultConfig states every default once.
@@ -121,6 +122,13 @@ func WithStopOnExit(on bool) Opt { return func(c *config) { c.stopOnExit = on } 
 // certificates, users and a ready client properties file are written into
 // the cluster's directory (Cluster.Secrets).
 func WithSecurity(mode string) Opt { return func(c *config) { c.security = strings.ToLower(mode) } }
+
+// WithPortBase fixes the ports instead of picking free ones (default 0:
+// free ports): broker N's client port is base+N-1, its controller port
+// base+10+N-1, and on a secured cluster its internal listener base+20+N-1.
+// A bootstrap written down once (in a plan, a script) then stays right
+// from one `cluster up` to the next. base is 1024 to 65506.
+func WithPortBase(base int) Opt { return func(c *config) { c.portBase = base } }
 
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
@@ -212,6 +220,10 @@ func (c *config) validate() error {
 	}
 	if c.security != SecurityNone && c.security != SecuritySASLSSL && c.security != SecuritySSL {
 		return &OptionError{"security", c.security, "use sasl_ssl (TLS with SCRAM and PLAIN users) or ssl (mutual TLS)"}
+	}
+	if c.portBase != 0 && (c.portBase < minPortBase || c.portBase > maxPortBase) {
+		return &OptionError{"port-base", strconv.Itoa(c.portBase),
+			fmt.Sprintf("must be between %d and %d: the cluster takes the %d ports from it (clients from it, controllers from +10, a secured cluster's internal listeners from +20)", minPortBase, maxPortBase, portsPerBase)}
 	}
 	if c.startTimeout <= 0 {
 		return &OptionError{"timeout", c.startTimeout.String(), "must be positive"}
