@@ -305,3 +305,74 @@ faults:
 		t.Errorf("verification %+v", v)
 	}
 }
+
+// TestPlanOnClusterUp is how a new user studies a failover: start a cluster
+// with `kbench cluster up --brokers 3`, run the example plan that names it
+// (cluster: {name: ...}), and kbench kills and restarts that cluster's
+// leader itself. Regression: a plan could only break such a cluster through
+// fault_commands written by hand. The records are checked against a
+// read-back of the test's own.
+func TestPlanOnClusterUp(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: starts a real 3-broker Kafka cluster")
+	}
+	st, stdout, stderr := clusterTestState(t)
+	if code := runCluster(t, st, "up", "--name", "study", "--brokers", "3", "--heap", "512m"); code != exitOK {
+		t.Fatalf("cluster up: exit %d\n%s", code, stderr)
+	}
+	t.Cleanup(func() { runCluster(t, st, "down", "--name", "study") })
+	c, err := cluster.Load(clusterStateDir(st), "study")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var runErr syncBuffer
+	st.stderr = &runErr
+	stdout.Reset()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	code := run(ctx, []string{"kbench", "run", filepath.Join("..", "..", "examples", "cluster-up-failover.yaml"), "--out", out,
+		"--set", "cluster.name=study", "--set", "workloads[0].duration=40s", "--set", "faults[0].at=10s", "--set", "faults[1].delay=15s"}, st)
+	if code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, runErr.String())
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Status != result.StatusOK || len(rep.Faults) != 2 || len(rep.Verification) != 1 {
+		t.Fatalf("repeat %s (%s): faults %+v", rep.Status, rep.Error, rep.Faults)
+	}
+	kill, restart := rep.Faults[0], rep.Faults[1]
+	if kill.Status != "done" || kill.ElectionMs == nil || *kill.ElectionMs <= 0 || kill.UnavailableMs == nil {
+		t.Errorf("kill: %+v; want an election and an unavailability", kill)
+	}
+	if restart.Status != "done" || restart.Broker != kill.Broker || restart.ISRRecoveredMs == nil {
+		t.Errorf("restart: %+v; want the killed broker back and its ISR recovery", restart)
+	}
+	// The cluster is left running, whole: every broker up, the killed one
+	// under a new PID.
+	for _, b := range c.Brokers {
+		if alive, paused := c.Proc(b.ID); !alive || paused {
+			t.Errorf("broker %d is not running after the plan", b.ID)
+		}
+	}
+	for _, p := range kill.Partitions {
+		if p.From < 0 {
+			continue
+		}
+		if p.To < 1 || p.To == p.From {
+			t.Errorf("partition %d: %+v; want a new leader", p.Partition, p)
+		}
+	}
+	v := rep.Verification[0]
+	distinct, _ := readBack(t, c, "failover")
+	if !v.Passed || v.Lost != 0 || distinct-v.Unacknowledged != v.Acked || v.Acked != rep.Workloads[0].Producer.Records {
+		t.Errorf("verification %+v; an independent consumer read %d distinct records", v, distinct)
+	}
+	if !strings.Contains(runErr.String(), `running on the local cluster "study" (3 broker(s))`) {
+		t.Errorf("stderr does not say which cluster it ran on:\n%s", runErr.String())
+	}
+}

@@ -260,3 +260,52 @@ func TestParseProfile(t *testing.T) {
 		}
 	}
 }
+
+const namedPlan = `name: on-cluster-up
+cluster:
+  CLUSTER
+topics:
+  - {name: t, partitions: 3, replication: 3}
+workloads:
+  - {name: writer, type: produce, topic: t, message: {size: 100}, rate: 1k/s, duration: 60s}
+faults:
+  - {name: k, action: kill, target: {broker: 5}, at: 10s}
+  - {action: restart, target: {fault: k}, after: k, delay: 10s}
+`
+
+// TestParseNamedCluster: a plan runs on a cluster from kbench cluster up
+// by its name; its broker targets are checked once the cluster is known,
+// with where the plan wrote them.
+func TestParseNamedCluster(t *testing.T) {
+	tests := []struct{ name, cluster, want string }{
+		{"ok", "name: kbench", ""},
+		{"with bootstrap", "{name: kbench, bootstrap: 'h:9092'}", "cluster.bootstrap: give name (a cluster started with kbench cluster up) or bootstrap"},
+		{"with local", "{name: kbench, local: {brokers: 3}}", "cluster.local: describes the cluster kbench starts for the plan"},
+		{"with commands", "{name: kbench, fault_commands: {kill: 'true'}}", "cluster.fault_commands: apply to a remote cluster; kbench signals the brokers of the cluster named in cluster.name itself"},
+		{"parent folder", "name: '..'", `plan.yaml:3:9: cluster.name: ".." is not a local cluster's name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte(strings.Replace(namedPlan, "CLUSTER", tt.cluster, 1)), nil)
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("err %v\nwant %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Cluster.Name != "kbench" {
+				t.Errorf("cluster name %q", p.Cluster.Name)
+			}
+			if err := p.CheckBrokers(5); err != nil {
+				t.Errorf("5 brokers: %v", err)
+			}
+			err = p.CheckBrokers(3)
+			if err == nil || err.Error() != `plan.yaml:9:37: faults[0].target.broker: cluster "kbench" has brokers 1 to 3, not 5; pick one of them` {
+				t.Errorf("3 brokers: %v", err)
+			}
+		})
+	}
+}
