@@ -376,3 +376,37 @@ func TestPlanOnClusterUp(t *testing.T) {
 		t.Errorf("stderr does not say which cluster it ran on:\n%s", runErr.String())
 	}
 }
+
+// TestRunNamedClusterErrors: a plan naming a local cluster that is not
+// there, or not up, stops before anything runs, saying where the plan names
+// it and what to do (exit 2).
+func TestRunNamedClusterErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, cluster, want string }{
+		{"none of that name", "nope", `plan.yaml:3:9: cluster.name: no local cluster named "nope" (known: down); start it first: kbench cluster up --name nope --brokers 3`},
+		{"a broker down", "down", `plan.yaml:3:9: cluster.name: broker 1 of cluster "down" is not running; bring it back with 'kbench cluster up --name down'`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			st, _, stderr := clusterTestState(t)
+			dir := filepath.Join(clusterStateDir(st), "down")
+			state := fmt.Sprintf(`{"name": "down", "dir": %q, "brokers": [{"id": 1, "pid": 0, "port": 1, "config_path": %q}]}`, dir, filepath.Join(dir, "node-1", "server.properties"))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "cluster.json"), []byte(state), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			plan := filepath.Join(t.TempDir(), "plan.yaml")
+			text := "name: named\ncluster:\n  name: " + tt.cluster + "\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"
+			if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code := runKbench(t, st, "run", plan, "--out", filepath.Join(t.TempDir(), "out"))
+			if got := strings.ReplaceAll(stderr.String(), filepath.Dir(plan)+"/", ""); code != exitUsage || !strings.Contains(got, tt.want) {
+				t.Fatalf("exit %d, stderr:\n%s\nwant exit %d and %q", code, got, exitUsage, tt.want)
+			}
+		})
+	}
+}

@@ -83,12 +83,15 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	var actor faults.Actor = faults.CommandActor{Commands: p.Cluster.FaultCommands, Shell: p.Cluster.FaultShell}
 	if bootstrap == "" {
 		var lc *LocalCluster
-		if p.Cluster.Name != "" {
+		switch {
+		case p.Cluster.Name != "" && opt.Named == nil:
+			err = fmt.Errorf("cluster.name %q: this run cannot open a named local cluster", p.Cluster.Name)
+		case p.Cluster.Name != "":
 			lc, err = opt.Named(ctx, p.Cluster)
 			if err == nil {
 				err = p.CheckBrokers(lc.Brokers)
 			}
-		} else {
+		default:
 			lc, err = opt.StartLocal(ctx, p.Cluster.Local)
 		}
 		if err != nil {
