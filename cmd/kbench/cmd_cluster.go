@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -33,6 +34,9 @@ mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.
 		},
 	}
 	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterClasspathCmd(st))
+	for _, a := range brokerActions {
+		cmd.AddCommand(newClusterBrokerCmd(st, a.name, a.short))
+	}
 	return cmd
 }
 
@@ -71,12 +75,13 @@ func clusterErr(cmd string, err error) error {
 }
 
 type clusterUpOptions struct {
-	brokers int
-	name    string
-	heap    string
-	version string
+	brokers  int
+	name     string
+	heap     string
+	version  string
 	timeout  time.Duration
 	security string
+	portBase int
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -86,6 +91,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.version, "kafka-version", cluster.DefaultVersion, "Apache Kafka release to run (any 4.x release Maven Central serves, like 4.1.2)")
 	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
 	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
+	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")
 }
 
 func newClusterUpCmd(st *state) *cobra.Command {
@@ -95,19 +101,55 @@ func newClusterUpCmd(st *state) *cobra.Command {
 		Short: "Start a local cluster; prints bootstrap.servers=... as the last line of stdout",
 		Example: `  kbench cluster up --brokers 3
   BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)
+  kbench cluster up --brokers 3 --port-base 19092     # bootstrap 127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094
   kbench cluster up --name secure --security sasl_ssl`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error { return runClusterUp(c.Context(), o, st) },
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := checkUpInPart(c.Flags(), o, st); err != nil {
+				return err
+			}
+			return runClusterUp(c.Context(), o, st)
+		},
 	}
 	o.AddFlags(cmd.Flags())
 	return cmd
+}
+
+// checkUpInPart refuses settings that cannot apply: `up` of a cluster that
+// runs in part brings back its brokers that are down, with the cluster's
+// own settings.
+func checkUpInPart(f *pflag.FlagSet, o clusterUpOptions, st *state) error {
+	c, err := cluster.Load(clusterStateDir(st), o.name)
+	if err != nil {
+		return nil // none (or unreadable: Start says so)
+	}
+	running := false
+	for _, b := range c.Brokers {
+		if alive, _ := c.Proc(b.ID); alive {
+			running = true
+		}
+	}
+	if !running {
+		return nil // replaced by a new cluster
+	}
+	have := map[string]string{"brokers": strconv.Itoa(len(c.Brokers)), "kafka-version": c.Version, "heap": c.Heap,
+		"security": c.Security, "port-base": strconv.Itoa(c.PortBase)}
+	given := map[string]string{"brokers": strconv.Itoa(o.brokers), "kafka-version": o.version, "heap": o.heap,
+		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase)}
+	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base"} {
+		if f.Changed(flag) && given[flag] != have[flag] {
+			return userr.Errorf("cluster up: --%s %s: cluster %q already runs (in whole or in part) with --%s %q; up brings back its brokers that are down with its own settings. Leave --%s out, or stop it first (kbench cluster down --name %s)",
+				flag, given[flag], c.Name, flag, have[flag], flag, c.Name)
+		}
+	}
+	return nil
 }
 
 func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
 		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
-		cluster.WithSecurity(o.security))
+		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)
@@ -125,16 +167,20 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 func loadCluster(st *state, cmd, name string) (*cluster.Cluster, error) {
 	c, err := cluster.Load(clusterStateDir(st), name)
 	if errors.Is(err, cluster.ErrNotFound) {
-		known := "none"
-		if names, _ := cluster.List(clusterStateDir(st)); len(names) > 0 {
-			known = strings.Join(names, ", ")
-		}
-		return nil, userr.Errorf("cluster %s: no cluster named %q (known: %s; start one with 'kbench cluster up --name %s')", cmd, name, known, name)
+		return nil, userr.Errorf("cluster %s: no cluster named %q (known: %s; start one with 'kbench cluster up --name %s')", cmd, name, knownClusters(st), name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %w", cmd, err)
+		return nil, clusterErr(cmd, err)
 	}
 	return c, nil
+}
+
+// knownClusters lists the local clusters' names, or says there are none.
+func knownClusters(st *state) string {
+	if names, _ := cluster.List(clusterStateDir(st)); len(names) > 0 {
+		return strings.Join(names, ", ")
+	}
+	return "none"
 }
 
 type clusterDownOptions struct {

@@ -3,7 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +49,10 @@ func TestClusterCmdErrors(t *testing.T) {
 	}{
 		{"zero brokers", []string{"up", "--brokers", "0"}, exitUsage, `--brokers "0": must be between 1 and 9`},
 		{"bad heap", []string{"up", "--heap", "1x"}, exitUsage, `--heap "1x": want a size like 512m or 1g`},
-		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b"`},
+		{"bad name", []string{"up", "--name", "a/b"}, exitUsage, `--name "a/b": '/' is not allowed: it separates folders`},
+		// Regression: ".." was refused with a list of allowed characters it
+		// was made of.
+		{"parent folder name", []string{"up", "--name", ".."}, exitUsage, `--name "..": ".." is not allowed: it names the parent folder`},
 		// Regression: a 128m broker died of OutOfMemoryError; the heap was accepted.
 		{"heap too small", []string{"up", "--heap", "128m"}, exitUsage, `--heap "128m": at least 256m`},
 		// Regression: the error named --start-timeout, a flag cluster up does not have.
@@ -121,4 +130,135 @@ func TestClusterCmdClasspath(t *testing.T) {
 	if cp := strings.TrimSpace(stdout.String()); !strings.HasSuffix(cp, "/kafka/"+cluster.DefaultVersion+"/libs/*") {
 		t.Fatalf("classpath %q, want .../kafka/%s/libs/*", cp, cluster.DefaultVersion)
 	}
+}
+
+// freePortBase finds a base whose 30 ports (clients, controllers, internal
+// listeners) are free on 127.0.0.1 now.
+func freePortBase(t *testing.T) int {
+	t.Helper()
+	for try := 0; try < 50; try++ {
+		base := 20000 + rand.IntN(40000)
+		free := true
+		for p := base; p < base+30 && free; p++ {
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				free = false
+				continue
+			}
+			l.Close()
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no 30 free ports in a row")
+	return 0
+}
+
+// TestClusterCmdBrokerActions: regression: a cluster from `cluster up`
+// could not be broken and mended by hand: after one broker was killed, `up`
+// refused to start it again, `status` could show brokers dead while they
+// served, and `down` could leave JVMs running with their data deleted.
+// Now `cluster kill|stop|pause|resume|restart --broker N` act on it, status
+// says what each broker is, `up` brings back the brokers that are down,
+// `down` stops every process of the cluster, and --port-base keeps the
+// bootstrap from one `up` to the next.
+func TestClusterCmdBrokerActions(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: starts a real 3-broker Kafka cluster")
+	}
+	st, stdout, stderr := clusterTestState(t)
+	base := freePortBase(t)
+	want := fmt.Sprintf("bootstrap.servers=127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d", base, base+1, base+2)
+	up := func() {
+		t.Helper()
+		stdout.Reset()
+		if code := runCluster(t, st, "up", "--name", "hand", "--brokers", "3", "--heap", "512m", "--port-base", strconv.Itoa(base)); code != exitOK {
+			t.Fatalf("up: exit %d\n%s", code, stderr)
+		}
+		if last := lastLine(stdout.String()); last != want {
+			t.Fatalf("up: %q, want %q", last, want)
+		}
+	}
+	up()
+	t.Cleanup(func() { runCluster(t, st, "down", "--name", "hand") })
+	// status's STATE column, by broker.
+	states := func() []string {
+		t.Helper()
+		stdout.Reset()
+		runCluster(t, st, "status", "--name", "hand")
+		var out []string
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			if f := strings.Fields(line); len(f) >= 5 && f[0] >= "1" && f[0] <= "3" && len(f[0]) == 1 {
+				out = append(out, f[4])
+			}
+		}
+		return out
+	}
+	act := func(action, broker string, wantCode int) {
+		t.Helper()
+		stderr.Reset()
+		if code := runCluster(t, st, action, "--name", "hand", "--broker", broker); code != wantCode {
+			t.Fatalf("%s --broker %s: exit %d, want %d\n%s", action, broker, code, wantCode, stderr)
+		}
+	}
+	act("kill", "2", exitOK)
+	act("stop", "3", exitOK)
+	act("pause", "1", exitOK)
+	if got := strings.Join(states(), " "); got != "paused killed stopped" {
+		t.Errorf("status after pause 1, kill 2, stop 3: %q", got)
+	}
+	act("kill", "2", exitUsage) // not running: says how to start it
+	if !strings.Contains(stderr.String(), "kbench cluster restart --name hand --broker 2") {
+		t.Errorf("kill of a killed broker: %s", stderr)
+	}
+	act("resume", "1", exitOK)
+	act("restart", "3", exitOK)
+	// up brings back what is down (broker 2), with its data.
+	stderr.Reset()
+	up()
+	if !strings.Contains(stderr.String(), "start broker 2") {
+		t.Errorf("up of a cluster running in part: %s", stderr)
+	}
+	if got := strings.Join(states(), " "); got != "up up up" {
+		t.Errorf("status after up: %q", got)
+	}
+	// The state as another process may leave it: PIDs that are not the
+	// brokers'. Status and down find the brokers by their configs.
+	path := filepath.Join(clusterStateDir(st), "hand", "cluster.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.Load(clusterStateDir(st), "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range c.Brokers {
+		raw = bytes.Replace(raw, []byte(fmt.Sprintf(`"pid": %d,`, b.PID)), []byte(`"pid": 1,`), 1)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(states(), " "); got != "up up up" {
+		t.Errorf("status with stale PIDs: %q", got)
+	}
+	if code := runCluster(t, st, "down", "--name", "hand"); code != exitOK {
+		t.Fatalf("down: exit %d\n%s", code, stderr)
+	}
+	for _, b := range c.Brokers {
+		if alive, _ := c.Proc(b.ID); alive {
+			t.Errorf("broker %d still runs after down", b.ID)
+		}
+	}
+	if _, err := os.Stat(c.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after down: %v, want the cluster's folder removed", err)
+	}
+	up() // the same bootstrap again
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
 }

@@ -133,6 +133,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		Version:    version,
 		StartLocal: planLocalCluster(st),
 		Abort:      st.abort,
+		Named:      planNamedCluster(st),
 		OnRepeat: func(doc *result.Document) {
 			if err := write(doc); err != nil {
 				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)
@@ -272,6 +273,9 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	if p.Cluster.Bootstrap != "" {
 		where = p.Cluster.Bootstrap
 	}
+	if p.Cluster.Name != "" {
+		where = fmt.Sprintf("the local cluster %q (kbench cluster up --name %s)", p.Cluster.Name, p.Cluster.Name)
+	}
 	summary := fmt.Sprintf("%d scenario(s) × %d repeat(s) against %s", len(scenarios), p.Repeat, where)
 	if total > 0 {
 		summary += fmt.Sprintf("; at least %s of measuring", total.Round(time.Second))
@@ -356,15 +360,50 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		actor := faults.LocalActor{Procs: c, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
-			hs, err := c.Heal(ctx)
-			out := make([]faults.Healed, len(hs))
-			for i, h := range hs {
-				out[i] = faults.Healed{Broker: int32(h.ID), Action: h.Action}
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c)}, nil
+	}
+}
+
+// localActor carries out a plan's faults on a local cluster's processes.
+func localActor(c *cluster.Cluster) faults.Actor {
+	return faults.LocalActor{Procs: c, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
+		hs, err := c.Heal(ctx)
+		out := make([]faults.Healed, len(hs))
+		for i, h := range hs {
+			out[i] = faults.Healed{Broker: int32(h.ID), Action: h.Action}
+		}
+		return out, err
+	}}
+}
+
+// planNamedCluster opens the running local cluster a plan names
+// (cluster.name), as `kbench cluster up` left it; the plan leaves it
+// running.
+func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.LocalCluster, error) {
+	return func(ctx context.Context, pc plan.Cluster) (*runner.LocalCluster, error) {
+		c, err := cluster.Load(clusterStateDir(st), pc.Name)
+		if errors.Is(err, cluster.ErrNotFound) {
+			return nil, userr.Errorf("%s: no local cluster named %q (known: %s); start it first: kbench cluster up --name %s --brokers 3",
+				pc.NameAt, pc.Name, knownClusters(st), pc.Name)
+		}
+		if err != nil {
+			return nil, clusterErr("for the plan", err)
+		}
+		for _, b := range c.Brokers {
+			if alive, paused := c.Proc(b.ID); !alive || paused {
+				state := "not running"
+				if paused {
+					state = "paused"
+				}
+				return nil, userr.Errorf("%s: broker %d of cluster %q is %s; bring it back with 'kbench cluster up --name %s' (see 'kbench cluster status --name %s')",
+					pc.NameAt, b.ID, c.Name, state, c.Name, c.Name)
 			}
-			return out, err
-		}}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Stop: stop, Actor: actor}, nil
+		}
+		if c.Security != "" && pc.Properties["security.protocol"] == "" {
+			return nil, userr.Errorf("%s: cluster %q is secured (%s): put its client properties (the file 'kbench cluster status --name %s' shows) in cluster.properties", pc.NameAt, c.Name, c.Security, c.Name)
+		}
+		fmt.Fprintf(st.stderr, "kbench: running on the local cluster %q (%d broker(s)): %s\n", c.Name, len(c.Brokers), c.Bootstrap())
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c)}, nil
 	}
 }
 

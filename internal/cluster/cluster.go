@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type Cluster struct {
 	// Secrets says where its certificates and client properties are.
 	Security string   `json:"security,omitempty"`
 	Secrets  *Secrets `json:"secrets,omitempty"`
+	// PortBase, when set, fixed the ports (WithPortBase): they stay the
+	// same from one `cluster up` to the next.
+	PortBase int `json:"port_base,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer
@@ -53,6 +57,9 @@ type Broker struct {
 	ConfigPath   string `json:"config_path"` // server.properties; also identifies the process
 	LogPath      string `json:"log_path"`    // broker log (log4j)
 	OutPath      string `json:"out_path"`    // JVM stdout and stderr
+	// Down says why kbench took the broker down ("killed", "stopped"),
+	// until it starts again: a broker down without it died on its own.
+	Down string `json:"down,omitempty"`
 }
 
 // Addr is the broker's client address.
@@ -101,38 +108,85 @@ const stateFile = "cluster.json"
 // Load reads the state of the cluster named name under stateDir, as saved
 // by Start. Its brokers may have died since; see Status.
 func Load(stateDir, name string) (*Cluster, error) {
+	if err := CheckName(name); err != nil {
+		return nil, &OptionError{"name", name, err.Error()}
+	}
 	path := filepath.Join(stateDir, name, stateFile)
-	b, err := os.ReadFile(path)
+	c, err := readState(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("load cluster %q: %w (no %s)", name, ErrNotFound, path)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load cluster %q: %w", name, err)
 	}
+	return c, nil
+}
+
+func readState(path string) (*Cluster, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
 	c := &Cluster{log: io.Discard}
 	if err := json.Unmarshal(b, c); err != nil {
-		return nil, fmt.Errorf("load cluster %q: parse %s: %w", name, path, err)
+		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	return c, nil
 }
 
-// save writes the state atomically, so a reader never sees half a file.
+// save writes the whole state (a new cluster's).
 func (c *Cluster) save() error {
+	if err := c.write(filepath.Join(c.Dir, stateFile)); err != nil {
+		return fmt.Errorf("save cluster state: %w", err)
+	}
+	return nil
+}
+
+// write writes the state atomically, so a reader never sees half a file.
+func (c *Cluster) write(path string) error {
 	c.mu.Lock()
 	b, err := json.MarshalIndent(c, "", "  ")
 	c.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("save cluster state: %w", err)
+		return err
 	}
-	path := filepath.Join(c.Dir, stateFile)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// updateBroker changes broker id in memory and in the saved state. The
+// state is read again under a lock first, so that two kbench processes
+// acting on one cluster (a plan's faults, a `cluster restart`) never write
+// over each other's changes. A state already removed (`cluster down`) is
+// left alone.
+func (c *Cluster) updateBroker(id int, fn func(b *Broker)) error {
+	c.mu.Lock()
+	if i := c.index(id); i >= 0 {
+		fn(&c.Brokers[i])
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	path := filepath.Join(c.Dir, stateFile)
+	unlock, err := lockFile(ctx, path+".lock")
+	if err != nil {
 		return fmt.Errorf("save cluster state: %w", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	defer unlock()
+	disk, err := readState(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("save cluster state: %w", err)
 	}
-	return nil
+	if i := disk.index(id); i >= 0 {
+		fn(&disk.Brokers[i])
+	}
+	return disk.write(path)
 }
 
 func (c *Cluster) logf(format string, args ...any) {

@@ -71,7 +71,7 @@ func (c *Cluster) launch(id int) error {
 		close(ch.done)
 	}()
 	c.mu.Lock()
-	c.Brokers[i].PID = cmd.Process.Pid
+	c.Brokers[i].PID, c.Brokers[i].Down = cmd.Process.Pid, ""
 	if c.children == nil {
 		c.children = map[int]*child{}
 	}
@@ -89,19 +89,31 @@ func (c *Cluster) child(id int) *child {
 // state is inspect, except that for brokers this process started the wait
 // status decides whether they run: /proc may show an empty command line
 // for a moment right after exec, and a child's PID cannot be reused before
-// it is reaped.
+// it is reaped. A broker whose recorded PID is gone but whose config
+// another process runs (restarted by hand, or by a kbench whose state was
+// written over) is that process: its PID is adopted and saved.
 func (c *Cluster) state(b Broker) procState {
 	ch := c.child(b.ID)
-	if ch == nil || ch.proc.Pid != b.PID {
-		return inspect(b.PID, b.ConfigPath)
+	if ch != nil && ch.proc.Pid == b.PID {
+		if ch.exited() {
+			return procGone
+		}
+		if inspect(b.PID, b.ConfigPath) == procStopped {
+			return procStopped
+		}
+		return procRunning
 	}
-	if ch.exited() {
+	if st := inspect(b.PID, b.ConfigPath); st != procGone {
+		return st
+	}
+	found := findBrokers(b.ConfigPath)[filepath.Clean(b.ConfigPath)]
+	if len(found) == 0 {
 		return procGone
 	}
-	if inspect(b.PID, b.ConfigPath) == procStopped {
-		return procStopped
+	if err := c.updateBroker(b.ID, func(nb *Broker) { nb.PID, nb.Down = found[0].pid, "" }); err != nil {
+		c.logf("broker %d runs as pid %d: %v", b.ID, found[0].pid, err)
 	}
-	return procRunning
+	return found[0].state
 }
 
 // signal sends sig to broker b if it still runs.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,7 @@ type config struct {
 	maven        string
 	stopOnExit   bool
 	security     string
+	portBase     int
 }
 
 // defaultConfig states every default once.
@@ -121,6 +123,13 @@ func WithStopOnExit(on bool) Opt { return func(c *config) { c.stopOnExit = on } 
 // the cluster's directory (Cluster.Secrets).
 func WithSecurity(mode string) Opt { return func(c *config) { c.security = strings.ToLower(mode) } }
 
+// WithPortBase fixes the ports instead of picking free ones (default 0:
+// free ports): broker N's client port is base+N-1, its controller port
+// base+10+N-1, and on a secured cluster its internal listener base+20+N-1.
+// A bootstrap written down once (in a plan, a script) then stays right
+// from one `cluster up` to the next. base is 1024 to 65506.
+func WithPortBase(base int) Opt { return func(c *config) { c.portBase = base } }
+
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
 type OptionError struct {
@@ -147,10 +156,40 @@ func newConfig(opts []Opt) (config, error) {
 	return cfg, cfg.validate()
 }
 
-var (
-	nameRE    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([.-][A-Za-z0-9]+)*$`)
-)
+var versionRE = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+([.-][A-Za-z0-9]+)*$`)
+
+// maxNameLen bounds a cluster name.
+const maxNameLen = 64
+
+// CheckName says what is wrong with a cluster name, if anything. A name is
+// a folder under the state dir: letters, digits, '.', '_' and '-', at most
+// 64, starting with a letter or digit.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("is empty; give a name such as kbench or test-3")
+	case name == "." || name == "..":
+		return fmt.Errorf("%q is not allowed: it names the %s folder, not a folder of its own; use letters, digits, '.', '_' or '-', starting with a letter or digit",
+			name, map[string]string{".": "current", "..": "parent"}[name])
+	case len(name) > maxNameLen:
+		return fmt.Errorf("is %d characters long; at most %d", len(name), maxNameLen)
+	}
+	for i, r := range name {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		switch {
+		case ok:
+			continue
+		case r == '/' || r == '\\':
+			return fmt.Errorf("%q is not allowed: it separates folders, and the name is one folder; use letters, digits, '.', '_' or '-'", r)
+		case (r == '.' || r == '_' || r == '-') && i > 0:
+			continue
+		case r == '.' || r == '_' || r == '-':
+			return fmt.Errorf("must start with a letter or digit, not %q (a leading '.' hides the folder, a leading '-' reads as a flag)", r)
+		}
+		return fmt.Errorf("%q is not allowed; use letters, digits, '.', '_' or '-'", r)
+	}
+	return nil
+}
 
 // reservedProps wire the nodes together; changing them breaks start-up.
 var reservedProps = []string{
@@ -165,8 +204,8 @@ func (c *config) validate() error {
 		return &OptionError{"brokers", strconv.Itoa(c.brokers),
 			fmt.Sprintf("must be between 1 and %d (1 or 3 are typical)", MaxBrokers)}
 	}
-	if !nameRE.MatchString(c.name) {
-		return &OptionError{"name", c.name, "use letters, digits, '.', '_' or '-' (it names a directory)"}
+	if err := CheckName(c.name); err != nil {
+		return &OptionError{"name", c.name, err.Error()}
 	}
 	if _, err := parseHeap(c.heap); err != nil {
 		return &OptionError{"heap", c.heap, err.Error()}
@@ -181,6 +220,10 @@ func (c *config) validate() error {
 	}
 	if c.security != SecurityNone && c.security != SecuritySASLSSL && c.security != SecuritySSL {
 		return &OptionError{"security", c.security, "use sasl_ssl (TLS with SCRAM and PLAIN users) or ssl (mutual TLS)"}
+	}
+	if c.portBase != 0 && (c.portBase < minPortBase || c.portBase > maxPortBase) {
+		return &OptionError{"port-base", strconv.Itoa(c.portBase),
+			fmt.Sprintf("must be between %d and %d: the cluster takes the %d ports from it (clients from it, controllers from +10, a secured cluster's internal listeners from +20)", minPortBase, maxPortBase, portsPerBase)}
 	}
 	if c.startTimeout <= 0 {
 		return &OptionError{"timeout", c.startTimeout.String(), "must be positive"}

@@ -108,3 +108,25 @@ func TestParseHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckName: a bad cluster name is refused with what is wrong with
+// it, not only the characters a name may use.
+func TestCheckName(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"bench-2.a_b", ""},
+		{"", "is empty"},
+		{"..", `".." is not allowed: it names the parent folder`},
+		{".", `"." is not allowed: it names the current folder`},
+		{".hidden", "must start with a letter or digit, not '.'"},
+		{"-x", "must start with a letter or digit, not '-'"},
+		{"a/b", "'/' is not allowed: it separates folders"},
+		{"a b", "' ' is not allowed; use letters, digits"},
+		{strings.Repeat("a", 65), "is 65 characters long; at most 64"},
+	}
+	for _, tt := range tests {
+		err := CheckName(tt.name)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("CheckName(%q) = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"net"
+	"strconv"
 )
 
 // freePorts returns n distinct free ports on 127.0.0.1. They are free when
@@ -18,6 +19,37 @@ func freePorts(n int) ([]int, error) {
 		}
 		defer l.Close()
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// Fixed ports (WithPortBase): broker N's client port is base+N-1, its
+// controller port base+10+N-1 and, on a secured cluster, its internal
+// listener base+20+N-1; MaxBrokers (9) fits in each block of 10.
+const (
+	portBlock    = 10
+	portBlocks   = 3
+	minPortBase  = 1024
+	maxPortBase  = 65535 - portBlocks*portBlock + 1
+	portsPerBase = portBlocks * portBlock
+)
+
+// fixedPorts lays out per ports for each of n brokers from base, in
+// freePorts' order (broker by broker), checking that each is free.
+func fixedPorts(base, n, per int) ([]int, error) {
+	roles := []string{"client", "controller", "internal"}
+	ports := make([]int, 0, per*n)
+	for i := range n {
+		for k := range per {
+			port := base + k*portBlock + i
+			l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			if err != nil {
+				return nil, &OptionError{"port-base", strconv.Itoa(base),
+					fmt.Sprintf("port %d (broker %d's %s port) is in use; pick another base, or leave --port-base out to use free ports", port, i+1, roles[k])}
+			}
+			l.Close()
+			ports = append(ports, port)
+		}
 	}
 	return ports, nil
 }

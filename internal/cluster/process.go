@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -29,16 +30,25 @@ func inspect(pid int, config string) procState {
 	}
 	state, cmdline, err := procInfo(pid)
 	// The broker command line ends with its config file (see command).
-	if err != nil || config == "" || !strings.HasSuffix(cmdline, " "+config) {
+	if err != nil || config == "" || !runsConfig(pid, cmdline, config) {
 		return procGone
 	}
-	switch state {
-	case 'Z', 'X', 'x':
-		return procGone
-	case 'T', 't':
-		return procStopped
+	return stateOf(state)
+}
+
+// runsConfig reports whether a command line ends with config, also as a
+// path relative to the process's working directory (a broker started by
+// hand from its node's folder).
+func runsConfig(pid int, cmdline, config string) bool {
+	if strings.HasSuffix(cmdline, " "+config) {
+		return true
 	}
-	return procRunning
+	last := cmdline[strings.LastIndexByte(cmdline, ' ')+1:]
+	if last == "" || filepath.IsAbs(last) || !strings.Contains(cmdline, " kafka.Kafka ") {
+		return false
+	}
+	cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	return err == nil && filepath.Join(cwd, last) == filepath.Clean(config)
 }
 
 // procInfo reads a process's state letter and command line (arguments

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -22,8 +23,10 @@ const startAttempts = 3
 // Start fetches Kafka if needed, formats a new cluster under the state dir
 // and starts its brokers, then waits until metadata lists all of them. A
 // stopped cluster of the same name is replaced; a running one is an error
-// wrapping ErrRunning. On failure Start stops what it started and keeps the
-// directory for its logs; the error ends with the failing node's log tail.
+// wrapping ErrRunning; one with some brokers down or paused is brought back
+// whole (Heal: with its own data and settings, whatever opts say) and
+// returned. On failure Start stops what it started and keeps the directory
+// for its logs; the error ends with the failing node's log tail.
 func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 	cfg, err := newConfig(opts)
 	if err != nil {
@@ -43,33 +46,84 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 		return nil, fmt.Errorf("start cluster %q: %w", cfg.name, err)
 	}
 	defer unlock()
-	if err := checkNotRunning(cfg.stateDir, cfg.name); err != nil {
+	old, err := running(cfg.stateDir, cfg.name)
+	if err != nil {
 		return nil, err
+	}
+	if old != nil {
+		return old.revive(ctx, cfg)
 	}
 	for attempt := 1; ; attempt++ {
 		c, err := startOnce(ctx, cfg, java, dist)
-		if err == nil || attempt == startAttempts || !errors.Is(err, errPortInUse) {
+		// Fixed ports lost to another process stay lost: no retry.
+		if err == nil || attempt == startAttempts || !errors.Is(err, errPortInUse) || cfg.portBase > 0 {
 			return c, err
 		}
 		fmt.Fprintln(cfg.log, "another process took a port; retrying with new ports")
 	}
 }
 
-func checkNotRunning(stateDir, name string) error {
+// running loads the cluster of that name if any of its brokers still run
+// (nil when there is none, or none of its brokers runs).
+func running(stateDir, name string) (*Cluster, error) {
 	old, err := Load(stateDir, name)
 	if errors.Is(err, ErrNotFound) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w (remove %s if no broker of it runs)", err, filepath.Join(stateDir, name))
+		return nil, fmt.Errorf("%w (remove %s if no broker of it runs)", err, filepath.Join(stateDir, name))
 	}
 	for _, b := range old.Brokers {
-		if inspect(b.PID, b.ConfigPath) != procGone {
+		if old.state(b) != procGone {
+			return old, nil
+		}
+	}
+	return nil, nil
+}
+
+func checkNotRunning(stateDir, name string) error {
+	old, err := running(stateDir, name)
+	if err != nil || old == nil {
+		return err
+	}
+	return old.errRunning()
+}
+
+func (c *Cluster) errRunning() error {
+	for _, b := range c.Brokers {
+		if c.state(b) != procGone {
+			b, _ = c.Broker(b.ID)
 			return fmt.Errorf("start cluster %q: %w at %s (broker %d, pid %d): stop it first or use another name",
-				name, ErrRunning, old.Bootstrap(), b.ID, b.PID)
+				c.Name, ErrRunning, c.Bootstrap(), b.ID, b.PID)
 		}
 	}
 	return nil
+}
+
+// revive brings back the brokers of a cluster that some still run: the
+// dead ones started again with their data, the paused ones resumed. A
+// cluster whose brokers all run and answer is ErrRunning.
+func (c *Cluster) revive(ctx context.Context, cfg config) (*Cluster, error) {
+	c.log, c.startTimeout = cfg.log, cfg.startTimeout
+	var down []string
+	for _, id := range c.ids() {
+		b, _ := c.Broker(id)
+		switch c.state(b) {
+		case procGone:
+			down = append(down, fmt.Sprintf("start broker %d", id))
+		case procStopped:
+			down = append(down, fmt.Sprintf("resume broker %d", id))
+		}
+	}
+	if len(down) == 0 {
+		return nil, c.errRunning()
+	}
+	c.logf("cluster %q runs in part: %s, with its own data and settings", c.Name, strings.Join(down, ", "))
+	if _, err := c.Heal(ctx); err != nil {
+		return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+	}
+	c.logf("cluster %q up: %s", c.Name, c.Bootstrap())
+	return c, nil
 }
 
 func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Cluster, error) {
@@ -123,7 +177,12 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 	if cfg.security != SecurityNone {
 		per = 3 // and an internal listener
 	}
-	ports, err := freePorts(per * cfg.brokers)
+	var ports []int
+	if cfg.portBase > 0 {
+		ports, err = fixedPorts(cfg.portBase, cfg.brokers, per)
+	} else {
+		ports, err = freePorts(per * cfg.brokers)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +194,7 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 		Name: cfg.name, Version: cfg.version, ID: id, Dir: dir,
 		Heap: cfg.heap, Java: java, Classpath: dist.Classpath(), StartedAt: time.Now().UTC(),
 		log: cfg.log, startTimeout: cfg.startTimeout, stopOnExit: cfg.stopOnExit, Security: cfg.security,
+		PortBase: cfg.portBase,
 	}
 	for i := range cfg.brokers {
 		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))

@@ -15,9 +15,12 @@ type BrokerStatus struct {
 	Answers bool // it answered a metadata request within 2s
 }
 
-// State is a one-word summary: up, paused, unresponsive or dead.
+// State is a one-word summary: up, paused, unresponsive, killed or stopped
+// (by kbench: `cluster kill|stop`, a plan's fault), or dead (on its own).
 func (s BrokerStatus) State() string {
 	switch {
+	case !s.Alive && s.Down != "":
+		return s.Down
 	case !s.Alive:
 		return "dead"
 	case s.Paused:
@@ -31,13 +34,13 @@ func (s BrokerStatus) State() string {
 // Status checks every broker's process and asks each one, directly, for
 // metadata. It returns one entry per broker, in node id order.
 func (c *Cluster) Status(ctx context.Context) ([]BrokerStatus, error) {
-	c.mu.Lock()
-	brokers := append([]Broker(nil), c.Brokers...)
-	c.mu.Unlock()
-	out := make([]BrokerStatus, len(brokers))
+	ids := c.ids()
+	out := make([]BrokerStatus, len(ids))
 	var wg sync.WaitGroup
-	for i, b := range brokers {
+	for i, id := range ids {
+		b, _ := c.Broker(id)
 		st := c.state(b)
+		b, _ = c.Broker(id) // its PID, if another process runs it now
 		out[i] = BrokerStatus{Broker: b, Alive: st != procGone, Paused: st == procStopped}
 		if st != procRunning {
 			continue

@@ -12,10 +12,14 @@ package faults
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -143,7 +147,8 @@ func (a LocalActor) Heal(ctx context.Context) ([]Healed, error) {
 // CommandActor runs a command per action on a remote cluster: {broker} in
 // a template is replaced by the broker id. Without Shell the template is
 // split into words (single and double quotes group) and run directly;
-// with Shell it is given to sh -c.
+// with Shell it is given to sh -c. Each command runs in a process group of
+// its own, which is killed when the command ends (see runGroup).
 type CommandActor struct {
 	Commands map[string]string // by action
 	Shell    bool
@@ -152,6 +157,11 @@ type CommandActor struct {
 
 // maxOutput bounds the output kept per command.
 const maxOutput = 8 << 10
+
+// outputGrace bounds the wait for a command's output after its process
+// group was killed: a process that left the group (setsid, a daemon) may
+// still hold the output open.
+const outputGrace = time.Second
 
 // Act runs the action's command.
 func (a CommandActor) Act(ctx context.Context, action string, broker int32) (string, error) {
@@ -169,30 +179,95 @@ func (a CommandActor) Act(ctx context.Context, action string, broker int32) (str
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var cmd *exec.Cmd
-	if a.Shell {
-		cmd = exec.CommandContext(cctx, "sh", "-c", line)
-	} else {
-		args, err := SplitCommand(line)
-		if err != nil {
+	args := []string{"sh", "-c", line}
+	if !a.Shell {
+		var err error
+		if args, err = SplitCommand(line); err != nil {
 			return "", fmt.Errorf("fault command %q: %w", line, err)
 		}
-		cmd = exec.CommandContext(cctx, args[0], args[1:]...)
 	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	text := out.String()
-	if len(text) > maxOutput {
-		text = text[:maxOutput] + "\n[output cut at 8 KiB]"
-	}
+	text, err := runGroup(cctx, args)
 	if err != nil {
-		if cctx.Err() == context.DeadlineExceeded {
+		if errors.Is(cctx.Err(), context.DeadlineExceeded) {
 			err = fmt.Errorf("did not finish within %s", timeout)
 		}
 		return text, fmt.Errorf("fault command %q: %w", line, err)
 	}
 	return text, nil
+}
+
+// runGroup runs a command in a process group of its own and returns its
+// output (stdout and stderr, the first maxOutput bytes). When the command
+// exits, or ctx ends, every process still in its group is killed: a child
+// it started in the background must neither outlive the fault nor keep its
+// output open (which kept the fault, and the run, waiting for it).
+func runGroup(ctx context.Context, args []string) (string, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	// The command writes to the pipe directly, so Wait returns when it
+	// exits, not when every holder of the pipe has closed it.
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return "", err
+	}
+	var out capped
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		_, _ = io.Copy(&out, r)
+	}()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err = <-exited:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		err = <-exited
+	}
+	leftovers := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) == nil
+	grace := time.NewTimer(outputGrace)
+	defer grace.Stop()
+	select {
+	case <-read:
+	case <-grace.C:
+		r.Close() // ends the copy
+		<-read
+	}
+	text := out.String()
+	if leftovers && err == nil {
+		text += "[kbench ended the processes the command left running]\n"
+	}
+	return text, err
+}
+
+// capped keeps the first maxOutput bytes written to it and counts the rest.
+type capped struct {
+	buf     bytes.Buffer
+	dropped int64
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := maxOutput - c.buf.Len(); room < n {
+		c.dropped += int64(n - room)
+		p = p[:room]
+	}
+	c.buf.Write(p)
+	return n, nil
+}
+
+func (c *capped) String() string {
+	if c.dropped > 0 {
+		return c.buf.String() + "\n[output cut at 8 KiB]"
+	}
+	return c.buf.String()
 }
 
 // Heal does nothing remotely: kbench cannot know how to bring a remote

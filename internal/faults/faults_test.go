@@ -1,8 +1,12 @@
 package faults
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -188,5 +192,73 @@ func TestSplitCommand(t *testing.T) {
 		if (err != nil) != tt.err || strings.Join(got, "|") != strings.Join(tt.want, "|") {
 			t.Errorf("SplitCommand(%q) = %q, %v; want %q (error %v)", tt.in, got, err, tt.want, tt.err)
 		}
+	}
+}
+
+// TestCommandActorEndsItsProcessGroup: regression: with fault_shell, a
+// command's children outlived it and held its output open, so the fault
+// (and the repeat) waited for them: `sleep 1000 &` kept a run for minutes.
+// The command's whole process group now ends with it.
+func TestCommandActorEndsItsProcessGroup(t *testing.T) {
+	tests := []struct {
+		name    string
+		command string
+		timeout time.Duration
+		errHas  string
+		outHas  string
+	}{
+		{"child left behind", "sleep 1000 & echo $!", time.Minute, "", "kbench ended the processes the command left running"},
+		{"timed out with a child", "echo $$; sleep 1000; echo never", 300 * time.Millisecond, "did not finish within 300ms", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := CommandActor{Commands: map[string]string{Kill: tt.command}, Shell: true, Timeout: tt.timeout}
+			type answer struct {
+				out string
+				err error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				out, err := a.Act(context.Background(), Kill, 1)
+				done <- answer{out, err}
+			}()
+			var got answer
+			select {
+			case got = <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the fault command did not return within 20 s")
+			}
+			if tt.errHas == "" && got.err != nil || tt.errHas != "" && (got.err == nil || !strings.Contains(got.err.Error(), tt.errHas)) {
+				t.Fatalf("error %v, want %q", got.err, tt.errHas)
+			}
+			if !strings.Contains(got.out, tt.outHas) {
+				t.Errorf("output %q, want %q", got.out, tt.outHas)
+			}
+			pid, err := strconv.Atoi(strings.Fields(got.out)[0])
+			if err != nil {
+				t.Fatalf("output %q: %v", got.out, err)
+			}
+			// The group was sent SIGKILL before Act returned: the process
+			// ends as soon as the kernel delivers it (it may remain a
+			// zombie until its new parent reaps it).
+			if !gone(pid, 10*time.Second) {
+				t.Errorf("process %d of the command still runs 10 s after the command ended", pid)
+			}
+		})
+	}
+}
+
+// gone waits until process pid has ended (or is a zombie), at most bound.
+func gone(pid int, bound time.Duration) bool {
+	deadline := time.Now().Add(bound)
+	for {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil || bytes.Contains(st, []byte(") Z")) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

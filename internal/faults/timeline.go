@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -16,9 +15,9 @@ import (
 // Result statuses.
 const (
 	StatusDone       = "done"
-	StatusFailed     = "failed"      // the action failed
+	StatusFailed     = "failed"      // the action failed, or could not happen (Error says why)
 	StatusSkipped    = "skipped"     // the fault it follows failed
-	StatusNotReached = "not reached" // the scenario ended first
+	StatusNotReached = "not reached" // sending ended before its time (Note says when)
 )
 
 // Result is what one fault did and what was measured.
@@ -30,22 +29,30 @@ type Result struct {
 	// Affected are the partitions the broker led when the fault began.
 	Affected []Moved
 	// Election is the time from the action until every affected
-	// partition had a new leader; ISRRecovered, for an action that brings
-	// a broker back, until every partition's ISR was full. Nil when not
-	// measured (the action does neither, or it led nothing); the TimedOut
-	// flags say the bound passed first.
+	// partition had a leader on another broker; ISRRecovered, for an action
+	// that brings a broker back, until every partition's ISR was full. Nil
+	// when not measured (the action does neither, or the broker led
+	// nothing) or not seen; the TimedOut flags say measuring gave up first.
 	Election, ISRRecovered                 *time.Duration
 	ElectionTimedOut, ISRRecoveredTimedOut bool
-	Output                                 string
-	Status                                 string
-	Error                                  string
+	// ElectionNote and ISRNote say what happened instead, or besides, in
+	// words: "not within 120 s", "t-1 has no other replica and came back
+	// with broker 2 after 25.3 s".
+	ElectionNote, ISRNote string
+	// Note says why a fault did not happen (not reached, skipped).
+	Note   string
+	Output string
+	Status string
+	Error  string
 }
 
 // Moved is a partition whose leader the fault took away.
 type Moved struct {
 	Topic     string
 	Partition int32
-	From, To  int32 // To is -1 until a new leader was seen
+	// To is the new leader, -1 until one was seen; To == From when the
+	// partition had no other in-sync replica and came back with its broker.
+	From, To int32
 }
 
 // Config is a timeline to run.
@@ -57,29 +64,49 @@ type Config struct {
 	// Topics are the scenario's topics: their partitions are watched.
 	Topics []string
 	// Poll is the metadata polling interval (default 50 ms); MeasureFor
-	// bounds each measurement (default 2 minutes).
+	// bounds each measurement (default DefaultMeasureFor).
 	Poll, MeasureFor time.Duration
+	// Settle is how long an election measurement still watches after its
+	// paused broker was resumed, for a fencing already under way (default
+	// DefaultSettle); a broker resumed before its session expired keeps
+	// its partitions.
+	Settle time.Duration
 	// Logf, if set, is told of each action as it happens.
 	Logf func(format string, args ...any)
 }
 
-// Timeline runs a fault plan against a scenario.
+// Defaults of Config.
+const (
+	DefaultMeasureFor = 2 * time.Minute
+	// DefaultSettle is more than twice Kafka's broker heartbeat interval
+	// (2 s), so a resumed broker has been heard from by the controller.
+	DefaultSettle = 5 * time.Second
+)
+
+// Timeline runs a fault plan against a scenario: each fault at its own
+// time (one that follows another, its delay after that one was done),
+// whatever earlier faults are still doing or measuring.
 type Timeline struct {
 	cfg   Config
 	start time.Time
 	cl    *kgo.Client
 	adm   *kadm.Client
-	stop  chan struct{}
-	done  chan struct{}
+	stop  chan struct{} // closed by End: faults not yet due will not happen
+	done  chan struct{} // closed once every fault has its final status
+	ended sync.Once
 
-	mu      sync.Mutex
-	results []Result
-	// electing stops a broker's election measurement once the broker is
-	// back: with no other replica, it leads again and no election comes.
-	electing map[int32]context.CancelFunc
-	measures sync.WaitGroup
-	mctx     context.Context
-	mcancel  context.CancelFunc
+	mu       sync.Mutex
+	endAt    time.Duration
+	results  []Result
+	finished []chan struct{} // by fault: closed once it has its final status
+	doneAt   []time.Duration // by fault: when its action was done
+	busy     map[int32]int   // broker → the fault whose action runs on it
+	down     map[int32]bool  // brokers a fault took away and none brought back
+	// elections are the election measurements still running, by broker.
+	elections map[int32]*election
+	measures  sync.WaitGroup
+	mctx      context.Context
+	mcancel   context.CancelFunc
 }
 
 // Start begins the timeline; start is the scenario's time zero.
@@ -88,7 +115,10 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 		cfg.Poll = 50 * time.Millisecond
 	}
 	if cfg.MeasureFor <= 0 {
-		cfg.MeasureFor = 2 * time.Minute
+		cfg.MeasureFor = DefaultMeasureFor
+	}
+	if cfg.Settle <= 0 {
+		cfg.Settle = DefaultSettle
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
@@ -100,78 +130,112 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 	if err != nil {
 		return nil, fmt.Errorf("faults: %w", err)
 	}
-	t := &Timeline{cfg: cfg, start: start, cl: cl, adm: kadm.NewClient(cl), stop: make(chan struct{}), done: make(chan struct{}), electing: map[int32]context.CancelFunc{}}
+	n := len(cfg.Faults)
+	t := &Timeline{cfg: cfg, start: start, cl: cl, adm: kadm.NewClient(cl), stop: make(chan struct{}), done: make(chan struct{}),
+		results: make([]Result, n), finished: make([]chan struct{}, n), doneAt: make([]time.Duration, n),
+		busy: map[int32]int{}, down: map[int32]bool{}, elections: map[int32]*election{}}
 	t.mctx, t.mcancel = context.WithCancel(context.WithoutCancel(ctx))
-	t.results = make([]Result, len(cfg.Faults))
 	for i, f := range cfg.Faults {
 		t.results[i] = Result{Name: f.Name, Action: f.Action, Target: f.Target.String(), Broker: -1, Status: StatusNotReached}
+		t.finished[i] = make(chan struct{})
 	}
 	go t.run(ctx)
 	return t, nil
 }
 
-// run fires the faults in time order; one that follows another is due its
-// delay after that one was done.
+// run waits for every fault, each on its own.
 func (t *Timeline) run(ctx context.Context) {
 	defer close(t.done)
-	fired := map[string]time.Duration{} // by name: when it was done
-	failed := map[string]bool{}
-	pending := make([]int, len(t.cfg.Faults))
-	for i := range pending {
-		pending[i] = i
+	var wg sync.WaitGroup
+	for i := range t.cfg.Faults {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer close(t.finished[i])
+			t.schedule(ctx, i)
+		}()
 	}
-	for len(pending) > 0 {
-		// The next due fault among those whose time is known.
-		next, due := -1, time.Duration(0)
-		for _, i := range pending {
-			f := t.cfg.Faults[i]
-			d := f.At
-			if f.After != "" {
-				at, ok := fired[f.After]
-				if !ok {
-					continue
-				}
-				d = at + f.At
-			}
-			if next < 0 || d < due {
-				next, due = i, d
-			}
+	wg.Wait()
+}
+
+// schedule carries out fault i at its time: its at, or its delay after the
+// fault it follows was done.
+func (t *Timeline) schedule(ctx context.Context, i int) {
+	f := t.cfg.Faults[i]
+	due := f.At
+	if f.After != "" {
+		j := t.index(f.After)
+		if j < 0 {
+			t.set(i, func(r *Result) { r.Status, r.Error = StatusFailed, fmt.Sprintf("no fault named %q", f.After) })
+			return
 		}
-		if next < 0 {
-			return // the rest follow faults that will never fire
-		}
-		pending = remove(pending, next)
-		f := t.cfg.Faults[next]
-		if f.After != "" && failed[f.After] {
-			t.set(next, func(r *Result) {
-				r.Status, r.Error = StatusSkipped, fmt.Sprintf("fault %q it follows failed", f.After)
-			})
-			failed[f.Name] = true
-			continue
-		}
-		wait := time.Until(t.start.Add(due))
 		select {
+		case <-t.finished[j]:
 		case <-ctx.Done():
+			t.notReached(i, 0, ctx)
 			return
+		}
+		switch before := t.get(j).Status; before {
+		case StatusDone:
+			t.mu.Lock()
+			due += t.doneAt[j]
+			t.mu.Unlock()
+		case StatusNotReached:
+			t.set(i, func(r *Result) { r.Note = fmt.Sprintf("fault %q it follows did not happen", f.After) })
+			return
+		default:
+			why := map[string]string{StatusFailed: "failed", StatusSkipped: "was skipped"}[before]
+			t.set(i, func(r *Result) { r.Status, r.Note = StatusSkipped, fmt.Sprintf("fault %q it follows %s", f.After, why) })
+			return
+		}
+	}
+	if !t.wait(ctx, due) {
+		t.notReached(i, due, ctx)
+		return
+	}
+	t.fire(ctx, i)
+}
+
+// wait sleeps until the scenario's time due; false when the timeline ended
+// or ctx was done first.
+func (t *Timeline) wait(ctx context.Context, due time.Duration) bool {
+	timer := time.NewTimer(time.Until(t.start.Add(due)))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		select { // an end at the same moment wins
 		case <-t.stop:
-			return
-		case <-time.After(wait):
+			return false
+		default:
+			return ctx.Err() == nil
 		}
-		if !t.fire(ctx, next) {
-			failed[f.Name] = true
-		}
-		fired[f.Name] = time.Since(t.start)
+	case <-t.stop:
+		return false
+	case <-ctx.Done():
+		return false
 	}
 }
 
-func remove(s []int, v int) []int {
-	out := s[:0]
-	for _, x := range s {
-		if x != v {
-			out = append(out, x)
+// notReached records why fault i, due at due, did not happen.
+func (t *Timeline) notReached(i int, due time.Duration, ctx context.Context) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	r := &t.results[i]
+	r.Status = StatusNotReached
+	if ctx.Err() != nil {
+		r.Note = "the run was interrupted first"
+		return
+	}
+	r.Note = fmt.Sprintf("sending ended at %.1f s, before its time (%.1f s)", t.endAt.Seconds(), due.Seconds())
+}
+
+func (t *Timeline) index(name string) int {
+	for i, f := range t.cfg.Faults {
+		if f.Name == name {
+			return i
 		}
 	}
-	return out
+	return -1
 }
 
 func (t *Timeline) set(i int, f func(*Result)) {
@@ -186,39 +250,35 @@ func (t *Timeline) get(i int) Result {
 	return t.results[i]
 }
 
-// fire carries out fault i and starts its measurements; false when it
-// failed.
-func (t *Timeline) fire(ctx context.Context, i int) bool {
+// fire carries out fault i and starts its measurements.
+func (t *Timeline) fire(ctx context.Context, i int) {
 	f := t.cfg.Faults[i]
 	at := time.Since(t.start)
 	broker, err := t.resolve(ctx, f.Target)
-	if err != nil {
-		t.set(i, func(r *Result) { r.At, r.Status, r.Error = at, StatusFailed, err.Error() })
-		t.cfg.Logf("fault %s: %v", label(f), err)
-		return false
+	if err == nil {
+		err = t.claim(i, broker)
 	}
-	// A restart or bounce of a running broker moves its leaders too.
-	var leaders map[Partition]int32
-	if f.Action != Resume {
-		leaders, _ = t.leadersOf(ctx, broker)
+	if err != nil {
+		t.set(i, func(r *Result) { r.At, r.Broker, r.Status, r.Error = at, broker, StatusFailed, err.Error() })
+		t.cfg.Logf("fault %s could not happen: %v", label(f), err)
+		return
+	}
+	defer t.release(broker)
+	t.mu.Lock()
+	wasDown := t.down[broker]
+	t.mu.Unlock()
+	// Only an action on a running broker moves its leaders: after a kill,
+	// the broker keeps them until it is fenced, and that election belongs
+	// to the kill, also when a restart has begun by then.
+	var led map[Partition]watched
+	if f.Action != Resume && !wasDown {
+		led, _ = t.leadersOf(ctx, broker)
 	}
 	t.set(i, func(r *Result) { r.At, r.Broker = at, broker })
 	t.cfg.Logf("fault %s: %s broker %d at %.1fs", label(f), f.Action, broker, at.Seconds())
 	began := time.Now()
-	if Returns(f.Action) {
-		t.stopElection(broker)
-	}
-	if len(leaders) > 0 {
-		stopped, stop := context.WithCancel(context.Background())
-		t.mu.Lock()
-		t.electing[broker] = stop
-		t.mu.Unlock()
-		t.measure(func(ctx context.Context) {
-			ctx, cancel := context.WithCancel(ctx)
-			defer cancel()
-			defer context.AfterFunc(stopped, cancel)()
-			t.measureElection(ctx, i, broker, leaders, began)
-		})
+	if len(led) > 0 {
+		t.startElection(i, broker, led, began)
 	}
 	var out string
 	times := max(f.Times, 1)
@@ -237,17 +297,47 @@ func (t *Timeline) fire(ctx context.Context, i int) bool {
 	})
 	if err != nil {
 		t.cfg.Logf("fault %s failed: %v", label(f), err)
-		return false
+		return
+	}
+	t.mu.Lock()
+	t.doneAt[i] = time.Since(t.start)
+	if Removes(f.Action) {
+		t.down[broker] = true
+	} else if Returns(f.Action) {
+		delete(t.down, broker)
+	}
+	t.mu.Unlock()
+	if f.Action == Resume {
+		t.resumed(broker)
 	}
 	if Returns(f.Action) {
 		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
 	}
-	return true
+}
+
+// claim marks broker as acted on by fault i; an action still running on
+// it is an error: two at once would undo each other.
+func (t *Timeline) claim(i int, broker int32) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j, ok := t.busy[broker]; ok {
+		other := t.results[j]
+		return fmt.Errorf("broker %d is still busy with fault %s, begun at %.1f s", broker, resultLabel(other), other.At.Seconds())
+	}
+	t.busy[broker] = i
+	return nil
+}
+
+func (t *Timeline) release(broker int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.busy, broker)
 }
 
 // label names result i in log lines.
-func (t *Timeline) label(i int) string {
-	r := t.get(i)
+func (t *Timeline) label(i int) string { return resultLabel(t.get(i)) }
+
+func resultLabel(r Result) string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -265,15 +355,14 @@ func label(f Fault) string {
 func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
 	switch {
 	case tg.Fault != "":
-		for i, f := range t.cfg.Faults {
-			if f.Name == tg.Fault {
-				if b := t.get(i).Broker; b >= 0 {
-					return b, nil
-				}
-				return -1, fmt.Errorf("fault %q acted on no broker", tg.Fault)
-			}
+		i := t.index(tg.Fault)
+		if i < 0 {
+			return -1, fmt.Errorf("no fault named %q", tg.Fault)
 		}
-		return -1, fmt.Errorf("no fault named %q", tg.Fault)
+		if b := t.get(i).Broker; b >= 0 {
+			return b, nil
+		}
+		return -1, fmt.Errorf("fault %q acted on no broker", tg.Fault)
 	case tg.Leader != nil:
 		var lastErr error
 		for try := 0; try < 20; try++ {
@@ -282,7 +371,10 @@ func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
 				return leader, nil
 			}
 			lastErr = err
-			time.Sleep(t.cfg.Poll)
+			if !sleep(ctx, t.cfg.Poll) {
+				lastErr = ctx.Err()
+				break
+			}
 		}
 		if lastErr == nil {
 			lastErr = errors.New("it has no leader")
@@ -294,24 +386,16 @@ func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
 	return tg.Broker, nil
 }
 
-func (t *Timeline) metadata(ctx context.Context) (kadm.Metadata, error) {
-	mctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	return t.adm.Metadata(mctx, t.cfg.Topics...)
-}
-
-func (t *Timeline) leader(ctx context.Context, p Partition) (int32, error) {
-	mctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	m, err := t.adm.Metadata(mctx, p.Topic)
-	if err != nil {
-		return -1, err
+// sleep waits for d; false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
-	pd, ok := m.Topics[p.Topic].Partitions[p.Partition]
-	if !ok {
-		return -1, fmt.Errorf("topic %s has no partition %d", p.Topic, p.Partition)
-	}
-	return pd.Leader, nil
 }
 
 // controller asks the quorum for its leader (KRaft's active controller);
@@ -337,153 +421,43 @@ func (t *Timeline) controller(ctx context.Context) (int32, error) {
 	return m.Controller, nil
 }
 
-// leadersOf lists the partitions of the scenario's topics broker leads.
-func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[Partition]int32, error) {
-	m, err := t.metadata(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := map[Partition]int32{}
-	for _, td := range m.Topics {
-		for _, pd := range td.Partitions {
-			if pd.Leader == broker {
-				out[Partition{Topic: td.Topic, Partition: pd.Partition}] = broker
-			}
-		}
-	}
-	return out, nil
-}
-
-// stopElection ends the election measurement of broker, if one runs.
-func (t *Timeline) stopElection(broker int32) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if cancel, ok := t.electing[broker]; ok {
-		cancel()
-		delete(t.electing, broker)
-	}
-}
-
-// measure runs f with a context bounded by MeasureFor (and Finish).
-func (t *Timeline) measure(f func(ctx context.Context)) {
-	t.measures.Add(1)
-	go func() {
-		defer t.measures.Done()
-		ctx, cancel := context.WithTimeout(t.mctx, t.cfg.MeasureFor)
-		defer cancel()
-		f(ctx)
-	}()
-}
-
-// measureElection polls metadata until every partition broker led has
-// another leader.
-func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led map[Partition]int32, began time.Time) {
-	if len(led) == 0 {
-		return // it led nothing: no election to time
-	}
-	moved := map[Partition]int32{}
-	tick := time.NewTicker(t.cfg.Poll)
-	defer tick.Stop()
-	for {
-		if m, err := t.metadata(ctx); err == nil {
-			for p := range led {
-				if pd, ok := m.Topics[p.Topic].Partitions[p.Partition]; ok && pd.Leader >= 0 && pd.Leader != broker {
-					if _, seen := moved[p]; !seen {
-						moved[p] = pd.Leader
-					}
-				}
-			}
-		}
-		if len(moved) == len(led) {
-			d := time.Since(began)
-			t.set(i, func(r *Result) { r.Election = &d; r.Affected = movedList(led, moved) })
-			t.cfg.Logf("fault %s: every partition broker %d led has a new leader after %s", t.label(i), broker, d.Round(time.Millisecond))
-			return
-		}
+// End ends the timeline when the workloads stop sending: faults not yet
+// due are left "not reached", actions under way are waited for (until ctx
+// ends), and every broker left down or paused is brought back (a heal,
+// with its ISR recovery measured), so that producers flush to a whole
+// cluster. Later calls do nothing.
+func (t *Timeline) End(ctx context.Context) {
+	t.ended.Do(func() {
+		t.mu.Lock()
+		t.endAt = time.Since(t.start)
+		t.mu.Unlock()
+		close(t.stop)
 		select {
+		case <-t.done:
 		case <-ctx.Done():
-			// Ended by the bound, or by the broker's return (then no other
-			// replica took over: not a timeout).
-			timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-			t.set(i, func(r *Result) { r.ElectionTimedOut = timedOut; r.Affected = movedList(led, moved) })
-			return
-		case <-tick.C:
 		}
-	}
-}
-
-func movedList(led, moved map[Partition]int32) []Moved {
-	out := make([]Moved, 0, len(led))
-	for p, from := range led {
-		to, ok := moved[p]
-		if !ok {
-			to = -1
+		for i := range t.cfg.Faults {
+			if r := t.get(i); r.Status == StatusNotReached && r.Note != "" {
+				t.cfg.Logf("warning: fault %s did not happen: %s", resultLabel(r), r.Note)
+			}
 		}
-		out = append(out, Moved{Topic: p.Topic, Partition: p.Partition, From: from, To: to})
-	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].Topic != out[b].Topic {
-			return out[a].Topic < out[b].Topic
-		}
-		return out[a].Partition < out[b].Partition
+		t.heal(ctx)
 	})
-	return out
 }
 
-// measureISR polls metadata until every partition's ISR holds all its
-// replicas.
-func (t *Timeline) measureISR(ctx context.Context, i int, began time.Time) {
-	tick := time.NewTicker(t.cfg.Poll)
-	defer tick.Stop()
-	for {
-		if m, err := t.metadata(ctx); err == nil && isrFull(m) {
-			d := time.Since(began)
-			t.set(i, func(r *Result) { r.ISRRecovered = &d })
-			t.cfg.Logf("fault %s: every in-sync replica set is full after %s", t.label(i), d.Round(time.Millisecond))
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.set(i, func(r *Result) { r.ISRRecoveredTimedOut = true })
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-func isrFull(m kadm.Metadata) bool {
-	if len(m.Topics) == 0 {
-		return false
-	}
-	for _, td := range m.Topics {
-		if td.Err != nil || len(td.Partitions) == 0 {
-			return false
-		}
-		for _, pd := range td.Partitions {
-			if pd.Err != nil || len(pd.ISR) < len(pd.Replicas) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// Finish ends the timeline: faults not yet due are left "not reached",
-// every broker left down is brought back (recorded as a heal, its ISR
-// recovery measured), and measurements get until ctx ends to complete.
-func (t *Timeline) Finish(ctx context.Context) []Result {
-	close(t.stop)
-	select {
-	case <-t.done:
-	case <-ctx.Done():
-	}
+// heal brings back what the faults left down, one result row per broker.
+func (t *Timeline) heal(ctx context.Context) {
 	healed, err := t.cfg.Actor.Heal(ctx)
 	for _, h := range healed {
 		t.mu.Lock()
 		t.results = append(t.results, Result{Name: "heal", Action: h.Action, Target: fmt.Sprintf("broker %d", h.Broker), Broker: h.Broker, At: time.Since(t.start), Status: StatusDone})
 		i := len(t.results) - 1
+		delete(t.down, h.Broker)
 		t.mu.Unlock()
-		t.cfg.Logf("end of run: %s broker %d", h.Action, h.Broker)
+		t.cfg.Logf("end of sending: %s broker %d", h.Action, h.Broker)
+		if h.Action == Resume {
+			t.resumed(h.Broker)
+		}
 		began := time.Now()
 		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
 	}
@@ -492,6 +466,13 @@ func (t *Timeline) Finish(ctx context.Context) []Result {
 		t.results = append(t.results, Result{Name: "heal", Action: Heal, Broker: -1, At: time.Since(t.start), Status: StatusFailed, Error: err.Error()})
 		t.mu.Unlock()
 	}
+}
+
+// Finish ends the timeline (End, if not called yet), gives measurements
+// until ctx ends to complete, and returns every fault's result, heals
+// last.
+func (t *Timeline) Finish(ctx context.Context) []Result {
+	t.End(ctx)
 	waited := make(chan struct{})
 	go func() { t.measures.Wait(); close(waited) }()
 	select {

@@ -3,13 +3,14 @@ package plan
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
 
 var (
 	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "seed"}
-	clusterFields  = []string{"bootstrap", "properties", "local", "fault_commands", "fault_shell"}
+	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction"}
@@ -19,6 +20,8 @@ var (
 	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
 	// Plan names become folder names.
 	planNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,100}$`)
+	// Local cluster names, as `kbench cluster up --name` takes them.
+	clusterNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 )
 
 // maxRecordSize bounds message.size: what max.request.size can be raised to.
@@ -71,8 +74,17 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 }
 
 func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
+	given := map[string]*yaml.Node{}
+	defer c.clusterConflicts(given)
 	c.fields(n, "cluster", clusterFields, func(key string, v *yaml.Node) {
+		given[key] = v
 		switch key {
+		case "name":
+			cl.Name = c.text(v, "cluster.name")
+			cl.NameAt = strings.TrimSuffix(c.problem(v, "cluster.name", "").String(), ": ")
+			if cl.Name != "" && !clusterNameRE.MatchString(cl.Name) {
+				c.addf(v, "cluster.name", "%q is not a local cluster's name: letters, digits, '.', '_' and '-', starting with a letter or digit, as given to kbench cluster up --name", cl.Name)
+			}
 		case "bootstrap":
 			cl.Bootstrap = c.text(v, "cluster.bootstrap")
 		case "properties":
@@ -187,4 +199,22 @@ func (c *collector) topic(n *yaml.Node, path string) Topic {
 		c.addf(n, path+".partitions", "missing; give the partition count (existing: %s creates the topic)", t.Existing)
 	}
 	return t
+}
+
+// clusterConflicts checks that the plan names one cluster: a running local
+// one by name, a remote one by bootstrap, or none (kbench starts one).
+func (c *collector) clusterConflicts(given map[string]*yaml.Node) {
+	name := given["name"]
+	if name == nil {
+		return
+	}
+	if given["bootstrap"] != nil {
+		c.addf(given["bootstrap"], "cluster.bootstrap", "give name (a cluster started with kbench cluster up) or bootstrap (any other cluster), not both; kbench takes the named cluster's bootstrap from its state")
+	}
+	if given["local"] != nil {
+		c.addf(given["local"], "cluster.local", "describes the cluster kbench starts for the plan; with cluster.name the plan runs on that cluster, already running: leave local out")
+	}
+	if given["fault_commands"] != nil {
+		c.addf(given["fault_commands"], "cluster.fault_commands", "apply to a remote cluster; kbench signals the brokers of the cluster named in cluster.name itself: leave fault_commands out")
+	}
 }

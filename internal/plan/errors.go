@@ -52,6 +52,7 @@ type collector struct {
 	declared map[string]bool
 	seen     map[string]bool
 	list     Problems
+	warnings Problems
 	// faultsNode and clusterNode are where the plan wrote them, for
 	// checks made once the scenarios are known.
 	faultsNode, clusterNode *yaml.Node
@@ -65,6 +66,25 @@ func newCollector(file string, sets []string) *collector {
 func setLine(i int) int { return -(i + 1) }
 
 func (c *collector) addf(n *yaml.Node, path, format string, args ...any) {
+	p := c.problem(n, path, format, args...)
+	// The same problem in every scenario is one problem.
+	if key := p.String(); !c.seen[key] {
+		c.seen[key] = true
+		c.list = append(c.list, p)
+	}
+}
+
+// warnf notes something that will likely not do what the plan says, but
+// may: the run goes ahead.
+func (c *collector) warnf(n *yaml.Node, path, format string, args ...any) {
+	p := c.problem(n, path, format, args...)
+	if key := "warning " + p.String(); !c.seen[key] {
+		c.seen[key] = true
+		c.warnings = append(c.warnings, p)
+	}
+}
+
+func (c *collector) problem(n *yaml.Node, path, format string, args ...any) Problem {
 	p := Problem{Path: path, Msg: fmt.Sprintf(format, args...)}
 	switch {
 	case n == nil:
@@ -78,11 +98,7 @@ func (c *collector) addf(n *yaml.Node, path, format string, args ...any) {
 	if note, ok := c.notes[n]; ok {
 		p.Msg += " " + note
 	}
-	// The same problem in every scenario is one problem.
-	if key := p.String(); !c.seen[key] {
-		c.seen[key] = true
-		c.list = append(c.list, p)
-	}
+	return p
 }
 
 func (c *collector) err() error {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"sort"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -164,7 +165,13 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	for i, f := range sc.Faults {
 		path := fmt.Sprintf("faults[%d].target", i)
 		used[commandFor(f.Action)] = true
-		if f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == "" && local {
+		isBroker := f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == ""
+		switch {
+		case isBroker && p.Cluster.Name != "":
+			// The named cluster's brokers are known once it is loaded.
+			pr := c.problem(nodes.target[i], path+".broker", "")
+			p.brokerRefs = append(p.brokerRefs, brokerRef{id: f.Target.Broker, where: strings.TrimSuffix(pr.String(), ": ")})
+		case isBroker && local:
 			if b := int(f.Target.Broker); b < 1 || b > brokers {
 				c.addf(nodes.target[i], path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
 			}
@@ -179,17 +186,19 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 			}
 		}
 	}
-	// A fault due after its scenario ends would never happen.
+	// A fault due after its scenario stops sending will not happen, unless
+	// the run lasts longer than its estimate (a rate it cannot keep up, a
+	// restart before it that takes long): a warning.
 	if end, ok := sc.Estimate(); ok {
 		for i := range sc.Faults {
 			due := dueAt(sc.Faults, i)
 			if due >= end && nodes.at[i] != nil {
-				c.addf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q ends at %s; move it earlier or make the workloads run longer", due, sc.Name, end)
+				c.warnf(nodes.at[i], fmt.Sprintf("faults[%d]", i), "is due at %s, but scenario %q stops sending at %s: it will not happen; move it earlier or make the workloads run longer", due, sc.Name, end)
 			}
 		}
 	}
 	if local {
-		if len(p.Cluster.FaultCommands) > 0 {
+		if len(p.Cluster.FaultCommands) > 0 && p.Cluster.Name == "" {
 			c.addf(clusterNode, "cluster.fault_commands", "apply to a remote cluster (cluster.bootstrap); kbench signals the local cluster's brokers itself")
 		}
 		return

@@ -97,10 +97,6 @@ func TestParseBadFaults(t *testing.T) {
 			"plan.yaml:17:28: faults[0].target.broker: the local cluster has brokers 1 to 3, not 4"},
 		{"broker zero", "faults:\n  - {action: kill, target: {broker: 0}, at: 10s}",
 			"faults[0].target.broker: the local cluster has brokers 1 to 3, not 0"},
-		{"after the end", "faults:\n  - {action: kill, target: {broker: 1}, at: 90s}",
-			"plan.yaml:17:45: faults[0]: is due at 1m30s, but scenario \"failover\" ends at 1m0s"},
-		{"delay after the end", "faults:\n  - {name: k, action: kill, target: {broker: 1}, at: 30s}\n  - {action: restart, target: {fault: k}, after: k, delay: 40s}",
-			"faults[1]: is due at 1m10s"},
 		{"unknown action", "faults:\n  - {action: crash, target: {broker: 1}, at: 10s}",
 			`plan.yaml:17:14: faults[0].action: "crash" is not one of`},
 		{"unknown topic", "faults:\n  - {action: kill, target: {leader: {topic: other, partition: 0}}, at: 10s}",
@@ -133,6 +129,31 @@ func TestParseBadFaults(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v\nwant %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseFaultAfterTheEnd: regression: a fault due after its scenario
+// stops sending was an error, though a run may last longer than its
+// estimate; it is a warning, with where and why, and the plan runs.
+func TestParseFaultAfterTheEnd(t *testing.T) {
+	tests := []struct{ name, faults, want string }{
+		{"after the end", "faults:\n  - {action: kill, target: {broker: 1}, at: 90s}",
+			`plan.yaml:17:45: faults[0]: is due at 1m30s, but scenario "failover" stops sending at 1m0s: it will not happen; move it earlier`},
+		{"delay after the end", "faults:\n  - {name: k, action: kill, target: {broker: 1}, at: 30s}\n  - {action: restart, target: {fault: k}, after: k, delay: 40s}",
+			"plan.yaml:18:60: faults[1]: is due at 1m10s"},
+		{"in time", "faults:\n  - {action: kill, target: {broker: 1}, at: 50s}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte(withFaults(tt.faults)), nil)
+			if err != nil {
+				t.Fatalf("err %v; want the plan accepted", err)
+			}
+			got := strings.Join(p.Warnings(), "\n")
+			if tt.want == "" && got != "" || !strings.Contains(got, tt.want) {
+				t.Errorf("warnings %q, want %q", got, tt.want)
 			}
 		})
 	}
@@ -237,5 +258,54 @@ func TestParseProfile(t *testing.T) {
 		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("err %v\nwant %q", err, bad.want)
 		}
+	}
+}
+
+const namedPlan = `name: on-cluster-up
+cluster:
+  CLUSTER
+topics:
+  - {name: t, partitions: 3, replication: 3}
+workloads:
+  - {name: writer, type: produce, topic: t, message: {size: 100}, rate: 1k/s, duration: 60s}
+faults:
+  - {name: k, action: kill, target: {broker: 5}, at: 10s}
+  - {action: restart, target: {fault: k}, after: k, delay: 10s}
+`
+
+// TestParseNamedCluster: a plan runs on a cluster from kbench cluster up
+// by its name; its broker targets are checked once the cluster is known,
+// with where the plan wrote them.
+func TestParseNamedCluster(t *testing.T) {
+	tests := []struct{ name, cluster, want string }{
+		{"ok", "name: kbench", ""},
+		{"with bootstrap", "{name: kbench, bootstrap: 'h:9092'}", "cluster.bootstrap: give name (a cluster started with kbench cluster up) or bootstrap"},
+		{"with local", "{name: kbench, local: {brokers: 3}}", "cluster.local: describes the cluster kbench starts for the plan"},
+		{"with commands", "{name: kbench, fault_commands: {kill: 'true'}}", "cluster.fault_commands: apply to a remote cluster; kbench signals the brokers of the cluster named in cluster.name itself"},
+		{"parent folder", "name: '..'", `plan.yaml:3:9: cluster.name: ".." is not a local cluster's name`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte(strings.Replace(namedPlan, "CLUSTER", tt.cluster, 1)), nil)
+			if tt.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("err %v\nwant %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Cluster.Name != "kbench" {
+				t.Errorf("cluster name %q", p.Cluster.Name)
+			}
+			if err := p.CheckBrokers(5); err != nil {
+				t.Errorf("5 brokers: %v", err)
+			}
+			err = p.CheckBrokers(3)
+			if err == nil || err.Error() != `plan.yaml:9:37: faults[0].target.broker: cluster "kbench" has brokers 1 to 3, not 5; pick one of them` {
+				t.Errorf("3 brokers: %v", err)
+			}
+		})
 	}
 }

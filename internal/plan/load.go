@@ -103,6 +103,9 @@ func Parse(file string, data []byte, sets []string) (*Plan, error) {
 	if err := c.err(); err != nil {
 		return nil, userr.New(err)
 	}
+	for _, w := range c.warnings {
+		p.warnings = append(p.warnings, w.String())
+	}
 	redactSecrets(root)
 	redactComments(&doc)
 	var buf bytes.Buffer

@@ -11,6 +11,9 @@
 package plan
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -18,6 +21,7 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // Workload types.
@@ -70,11 +74,45 @@ type Plan struct {
 	params    []string // matrix parameter names, in order
 	scenarios []Scenario
 	redacted  []byte
+	warnings  []string
+	// brokerRefs are the faults' {broker: N} targets, checked against a
+	// named cluster once it is loaded (CheckBrokers).
+	brokerRefs []brokerRef
 }
 
-// Cluster says where to run.
+// brokerRef is a fault target naming a broker, and where the plan wrote it.
+type brokerRef struct {
+	id    int32
+	where string // file:line:column: path
+}
+
+// CheckBrokers checks the faults' broker targets against a cluster whose
+// node ids are 1 to n (a named local cluster, known only once loaded).
+func (p *Plan) CheckBrokers(n int) error {
+	var bad []string
+	seen := map[string]bool{}
+	for _, r := range p.brokerRefs {
+		if r.id >= 1 && int(r.id) <= n || seen[r.where] {
+			continue
+		}
+		seen[r.where] = true
+		bad = append(bad, fmt.Sprintf("%s: cluster %q has brokers 1 to %d, not %d; pick one of them", r.where, p.Cluster.Name, n, r.id))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return userr.New(errors.New(strings.Join(bad, "\n")))
+}
+
+// Cluster says where to run: a running local cluster by Name, a cluster
+// at Bootstrap, or neither (a local cluster is started for the run).
 type Cluster struct {
-	// Bootstrap servers; empty: a local cluster is started for the run.
+	// Name is a local cluster started with `kbench cluster up --name`:
+	// kbench takes its bootstrap from its state and acts on its broker
+	// processes for faults. NameAt is where the plan says so
+	// ("plan.yaml:3:9: cluster.name"), for errors found at run time.
+	Name, NameAt string
+	// Bootstrap servers of any other cluster.
 	Bootstrap string
 	// Properties are Java client properties every client gets.
 	Properties map[string]string
@@ -215,6 +253,10 @@ func (p *Plan) Parameters() []string { return append([]string(nil), p.params...)
 
 // Scenarios returns the matrix's points in order; one without a matrix.
 func (p *Plan) Scenarios() ([]Scenario, error) { return p.scenarios, nil }
+
+// Warnings are what the plan says that will likely not happen, each with
+// file:line:column: the run goes ahead.
+func (p *Plan) Warnings() []string { return p.warnings }
 
 // Redacted is the plan as run (after --set), with secret property values
 // replaced, for the results folder.

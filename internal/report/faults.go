@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,13 +34,17 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 				if faults == nil {
 					faults = &table{Title: "Faults", Columns: FaultColumns}
 				}
-				status := f.Status
-				if len(f.TimedOut) > 0 {
-					status += " (no " + strings.Join(f.TimedOut, ", ") + " within the bound)"
+				at := "–" // it did not happen
+				if f.Status == "done" || f.Status == "failed" {
+					at = strconv.FormatFloat(f.AtSeconds, 'f', 1, 64)
 				}
-				faults.Rows = append(faults.Rows, []string{sc.Name, strconv.Itoa(rep.Index), faultName(f),
-					strconv.FormatFloat(f.AtSeconds, 'f', 1, 64), msCell(f.ElectionMs), msCell(f.UnavailableMs), msCell(f.ISRRecoveredMs), status})
+				faults.Rows = append(faults.Rows, []string{sc.Name, strconv.Itoa(rep.Index), faultName(f), at,
+					noteCell(f.ElectionMs, f.ElectionNote, timedOut(f, "election")), msCell(f.UnavailableMs),
+					noteCell(f.ISRRecoveredMs, f.ISRNote, timedOut(f, "isr_recovered")), f.Status})
 				faults.Bad = append(faults.Bad, f.Status == "failed")
+				if f.Note != "" {
+					faults.Notes = append(faults.Notes, fmt.Sprintf("%s, repeat %d, %s: %s: %s", sc.Name, rep.Index, faultName(f), f.Status, f.Note))
+				}
 				if f.Error != "" {
 					note := fmt.Sprintf("%s, repeat %d, %s: %s", sc.Name, rep.Index, faultName(f), f.Error)
 					if out := strings.TrimSpace(f.Output); out != "" {
@@ -77,9 +82,11 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 		}
 	}
 	if faults != nil {
-		faults.Notes = append(faults.Notes, "Times are from the scenario's start. election_ms: from the action until every partition the broker led had a new leader (metadata polled every 50 ms). "+
+		faults.Notes = append(faults.Notes, "Times are from the scenario's start. election_ms: from the action until every partition the broker led had a leader on another broker (metadata polled every 50 ms); "+
+			"it belongs to the fault that took the broker away, also when the election came after a restart had begun. A partition with no other in-sync replica has no election: it comes back with its broker, and the row says so. "+
+			"\"not within N s\": the measurement gave up after N s. "+
 			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after. "+
-			"isr_recovered_ms: from an action that brings a broker back until every partition's in-sync replicas were complete. A heal is kbench bringing back a broker the plan left down, before reading the topic back.")
+			"isr_recovered_ms: from an action that brings a broker back until every partition's in-sync replicas were complete. A heal is kbench bringing back a broker the plan left down, when the workloads stop sending.")
 	}
 	if verification != nil {
 		verification.Notes = append(verification.Notes, "Every record carried its producer client and sequence number; after the run a fresh consumer read each topic back from the start. "+
@@ -112,6 +119,24 @@ func faultName(f result.Fault) string {
 	}
 	return what
 }
+
+// noteCell is a measured time, with its note when there is one; the note
+// alone when nothing was measured.
+func noteCell(v *float64, note string, timedOut bool) string {
+	switch {
+	case v != nil && note != "":
+		return msCell(v) + "; " + note
+	case v != nil:
+		return msCell(v)
+	case note != "":
+		return note
+	case timedOut: // a result written before notes existed
+		return "not within the bound"
+	}
+	return "–"
+}
+
+func timedOut(f result.Fault, what string) bool { return slices.Contains(f.TimedOut, what) }
 
 func msCell(v *float64) string {
 	if v == nil {

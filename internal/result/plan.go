@@ -103,16 +103,22 @@ type Fault struct {
 	Action string `json:"action"`
 	Target string `json:"target"`
 	// Broker is the node the target resolved to (-1: not resolved).
-	Broker    int32   `json:"broker"`
+	Broker int32 `json:"broker"`
+	// AtSeconds is when the action began (0 for a fault that did not
+	// happen: not reached or skipped).
 	AtSeconds float64 `json:"at_seconds"`
-	// Time is when the action began.
-	Time time.Time `json:"time"`
+	// Time is when the action began (absent when it did not happen).
+	Time time.Time `json:"time,omitzero"`
 	// ActionMs is how long the action took (a restart waits until the
 	// broker has joined again).
 	ActionMs float64 `json:"action_ms"`
 	// ElectionMs is from the action until every partition the broker led
-	// had a new leader (metadata polled every 50 ms).
+	// had a leader on another broker (metadata polled every 50 ms).
 	ElectionMs *float64 `json:"election_ms,omitempty"`
+	// ElectionNote says what happened instead of an election, or besides
+	// it, in words: "not within 120 s", "t-1 has no other replica and came
+	// back with broker 2 after 25.3 s".
+	ElectionNote string `json:"election_note,omitempty"`
 	// UnavailableMs is the longest time an affected partition went without
 	// an acknowledgement, from the last before the fault to the first
 	// after it (producers of the fault's topics).
@@ -120,12 +126,17 @@ type Fault struct {
 	// ISRRecoveredMs is, for an action that brings a broker back, from the
 	// action until every partition's in-sync replica set was full.
 	ISRRecoveredMs *float64 `json:"isr_recovered_ms,omitempty"`
+	// ISRNote says why ISRRecoveredMs is missing ("not within 120 s").
+	ISRNote string `json:"isr_note,omitempty"`
 	// TimedOut names what was still not seen when measuring gave up.
 	TimedOut   []string         `json:"timed_out,omitempty"`
 	Partitions []FaultPartition `json:"partitions,omitempty"`
 	Status     string           `json:"status"` // done, failed, skipped, not reached
-	Error      string           `json:"error,omitempty"`
-	Output     string           `json:"output,omitempty"`
+	// Note says why a fault did not happen ("sending ended at 30.2 s,
+	// before its time (35.0 s)").
+	Note   string `json:"note,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Output string `json:"output,omitempty"`
 }
 
 // FaultPartition is a partition the fault's broker led.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
@@ -87,15 +88,27 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		w.Producer = &spec
 		tr = append(tr, t)
 	}
+	sent := newSendEnd()
+	if len(ck.faults) > 0 {
+		for i := range sc.Workloads {
+			if w := &sc.Workloads[i]; w.Producer != nil {
+				spec := sent.add(*w.Producer)
+				w.Producer = &spec
+			}
+		}
+	}
 	var tl *faults.Timeline
 	var startErr error
 	var start time.Time
+	var ending sync.WaitGroup
+	stopped := make(chan struct{})
 	onStart := sc.OnStart
 	sc.OnStart = func(topics []kadmin.TopicInfo) {
 		if onStart != nil {
 			onStart(topics)
 		}
 		start = time.Now()
+		sent.begin()
 		for _, t := range tr {
 			t.ledger.SetStart(start)
 			if t.verify {
@@ -117,9 +130,25 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 			if err != nil {
 				startErr = err
 			}
+			if tl != nil && sent.known() {
+				// The timeline ends, and heals, when sending ends.
+				ending.Add(1)
+				go func() {
+					defer ending.Done()
+					select {
+					case <-sent.ended:
+						hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+						defer cancel()
+						tl.End(hctx)
+					case <-stopped:
+					}
+				}()
+			}
 		}
 	}
 	rep := runRepeat(ctx, sc, index)
+	close(stopped)
+	sent.stop()
 	if startErr != nil && rep.Error == "" {
 		rep.Status, rep.Error = result.StatusFailed, startErr.Error()
 	}
@@ -132,9 +161,12 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		frs = tl.Finish(hctx)
 		cancel()
 	}
+	ending.Wait()
 	rep.Faults = faultResults(frs, tr, end)
 	for i := range rep.Faults {
-		rep.Faults[i].Time = start.Add(frs[i].At)
+		if happened(frs[i]) {
+			rep.Faults[i].Time = start.Add(frs[i].At)
+		}
 	}
 	for _, f := range rep.Faults {
 		if f.Status == faults.StatusFailed && rep.Error == "" {
@@ -256,6 +288,7 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 			Name: f.Name, Action: f.Action, Target: f.Target, Broker: f.Broker,
 			AtSeconds: f.At.Seconds(), ActionMs: ms(f.Took),
 			ElectionMs: msPtr(f.Election), ISRRecoveredMs: msPtr(f.ISRRecovered),
+			ElectionNote: f.ElectionNote, ISRNote: f.ISRNote, Note: f.Note,
 			Status: f.Status, Error: f.Error, Output: f.Output,
 		}
 		if f.ElectionTimedOut {
@@ -285,6 +318,12 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 		}
 	}
 	return out
+}
+
+// happened reports whether a fault's time came (done or failed), so that
+// its time means something.
+func happened(f faults.Result) bool {
+	return f.Status == faults.StatusDone || f.Status == faults.StatusFailed
 }
 
 func addGap(f *result.Fault, topic string, g verify.Gap) {

@@ -25,8 +25,10 @@ type PlanOptions struct {
 	// Version is kbench's version, for the result.
 	Version string
 	// StartLocal starts the plan's local cluster. Called only when the
-	// plan names no bootstrap servers.
+	// plan names no bootstrap servers and no cluster.
 	StartLocal func(ctx context.Context, local plan.Local) (*LocalCluster, error)
+	// Named opens the running local cluster the plan names (cluster.name).
+	Named func(ctx context.Context, cl plan.Cluster) (*LocalCluster, error)
 	// Observer, if set, follows the run live.
 	Observer Observer
 	// OnRepeat, if set, is called after every repeat with the document so
@@ -37,10 +39,12 @@ type PlanOptions struct {
 	Abort context.Context
 }
 
-// LocalCluster is the local cluster started for a plan.
+// LocalCluster is the local cluster started for a plan, or named by it.
 type LocalCluster struct {
 	Bootstrap, Version string
-	Stop               func()
+	// Brokers is how many it has (node ids 1 to Brokers).
+	Brokers int
+	Stop    func()
 	// Actor acts on its broker processes for the plan's faults.
 	Actor faults.Actor
 }
@@ -92,7 +96,18 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	var actor faults.Actor = faults.CommandActor{Commands: p.Cluster.FaultCommands, Shell: p.Cluster.FaultShell}
 	if bootstrap == "" {
-		lc, err := opt.StartLocal(ctx, p.Cluster.Local)
+		var lc *LocalCluster
+		switch {
+		case p.Cluster.Name != "" && opt.Named == nil:
+			err = fmt.Errorf("cluster.name %q: this run cannot open a named local cluster", p.Cluster.Name)
+		case p.Cluster.Name != "":
+			lc, err = opt.Named(ctx, p.Cluster)
+			if err == nil {
+				err = p.CheckBrokers(lc.Brokers)
+			}
+		default:
+			lc, err = opt.StartLocal(ctx, p.Cluster.Local)
+		}
 		if err != nil {
 			doc.Finish(err)
 			return doc, err
@@ -234,6 +249,7 @@ func CheckPlan(p *plan.Plan, scenarios []plan.Scenario) (warnings []string, err 
 }
 
 func buildAll(p *plan.Plan, scenarios []plan.Scenario, bootstrap string, b *build) ([]Scenario, error) {
+	b.warnings = append(b.warnings, p.Warnings()...)
 	built := make([]Scenario, len(scenarios))
 	for i := range scenarios {
 		sc, err := scenarioOf(p, &scenarios[i], bootstrap, b)
