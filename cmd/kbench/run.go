@@ -55,7 +55,7 @@ func run(ctx context.Context, args []string, st *state) int {
 		fmt.Fprintf(st.stderr, "kbench: %v\n", err)
 		err = ctx.Err()
 	}
-	return exitCode(err, st)
+	return exitCode(err, ctx.Err() != nil, st)
 }
 
 // commandArgs turns os.Args into cobra's arguments, inserting the subcommand
@@ -76,11 +76,14 @@ func commandArgs(args []string) []string {
 	return args[1:]
 }
 
-func exitCode(err error, st *state) int {
+// exitCode decides the exit code; interrupted says the run's context was
+// cancelled (a signal). Only then is a cancellation an interruption: the
+// run cancels requests itself too (records still unanswered at a deadline).
+func exitCode(err error, interrupted bool, st *state) int {
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.Is(err, context.Canceled):
+	case interrupted && errors.Is(err, context.Canceled):
 		fmt.Fprintln(st.stderr, "kbench: interrupted")
 		return exitInterrupted
 	case errors.As(err, new(thresholdsCrossed)):
