@@ -56,10 +56,12 @@ type collector struct {
 	// faultsNode and clusterNode are where the plan wrote them, for
 	// checks made once the scenarios are known.
 	faultsNode, clusterNode *yaml.Node
+	// refs caches whether a node's subtree holds a ${param} reference.
+	refs map[*yaml.Node]bool
 }
 
 func newCollector(file string, sets []string) *collector {
-	return &collector{file: file, sets: sets, notes: map[*yaml.Node]string{}, declared: map[string]bool{}, seen: map[string]bool{}}
+	return &collector{file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{}}
 }
 
 // setLine marks nodes made by --set i: their Line is -(i+1).

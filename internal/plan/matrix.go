@@ -227,6 +227,12 @@ func (c *collector) substitute(n *yaml.Node, pt point, path string) *yaml.Node {
 	if n == nil {
 		return nil
 	}
+	if !c.hasRef(n) {
+		// Nothing to fill in: every scenario shares the node (nodes are
+		// only read once the matrix is expanded). A 10,000-scenario plan
+		// copied its whole tree per scenario.
+		return n
+	}
 	out := *n
 	switch n.Kind {
 	case yaml.ScalarNode:
@@ -275,6 +281,21 @@ func (c *collector) substitute(n *yaml.Node, pt point, path string) *yaml.Node {
 		}
 	}
 	return &out
+}
+
+// hasRef reports whether n or a node below it holds a ${param} reference.
+func (c *collector) hasRef(n *yaml.Node) bool {
+	if r, ok := c.refs[n]; ok {
+		return r
+	}
+	r := n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${")
+	for _, ch := range n.Content {
+		if c.hasRef(ch) {
+			r = true
+		}
+	}
+	c.refs[n] = r
+	return r
 }
 
 func deepCopy(n *yaml.Node) *yaml.Node {

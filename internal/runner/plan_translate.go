@@ -51,9 +51,11 @@ type parsedProducer struct {
 }
 
 type parsedConsumer struct {
-	cc    *kafkaconf.Consumer
-	warns []kafkaconf.Warning
-	err   error
+	cc       *kafkaconf.Consumer
+	warns    []kafkaconf.Warning
+	err      error
+	opts     []kgo.Opt         // cc.Opts(), shared read-only (each client appends to a copy)
+	settings map[string]string // cc.Settings(), shared read-only by the scenarios
 }
 
 // propsKey is props as one string, for the caches.
@@ -88,18 +90,24 @@ func (b *build) parseProducer(props []kafkaconf.Prop) (*kafkaconf.Producer, map[
 	return r.pc, r.settings, r.warns, r.err
 }
 
-// parseConsumer is kafkaconf.ParseConsumer, once per distinct properties.
-func (b *build) parseConsumer(props []kafkaconf.Prop) (*kafkaconf.Consumer, []kafkaconf.Warning, error) {
+// parseConsumer is kafkaconf.ParseConsumer with the consumer's options and
+// Settings, once per distinct properties.
+func (b *build) parseConsumer(props []kafkaconf.Prop) (parsedConsumer, error) {
 	k := propsKey(props)
 	r, ok := b.consumers[k]
 	if !ok {
 		r.cc, r.warns, r.err = kafkaconf.ParseConsumer(props)
+		if r.err != nil {
+			r.err = userr.New(r.err)
+		} else if r.opts, r.err = r.cc.Opts(); r.err == nil {
+			r.settings = r.cc.Settings()
+		}
 		if b.consumers == nil {
 			b.consumers = map[string]parsedConsumer{}
 		}
 		b.consumers[k] = r
 	}
-	return r.cc, r.warns, r.err
+	return r, r.err
 }
 
 // seriesInterval is the width of a plan workload's intervals: the report
@@ -391,16 +399,13 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		// client ids Java would generate name it.
 		props = append(props, kafkaconf.Prop{Key: "group.id", Value: w.Group, Source: "group"})
 	}
-	cc, warns, err := b.parseConsumer(props)
-	if err != nil {
-		return nil, nil, userr.New(err)
-	}
-	if w.Type == plan.Consume {
-		b.warn(w.Name, warns)
-	}
-	opts, err := cc.Opts()
+	parsed, err := b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, err
+	}
+	cc, opts := parsed.cc, parsed.opts[:len(parsed.opts):len(parsed.opts)] // shared: an append copies
+	if w.Type == plan.Consume {
+		b.warn(w.Name, parsed.warns)
 	}
 	clientID := func(i int) string {
 		if cc.ClientID != "" {
@@ -429,7 +434,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		spec.Clients = 1 // one reader measures every record's latency
 	}
 	b.observeConsumer(w.Name, spec)
-	return spec, cc.Settings(), nil
+	return spec, parsed.settings, nil
 }
 
 // adminOpts are the admin client's options: the cluster's properties, the
@@ -438,14 +443,11 @@ func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	if opts, ok := b.admin[bootstrap]; ok {
 		return opts, nil
 	}
-	cc, _, err := b.parseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
-	if err != nil {
-		return nil, userr.New(err)
-	}
-	opts, err := cc.Opts()
+	parsed, err := b.parseConsumer(clientProps(p.Cluster.Properties, nil, bootstrap))
 	if err != nil {
 		return nil, err
 	}
+	opts := parsed.opts
 	if b.admin == nil {
 		b.admin = map[string][]kgo.Opt{}
 	}
