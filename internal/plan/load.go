@@ -131,7 +131,8 @@ var parserProblems = map[string]bool{
 
 var (
 	yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-	flowRef    = regexp.MustCompile(`[{\[][^}\]]*[:,\[]\s*\$\{`)
+	// flowRef: an unquoted ${...} inside {...} or [...], alone or in a word.
+	flowRef = regexp.MustCompile(`[{\[][^}\]"']*\$\{`)
 )
 
 // syntaxProblem turns the YAML library's error into file:line: message.
@@ -156,11 +157,10 @@ func syntaxProblem(file string, data []byte, err error) error {
 			where = fmt.Sprintf(" in the list or mapping that starts at line %d", line)
 		}
 		hint := ""
-		for _, l := range strings.Split(string(data), "\n")[max(line-1, 0):] {
-			if flowRef.MatchString(l) {
-				hint = `; inside {...} or [...] put a parameter in quotes: {size: "${size}"}`
-				break
-			}
+		// From the line named on: a flow list or mapping may span lines.
+		rest := strings.Join(strings.Split(string(data), "\n")[min(max(line-1, 0), strings.Count(string(data), "\n")):], "\n")
+		if flowRef.MatchString(rest) {
+			hint = `; inside {...} or [...] put a value with a parameter in quotes: {size: "${size}"}, {topic: "t-${acks}"}`
 		}
 		return fmt.Errorf("%s:%d: YAML syntax error%s: %s%s", file, line, where, m[2], hint)
 	}

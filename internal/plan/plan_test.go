@@ -150,7 +150,9 @@ func TestParseBad(t *testing.T) {
 		want       []string
 	}{
 		{"syntax", "name: x\nworkloads: [\n", nil, []string{"plan.yaml:3: YAML syntax error"}},
-		{"flow param", "name: x\n" + "workloads: [{name: p, size: ${s}}]\n", nil, []string{`plan.yaml:2: YAML syntax error in the list or mapping that starts at line 2: did not find expected ',' or '}'; inside {...} or [...] put a parameter in quotes`}},
+		{"flow param", "name: x\n" + "workloads: [{name: p, size: ${s}}]\n", nil, []string{`plan.yaml:2: YAML syntax error in the list or mapping that starts at line 2: did not find expected ',' or '}'; inside {...} or [...] put a value with a parameter in quotes`}},
+		// Regression: a parameter inside a word (t-${acks}) got no hint.
+		{"flow param in a word", "name: x\n" + "workloads:\n  - {name: p, type: produce,\n     topic: t-${acks}, records: 1}\n", nil, []string{`put a value with a parameter in quotes: {size: "${size}"}, {topic: "t-${acks}"}`}},
 		{"not a mapping", "- a\n- b\n", nil, []string{"plan.yaml:1:1: the plan is a list; write a mapping"}},
 		{"empty", "", nil, []string{"plan.yaml: the plan is empty"}},
 		{"missing name", w0, nil, []string{"plan.yaml:1:1: name: missing; give the plan a name"}},
