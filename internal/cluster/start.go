@@ -116,6 +116,13 @@ func (c *Cluster) errRunning() error {
 // cluster whose brokers all run and answer is ErrRunning.
 func (c *Cluster) revive(ctx context.Context, cfg config) (*Cluster, error) {
 	c.log, c.startTimeout = cfg.log, cfg.startTimeout
+	if c.Network != nil && len(cfg.proxyCmd) > 0 {
+		// This kbench starts the proxies if they are gone: the one that
+		// started the cluster may have moved or been a test binary.
+		if err := c.updateNetwork(func(n *Network) { n.Command = cfg.proxyCmd }); err != nil {
+			return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+		}
+	}
 	var down []string
 	if c.Network != nil && c.proxyState() == procGone {
 		down = append(down, "start the network proxies")
