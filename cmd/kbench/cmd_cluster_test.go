@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -331,6 +332,24 @@ func TestClusterCmdNetworkFaults(t *testing.T) {
 		return runCluster(t, st, "status", "--name", "nf") == exitFailure
 	}) || !strings.Contains(stderr.String(), "the network proxies are dead; bring them back with: kbench cluster up --name nf") {
 		t.Fatalf("status with the proxies killed: stdout %s\nstderr %s", stdout, stderr)
+	}
+	// Regression: up started the proxies with the executable recorded when
+	// the cluster was made, which may be gone (a test binary, a moved kbench).
+	statePath := filepath.Join(clusterStateDir(st), "nf", "cluster.json")
+	raw, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	state["network"].(map[string]any)["command"] = []string{filepath.Join(t.TempDir(), "gone", "kbench"), "cluster", "proxies"}
+	if raw, err = json.Marshal(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, raw, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	stderr.Reset()
 	if code := runCluster(t, st, "up", "--name", "nf"); code != exitOK || !strings.Contains(stderr.String(), "start the network proxies") {
