@@ -271,15 +271,11 @@ func (c *Cluster) NetworkStatus(ctx context.Context) (*NetworkStatus, error) {
 	return st, nil
 }
 
-// healNetwork starts the proxy process again if it is gone, and clears
-// every fault on its proxies (Toxiproxy's reset: every proxy enabled, every
-// toxic removed).
+// healNetwork clears every fault on the proxies (Toxiproxy's reset: every
+// proxy enabled, every toxic removed).
 func (c *Cluster) healNetwork(ctx context.Context) error {
 	if c.network() == nil {
 		return nil
-	}
-	if c.proxyState() == procGone {
-		return c.startProxies(ctx)
 	}
 	var faulty int
 	err := c.proxyAPI(ctx, func(cl *toxiclient.Client) error {

@@ -136,10 +136,12 @@ type Healed struct {
 func (c *Cluster) Heal(ctx context.Context) ([]Healed, error) {
 	var done []Healed
 	var errs []error
+	started := false // the proxies, just now: they carry no fault
 	if c.network() != nil && c.proxyState() == procGone {
 		if err := c.startProxies(ctx); err != nil {
 			errs = append(errs, err)
 		}
+		started = true
 	}
 	for _, id := range c.ids() {
 		b, _ := c.Broker(id)
@@ -158,8 +160,10 @@ func (c *Cluster) Heal(ctx context.Context) ([]Healed, error) {
 			done = append(done, Healed{ID: id, Action: "restart"})
 		}
 	}
-	if err := c.healNetwork(ctx); err != nil {
-		errs = append(errs, err)
+	if !started {
+		if err := c.healNetwork(ctx); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return done, errors.Join(errs...)
 }
