@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.
 			return c.Help()
 		},
 	}
-	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterClasspathCmd(st))
+	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterClasspathCmd(st), newClusterProxiesCmd(st))
 	for _, a := range brokerActions {
 		cmd.AddCommand(newClusterBrokerCmd(st, a.name, a.short))
 	}
@@ -61,6 +62,11 @@ func clusterOpts(st *state) []cluster.Opt {
 	if home := st.getenv("JAVA_HOME"); home != "" {
 		opts = append(opts, cluster.WithJava(filepath.Join(home, "bin", "java")))
 	}
+	// A network-faults cluster's proxies run in a kbench process of their
+	// own (`kbench cluster proxies`), started from this executable.
+	if exe, err := os.Executable(); err == nil {
+		opts = append(opts, cluster.WithProxyCommand(exe, "cluster", "proxies"))
+	}
 	return opts
 }
 
@@ -82,6 +88,7 @@ type clusterUpOptions struct {
 	timeout  time.Duration
 	security string
 	portBase int
+	network  bool
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -91,6 +98,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.version, "kafka-version", cluster.DefaultVersion, "Apache Kafka release to run (any 4.x release Maven Central serves, like 4.1.2)")
 	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
 	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
+	f.BoolVar(&o.network, "network-faults", false, "run every connection (clients to brokers, brokers to brokers, to the controllers) through proxies kbench owns, so that network faults can be set per path (Linux; see docs/cluster.md)")
 	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")
 }
 
@@ -102,7 +110,8 @@ func newClusterUpCmd(st *state) *cobra.Command {
 		Example: `  kbench cluster up --brokers 3
   BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)
   kbench cluster up --brokers 3 --port-base 19092     # bootstrap 127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094
-  kbench cluster up --name secure --security sasl_ssl`,
+  kbench cluster up --name secure --security sasl_ssl
+  kbench cluster up --brokers 3 --network-faults       # every path through a proxy (see cluster status)`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkUpInPart(c.Flags(), o, st); err != nil {
@@ -133,10 +142,10 @@ func checkUpInPart(f *pflag.FlagSet, o clusterUpOptions, st *state) error {
 		return nil // replaced by a new cluster
 	}
 	have := map[string]string{"brokers": strconv.Itoa(len(c.Brokers)), "kafka-version": c.Version, "heap": c.Heap,
-		"security": c.Security, "port-base": strconv.Itoa(c.PortBase)}
+		"security": c.Security, "port-base": strconv.Itoa(c.PortBase), "network-faults": strconv.FormatBool(c.Network != nil)}
 	given := map[string]string{"brokers": strconv.Itoa(o.brokers), "kafka-version": o.version, "heap": o.heap,
-		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase)}
-	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base"} {
+		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase), "network-faults": strconv.FormatBool(o.network)}
+	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base", "network-faults"} {
 		if f.Changed(flag) && given[flag] != have[flag] {
 			return userr.Errorf("cluster up: --%s %s: cluster %q already runs (in whole or in part) with --%s %q; up brings back its brokers that are down with its own settings. Leave --%s out, or stop it first (kbench cluster down --name %s)",
 				flag, given[flag], c.Name, flag, have[flag], flag, c.Name)
@@ -149,7 +158,7 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
 		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
-		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase))
+		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase), cluster.WithNetworkFaults(o.network))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)
@@ -158,6 +167,9 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 		return clusterErr("up", err)
 	}
 	printClientConfig(st.stderr, c)
+	if c.Network != nil {
+		fmt.Fprintf(st.stderr, "every connection runs through the network proxies (%d paths; see kbench cluster status --name %s)\n", len(c.Network.Proxies), c.Name)
+	}
 	fmt.Fprintf(st.stderr, "stop it with: kbench cluster down --name %s\n", c.Name)
 	_, err = fmt.Fprintf(st.stdout, "bootstrap.servers=%s\n", c.Bootstrap())
 	return err
@@ -261,7 +273,61 @@ func runClusterStatus(ctx context.Context, name string, st *state) error {
 	if down > 0 {
 		return fmt.Errorf("cluster status: %d of %d broker(s) not up", down, len(statuses))
 	}
+	return printNetworkStatus(ctx, st, c)
+}
+
+// printNetworkStatus shows a network-faults cluster's proxies: each path,
+// where it listens, where it leads and its faults. Proxies that do not run
+// or answer make status fail, as a broker that is not up does.
+func printNetworkStatus(ctx context.Context, st *state, c *cluster.Cluster) error {
+	ns, err := c.NetworkStatus(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster status: %w", err)
+	}
+	if ns == nil {
+		return nil
+	}
+	state := "up"
+	switch {
+	case !ns.Alive && ns.Down != "":
+		state = ns.Down
+	case !ns.Alive:
+		state = "dead"
+	case !ns.Answers:
+		state = "unresponsive"
+	}
+	fmt.Fprintf(st.stdout, "\nnetwork proxies: %s (pid %d, API on %s, log %s)\n", state, ns.PID, ns.API, ns.LogPath)
+	tw := tabwriter.NewWriter(st.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PATH\tLISTEN\tUPSTREAM\tFAULTS")
+	for _, p := range ns.Paths {
+		faults := p.Describe()
+		if !ns.Answers {
+			faults = "?"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", p.Proxy, p.Listen, p.Upstream, faults)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if state != "up" {
+		return fmt.Errorf("cluster status: the network proxies are %s; bring them back with: kbench cluster up --name %s", state, c.Name)
+	}
 	return nil
+}
+
+// newClusterProxiesCmd is the process that serves a network-faults
+// cluster's proxies, started by `cluster up --network-faults` (and by a
+// plan's own cluster): not for users, hidden.
+func newClusterProxiesCmd(st *state) *cobra.Command {
+	return &cobra.Command{
+		Use:    "proxies CONFIG",
+		Short:  "Serve a network-faults cluster's proxies (started by kbench itself)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			return cluster.ServeProxies(c.Context(), args[0], st.stderr)
+		},
+	}
 }
 
 func newClusterClasspathCmd(st *state) *cobra.Command {

@@ -3,14 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -58,6 +61,8 @@ func TestClusterCmdErrors(t *testing.T) {
 		// Regression: the error named --start-timeout, a flag cluster up does not have.
 		{"zero timeout", []string{"up", "--timeout", "0s"}, exitUsage, `cluster up: --timeout "0s": must be positive`},
 		{"unknown flag", []string{"up", "--broker", "3"}, exitUsage, "unknown flag: --broker"},
+		{"port base too high for the proxies", []string{"up", "--network-faults", "--port-base", "65500"}, exitUsage,
+			`cluster up: --port-base "65500": must be at most 65496 with network faults`},
 		{"down unknown", []string{"down", "--name", "nope"}, exitUsage, `no cluster named "nope" (known: none`},
 		{"status unknown", []string{"status", "--name", "nope"}, exitUsage, `no cluster named "nope"`},
 		{"unknown subcommand", []string{"upp"}, exitUsage, `unknown command "upp"`},
@@ -261,4 +266,103 @@ func TestClusterCmdBrokerActions(t *testing.T) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// TestClusterCmdNetworkFaults: `cluster up --network-faults` runs every
+// path through proxies, `status` lists them with the faults another
+// process set on them, a dead proxy process fails status and `up` brings
+// it back, and `down` stops it.
+func TestClusterCmdNetworkFaults(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: starts a real 2-broker Kafka cluster")
+	}
+	st, stdout, stderr := clusterTestState(t)
+	if code := runCluster(t, st, "up", "--name", "nf", "--brokers", "2", "--heap", "512m", "--network-faults"); code != exitOK {
+		t.Fatalf("up: exit %d\n%s", code, stderr)
+	}
+	t.Cleanup(func() { runCluster(t, st, "down", "--name", "nf") })
+	if !strings.Contains(stderr.String(), "every connection runs through the network proxies (6 paths") {
+		t.Errorf("up does not say the paths run through proxies:\n%s", stderr)
+	}
+
+	// Another process (a plan's faults) sets a fault through the API.
+	c, err := cluster.Load(clusterStateDir(st), "nf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := c.Link(cluster.Brokers(1), cluster.Brokers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := link.Delay(ctx, 20*time.Millisecond, 0); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	if code := runCluster(t, st, "status", "--name", "nf"); code != exitOK {
+		t.Fatalf("status: exit %d\n%s%s", code, stdout, stderr)
+	}
+	out := stdout.String()
+	for _, want := range []string{"network proxies: up (pid ", "PATH", "FAULTS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range []struct{ path, faults string }{
+		{"clients → broker 1 ", "none"}, {"clients → broker 2 ", "none"},
+		{"node 1 → broker 2 ", "delay 20ms"}, {"node 2 → broker 1 ", "delay 20ms"},
+		{"node 1 → controller 2 ", "none"}, {"node 2 → controller 1 ", "none"},
+	} {
+		if !slices.ContainsFunc(strings.Split(out, "\n"), func(l string) bool {
+			return strings.HasPrefix(l, line.path) && strings.HasSuffix(l, " "+line.faults)
+		}) {
+			t.Errorf("status lacks the path %q with faults %q:\n%s", line.path, line.faults, out)
+		}
+	}
+
+	// The proxy process dies: status fails saying so; up brings it back.
+	if err := syscall.Kill(c.Network.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, 10*time.Second, func() bool {
+		stdout.Reset()
+		stderr.Reset()
+		return runCluster(t, st, "status", "--name", "nf") == exitFailure
+	}) || !strings.Contains(stderr.String(), "the network proxies are dead; bring them back with: kbench cluster up --name nf") {
+		t.Fatalf("status with the proxies killed: stdout %s\nstderr %s", stdout, stderr)
+	}
+	// Regression: up started the proxies with the executable recorded when
+	// the cluster was made, which may be gone (a test binary, a moved kbench).
+	statePath := filepath.Join(clusterStateDir(st), "nf", "cluster.json")
+	raw, err := os.ReadFile(statePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(raw, &state); err != nil {
+		t.Fatal(err)
+	}
+	state["network"].(map[string]any)["command"] = []string{filepath.Join(t.TempDir(), "gone", "kbench"), "cluster", "proxies"}
+	if raw, err = json.Marshal(state); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(statePath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := runCluster(t, st, "up", "--name", "nf"); code != exitOK || !strings.Contains(stderr.String(), "start the network proxies") {
+		t.Fatalf("up with the proxies dead: exit %d\n%s", code, stderr)
+	}
+	stdout.Reset()
+	if code := runCluster(t, st, "status", "--name", "nf"); code != exitOK || strings.Contains(stdout.String(), "delay") {
+		t.Fatalf("status after up: exit %d (want 0, and no fault on the new proxies)\n%s%s", code, stdout, stderr)
+	}
+	if code := runCluster(t, st, "down", "--name", "nf"); code != exitOK {
+		t.Fatalf("down: exit %d\n%s", code, stderr)
+	}
+	if c, err := cluster.Load(clusterStateDir(st), "nf"); err == nil {
+		t.Errorf("down kept the cluster's state: %+v", c.Network)
+	}
 }

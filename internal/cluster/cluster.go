@@ -36,27 +36,34 @@ type Cluster struct {
 	// PortBase, when set, fixed the ports (WithPortBase): they stay the
 	// same from one `cluster up` to the next.
 	PortBase int `json:"port_base,omitempty"`
+	// Network, on a network-faults cluster (WithNetworkFaults), is its
+	// proxies: every connection between its processes goes through them.
+	Network *Network `json:"network,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer
 	startTimeout time.Duration
 	stopOnExit   bool
 	children     map[int]*child // by broker ID: processes this process started
+	proxies      *child         // the proxy process, if this process started it
 }
 
 // Broker is one node, broker and controller at once.
 type Broker struct {
 	ID             int `json:"id"`
 	PID            int `json:"pid"`
-	Port           int `json:"port"`            // PLAINTEXT listener, for clients
+	Port           int `json:"port"`            // clients' address: the client listener, or its proxy (Network)
 	ControllerPort int `json:"controller_port"` // KRaft quorum listener
-	// InternalPort, on a secured cluster, is the PLAINTEXT listener the
-	// brokers replicate over (loopback only).
-	InternalPort int    `json:"internal_port,omitempty"`
-	Dir          string `json:"dir"`
-	ConfigPath   string `json:"config_path"` // server.properties; also identifies the process
-	LogPath      string `json:"log_path"`    // broker log (log4j)
-	OutPath      string `json:"out_path"`    // JVM stdout and stderr
+	// InternalPort, on a secured or network-faults cluster, is the
+	// PLAINTEXT listener the brokers replicate over (loopback only).
+	InternalPort int `json:"internal_port,omitempty"`
+	// DirectPort, on a network-faults cluster, is the broker's own client
+	// listener; Port is then its client proxy's.
+	DirectPort int    `json:"direct_port,omitempty"`
+	Dir        string `json:"dir"`
+	ConfigPath string `json:"config_path"` // server.properties; also identifies the process
+	LogPath    string `json:"log_path"`    // broker log (log4j)
+	OutPath    string `json:"out_path"`    // JVM stdout and stderr
 	// Down says why kbench took the broker down ("killed", "stopped"),
 	// until it starts again: a broker down without it died on its own.
 	Down string `json:"down,omitempty"`

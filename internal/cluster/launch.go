@@ -32,10 +32,20 @@ func log4jPath(b Broker) string { return filepath.Join(b.Dir, "log4j2.properties
 // command is the broker's command line. It ends with the config file, which
 // is how inspect recognises the process later.
 func (c *Cluster) command(b Broker) []string {
-	return []string{c.Java,
+	args := []string{c.Java,
 		"-Xms" + c.Heap, "-Xmx" + c.Heap, "-XX:+UseG1GC", "-Djava.awt.headless=true",
-		"-Dlog4j2.configurationFile=" + log4jPath(b),
-		"-cp", c.Classpath, "kafka.Kafka", b.ConfigPath}
+		"-Dlog4j2.configurationFile=" + log4jPath(b)}
+	args = append(args, c.hostsArgs(b)...)
+	return append(args, "-cp", c.Classpath, "kafka.Kafka", b.ConfigPath)
+}
+
+// hostsArgs make a network-faults node's JVM resolve names from its own
+// hosts file only (JDK 9 and newer).
+func (c *Cluster) hostsArgs(b Broker) []string {
+	if c.Network == nil {
+		return nil
+	}
+	return []string{"-Djdk.net.hosts.file=" + hostsPath(b)}
 }
 
 // launch starts broker id detached, with stdout and stderr appended to its

@@ -42,6 +42,8 @@ type config struct {
 	stopOnExit   bool
 	security     string
 	portBase     int
+	network      bool
+	proxyCmd     []string
 }
 
 // defaultConfig states every default once.
@@ -129,6 +131,22 @@ func WithSecurity(mode string) Opt { return func(c *config) { c.security = strin
 // A bootstrap written down once (in a plan, a script) then stays right
 // from one `cluster up` to the next. base is 1024 to 65506.
 func WithPortBase(base int) Opt { return func(c *config) { c.portBase = base } }
+
+// WithNetworkFaults runs every connection of the cluster through proxies
+// kbench owns (Toxiproxy's), one per path: the clients to each broker, each
+// node to every other node's replication and controller listeners. Faults
+// are then set per path with Link. The proxies run in a process of their
+// own, started with WithProxyCommand, that lives as long as the cluster.
+// Linux only: the proxies listen on 127.1.0.N, which macOS does not route
+// to its loopback interface without aliases.
+func WithNetworkFaults(on bool) Opt { return func(c *config) { c.network = on } }
+
+// WithProxyCommand is the command that serves a network-faults cluster's
+// proxies: kbench's own `cluster proxies` command (the cluster's proxy
+// config file is appended), which calls ServeProxies.
+func WithProxyCommand(argv ...string) Opt {
+	return func(c *config) { c.proxyCmd = append([]string(nil), argv...) }
+}
 
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
@@ -224,6 +242,13 @@ func (c *config) validate() error {
 	if c.portBase != 0 && (c.portBase < minPortBase || c.portBase > maxPortBase) {
 		return &OptionError{"port-base", strconv.Itoa(c.portBase),
 			fmt.Sprintf("must be between %d and %d: the cluster takes the %d ports from it (clients from it, controllers from +10, a secured cluster's internal listeners from +20)", minPortBase, maxPortBase, portsPerBase)}
+	}
+	if c.network && c.portBase > maxNetworkPortBase {
+		return &OptionError{"port-base", strconv.Itoa(c.portBase),
+			fmt.Sprintf("must be at most %d with network faults: the cluster takes %d ports from it (clients' proxies from it, controllers from +10, internal listeners from +20, the brokers' own client listeners from +30, the proxies' API at +9)", maxNetworkPortBase, networkPortsPerBase)}
+	}
+	if c.network && len(c.proxyCmd) == 0 {
+		return &OptionError{"network-faults", "true", "no command to run the proxies with (WithProxyCommand)"}
 	}
 	if c.startTimeout <= 0 {
 		return &OptionError{"timeout", c.startTimeout.String(), "must be positive"}

@@ -24,20 +24,26 @@ func freePorts(n int) ([]int, error) {
 }
 
 // Fixed ports (WithPortBase): broker N's client port is base+N-1, its
-// controller port base+10+N-1 and, on a secured cluster, its internal
-// listener base+20+N-1; MaxBrokers (9) fits in each block of 10.
+// controller port base+10+N-1 and, on a secured or network-faults cluster,
+// its internal listener base+20+N-1; MaxBrokers (9) fits in each block of
+// 10. A network-faults cluster's brokers have their own client listener at
+// base+30+N-1 (base+N-1 is their client proxy) and the proxies' API is at
+// base+9.
 const (
-	portBlock    = 10
-	portBlocks   = 3
-	minPortBase  = 1024
-	maxPortBase  = 65535 - portBlocks*portBlock + 1
-	portsPerBase = portBlocks * portBlock
+	portBlock           = 10
+	portBlocks          = 3
+	minPortBase         = 1024
+	maxPortBase         = 65535 - portBlocks*portBlock + 1
+	portsPerBase        = portBlocks * portBlock
+	networkPortsPerBase = (portBlocks + 1) * portBlock
+	maxNetworkPortBase  = 65535 - networkPortsPerBase + 1
+	networkAPISlot      = 9
 )
 
 // fixedPorts lays out per ports for each of n brokers from base, in
 // freePorts' order (broker by broker), checking that each is free.
 func fixedPorts(base, n, per int) ([]int, error) {
-	roles := []string{"client", "controller", "internal"}
+	roles := []string{"client", "controller", "internal", "own client"}
 	ports := make([]int, 0, per*n)
 	for i := range n {
 		for k := range per {
@@ -52,4 +58,14 @@ func fixedPorts(base, n, per int) ([]int, error) {
 		}
 	}
 	return ports, nil
+}
+
+// fixedPort checks that one fixed port is free.
+func fixedPort(base, port int, role string) error {
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return &OptionError{"port-base", strconv.Itoa(base),
+			fmt.Sprintf("port %d (%s) is in use; pick another base, or leave --port-base out to use free ports", port, role)}
+	}
+	return l.Close()
 }

@@ -15,8 +15,8 @@ import (
 // dead or lagging broker would go unnoticed.
 type probe struct{ cl *kgo.Client }
 
-func newProbe(addr string) (*probe, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+func newProbe(addr string, opts ...kgo.Opt) (*probe, error) {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr)}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("metadata client for %s: %w", addr, err)
 	}
@@ -69,4 +69,15 @@ func (p *probe) coordinator(ctx context.Context, typ int8) error {
 		}
 	}
 	return nil
+}
+
+// probeOpts are the probes' client options: on a network-faults cluster
+// they dial past the proxies (DirectDial), so that readiness and status
+// see the brokers whatever faults the paths carry, and resolve the nodes'
+// host names, which only the nodes' own hosts files know.
+func (c *Cluster) probeOpts() []kgo.Opt {
+	if c.network() == nil {
+		return nil
+	}
+	return []kgo.Opt{kgo.Dialer(c.DirectDial)}
 }

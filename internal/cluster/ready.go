@@ -19,7 +19,7 @@ func (c *Cluster) waitReady(ctx context.Context, timeout time.Duration, ids []in
 	probes := make(map[int]*probe, len(ids))
 	for _, id := range ids {
 		b, _ := c.Broker(id)
-		p, err := newProbe(b.ProbeAddr())
+		p, err := newProbe(b.ProbeAddr(), c.probeOpts()...)
 		if err != nil {
 			return err
 		}
@@ -123,7 +123,7 @@ func (c *Cluster) notReady(timeout time.Duration, ids []int, ready map[int]bool,
 func (c *Cluster) waitCoordinators(ctx context.Context, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	p, err := newProbe(c.Brokers[0].ProbeAddr())
+	p, err := newProbe(c.Brokers[0].ProbeAddr(), c.probeOpts()...)
 	if err != nil {
 		return err
 	}

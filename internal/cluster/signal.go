@@ -129,10 +129,20 @@ type Healed struct {
 
 // Heal brings every broker back: paused ones are resumed, those not
 // running are started again and waited for. A fault timeline calls it at
-// the end of a run, so that nothing stays broken for the next.
+// the end of a run, so that nothing stays broken for the next. On a
+// network-faults cluster it first starts the proxy process again if it is
+// gone, and last clears every network fault (Link); the result lists
+// brokers only.
 func (c *Cluster) Heal(ctx context.Context) ([]Healed, error) {
 	var done []Healed
 	var errs []error
+	started := false // the proxies, just now: they carry no fault
+	if c.network() != nil && c.proxyState() == procGone {
+		if err := c.startProxies(ctx); err != nil {
+			errs = append(errs, err)
+		}
+		started = true
+	}
 	for _, id := range c.ids() {
 		b, _ := c.Broker(id)
 		switch c.state(b) {
@@ -148,6 +158,11 @@ func (c *Cluster) Heal(ctx context.Context) ([]Healed, error) {
 				continue
 			}
 			done = append(done, Healed{ID: id, Action: "restart"})
+		}
+	}
+	if !started {
+		if err := c.healNetwork(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return done, errors.Join(errs...)

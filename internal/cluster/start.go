@@ -32,6 +32,11 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.network {
+		if err := checkLoopback(cfg.brokers); err != nil {
+			return nil, err
+		}
+	}
 	java, err := checkJava(ctx, cfg.java)
 	if err != nil {
 		return nil, err
@@ -78,6 +83,12 @@ func running(stateDir, name string) (*Cluster, error) {
 			return old, nil
 		}
 	}
+	// No broker runs: proxies left behind (their brokers died with the
+	// machine's other processes, or were killed by hand) would hold the
+	// ports and outlive the cluster that replaces this one.
+	if err := old.stopProxies(context.Background()); err != nil {
+		return nil, fmt.Errorf("start cluster %q: %w", name, err)
+	}
 	return nil, nil
 }
 
@@ -105,7 +116,17 @@ func (c *Cluster) errRunning() error {
 // cluster whose brokers all run and answer is ErrRunning.
 func (c *Cluster) revive(ctx context.Context, cfg config) (*Cluster, error) {
 	c.log, c.startTimeout = cfg.log, cfg.startTimeout
+	if c.Network != nil && len(cfg.proxyCmd) > 0 {
+		// This kbench starts the proxies if they are gone: the one that
+		// started the cluster may have moved or been a test binary.
+		if err := c.updateNetwork(func(n *Network) { n.Command = cfg.proxyCmd }); err != nil {
+			return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+		}
+	}
 	var down []string
+	if c.Network != nil && c.proxyState() == procGone {
+		down = append(down, "start the network proxies")
+	}
 	for _, id := range c.ids() {
 		b, _ := c.Broker(id)
 		switch c.state(b) {
@@ -148,6 +169,12 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Clust
 	if err := c.format(ctx); err != nil {
 		return nil, err
 	}
+	if c.Network != nil {
+		// Before the brokers: they reach each other only through them.
+		if err := c.startProxies(ctx); err != nil {
+			return nil, c.abort(err)
+		}
+	}
 	for _, b := range c.Brokers {
 		if err := c.launch(b.ID); err != nil {
 			return nil, c.abort(err)
@@ -177,11 +204,22 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 	if cfg.security != SecurityNone {
 		per = 3 // and an internal listener
 	}
+	if cfg.network {
+		per = 4 // and the broker's own client listener behind its proxy
+	}
+	api := 0
+	if cfg.network {
+		api = 1 // the proxies' API
+	}
 	var ports []int
 	if cfg.portBase > 0 {
 		ports, err = fixedPorts(cfg.portBase, cfg.brokers, per)
+		if err == nil && api > 0 {
+			ports = append(ports, cfg.portBase+networkAPISlot)
+			err = fixedPort(cfg.portBase, cfg.portBase+networkAPISlot, "the network proxies' API")
+		}
 	} else {
-		ports, err = freePorts(per * cfg.brokers)
+		ports, err = freePorts(per*cfg.brokers + api)
 	}
 	if err != nil {
 		return nil, err
@@ -198,22 +236,36 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 	}
 	for i := range cfg.brokers {
 		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
-		internal := 0
-		if per == 3 {
+		internal, direct := 0, 0
+		if per >= 3 {
 			internal = ports[per*i+2]
 		}
+		if per == 4 {
+			direct = ports[per*i+3]
+		}
 		c.Brokers = append(c.Brokers, Broker{
-			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, Dir: nd,
+			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, DirectPort: direct, Dir: nd,
 			ConfigPath: filepath.Join(nd, "server.properties"),
 			LogPath:    filepath.Join(nd, "server.log"),
 			OutPath:    filepath.Join(nd, "server.out"),
 		})
+	}
+	if cfg.network {
+		c.Network = &Network{
+			API: loopback(ports[len(ports)-1]), Config: filepath.Join(dir, "proxies.json"), LogPath: filepath.Join(dir, "proxies.log"),
+			Command: cfg.proxyCmd, Proxies: layoutProxies(c.Brokers),
+		}
 	}
 	return c, nil
 }
 
 func (c *Cluster) writeConfigs(extra map[string]string) error {
 	voters := quorumVoters(c.Brokers)
+	if c.Network != nil {
+		if err := c.writeNetwork(); err != nil {
+			return err
+		}
+	}
 	for _, b := range c.Brokers {
 		if err := os.MkdirAll(b.Dir, 0o755); err != nil {
 			return fmt.Errorf("write broker %d config: %w", b.ID, err)
@@ -224,6 +276,11 @@ func (c *Cluster) writeConfigs(extra map[string]string) error {
 		}
 		for k, v := range extra {
 			merged[k] = v
+		}
+		if c.Network != nil {
+			for k, v := range c.networkProps(b) {
+				merged[k] = v
+			}
 		}
 		props := renderProps(brokerProps(b, voters, len(c.Brokers), merged))
 		if err := os.WriteFile(b.ConfigPath, props, 0o644); err != nil {
@@ -255,8 +312,10 @@ func (c *Cluster) format(ctx context.Context) error {
 func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 	// A short-lived tool: C1 only and a small serial heap start fastest.
 	args := []string{"-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-		"-Dlog4j2.configurationFile=" + log4jPath(b), "-cp", c.Classpath,
-		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath}
+		"-Dlog4j2.configurationFile=" + log4jPath(b)}
+	args = append(args, c.hostsArgs(b)...)
+	args = append(args, "-cp", c.Classpath,
+		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath)
 	cmd := exec.CommandContext(ctx, c.Java, append(args, c.scramArgs()...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -273,6 +332,9 @@ func (c *Cluster) abort(cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := c.stopBrokers(ctx, c.ids(), 5*time.Second); err != nil {
+		return errors.Join(cause, err)
+	}
+	if err := c.stopProxies(ctx); err != nil {
 		return errors.Join(cause, err)
 	}
 	_ = c.save()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // BrokerStatus is one broker as Status found it.
@@ -48,7 +50,7 @@ func (c *Cluster) Status(ctx context.Context) ([]BrokerStatus, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i].Answers = answers(ctx, b.ProbeAddr()) == nil
+			out[i].Answers = answers(ctx, b.ProbeAddr(), c.probeOpts()...) == nil
 		}()
 	}
 	wg.Wait()
@@ -59,10 +61,10 @@ func (c *Cluster) Status(ctx context.Context) ([]BrokerStatus, error) {
 }
 
 // answers sends one metadata request to the broker at addr itself.
-func answers(ctx context.Context, addr string) error {
+func answers(ctx context.Context, addr string, opts ...kgo.Opt) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	p, err := newProbe(addr)
+	p, err := newProbe(addr, opts...)
 	if err != nil {
 		return err
 	}

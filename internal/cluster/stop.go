@@ -16,7 +16,8 @@ const stopGrace = 30 * time.Second
 
 // Stop stops every broker (SIGTERM, then SIGKILL after 30s or when ctx is
 // done), and every other process that runs one of its nodes' configs (a
-// broker restarted by hand or by another kbench), then removes the
+// broker restarted by hand or by another kbench), then the network
+// proxies of a network-faults cluster, then removes the
 // cluster's directory unless keep. Brokers already gone are skipped; a PID
 // now running something else is never signalled. The directory is kept
 // while any process of the cluster still runs: deleting the data under a
@@ -30,6 +31,11 @@ func (c *Cluster) Stop(ctx context.Context, keep bool) error {
 		if err := c.stopStrays(ctx, strays); err != nil {
 			return fmt.Errorf("stop cluster %q: %w (data kept in %s)", c.Name, err, c.Dir)
 		}
+	}
+	// After the brokers: a broker shutting down cleanly talks to the
+	// controller through them.
+	if err := c.stopProxies(ctx); err != nil {
+		return fmt.Errorf("stop cluster %q: %w (data kept in %s)", c.Name, err, c.Dir)
 	}
 	if keep {
 		c.logf("kept %s", c.Dir)
