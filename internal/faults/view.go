@@ -8,10 +8,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/kadmin"
 )
 
 // view is the cluster as the timeline sees it, from the client's side, as
-// a producer would: its metadata and its active controller.
+// a producer would: its metadata and its active controller. Every call
+// returns when its context ends, whatever a paused broker holds.
 type view interface {
 	metadata(ctx context.Context, topics ...string) (kadm.Metadata, error)
 	// quorumLeader is the active KRaft controller, -1 when the cluster
@@ -43,11 +46,13 @@ func newClientView(opts []kgo.Opt) (*clientView, error) {
 	return &clientView{cl: cl, adm: kadm.NewClient(cl)}, nil
 }
 
-// metadata asks for topics' metadata, at most metadataTimeout.
+// metadata asks for topics' metadata, at most metadataTimeout. franz-go
+// notices a cancelled context only between the steps of a request (a
+// dial to a paused broker holds it 10 s): kadmin.Await returns at once.
 func (v *clientView) metadata(ctx context.Context, topics ...string) (kadm.Metadata, error) {
 	mctx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
-	return v.adm.Metadata(mctx, topics...)
+	return kadmin.Await(mctx, func(ctx context.Context) (kadm.Metadata, error) { return v.adm.Metadata(ctx, topics...) })
 }
 
 func (v *clientView) quorumLeader(ctx context.Context) (int32, error) {
@@ -58,7 +63,7 @@ func (v *clientView) quorumLeader(ctx context.Context) (int32, error) {
 	rt.Topic = "__cluster_metadata"
 	rt.Partitions = append(rt.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
 	req.Topics = append(req.Topics, rt)
-	resp, err := req.RequestWith(qctx, v.cl)
+	resp, err := kadmin.Await(qctx, func(ctx context.Context) (*kmsg.DescribeQuorumResponse, error) { return req.RequestWith(ctx, v.cl) })
 	if err != nil {
 		return -1, err
 	}
