@@ -144,7 +144,7 @@ func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, 
 		n := c.size(v, path, p.Max)
 		return n, n > 0
 	case faults.RateParam:
-		r := c.rate(v, path)
+		r := c.rateAbove0(v, path)
 		return r, r > 0
 	}
 	c.addf(v, path, "has a kind of value kbench cannot read")
