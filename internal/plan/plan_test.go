@@ -498,3 +498,33 @@ func TestParseUnits(t *testing.T) {
 		})
 	}
 }
+
+// TestParseEveryGenerator: the plan takes every generator of payload's
+// registry (the one the renderer uses), with what its required parameters
+// need, and what it checks compiles.
+func TestParseEveryGenerator(t *testing.T) {
+	need := map[payload.ParamKind]string{payload.ValueParam: `"x"`, payload.ValuesParam: "[a, 2]"}
+	for _, name := range payload.Generators {
+		t.Run(name, func(t *testing.T) {
+			gen := "_type: " + name
+			_, params, _ := payload.NewGenerator(name)
+			for _, p := range params {
+				if p.Missing != "" {
+					gen += ", " + p.Name + ": " + need[p.Kind]
+				}
+			}
+			p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {"+gen+"}}}}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			src, err := payload.CompileTemplate(*scs[0].Workloads[0].Message.Template, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := src.Value(0); !strings.HasPrefix(string(v), `{"v":`) {
+				t.Errorf("rendered %s", v)
+			}
+		})
+	}
+}
