@@ -190,8 +190,8 @@ func parseReset(v string) (string, error) {
 		}
 		return "by_duration:" + s[len("by_duration:"):], nil
 	}
-	if near := resetSuggestion(lower); near != "" {
-		return "", &badValue{why: fmt.Sprintf("did you mean %s?", near), allowed: allowed}
+	if hint := suggest.Mean(resetSuggestion(lower), suggest.Bare); hint != "" {
+		return "", &badValue{why: hint, allowed: allowed}
 	}
 	return "", &badValue{allowed: allowed}
 }

@@ -144,12 +144,12 @@ func (c *collector) generator(n *yaml.Node, path string) payload.Generator {
 func unknownGenerator(typ string) string {
 	if name, ok := strings.CutPrefix(typ, payload.FakerPrefix); ok {
 		if near := suggest.Nearest(name, payload.FakerNames()); near != "" {
-			return fmt.Sprintf("%q is not a faker generator; did you mean %q?", typ, payload.FakerPrefix+near)
+			return fmt.Sprintf("%q is not a faker generator; %s", typ, suggest.Mean(payload.FakerPrefix+near, suggest.Quoted))
 		}
 		return fmt.Sprintf("%q is not a faker generator (gofakeit's names, such as faker.email, faker.city, faker.number)", typ)
 	}
-	if near := suggest.Nearest(typ, payload.Generators); near != "" {
-		return fmt.Sprintf("%q is not a generator; did you mean %q?", typ, near)
+	if hint := suggest.Hint(typ, payload.Generators, suggest.Quoted); hint != "" {
+		return fmt.Sprintf("%q is not a generator; %s", typ, hint)
 	}
 	return fmt.Sprintf("%q is not a generator; known: %s", typ, strings.Join(payload.Generators, ", "))
 }

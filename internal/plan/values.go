@@ -136,8 +136,8 @@ func (c *collector) oneOf(n *yaml.Node, path string, allowed ...string) string {
 	}
 	if !contains(allowed, s) {
 		msg := fmt.Sprintf("%q is not one of %s", s, quoteList(allowed))
-		if near := suggest.Nearest(s, allowed); near != "" {
-			msg += fmt.Sprintf("; did you mean %q?", near)
+		if hint := suggest.Hint(s, allowed, suggest.Quoted); hint != "" {
+			msg += "; " + hint
 		}
 		c.addf(n, path, "%s", msg)
 		return ""

@@ -171,8 +171,8 @@ func (c *collector) afterWorkloads(ws []Workload) {
 		switch {
 		case !ok:
 			msg := fmt.Sprintf("%q is neither a duration (30s, 2m) nor a workload of the plan; give a duration or one of %s", w.AfterWorkload, quoteList(names))
-			if near := suggest.Nearest(w.AfterWorkload, names); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
+			if hint := suggest.Hint(w.AfterWorkload, names, suggest.Quoted); hint != "" {
+				msg += "; " + hint
 			}
 			c.addf(w.afterNode, p, "%s", msg)
 			continue
