@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -96,7 +97,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.name, "name", cluster.DefaultName, "cluster name; several can run side by side")
 	f.StringVar(&o.heap, "heap", cluster.DefaultHeap, "JVM heap of each broker, like 512m or 2g (at least "+cluster.MinHeap+")")
 	f.StringVar(&o.version, "kafka-version", cluster.DefaultVersion, "Apache Kafka release to run (any 4.x release Maven Central serves, like 4.1.2)")
-	f.DurationVar(&o.timeout, "timeout", cluster.DefaultStartTimeout, "how long to wait for the brokers to answer")
+	f.Var(units.Duration(&o.timeout, cluster.DefaultStartTimeout), "timeout", "how long to wait for the brokers to answer")
 	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
 	f.BoolVar(&o.network, "network-faults", false, "run every connection (clients to brokers, brokers to brokers, to the controllers) through proxies kbench owns, so that network faults can be set per path (Linux; see docs/cluster.md)")
 	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")

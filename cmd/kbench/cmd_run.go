@@ -24,6 +24,7 @@ import (
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -56,7 +57,7 @@ as run (plan.yaml, also kept inside result.json).`,
 	f.BoolVar(&o.overwrite, "overwrite", false, "with --out: replace the results of an earlier run in that folder (refused otherwise)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics while the plan runs (see docs/metrics.md)")
-	f.DurationVar(&o.metricsHold, "metrics-hold", 0, "with --metrics-addr: keep serving this long after the run, for a last scrape")
+	f.Var(units.Duration(&o.metricsHold, 0), "metrics-hold", "with --metrics-addr: keep serving this long after the run, for a last scrape")
 	return cmd
 }
 
@@ -301,8 +302,8 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			when = fmt.Sprintf("%s after %s", f.At, f.After)
 		}
 		line := fmt.Sprintf("fault %d: %s %s, %s", i+1, f.Action, f.Target, when)
-		if f.Times > 1 {
-			line += fmt.Sprintf(", %d times", f.Times)
+		if len(f.Params) > 0 {
+			line += ", " + f.Params.String()
 		}
 		if f.Name != "" {
 			line = fmt.Sprintf("fault %d (%s): %s %s, %s", i+1, f.Name, f.Action, f.Target, when)

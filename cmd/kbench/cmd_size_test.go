@@ -53,13 +53,13 @@ func TestSizeCmd(t *testing.T) {
 			name:       "bad rate",
 			args:       []string{"--rate", "fast", "--record-size", "2.5KB", "--retention", "7d"},
 			wantCode:   exitUsage,
-			wantStderr: []string{`kbench: --rate "fast": not a rate; use a number of records per second such as 10000/s, 10k/s or 600000/min`},
+			wantStderr: []string{`kbench: --rate "fast" is not a rate; write records per second such as 25000, 25000/s, 25k/s, 1.5M/s or 600/m`},
 		},
 		{
 			name:       "bad retention",
 			args:       []string{"--rate", "10000/s", "--record-size", "2.5KB", "--retention", "7x"},
 			wantCode:   exitUsage,
-			wantStderr: []string{`kbench: --retention "7x": unknown unit "x"; use a number and a unit such as 7d, 168h, 1w or 30m`},
+			wantStderr: []string{`kbench: --retention "7x": unknown unit "x" (ns, us, ms, s, m, h, d or w); write a duration such as 90s, 1m30s, 500ms, 2h, 7d or 1w`},
 		},
 		{
 			name:       "ambiguous size",
@@ -84,7 +84,7 @@ func TestSizeCmd(t *testing.T) {
 			name:       "bad partition rate",
 			args:       append([]string{"--partition-producer-rate", "quick"}, sizeSeedArgs...),
 			wantCode:   exitUsage,
-			wantStderr: []string{`--partition-producer-rate "quick": not a rate`},
+			wantStderr: []string{`--partition-producer-rate "quick" is not a rate`},
 		},
 		{
 			name:       "replication over brokers",

@@ -147,8 +147,8 @@ func newRootCmd(st *state) *cobra.Command {
 		for _, sub := range c.Commands() {
 			names = append(names, sub.Name())
 		}
-		if near := suggest.Nearest(args[0], names); near != "" {
-			return userr.Errorf("unknown command %q; did you mean %q? (see 'kbench --help')", args[0], near)
+		if hint := suggest.Hint(args[0], names, suggest.Quoted); hint != "" {
+			return userr.Errorf("unknown command %q; %s (see 'kbench --help')", args[0], hint)
 		}
 		return userr.Errorf("unknown command %q (see 'kbench --help')", args[0])
 	}

@@ -36,9 +36,9 @@ func ParseRule(s string) (Rule, error) {
 	}
 	metric, ok := metricByName(m[1])
 	if !ok {
-		hint := ""
-		if near := nearestMetric(m[1]); near != "" {
-			hint = fmt.Sprintf("did you mean %q? ", near)
+		hint := suggest.Mean(nearestMetric(m[1]), suggest.Quoted)
+		if hint != "" {
+			hint += " "
 		}
 		return Rule{}, userr.Errorf("--fail-if %q: unknown metric %q; %smetrics: %s", s, m[1], hint, strings.Join(metricNames(), ", "))
 	}

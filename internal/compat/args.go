@@ -152,8 +152,8 @@ func lookup(tool string, byName map[string]Option, name string) (Option, error) 
 	case len(matches) > 1:
 		return Option{}, userr.Errorf("%s: option %s is ambiguous: %s", tool, name, strings.Join(matches, ", "))
 	}
-	if near := suggest.Nearest(name, names); near != "" {
-		return Option{}, userr.Errorf("%s: unknown option %s; did you mean %s? (see --help)", tool, name, near)
+	if hint := suggest.Hint(name, names, suggest.Bare); hint != "" {
+		return Option{}, userr.Errorf("%s: unknown option %s; %s (see --help)", tool, name, hint)
 	}
 	return Option{}, userr.Errorf("%s: unknown option %s (see --help)", tool, name)
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -175,13 +176,14 @@ func TestTimelineWaitsWatchTheContext(t *testing.T) {
 }
 
 // TestTimelineElectionOutcomes: what the row of a fault that took a
-// leader away says when no other broker took its partitions.
+// leader away says when no other broker took its partitions. In a synctest
+// bubble, so that the bound's "0.3 s" is exact on any machine.
 func TestTimelineElectionOutcomes(t *testing.T) {
 	tests := []struct {
 		name   string
 		faults []Fault
 		// act moves leaders as the cluster would; await is the last action.
-		act      func(c *kfake.Cluster, action string, broker int32)
+		act      func(v *fakeView, action string, broker int32)
 		await    string
 		measure  time.Duration
 		noteHas  string
@@ -195,9 +197,9 @@ func TestTimelineElectionOutcomes(t *testing.T) {
 				{Action: Restart, Target: Target{Fault: "k"}, After: "k"},
 			},
 			// Offline until the broker is back, then led by it again.
-			act: func(c *kfake.Cluster, action string, broker int32) {
+			act: func(v *fakeView, action string, broker int32) {
 				if action == Restart {
-					moveLeaders(c, broker, broker)
+					v.move(broker, broker)
 				}
 			},
 			await: Restart, measure: 20 * time.Second, noteHas: "none: t-0",
@@ -221,29 +223,31 @@ func TestTimelineElectionOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, opts := cluster(t)
-			leader := c.LeaderFor("t", 0)
-			actor := newEventActor(func(_ context.Context, action string, broker int32) error {
-				if tt.act != nil {
-					tt.act(c, action, broker)
+			synctest.Test(t, func(t *testing.T) {
+				v := newFakeView()
+				leader := v.leader(0)
+				actor := newEventActor(func(_ context.Context, action string, broker int32) error {
+					if tt.act != nil {
+						tt.act(v, action, broker)
+					}
+					return nil
+				})
+				tl, err := Start(context.Background(), Config{
+					view: v, Topics: []string{"t"}, Actor: actor, Poll: 10 * time.Millisecond,
+					MeasureFor: tt.measure, Settle: 100 * time.Millisecond, Faults: tt.faults,
+				}, time.Now())
+				if err != nil {
+					t.Fatal(err)
 				}
-				return nil
+				actor.await(t, fmt.Sprintf("%s %d", tt.await, leader), 20*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				first := tl.Finish(ctx)[0]
+				if first.Election != nil || first.ElectionTimedOut != tt.timedOut || !strings.Contains(first.ElectionNote, tt.noteHas) || !strings.Contains(first.ElectionNote, tt.noteAlso) {
+					t.Errorf("election %v, timed out %v, note %q; want none, timed out %v, a note with %q and %q",
+						first.Election, first.ElectionTimedOut, first.ElectionNote, tt.timedOut, tt.noteHas, tt.noteAlso)
+				}
 			})
-			tl, err := Start(context.Background(), Config{
-				Admin: opts, Topics: []string{"t"}, Actor: actor, Poll: 10 * time.Millisecond,
-				MeasureFor: tt.measure, Settle: 100 * time.Millisecond, Faults: tt.faults,
-			}, time.Now())
-			if err != nil {
-				t.Fatal(err)
-			}
-			actor.await(t, fmt.Sprintf("%s %d", tt.await, leader), 20*time.Second)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			first := tl.Finish(ctx)[0]
-			if first.Election != nil || first.ElectionTimedOut != tt.timedOut || !strings.Contains(first.ElectionNote, tt.noteHas) || !strings.Contains(first.ElectionNote, tt.noteAlso) {
-				t.Errorf("election %v, timed out %v, note %q; want none, timed out %v, a note with %q and %q",
-					first.Election, first.ElectionTimedOut, first.ElectionNote, tt.timedOut, tt.noteHas, tt.noteAlso)
-			}
 		})
 	}
 }

@@ -87,62 +87,13 @@ func consumerProps() []prop[Consumer] {
 		clientIDProp(common, (*Consumer).clientID, "kgo.ClientID; when unset, Java's generated consumer-<group.id>-1"),
 		strProp("group.id", 0, false, func(c *Consumer) *string { return &c.GroupID },
 			"exposed as GroupID; the caller adds kgo.ConsumerGroup"),
-		{
-			key: "group.instance.id", meaning: "kgo.InstanceID (static membership)",
-			set: func(c *Consumer, v string) error {
-				v = strings.TrimSpace(v)
-				if !legalGroupInstanceID.MatchString(v) {
-					return &badValue{allowed: "1 to 249 of the characters a-z A-Z 0-9 . _ -"}
-				}
-				c.GroupInstanceID = v
-				return nil
-			},
-			get: func(c *Consumer) string { return c.GroupInstanceID },
-		},
+		groupInstanceIDProp(),
 		enumProp("group.protocol", "classic", true, []string{"classic", "consumer"}, func(c *Consumer) *string { return &c.GroupProtocol },
 			"consumer adds kgo.ServerSideBalancer (KIP-848); franz-go falls back to classic on brokers without it"),
 		enumProp("group.remote.assignor", "", false, []string{"uniform", "range"}, func(c *Consumer) *string { return &c.GroupRemoteAssignor },
 			"group.protocol=consumer only: range puts kgo.RangeBalancer first, otherwise kgo.StickyBalancer (the broker's uniform)"),
-		{
-			key: "partition.assignment.strategy", def: assignorPackage + "RangeAssignor," + assignorPackage + "CooperativeStickyAssignor",
-			meaning: "kgo.Balancers in the same order; class names or range, roundrobin, sticky, cooperative-sticky",
-			set: func(c *Consumer, v string) error {
-				l, err := parseList(v)
-				if err != nil {
-					return err
-				}
-				var names []string
-				for _, a := range l {
-					name, ok := assignors[a]
-					if !ok {
-						return &badValue{why: "unknown assignor " + a + " (kbench cannot load Java classes)",
-							allowed: "range, roundrobin, sticky, cooperative-sticky or their " + assignorPackage + "*Assignor classes"}
-					}
-					names = append(names, name)
-				}
-				c.PartitionAssignmentStrategy = names
-				return nil
-			},
-			get: func(c *Consumer) string {
-				var out []string
-				for _, a := range c.PartitionAssignmentStrategy {
-					out = append(out, assignorPackage+assignorClasses[a])
-				}
-				return strings.Join(out, ",")
-			},
-		},
-		{
-			key: "auto.offset.reset", def: "latest",
-			meaning: "kgo.ConsumeStartOffset and kgo.ConsumeResetOffset: earliest AtStart, latest AtEnd, none AtCommitted/NoResetOffset, by_duration:<ISO-8601> LookbackOffset",
-			set: func(c *Consumer, v string) error {
-				s, err := parseReset(v)
-				if err == nil {
-					c.AutoOffsetReset = s
-				}
-				return err
-			},
-			get: func(c *Consumer) string { return c.AutoOffsetReset },
-		},
+		assignmentStrategyProp(),
+		autoOffsetResetProp(),
 		boolProp("enable.auto.commit", "true", func(c *Consumer) *bool { return &c.EnableAutoCommit },
 			"false adds kgo.DisableAutoCommit (only with a group, as without one Java never commits)"),
 		msProp("auto.commit.interval.ms", "5000", 0, math.MaxInt32, func(c *Consumer) *time.Duration { return &c.AutoCommitInterval },
@@ -174,6 +125,70 @@ func consumerProps() []prop[Consumer] {
 	return append(ps, lift(cp[1:], common)...)
 }
 
+// groupInstanceIDProp is group.instance.id (static membership), with its legal characters.
+func groupInstanceIDProp() prop[Consumer] {
+	return prop[Consumer]{
+		key: "group.instance.id", meaning: "kgo.InstanceID (static membership)",
+		set: func(c *Consumer, v string) error {
+			v = strings.TrimSpace(v)
+			if !legalGroupInstanceID.MatchString(v) {
+				return &badValue{allowed: "1 to 249 of the characters a-z A-Z 0-9 . _ -"}
+			}
+			c.GroupInstanceID = v
+			return nil
+		},
+		get: func(c *Consumer) string { return c.GroupInstanceID },
+	}
+}
+
+// assignmentStrategyProp is partition.assignment.strategy: Java's assignor classes or their short names, in order.
+func assignmentStrategyProp() prop[Consumer] {
+	return prop[Consumer]{
+		key: "partition.assignment.strategy", def: assignorPackage + "RangeAssignor," + assignorPackage + "CooperativeStickyAssignor",
+		meaning: "kgo.Balancers in the same order; class names or range, roundrobin, sticky, cooperative-sticky",
+		set: func(c *Consumer, v string) error {
+			l, err := parseList(v)
+			if err != nil {
+				return err
+			}
+			var names []string
+			for _, a := range l {
+				name, ok := assignors[a]
+				if !ok {
+					return &badValue{why: "unknown assignor " + a + " (kbench cannot load Java classes)",
+						allowed: "range, roundrobin, sticky, cooperative-sticky or their " + assignorPackage + "*Assignor classes"}
+				}
+				names = append(names, name)
+			}
+			c.PartitionAssignmentStrategy = names
+			return nil
+		},
+		get: func(c *Consumer) string {
+			var out []string
+			for _, a := range c.PartitionAssignmentStrategy {
+				out = append(out, assignorPackage+assignorClasses[a])
+			}
+			return strings.Join(out, ",")
+		},
+	}
+}
+
+// autoOffsetResetProp is auto.offset.reset, as Java 4.x reads it (parseReset).
+func autoOffsetResetProp() prop[Consumer] {
+	return prop[Consumer]{
+		key: "auto.offset.reset", def: "latest",
+		meaning: "kgo.ConsumeStartOffset and kgo.ConsumeResetOffset: earliest AtStart, latest AtEnd, none AtCommitted/NoResetOffset, by_duration:<ISO-8601> LookbackOffset",
+		set: func(c *Consumer, v string) error {
+			s, err := parseReset(v)
+			if err == nil {
+				c.AutoOffsetReset = s
+			}
+			return err
+		},
+		get: func(c *Consumer) string { return c.AutoOffsetReset },
+	}
+}
+
 // parseReset validates auto.offset.reset as Java 4.x does (KIP-1106 added
 // by_duration).
 func parseReset(v string) (string, error) {
@@ -190,8 +205,8 @@ func parseReset(v string) (string, error) {
 		}
 		return "by_duration:" + s[len("by_duration:"):], nil
 	}
-	if near := resetSuggestion(lower); near != "" {
-		return "", &badValue{why: fmt.Sprintf("did you mean %s?", near), allowed: allowed}
+	if hint := suggest.Mean(resetSuggestion(lower), suggest.Bare); hint != "" {
+		return "", &badValue{why: hint, allowed: allowed}
 	}
 	return "", &badValue{allowed: allowed}
 }

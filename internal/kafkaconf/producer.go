@@ -60,20 +60,7 @@ func producerProps() []prop[Producer] {
 	ps := lift(c[:1], common) // bootstrap.servers first
 	ps = append(ps, []prop[Producer]{
 		clientIDProp(common, (*Producer).clientID, "kgo.ClientID; when unset, Java's generated producer-1 (producer-<transactional.id> if transactional)"),
-		{
-			key: "acks", def: "all", meaning: "kgo.RequiredAcks: 0 NoAck, 1 LeaderAck, all/-1 AllISRAcks",
-			set: func(p *Producer, v string) error {
-				s, err := parseEnum(v, false, "0", "1", "all", "-1")
-				if s == "-1" {
-					s = "all"
-				}
-				if err == nil {
-					p.Acks = s
-				}
-				return err
-			},
-			get: func(p *Producer) string { return p.Acks },
-		},
+		acksProp(),
 		intProp("batch.size", "16384", 0, kgoMaxBatch, func(p *Producer) *int { return &p.BatchSize },
 			"kgo.ProducerBatchMaxBytes(max(batch.size, 512, largest record + overhead)) and the sticky partitioner's switch size"),
 		msProp("linger.ms", "5", 0, 60000, func(p *Producer) *time.Duration { return &p.Linger },
@@ -83,18 +70,7 @@ func producerProps() []prop[Producer] {
 		enumProp("compression.type", "none", false, []string{"none", "gzip", "snappy", "lz4", "zstd"},
 			func(p *Producer) *string { return &p.Compression },
 			"kgo.ProducerBatchCompression with that one codec (franz-go's own default is snappy)"),
-		{
-			key: "compression.gzip.level", def: "-1", meaning: "gzip level, same scale as Go's compress/gzip",
-			set: func(p *Producer, v string) error {
-				n, err := parseInt(v, -1, 9)
-				if err != nil || n == 0 {
-					return &badValue{allowed: "-1 (default), 1 to 9"}
-				}
-				p.GzipLevel = int(n)
-				return nil
-			},
-			get: func(p *Producer) string { return strconv.Itoa(p.GzipLevel) },
-		},
+		gzipLevelProp(),
 		intProp("compression.lz4.level", "9", 1, 17, func(p *Producer) *int { return &p.LZ4Level },
 			"9 is Java's fast compressor (franz-go's default); other levels map to lz4 levels 1 to 9"),
 		intProp("compression.zstd.level", "3", -131072, 22, func(p *Producer) *int { return &p.ZstdLevel },
@@ -115,19 +91,7 @@ func producerProps() []prop[Producer] {
 			"kgo.TransactionalID; requires idempotence"),
 		msProp("transaction.timeout.ms", "60000", 1, math.MaxInt32, func(p *Producer) *time.Duration { return &p.TransactionTimeout },
 			"kgo.TransactionTimeout (franz-go's own default is 40 s)"),
-		{
-			key:     "partitioner.class",
-			meaning: "RoundRobinPartitioner: kgo.RoundRobinPartitioner; the removed DefaultPartitioner and UniformStickyPartitioner: their kgo equivalents, with a warning",
-			set: func(p *Producer, v string) error {
-				s, err := parseEnum(v, false, roundRobinPartitioner, defaultPartitioner, uniformStickyPartitioner)
-				if err != nil {
-					return &badValue{why: "kbench cannot load Java classes", allowed: roundRobinPartitioner + " (or unset for the default partitioner)"}
-				}
-				p.PartitionerClass = s
-				return nil
-			},
-			get: func(p *Producer) string { return p.PartitionerClass },
-		},
+		partitionerClassProp(),
 		boolProp("partitioner.ignore.keys", "false", func(p *Producer) *bool { return &p.PartitionerIgnoreKeys },
 			"kgo.UniformBytesPartitioner(batch.size, adaptive, !ignore.keys, murmur2 as in Java)"),
 		boolProp("partitioner.adaptive.partitioning.enable", "true", func(p *Producer) *bool { return &p.PartitionerAdaptive },
@@ -137,6 +101,57 @@ func producerProps() []prop[Producer] {
 	}...)
 	ps = append(ps, lift(c[1:], common)...)
 	return ps
+}
+
+// acksProp is acks: 0, 1, or all (-1 is all).
+func acksProp() prop[Producer] {
+	return prop[Producer]{
+		key: "acks", def: "all", meaning: "kgo.RequiredAcks: 0 NoAck, 1 LeaderAck, all/-1 AllISRAcks",
+		set: func(p *Producer, v string) error {
+			s, err := parseEnum(v, false, "0", "1", "all", "-1")
+			if s == "-1" {
+				s = "all"
+			}
+			if err == nil {
+				p.Acks = s
+			}
+			return err
+		},
+		get: func(p *Producer) string { return p.Acks },
+	}
+}
+
+// gzipLevelProp is compression.gzip.level: -1 (the default) or 1 to 9.
+func gzipLevelProp() prop[Producer] {
+	return prop[Producer]{
+		key: "compression.gzip.level", def: "-1", meaning: "gzip level, same scale as Go's compress/gzip",
+		set: func(p *Producer, v string) error {
+			n, err := parseInt(v, -1, 9)
+			if err != nil || n == 0 {
+				return &badValue{allowed: "-1 (default), 1 to 9"}
+			}
+			p.GzipLevel = int(n)
+			return nil
+		},
+		get: func(p *Producer) string { return strconv.Itoa(p.GzipLevel) },
+	}
+}
+
+// partitionerClassProp is partitioner.class: only the partitioners franz-go has an equivalent of.
+func partitionerClassProp() prop[Producer] {
+	return prop[Producer]{
+		key:     "partitioner.class",
+		meaning: "RoundRobinPartitioner: kgo.RoundRobinPartitioner; the removed DefaultPartitioner and UniformStickyPartitioner: their kgo equivalents, with a warning",
+		set: func(p *Producer, v string) error {
+			s, err := parseEnum(v, false, roundRobinPartitioner, defaultPartitioner, uniformStickyPartitioner)
+			if err != nil {
+				return &badValue{why: "kbench cannot load Java classes", allowed: roundRobinPartitioner + " (or unset for the default partitioner)"}
+			}
+			p.PartitionerClass = s
+			return nil
+		},
+		get: func(p *Producer) string { return p.PartitionerClass },
+	}
 }
 
 func producerNoEffect() map[string]string {

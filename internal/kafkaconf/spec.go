@@ -183,8 +183,8 @@ func parseProps[T any](t *T, ps []prop[T], props []Prop, r role, c *Common) (war
 		}
 		msg := fmt.Sprintf("unknown to the Java %s (Apache Kafka 4.x); ignored", r.name)
 		known := append(keys(ps), slices.Sorted(maps.Keys(r.noEffect))...)
-		if s := suggest.Nearest(pr.Key, known); s != "" {
-			msg += "; did you mean " + s + "?"
+		if hint := suggest.Hint(pr.Key, known, suggest.Bare); hint != "" {
+			msg += "; " + hint
 		}
 		warns = append(warns, Warning{Key: pr.Key, Source: pr.Source, Message: msg})
 	}

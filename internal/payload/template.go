@@ -53,13 +53,6 @@ type Generator struct {
 	Params map[string]string
 }
 
-// Generators are the generator types, as the virtual-users study's k6
-// templates name them, with kbench's additions.
-var Generators = []string{"uuid", "constant", "random_string", "random_int", "random_float", "bool", "sequence", "one_of", "bytes", "now"}
-
-// NowFormats are the formats of the now generator.
-var NowFormats = []string{"epoch_millis", "epoch_micros", "epoch_nanos", "rfc3339"}
-
 // piece is a compiled template: static bytes, or a generator.
 type piece struct {
 	static []byte
@@ -71,6 +64,8 @@ type compiledGen struct {
 	cumWeights []float64 // one_of
 	faker      *fakerGen
 	maxLen     int
+	render     func(s *templateSource, buf []byte, g *compiledGen, i int64, now time.Time) []byte
+	clock      bool // renders the record's time
 }
 
 // templateSource renders one value per record into a buffer of its own:
@@ -161,7 +156,11 @@ func compile(t Template, out *[]piece) error {
 	return nil
 }
 
+// compileGen checks g (CheckGenerator) and makes it ready to render.
 func compileGen(g Generator) (*compiledGen, error) {
+	if p := CheckGenerator(g); p != nil {
+		return nil, fmt.Errorf("%s: %w", g.Type, p)
+	}
 	c := &compiledGen{Generator: g}
 	if name, ok := strings.CutPrefix(g.Type, FakerPrefix); ok {
 		f, err := newFakerGen(name, g.Params)
@@ -171,56 +170,15 @@ func compileGen(g Generator) (*compiledGen, error) {
 		// Faker values vary in length; the buffer grows when needed, and
 		// MaxSize (the producer's record limit) allows for a long one.
 		c.faker, c.maxLen = f, 256
+		c.render = func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
+			return g.faker.render(buf, s.faker)
+		}
 		return c, nil
 	}
-	switch g.Type {
-	case "uuid":
-		c.maxLen = 38
-	case "constant":
-		if len(g.Values) != 1 {
-			return nil, fmt.Errorf("constant needs one value")
-		}
-		c.maxLen = len(g.Values[0])
-	case "random_string", "bytes":
-		if g.Length < 0 {
-			return nil, fmt.Errorf("%s: length %d is negative", g.Type, g.Length)
-		}
-		c.maxLen = g.Length + 2
-	case "random_int":
-		if g.Min > g.Max {
-			return nil, fmt.Errorf("random_int: min %v is above max %v", g.Min, g.Max)
-		}
-		c.maxLen = 20
-	case "random_float":
-		if g.Min > g.Max {
-			return nil, fmt.Errorf("random_float: min %v is above max %v", g.Min, g.Max)
-		}
-		c.maxLen = 24
-	case "bool":
-		c.maxLen = 5
-	case "sequence":
-		c.maxLen = 20
-	case "now":
-		c.maxLen = 40
-	case "one_of":
-		if len(g.Values) == 0 {
-			return nil, fmt.Errorf("one_of needs values")
-		}
-		total := 0.0
-		for i, v := range g.Values {
-			c.maxLen = max(c.maxLen, len(v))
-			w := 1.0
-			if len(g.Weights) > 0 {
-				w = g.Weights[i]
-			}
-			total += w
-			c.cumWeights = append(c.cumWeights, total)
-		}
-		for i := range c.cumWeights {
-			c.cumWeights[i] /= total
-		}
-	default:
-		return nil, fmt.Errorf("unknown generator %q", g.Type)
+	gen := generators[g.Type]
+	c.maxLen, c.render, c.clock = gen.maxLen(g), gen.render, gen.clock
+	if gen.prepare != nil {
+		gen.prepare(c)
 	}
 	return c, nil
 }
@@ -233,10 +191,10 @@ func (s *templateSource) Value(i int64) []byte {
 			buf = append(buf, p.static...)
 			continue
 		}
-		if p.gen.Type == "now" && now.IsZero() {
+		if p.gen.clock && now.IsZero() {
 			now = time.Now()
 		}
-		buf = s.render(buf, p.gen, i, now)
+		buf = p.gen.render(s, buf, p.gen, i, now)
 	}
 	return buf
 }
@@ -257,72 +215,6 @@ func (s *templateSource) appendRandom(buf []byte, n int, alphabet string) []byte
 		for j := 0; j < 4 && n > 0; j++ {
 			buf = append(buf, alphabet[(uint32(x>>(16*j))&0xffff)*size>>16])
 			n--
-		}
-	}
-	return buf
-}
-
-func (s *templateSource) render(buf []byte, g *compiledGen, i int64, now time.Time) []byte {
-	if g.faker != nil {
-		return g.faker.render(buf, s.faker)
-	}
-	switch g.Type {
-	case "uuid": // version 4 (RFC 9562) from ChaCha8, as k6's uuid generator
-		a, b := s.rng.Uint64(), s.rng.Uint64()
-		a = a&^(0xf<<12) | 0x4<<12 // version 4
-		b = b&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-		buf = append(buf, '"')
-		for k := 0; k < 16; k++ {
-			var x byte
-			if k < 8 {
-				x = byte(a >> (56 - 8*k))
-			} else {
-				x = byte(b >> (56 - 8*(k-8)))
-			}
-			if k == 4 || k == 6 || k == 8 || k == 10 {
-				buf = append(buf, '-')
-			}
-			buf = append(buf, hex[x>>4], hex[x&0xf])
-		}
-		return append(buf, '"')
-	case "constant":
-		return append(buf, g.Values[0]...)
-	case "random_string":
-		buf = append(buf, '"')
-		buf = s.appendRandom(buf, g.Length, alnum)
-		return append(buf, '"')
-	case "bytes":
-		buf = append(buf, '"')
-		buf = s.appendRandom(buf, g.Length, letters)
-		return append(buf, '"')
-	case "random_int":
-		lo, hi := int64(g.Min), int64(g.Max)
-		return strconv.AppendInt(buf, lo+s.rng.Int64N(hi-lo+1), 10)
-	case "random_float":
-		return strconv.AppendFloat(buf, g.Min+s.rng.Float64()*(g.Max-g.Min), 'f', -1, 64)
-	case "bool":
-		return strconv.AppendBool(buf, s.rng.IntN(2) == 1)
-	case "sequence":
-		return strconv.AppendInt(buf, g.Start+i, 10)
-	case "one_of":
-		x := s.rng.Float64()
-		for k, c := range g.cumWeights {
-			if x < c || k == len(g.cumWeights)-1 {
-				return append(buf, g.Values[k]...)
-			}
-		}
-	case "now":
-		switch g.Format {
-		case "epoch_micros":
-			return strconv.AppendInt(buf, now.UnixMicro(), 10)
-		case "epoch_nanos":
-			return strconv.AppendInt(buf, now.UnixNano(), 10)
-		case "rfc3339":
-			buf = append(buf, '"')
-			buf = now.UTC().AppendFormat(buf, time.RFC3339Nano)
-			return append(buf, '"')
-		default:
-			return strconv.AppendInt(buf, now.UnixMilli(), 10)
 		}
 	}
 	return buf

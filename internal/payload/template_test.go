@@ -88,10 +88,55 @@ func TestTemplateGenerators(t *testing.T) {
 			t.Fatalf("record %d: %s", i, v)
 		}
 	}
-	for _, bad := range []Generator{{Type: "random_int", Min: 5, Max: 1}, {Type: "nope"}, {Type: "one_of"}} {
+	// Regression: one_of with fewer weights than values passed
+	// CompileTemplate (only the plan checked the count) and panicked on the
+	// first record; both read the generator registry's check now.
+	for _, bad := range []Generator{{Type: "random_int", Min: 5, Max: 1}, {Type: "nope"}, {Type: "one_of"},
+		{Type: "one_of", Values: []string{"1", "2"}, Weights: []float64{1}}, {Type: "random_string", Length: -1}} {
 		if _, err := CompileTemplate(Template{Kind: KindGenerator, Gen: bad}, 1); err == nil {
 			t.Errorf("%+v: want an error", bad)
 		}
+	}
+}
+
+// TestGeneratorRegistry: every generator the registry names compiles with
+// its defaults (and the values its required parameters need) and renders
+// within its MaxSize.
+func TestGeneratorRegistry(t *testing.T) {
+	for _, name := range Generators {
+		g, params, ok := NewGenerator(name)
+		if !ok {
+			t.Fatalf("%s: not in the registry", name)
+		}
+		for _, p := range params {
+			switch {
+			case p.Missing == "":
+			case p.Kind == ValueParam:
+				p.Set(&g, ParamValue{Text: `"x"`})
+			case p.Kind == ValuesParam:
+				p.Set(&g, ParamValue{List: []string{`"x"`, "2"}})
+			default:
+				t.Fatalf("%s: required parameter %s of an unexpected kind", name, p.Name)
+			}
+		}
+		if p := CheckGenerator(g); p != nil {
+			t.Errorf("%s with its defaults: %v", name, p)
+			continue
+		}
+		src, err := CompileTemplate(Template{Kind: KindGenerator, Gen: g}, 1)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if v := src.Value(0); len(v) == 0 || len(v) > src.MaxSize() {
+			t.Errorf("%s: value %q, MaxSize %d", name, v, src.MaxSize())
+		}
+	}
+	if _, _, ok := NewGenerator("uuid4"); ok {
+		t.Error("uuid4 is in the registry")
+	}
+	if g, _, ok := NewGenerator("faker.email"); !ok || g.Params == nil {
+		t.Errorf("faker.email: %+v %v", g, ok)
 	}
 }
 

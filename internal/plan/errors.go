@@ -134,8 +134,8 @@ func (c *collector) fields(n *yaml.Node, path string, known []string, fn func(ke
 		switch {
 		case !contains(known, k.Value):
 			msg := fmt.Sprintf("unknown field %q", k.Value)
-			if near := suggest.Nearest(k.Value, known); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
+			if hint := suggest.Hint(k.Value, known, suggest.Quoted); hint != "" {
+				msg += "; " + hint
 			} else {
 				msg += "; known fields: " + strings.Join(known, ", ")
 			}

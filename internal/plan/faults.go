@@ -12,14 +12,18 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 )
 
-var (
-	faultFields  = []string{"name", "action", "target", "at", "after", "delay", "times"}
-	targetFields = []string{"broker", "leader", "controller", "fault"}
-	leaderFields = []string{"topic", "partition"}
-)
+// kinds are the fault kinds a plan may use, by action name.
+var kinds = faults.Kinds()
 
-// maxBounces bounds a bounce's times.
-const maxBounces = 100
+var (
+	// commonFaultFields are every fault's; a kind's parameters go beside
+	// them (a bounce's times).
+	commonFaultFields = []string{"name", "action", "target", "at", "after", "delay"}
+	faultFields       = append(append([]string(nil), commonFaultFields...), faults.ParamNames(kinds)...)
+	targetFields      = []string{"broker", "leader", "controller", "fault"}
+	leaderFields      = []string{"topic", "partition"}
+	actions           = faults.Names(kinds)
+)
 
 // faultNodes remembers where each fault was written, for checks that need
 // the scenarios.
@@ -40,7 +44,7 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 	names := map[string]bool{}
 	for i, fn := range n.Content {
 		path := fmt.Sprintf("faults[%d]", i)
-		f := faults.Fault{Times: 1}
+		var f faults.Fault
 		given := map[string]*yaml.Node{}
 		if !c.fields(fn, path, faultFields, func(key string, v *yaml.Node) {
 			given[key] = v
@@ -52,7 +56,7 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 					c.addf(v, kp, "fault %q is named twice; names must differ", f.Name)
 				}
 			case "action":
-				f.Action = c.oneOf(v, kp, faults.Actions...)
+				f.Action = c.oneOf(v, kp, actions...)
 			case "target":
 				f.Target = c.faultTarget(v, kp, names)
 			case "at", "delay":
@@ -62,17 +66,13 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 				if f.After != "" && !names[f.After] {
 					c.addf(v, kp, "no earlier fault is named %q; name the fault it follows (name: ...) above this one", f.After)
 				}
-			case "times":
-				if t, ok := c.whole(v, kp, 1, maxBounces); ok {
-					f.Times = int(t)
-				}
 			}
 		}) {
 			continue
 		}
 		names[f.Name] = true
 		if given["action"] == nil {
-			c.addf(fn, path+".action", "missing; one of %s", quoteList(faults.Actions))
+			c.addf(fn, path+".action", "missing; one of %s", quoteList(actions))
 		}
 		if given["target"] == nil {
 			c.addf(fn, path+".target", "missing; write {broker: 1}, {leader: {topic: T, partition: 0}}, controller or {fault: NAME}")
@@ -85,8 +85,8 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		case given["at"] == nil && given["after"] == nil:
 			c.addf(fn, path+".at", "missing; say when: at: 30s from the scenario's start, or after: NAME with delay: 10s")
 		}
-		if given["times"] != nil && f.Action != faults.Bounce {
-			c.addf(given["times"], path+".times", "only a bounce repeats; leave times out of a %s", f.Action)
+		if k, ok := kinds[f.Action]; ok {
+			f.Params = c.faultParams(k, f.Action, path, given)
 		}
 		when := given["at"]
 		if when == nil {
@@ -102,6 +102,65 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		out = append(out, f)
 	}
 	return out, nodes
+}
+
+// faultParams reads the parameters of an action of kind k from the fields
+// given beside it, each by its grammar; a parameter of another kind is an
+// error that says which kinds take it.
+func (c *collector) faultParams(k faults.Kind, action, path string, given map[string]*yaml.Node) faults.Params {
+	var ps faults.Params
+	for _, name := range faults.ParamNames(kinds) {
+		v := given[name]
+		if v == nil {
+			continue
+		}
+		kp := join(path, name)
+		p, ok := faults.ParamOf(k, name)
+		if !ok {
+			c.addf(v, kp, "%s; leave %s out of a %s", takenBy(name), name, action)
+			continue
+		}
+		val, ok := c.faultParam(v, kp, p)
+		if !ok {
+			continue
+		}
+		if ps == nil {
+			ps = faults.Params{}
+		}
+		ps[name] = val
+	}
+	return ps
+}
+
+// faultParam reads one parameter's value by its kind's grammar.
+func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, bool) {
+	switch p.Kind {
+	case faults.CountParam:
+		return c.whole(v, path, p.Min, p.Max)
+	case faults.DurationParam:
+		d := c.duration(v, path)
+		return d, d > 0
+	case faults.SizeParam:
+		n := c.size(v, path, p.Max)
+		return n, n > 0
+	case faults.RateParam:
+		r := c.rateAbove0(v, path)
+		return r, r > 0
+	}
+	c.addf(v, path, "has a kind of value kbench cannot read")
+	return nil, false
+}
+
+// takenBy says which kinds take parameter name: "only a bounce repeats".
+func takenBy(name string) string {
+	var which []string
+	does := ""
+	for _, action := range actions {
+		if p, ok := faults.ParamOf(kinds[action], name); ok {
+			which, does = append(which, "a "+action), p.Does
+		}
+	}
+	return fmt.Sprintf("only %s %s", strings.Join(which, " or "), does)
 }
 
 func (c *collector) faultTarget(n *yaml.Node, path string, names map[string]bool) faults.Target {
@@ -164,7 +223,11 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	used := map[string]bool{}
 	for i, f := range sc.Faults {
 		path := fmt.Sprintf("faults[%d].target", i)
-		used[commandFor(f.Action)] = true
+		if k, ok := kinds[f.Action]; ok {
+			for _, cmd := range k.Commands() {
+				used[cmd] = true
+			}
+		}
 		isBroker := f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == ""
 		switch {
 		case isBroker && p.Cluster.Name != "":
@@ -224,14 +287,6 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	}
 }
 
-// commandFor is the command an action needs on a remote cluster.
-func commandFor(action string) string {
-	if action == faults.Bounce {
-		return faults.Restart
-	}
-	return action
-}
-
 // dueAt is the earliest time fault i can happen: its at, plus the times of
 // the faults it follows.
 func dueAt(fs []faults.Fault, i int) time.Duration {
@@ -274,9 +329,9 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-// faultCommandActions are the keys cluster.fault_commands takes (a bounce
-// runs the restart command).
-var faultCommandActions = []string{faults.Kill, faults.Stop, faults.Pause, faults.Resume, faults.Restart}
+// faultCommandActions are the keys cluster.fault_commands takes: the
+// commands of every kind (a bounce runs the restart command).
+var faultCommandActions = faults.CommandNames(kinds)
 
 // verifyDefaults turns verification on for produce workloads of a plan
 // with faults, and checks where it was asked for.

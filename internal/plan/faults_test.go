@@ -51,22 +51,32 @@ func TestParseFaults(t *testing.T) {
 	scs, _ := p.Scenarios()
 	got := scs[0].Faults
 	want := []faults.Fault{
-		{Name: "kill-leader", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 1}}, At: 20 * time.Second, Times: 1},
-		{Action: faults.Restart, Target: faults.Target{Fault: "kill-leader"}, After: "kill-leader", At: 15 * time.Second, Times: 1},
-		{Action: faults.Bounce, Target: faults.Target{Broker: 2}, At: 40 * time.Second, Times: 3},
-		{Action: faults.Pause, Target: faults.Target{Controller: true}, At: 50 * time.Second, Times: 1},
+		{Name: "kill-leader", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 1}}, At: 20 * time.Second},
+		{Action: faults.Restart, Target: faults.Target{Fault: "kill-leader"}, After: "kill-leader", At: 15 * time.Second},
+		{Action: faults.Bounce, Target: faults.Target{Broker: 2}, At: 40 * time.Second, Params: faults.Params{"times": int64(3)}},
+		{Action: faults.Pause, Target: faults.Target{Controller: true}, At: 50 * time.Second},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d faults, want %d", len(got), len(want))
 	}
 	for i, f := range got {
 		w := want[i]
-		if f.Name != w.Name || f.Action != w.Action || f.At != w.At || f.After != w.After || f.Times != w.Times || f.Target.String() != w.Target.String() {
+		if f.Name != w.Name || f.Action != w.Action || f.At != w.At || f.After != w.After || f.Params.String() != w.Params.String() || f.Target.String() != w.Target.String() {
 			t.Errorf("fault %d = %+v (target %s), want %+v (target %s)", i, f, f.Target, w, w.Target)
 		}
 	}
 	if ws := scs[0].Workloads; !ws[0].Verify || ws[1].Verify {
 		t.Errorf("verify: writer %v, reader %v; want the produce workload verified by default, the consumer not", ws[0].Verify, ws[1].Verify)
+	}
+}
+
+// TestFaultKindParams: every kind's parameters are written beside the
+// fault's own fields, so none may take one of their names.
+func TestFaultKindParams(t *testing.T) {
+	for _, name := range faults.ParamNames(kinds) {
+		if contains(commonFaultFields, name) {
+			t.Errorf("a fault kind's parameter %q is also a field of every fault", name)
+		}
 	}
 }
 
@@ -114,7 +124,9 @@ func TestParseBadFaults(t *testing.T) {
 		{"target unknown fault", "faults:\n  - {action: restart, target: {fault: k}, at: 5s}",
 			`faults[0].target.fault: no earlier fault is named "k"`},
 		{"times on a kill", "faults:\n  - {action: kill, target: {broker: 1}, at: 5s, times: 2}",
-			"faults[0].times: only a bounce repeats"},
+			"faults[0].times: only a bounce repeats; leave times out of a kill"},
+		{"too many bounces", "faults:\n  - {action: bounce, target: {broker: 1}, at: 5s, times: 101}",
+			"faults[0].times: 101 is out of range; write a whole number from 1 to 100"},
 		{"local commands", "faults:\n  - {action: kill, target: {broker: 1}, at: 5s}\ncluster:\n  fault_commands: {kill: kill-it}",
 			""},
 	}

@@ -160,7 +160,6 @@ func TestParseBad(t *testing.T) {
 		{"unknown top field", "name: x\nrepeats: 2\n" + w0, nil, []string{`plan.yaml:2:1: unknown field "repeats"; did you mean "repeat"?`}},
 		{"unknown workload field", "name: x\n" + w0 + "    rates: 5k/s\n", nil, []string{`plan.yaml:8:5: workloads[0]: unknown field "rates"; did you mean "rate"?`}},
 		{"bad rate", "name: x\n" + w0 + "    rate: fast\n", nil, []string{`plan.yaml:8:11: workloads[0].rate: "fast" is not a rate; write 25000/s, 25k/s, 1.5M/s, 600/m or unlimited`}},
-		{"rate without unit", "name: x\n" + w0 + "    rate: 5000\n", nil, []string{`plan.yaml:8:11: workloads[0].rate: "5000" has no time unit`}},
 		{"bad type", "name: x\nworkloads:\n  - {name: p, type: consumer, topic: t}\n", nil, []string{`plan.yaml:3:21: workloads[0].type: "consumer" is not one of produce, consume or end-to-end; did you mean "consume"?`}},
 		{"missing topic and type", "name: x\nworkloads:\n  - name: p\n", nil, []string{"plan.yaml:3:5: workloads[0].type: missing", "plan.yaml:3:5: workloads[0].topic: missing"}},
 		{"no stop", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1}}\n", nil, []string{"plan.yaml:3:5: workloads[0].records: missing; say when to stop with records: 1M or duration: 60s"}},
@@ -469,5 +468,65 @@ func TestScenarioNamesUnique(t *testing.T) {
 	scs, _ := p.Scenarios()
 	if len(scs) != 2 || scs[0].Name == scs[1].Name {
 		t.Fatalf("names %q and %q", scs[0].Name, scs[1].Name)
+	}
+}
+
+// TestParseUnits: a plan's values follow internal/units' one grammar, as
+// flags and kbench size do. Regression: a rate of a number alone was an
+// error in a plan and records per second in kbench size; it is per second
+// everywhere.
+func TestParseUnits(t *testing.T) {
+	tests := []struct {
+		field string
+		ok    func(w Workload) bool
+	}{
+		{"rate: 5000, records: 10", func(w Workload) bool { return w.Rate == 5000 }},
+		{"rate: 8640k/d, records: 10", func(w Workload) bool { return w.Rate == 100 }},
+		{"rate: unlimited, records: 10", func(w Workload) bool { return w.Rate == 0 }},
+		{"duration: 1d", func(w Workload) bool { return w.Duration == 24*time.Hour }},
+		{"duration: 90s, warmup: 1m", func(w Workload) bool { return w.WarmupDuration == time.Minute }},
+		{"records: 4.1M, warmup: 1.1k", func(w Workload) bool { return w.Records == 4_100_000 && w.WarmupRecords == 1100 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field, func(t *testing.T) {
+			p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1KiB}, "+tt.field+"}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			if w := scs[0].Workloads[0]; !tt.ok(w) || w.Message.Size != 1024 {
+				t.Errorf("%s: workload %+v", tt.field, w)
+			}
+		})
+	}
+}
+
+// TestParseEveryGenerator: the plan takes every generator of payload's
+// registry (the one the renderer uses), with what its required parameters
+// need, and what it checks compiles.
+func TestParseEveryGenerator(t *testing.T) {
+	need := map[payload.ParamKind]string{payload.ValueParam: `"x"`, payload.ValuesParam: "[a, 2]"}
+	for _, name := range payload.Generators {
+		t.Run(name, func(t *testing.T) {
+			gen := "_type: " + name
+			_, params, _ := payload.NewGenerator(name)
+			for _, p := range params {
+				if p.Missing != "" {
+					gen += ", " + p.Name + ": " + need[p.Kind]
+				}
+			}
+			p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {"+gen+"}}}}\n"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			src, err := payload.CompileTemplate(*scs[0].Workloads[0].Message.Template, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := src.Value(0); !strings.HasPrefix(string(v), `{"v":`) {
+				t.Errorf("rendered %s", v)
+			}
+		})
 	}
 }

@@ -15,20 +15,6 @@ import (
 	"github.com/kbench/kbench/internal/suggest"
 )
 
-// genParams are each generator's parameters.
-var genParams = map[string][]string{
-	"uuid":          nil,
-	"constant":      {"_value"},
-	"random_string": {"_length"},
-	"random_int":    {"_min", "_max"},
-	"random_float":  {"_min", "_max"},
-	"bool":          nil,
-	"sequence":      {"_start"},
-	"one_of":        {"_values", "_weights"},
-	"bytes":         {"_size"},
-	"now":           {"_format"},
-}
-
 // maxTemplateDepth bounds nesting, so a hostile file cannot recurse
 // without end.
 const maxTemplateDepth = 32
@@ -96,126 +82,138 @@ func literalJSON(n *yaml.Node) string {
 	return string(b)
 }
 
+// generator reads a generator (a mapping with _type) by its type's entry
+// in payload's registry: its parameters, each by its kind, then their
+// values together (payload.CheckGenerator), as CompileTemplate will.
 func (c *collector) generator(n *yaml.Node, path string) payload.Generator {
-	var g payload.Generator
-	params := map[string]*yaml.Node{}
 	var typeNode *yaml.Node
+	given := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Value == "_type" {
 			typeNode = v
 			continue
 		}
-		params[k.Value] = v
+		given[k.Value] = v
 	}
 	typ, ok := c.scalar(typeNode, join(path, "_type"), "a generator such as uuid or random_int")
 	if !ok {
-		return g
+		return payload.Generator{}
 	}
-	if name, ok := strings.CutPrefix(typ, payload.FakerPrefix); ok {
-		return c.fakerGenerator(n, path, typeNode, typ, name, params)
-	}
-	allowed, known := genParams[typ]
+	g, params, known := payload.NewGenerator(typ)
 	if !known {
-		msg := fmt.Sprintf("%q is not a generator; known: %s", typ, strings.Join(payload.Generators, ", "))
-		if near := suggest.Nearest(typ, payload.Generators); near != "" {
-			msg = fmt.Sprintf("%q is not a generator; did you mean %q?", typ, near)
-		}
-		c.addf(typeNode, join(path, "_type"), "%s", msg)
+		c.addf(typeNode, join(path, "_type"), "%s", unknownGenerator(typ))
 		return g
 	}
-	g.Type = typ
+	names := make([]string, len(params))
+	for i, p := range params {
+		names[i] = p.Name
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Value != "_type" && !contains(allowed, k.Value) {
+		if k := n.Content[i]; k.Value != "_type" && !contains(names, k.Value) {
 			msg := fmt.Sprintf("%s takes no %q", typ, k.Value)
-			if len(allowed) > 0 {
-				msg += "; it takes " + strings.Join(allowed, ", ")
+			if len(names) > 0 {
+				msg += "; it takes " + strings.Join(names, ", ")
 			}
 			c.addf(k, join(path, k.Value), "%s", msg)
 		}
 	}
-	num := func(key string, def float64) float64 {
-		v := params[key]
+	problems := len(c.list)
+	for _, p := range params {
+		v := given[p.Name]
 		if v == nil {
-			return def
-		}
-		s, ok := c.scalar(v, join(path, key), "a number")
-		if !ok {
-			return def
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			c.addf(v, join(path, key), "%q is not a number", s)
-			return def
-		}
-		return f
-	}
-	switch typ {
-	case "constant":
-		v := params["_value"]
-		if v == nil {
-			c.addf(n, join(path, "_value"), "missing; constant needs the value to send")
-			return g
-		}
-		g.Values = []string{templateJSON(c.template(v, join(path, "_value"), 1))}
-	case "random_string":
-		g.Length = 16
-		if v := params["_length"]; v != nil {
-			if l, ok := c.whole(v, join(path, "_length"), 0, 1<<20); ok {
-				g.Length = int(l)
-			}
-		}
-	case "bytes":
-		g.Length = 100
-		if v := params["_size"]; v != nil {
-			g.Length = int(c.size(v, join(path, "_size"), 1<<24))
-		}
-	case "random_int":
-		g.Min, g.Max = num("_min", 0), num("_max", 100)
-		if g.Min != math.Trunc(g.Min) || g.Max != math.Trunc(g.Max) || math.Abs(g.Min) > 1<<53 || math.Abs(g.Max) > 1<<53 {
-			c.addf(n, path, "random_int takes whole numbers within ±2^53")
-		}
-		if g.Min > g.Max {
-			c.addf(n, join(path, "_min"), "%v is above _max %v; swap them", g.Min, g.Max)
-		}
-	case "random_float":
-		g.Min, g.Max = num("_min", 0), num("_max", 1)
-		if g.Min > g.Max {
-			c.addf(n, join(path, "_min"), "%v is above _max %v; swap them", g.Min, g.Max)
-		}
-	case "sequence":
-		g.Start = int64(num("_start", 0))
-	case "now":
-		g.Format = "epoch_millis"
-		if v := params["_format"]; v != nil {
-			g.Format = c.oneOf(v, join(path, "_format"), payload.NowFormats...)
-		}
-	case "one_of":
-		v := params["_values"]
-		if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
-			c.addf(n, join(path, "_values"), "missing or empty; write a list of the values to choose from")
-			return g
-		}
-		for i, it := range v.Content {
-			g.Values = append(g.Values, templateJSON(c.template(it, fmt.Sprintf("%s._values[%d]", path, i), 1)))
-		}
-		if w := params["_weights"]; w != nil {
-			if w.Kind != yaml.SequenceNode || len(w.Content) != len(v.Content) {
-				c.addf(w, join(path, "_weights"), "write a list of %d weights, one per value", len(v.Content))
+			if p.Missing != "" {
+				c.addf(n, join(path, p.Name), "%s", p.Missing)
 				return g
 			}
-			for i, it := range w.Content {
-				f, err := strconv.ParseFloat(it.Value, 64)
-				if err != nil || f < 0 || math.IsInf(f, 0) {
-					c.addf(it, fmt.Sprintf("%s._weights[%d]", path, i), "%q is not a weight; write a number 0 or above", it.Value)
-					return g
-				}
-				g.Weights = append(g.Weights, f)
-			}
+			continue
+		}
+		if val, ok := c.genParam(n, v, join(path, p.Name), p); ok {
+			p.Set(&g, val)
+		}
+	}
+	if len(c.list) == problems {
+		if prob := payload.CheckGenerator(g); prob != nil {
+			c.addf(n, join(path, prob.Param), "%s", prob.Msg)
 		}
 	}
 	return g
+}
+
+// unknownGenerator says that typ is no generator, and which it may be.
+func unknownGenerator(typ string) string {
+	if name, ok := strings.CutPrefix(typ, payload.FakerPrefix); ok {
+		if near := suggest.Nearest(name, payload.FakerNames()); near != "" {
+			return fmt.Sprintf("%q is not a faker generator; %s", typ, suggest.Mean(payload.FakerPrefix+near, suggest.Quoted))
+		}
+		return fmt.Sprintf("%q is not a faker generator (gofakeit's names, such as faker.email, faker.city, faker.number)", typ)
+	}
+	if hint := suggest.Hint(typ, payload.Generators, suggest.Quoted); hint != "" {
+		return fmt.Sprintf("%q is not a generator; %s", typ, hint)
+	}
+	return fmt.Sprintf("%q is not a generator; known: %s", typ, strings.Join(payload.Generators, ", "))
+}
+
+// genParam reads generator parameter p's value v (in the generator n) by
+// its kind; false after a problem.
+func (c *collector) genParam(n, v *yaml.Node, path string, p payload.GenParam) (payload.ParamValue, bool) {
+	var val payload.ParamValue
+	switch p.Kind {
+	case payload.NumberParam:
+		s, ok := c.scalar(v, path, "a number")
+		if !ok {
+			return val, false
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			c.addf(v, path, "%q is not a number", s)
+			return val, false
+		}
+		val.Number = f
+	case payload.WholeParam:
+		w, ok := c.whole(v, path, p.Lo, p.Hi)
+		if !ok {
+			return val, false
+		}
+		val.Number = float64(w)
+	case payload.SizeParam:
+		b := c.size(v, path, p.Hi)
+		if b == 0 {
+			return val, false
+		}
+		val.Number = float64(b)
+	case payload.ChoiceParam:
+		val.Text = c.oneOf(v, path, p.Choices...)
+		return val, val.Text != ""
+	case payload.TextParam:
+		s, ok := c.scalar(v, path, "a single value")
+		val.Text = s
+		return val, ok
+	case payload.ValueParam:
+		val.Text = templateJSON(c.template(v, path, 1))
+	case payload.ValuesParam:
+		if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			c.addf(n, path, "%s", p.Missing)
+			return val, false
+		}
+		for i, it := range v.Content {
+			val.List = append(val.List, templateJSON(c.template(it, fmt.Sprintf("%s[%d]", path, i), 1)))
+		}
+	case payload.WeightsParam:
+		if v.Kind != yaml.SequenceNode {
+			c.addf(v, path, "write a list of weights, one per value")
+			return val, false
+		}
+		for i, it := range v.Content {
+			f, err := strconv.ParseFloat(it.Value, 64)
+			if err != nil || f < 0 || math.IsInf(f, 0) {
+				c.addf(it, fmt.Sprintf("%s[%d]", path, i), "%q is not a weight; write a number 0 or above", it.Value)
+				return val, false
+			}
+			val.Numbers = append(val.Numbers, f)
+		}
+	}
+	return val, true
 }
 
 // templateJSON renders a template without generators (a constant's value).
@@ -267,37 +265,4 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) *payload.Templa
 	t := sub.template(doc.Content[0], "", 0)
 	c.list = append(c.list, sub.list...)
 	return &t
-}
-
-// fakerGenerator checks a gofakeit generator and its parameters, given
-// as _name: value (gofakeit's own parameter names).
-func (c *collector) fakerGenerator(n *yaml.Node, path string, typeNode *yaml.Node, typ, name string, params map[string]*yaml.Node) payload.Generator {
-	g := payload.Generator{Type: typ, Params: map[string]string{}}
-	allowed, ok := payload.FakerParams(name)
-	if !ok {
-		msg := fmt.Sprintf("%q is not a faker generator (gofakeit's names, such as faker.email, faker.city, faker.number)", typ)
-		if near := suggest.Nearest(name, payload.FakerNames()); near != "" {
-			msg = fmt.Sprintf("%q is not a faker generator; did you mean %q?", typ, payload.FakerPrefix+near)
-		}
-		c.addf(typeNode, join(path, "_type"), "%s", msg)
-		return g
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if k.Value == "_type" {
-			continue
-		}
-		if !contains(allowed, k.Value) {
-			msg := fmt.Sprintf("%s takes no %q", typ, k.Value)
-			if len(allowed) > 0 {
-				msg += "; it takes " + strings.Join(allowed, ", ")
-			}
-			c.addf(k, join(path, k.Value), "%s", msg)
-			continue
-		}
-		if v, ok := c.scalar(params[k.Value], join(path, k.Value), "a single value"); ok {
-			g.Params[k.Value] = v
-		}
-	}
-	return g
 }

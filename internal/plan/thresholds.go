@@ -72,8 +72,8 @@ func (c *collector) thresholds(n *yaml.Node, path string) []Threshold {
 		p := join(path, k.Value)
 		if _, ok := ThresholdMetrics[k.Value]; !ok {
 			msg := "is not a threshold metric"
-			if near := suggest.Nearest(k.Value, names); near != "" {
-				msg += "; did you mean " + near + "?"
+			if hint := suggest.Hint(k.Value, names, suggest.Bare); hint != "" {
+				msg += "; " + hint
 			}
 			c.addf(k, p, "%s (one of %s)", msg, strings.Join(names, ", "))
 			continue

@@ -91,7 +91,21 @@ func (c *collector) size(n *yaml.Node, path string, max int64) int64 {
 	return v
 }
 
+// rate is a rate limit: records per second, or unlimited (0).
 func (c *collector) rate(n *yaml.Node, path string) float64 {
+	s, ok := c.scalar(n, path, "a rate such as 25k/s")
+	if !ok {
+		return 0
+	}
+	v, err := units.ParseLimit(s)
+	if err != nil {
+		c.addf(n, path, "%v", err)
+	}
+	return v
+}
+
+// rateAbove0 is a rate in records per second; 0 only after an error.
+func (c *collector) rateAbove0(n *yaml.Node, path string) float64 {
 	s, ok := c.scalar(n, path, "a rate such as 25k/s")
 	if !ok {
 		return 0
@@ -122,8 +136,8 @@ func (c *collector) oneOf(n *yaml.Node, path string, allowed ...string) string {
 	}
 	if !contains(allowed, s) {
 		msg := fmt.Sprintf("%q is not one of %s", s, quoteList(allowed))
-		if near := suggest.Nearest(s, allowed); near != "" {
-			msg += fmt.Sprintf("; did you mean %q?", near)
+		if hint := suggest.Hint(s, allowed, suggest.Quoted); hint != "" {
+			msg += "; " + hint
 		}
 		c.addf(n, path, "%s", msg)
 		return ""

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -66,7 +65,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Timeout = c.duration(v, p)
 		case "start_after":
 			// A duration, or the workload whose end this one waits for.
-			if v.Kind == yaml.ScalarNode && v.Value != "" && !durationLike.MatchString(v.Value) && !startsWithDigit(v.Value) {
+			if v.Kind == yaml.ScalarNode && v.Value != "" && !units.LooksLikeDuration(v.Value) && !startsWithDigit(v.Value) {
 				w.AfterWorkload, w.afterNode = v.Value, v
 				return
 			}
@@ -172,8 +171,8 @@ func (c *collector) afterWorkloads(ws []Workload) {
 		switch {
 		case !ok:
 			msg := fmt.Sprintf("%q is neither a duration (30s, 2m) nor a workload of the plan; give a duration or one of %s", w.AfterWorkload, quoteList(names))
-			if near := suggest.Nearest(w.AfterWorkload, names); near != "" {
-				msg += fmt.Sprintf("; did you mean %q?", near)
+			if hint := suggest.Hint(w.AfterWorkload, names, suggest.Quoted); hint != "" {
+				msg += "; " + hint
 			}
 			c.addf(w.afterNode, p, "%s", msg)
 			continue
@@ -244,7 +243,7 @@ func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
 	if !ok {
 		return
 	}
-	if durationLike.MatchString(s) {
+	if units.LooksLikeDuration(s) {
 		w.WarmupDuration = c.duration(v, path)
 		return
 	}
@@ -254,8 +253,6 @@ func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
 	}
 	w.WarmupRecords = c.count(v, path)
 }
-
-var durationLike = regexp.MustCompile(`[0-9](ns|us|µs|ms|s|m|h)$`)
 
 func (c *collector) message(n *yaml.Node, path string) Message {
 	var m Message
@@ -452,7 +449,7 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 		case "on":
 			w.MaxRate.EndToEnd = c.oneOf(v, p, "publish", "end-to-end") == "end-to-end"
 		case "start":
-			if r := c.rate(v, p); r > 0 {
+			if r := c.rateAbove0(v, p); r > 0 {
 				w.MaxRate.Start = r
 			}
 		case "probes":

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/units"
 )
 
 // matrixData is each summary metric against one swept parameter, with its
@@ -76,13 +76,9 @@ func params(run *result.PlanRun) []*param {
 	return out
 }
 
-var (
-	numberRE = regexp.MustCompile(`^\s*([0-9][0-9_]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*(/\s*(?:s|sec|m|min|h))?\s*$`)
-	// sizes and counts, as plans write them (internal/units reads them).
-	byteScale  = map[string]float64{"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
-	countScale = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-	perSecond  = map[string]float64{"/s": 1, "/sec": 1, "/m": 1.0 / 60, "/min": 1.0 / 60, "/h": 1.0 / 3600}
-)
+// plainRE is a number alone: a count, or bytes when the parameter's name
+// says so.
+var plainRE = regexp.MustCompile(`^[0-9][0-9_]*(?:\.[0-9]+)?$`)
 
 // numbers reads every value as a number in one unit: bytes (100, 4KiB;
 // a plain number is bytes when the parameter's name says size or bytes),
@@ -107,31 +103,26 @@ func numbers(name string, values []string) (map[string]float64, string) {
 	return out, unit
 }
 
+// number reads a value as a plan's grammar (internal/units) does: a count
+// (10, 1.5k), bytes (4KiB), records/s (25k/s) or seconds (90s).
 func number(s string) (float64, string, bool) {
-	if d, err := time.ParseDuration(strings.TrimSpace(s)); err == nil && strings.IndexFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' }) >= 0 {
+	t := strings.TrimSpace(s)
+	if plainRE.MatchString(t) {
+		x, err := strconv.ParseFloat(strings.ReplaceAll(t, "_", ""), 64)
+		return x, "", err == nil
+	}
+	if n, err := units.ParseCount(t); err == nil {
+		return float64(n), "", true
+	}
+	if b, _, err := units.ParseSizeFraction(t); err == nil {
+		return b, "B", true
+	}
+	if strings.Contains(t, "/") {
+		r, err := units.ParseRate(t)
+		return r, "records/s", err == nil
+	}
+	if d, err := units.ParseDuration(t); err == nil {
 		return d.Seconds(), "s", true
-	}
-	m := numberRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, "", false
-	}
-	x, err := strconv.ParseFloat(strings.ReplaceAll(m[1], "_", ""), 64)
-	if err != nil {
-		return 0, "", false
-	}
-	if m[3] != "" {
-		sc, ok := countScale[m[2]]
-		per := perSecond[strings.ReplaceAll(m[3], " ", "")]
-		if !ok || per == 0 {
-			return 0, "", false
-		}
-		return x * sc * per, "records/s", true
-	}
-	if sc, ok := byteScale[m[2]]; ok {
-		return x * sc, "B", true
-	}
-	if sc, ok := countScale[m[2]]; ok {
-		return x * sc, "", true
 	}
 	return 0, "", false
 }

@@ -96,6 +96,9 @@ func TestMatrixAxis(t *testing.T) {
 			"partitions", "", true, false, []float64{3, 6, 12}, []string{"3", "6", "12"}, []string{"compression=none", "compression=lz4"}, "compression"},
 		{"rates", []result.Param{{Name: "rate", Value: "5k/s|25k/s|600/m"}},
 			"rate", "records/s", true, true, []float64{10, 5000, 25000}, []string{"600/m", "5k/s", "25k/s"}, []string{""}, ""},
+		// Regression: a duration in days (units' grammar) was categorical.
+		{"durations", []result.Param{{Name: "hold", Value: "1d|12h|90m"}},
+			"hold", "s", true, false, []float64{5400, 43200, 86400}, []string{"90m", "12h", "1d"}, []string{""}, ""},
 		{"categorical only", []result.Param{{Name: "compression", Value: "none|lz4"}, {Name: "acks", Value: "0|1|all"}},
 			"acks", "", false, false, nil, []string{"0", "1", "all"}, []string{"compression=none", "compression=lz4"}, "compression"},
 	}

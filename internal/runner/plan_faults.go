@@ -306,7 +306,7 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 		for _, g := range t.ledger.Gaps(end) {
 			for _, i := range order {
 				f := frs[i]
-				if f.Status != faults.StatusDone || f.Action == faults.Resume || f.Name == "heal" {
+				if f.Status != faults.StatusDone || !f.Away {
 					continue
 				}
 				if f.At+gapSlack < g.From || f.At > g.To {

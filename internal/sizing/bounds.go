@@ -3,6 +3,7 @@ package sizing
 import (
 	"math"
 
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -52,17 +53,17 @@ func rounded(in Input) Input {
 func checkBounds(in Input) error {
 	switch {
 	case in.Rate.PerSec > maxRate:
-		return userr.Errorf("--rate %s: more than %s records/s, beyond any Kafka cluster; check the unit (%s)", in.Rate.Text, num(maxRate), rateForms)
+		return userr.Errorf("--rate %s: more than %s records/s, beyond any Kafka cluster; check the unit (%s)", in.Rate.Text, num(maxRate), units.RateForms)
 	case in.Rate.PerSec < minRate:
 		return userr.Errorf("--rate %s: less than %d record/s, too little to size; plan for at least 1/s", in.Rate.Text, minRate)
 	case in.RecordSize.Bytes > maxRecordSize:
-		return userr.Errorf("--record-size %s: more than %s B, the most a Kafka record can hold; check the unit (%s)", in.RecordSize.Text, num(maxRecordSize), sizeForms)
+		return userr.Errorf("--record-size %s: more than %s B, the most a Kafka record can hold; check the unit (%s)", in.RecordSize.Text, num(maxRecordSize), units.SizeForms)
 	case in.RecordSize.Bytes < minRecordSize:
-		return userr.Errorf("--record-size %s: less than 1 B; %s", in.RecordSize.Text, sizeForms)
+		return userr.Errorf("--record-size %s: less than 1 B; %s", in.RecordSize.Text, units.SizeForms)
 	case in.Retention.Seconds > maxRetention:
-		return userr.Errorf("--retention %s: more than 100 years; check the unit (%s)", in.Retention.Text, durationForms)
+		return userr.Errorf("--retention %s: more than 100 years; check the unit (%s)", in.Retention.Text, units.DurationForms)
 	case in.Retention.Seconds < minRetention:
-		return userr.Errorf("--retention %s: less than 1 s; %s", in.Retention.Text, durationForms)
+		return userr.Errorf("--retention %s: less than 1 s; %s", in.Retention.Text, units.DurationForms)
 	case in.Brokers > maxBrokers:
 		return userr.Errorf("--brokers %d: kbench size plans for at most %s brokers", in.Brokers, num(maxBrokers))
 	case in.Consumers > maxConsumers:

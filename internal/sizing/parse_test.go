@@ -22,12 +22,12 @@ func TestParseRate(t *testing.T) {
 		{"1.5M/s", 1.5e6, ""},
 		{"600000/min", 10000, ""},
 		{"36000000/h", 10000, ""},
-		{"10000 msgs/s", 10000, ""},
-		{"2500 rec/sec", 2500, ""},
+		{"2500/sec", 2500, ""},
+		{"10000 msgs/s", 0, "is not a rate"}, // one grammar: words are not units
 		{" 10000/s ", 10000, ""},
-		{"fast", 0, `"fast": not a rate; use a number of records per second such as 10000/s, 10k/s or 600000/min`},
+		{"fast", 0, `"fast" is not a rate; write records per second such as 25000, 25000/s, 25k/s, 1.5M/s or 600/m`},
 		{"10000/fortnight", 0, `unknown time unit "fortnight"`},
-		{"0/s", 0, "more than 0"},
+		{"0/s", 0, "must be above 0"},
 		{"-5/s", 0, "not a rate"},
 		{"10m/s", 0, "not a rate"}, // m could be milli or mega: refused
 		{"", 0, "not a rate"},
@@ -57,7 +57,7 @@ func TestParseSize(t *testing.T) {
 		{"2500", 2500, "B", ""},
 		{"2500B", 2500, "B", ""},
 		{"2.5KB", 2500, "KB", ""},
-		{"2.5kb", 2500, "KB", ""},
+		{"2.5kb", 0, "", "write the unit as KB (1,000 bytes)"}, // one grammar: a bit is not a byte
 		{"2.5KiB", 2560, "KiB", ""},
 		{"1MB", 1e6, "MB", ""},
 		{"1MiB", 1 << 20, "MiB", ""},
@@ -66,8 +66,8 @@ func TestParseSize(t *testing.T) {
 		{"2TB", 2e12, "TB", ""},
 		{"1TiB", 1 << 40, "TiB", ""},
 		{"2.5K", 0, "", "K is ambiguous; write 2.5KB (decimal, 1 KB = 1,000 B) or 2.5KiB (binary, 1 KiB = 1,024 B)"},
-		{"2.5XB", 0, "", `unknown unit "XB"; use a number of bytes with a unit such as 2500, 2500B, 2.5KB`},
-		{"big", 0, "", "not a size; use a number of bytes"},
+		{"2.5XB", 0, "", `unknown unit "XB"; write a number of bytes such as 100, 100B, 4KB`},
+		{"big", 0, "", "is not a size; write a number of bytes"},
 		{"0KB", 0, "", "more than 0"},
 	}
 	for _, tt := range tests {
@@ -97,11 +97,11 @@ func TestParseDuration(t *testing.T) {
 		{"90s", 90, ""},
 		{"1d12h", 129600, ""},
 		{"1.5d", 129600, ""},
-		{"7x", 0, `"7x": unknown unit "x"; use a number and a unit such as 7d, 168h, 1w or 30m`},
-		{"7", 0, "not a duration; use a number and a unit such as 7d"},
-		{"-1", 0, "not a duration"},
-		{"7d x", 0, "not a duration"},
-		{"0d", 0, "more than 0"},
+		{"7x", 0, `"7x": unknown unit "x" (ns, us, ms, s, m, h, d or w); write a duration such as 90s, 1m30s, 500ms, 2h, 7d or 1w`},
+		{"7", 0, `"7" has no unit; write a duration such as`},
+		{"-1", 0, "has no unit"},
+		{"7d x", 0, "is not a duration"},
+		{"0d", 0, "must be above 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -10,6 +10,7 @@
 package sizing
 
 import (
+	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -85,11 +86,11 @@ func Compute(in Input) (*Estimate, error) {
 func validate(in Input) error {
 	switch {
 	case in.Rate.PerSec <= 0:
-		return userr.Errorf("rate: missing or 0; %s", rateForms)
+		return userr.Errorf("rate: missing or 0; %s", units.RateForms)
 	case in.RecordSize.Bytes <= 0:
-		return userr.Errorf("record size: missing or 0; %s", sizeForms)
+		return userr.Errorf("record size: missing or 0; %s", units.SizeForms)
 	case in.Retention.Seconds <= 0:
-		return userr.Errorf("retention: missing or 0; %s", durationForms)
+		return userr.Errorf("retention: missing or 0; %s", units.DurationForms)
 	case in.Brokers < 1:
 		return userr.Errorf("brokers %d: need at least 1 broker", in.Brokers)
 	case in.Replication < 1:

@@ -160,7 +160,7 @@ func TestComputeRejects(t *testing.T) {
 		{"no brokers", func(in *Input) { in.Brokers = 0 }, "brokers 0: need at least 1 broker"},
 		{"no replication", func(in *Input) { in.Replication = 0 }, "replication 0: need at least 1 replica"},
 		{"negative consumers", func(in *Input) { in.Consumers = -1 }, "cannot be negative"},
-		{"no rate", func(in *Input) { in.Rate = Rate{} }, "rate: missing or 0; use a number of records per second"},
+		{"no rate", func(in *Input) { in.Rate = Rate{} }, "rate: missing or 0; write records per second"},
 		{"zero partition rate", func(in *Input) { in.Measured.Consumer = &PartitionRate{From: "--partition-consumer-rate 0"} }, "must be more than 0"},
 	}
 	for _, tt := range tests {

@@ -1,8 +1,44 @@
-// Package suggest finds the known name nearest to a mistyped one, for
-// "did you mean" hints on unknown flags and properties.
+// Package suggest finds the known name nearest to a mistyped one and words
+// the hint: the one "did you mean" of kbench, for flags, properties,
+// commands, plan fields, values and metrics alike.
 package suggest
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
+
+// Style is how a hint writes the name it suggests.
+type Style int
+
+// The styles of hints.
+const (
+	// Quoted writes the name as a Go-quoted string, for names inside a
+	// sentence (plan fields and values, commands, metrics): did you mean
+	// "acks"?
+	Quoted Style = iota
+	// Bare writes it as the user types it, for flags and properties as
+	// their tools print them: did you mean --topic?
+	Bare
+)
+
+// Hint is the "did you mean" for the candidate nearest to name (Nearest),
+// or "" when none is near enough to be a likely typo.
+func Hint(name string, candidates []string, style Style) string {
+	return Mean(Nearest(name, candidates), style)
+}
+
+// Mean words a suggestion the caller chose itself: did you mean "x"? or
+// did you mean x?; "" when near is "".
+func Mean(near string, style Style) string {
+	if near == "" {
+		return ""
+	}
+	if style == Quoted {
+		near = strconv.Quote(near)
+	}
+	return "did you mean " + near + "?"
+}
 
 // Nearest returns the candidate closest to name, or "" if none is close
 // enough to be a likely typo: within an edit distance of a third of the

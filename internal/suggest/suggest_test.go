@@ -39,3 +39,29 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestHint: the one wording of "did you mean", quoted for names inside a
+// sentence and bare for flags and properties.
+func TestHint(t *testing.T) {
+	t.Parallel()
+	known := []string{"acks", "--topic", "producer-perf-test"}
+	tests := []struct {
+		name  string
+		style Style
+		want  string
+	}{
+		{"ack", Quoted, `did you mean "acks"?`},
+		{"ack", Bare, "did you mean acks?"},
+		{"--topik", Bare, "did you mean --topic?"},
+		{"producr-perf-test", Quoted, `did you mean "producer-perf-test"?`},
+		{"zzz", Quoted, ""},
+	}
+	for _, tt := range tests {
+		if got := Hint(tt.name, known, tt.style); got != tt.want {
+			t.Errorf("Hint(%q, %v) = %q, want %q", tt.name, tt.style, got, tt.want)
+		}
+	}
+	if got := Mean("", Bare); got != "" {
+		t.Errorf("Mean of no suggestion = %q", got)
+	}
+}

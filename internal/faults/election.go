@@ -10,8 +10,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
-// Measurements poll the cluster's metadata, from the client's side, as a
-// producer would see it.
+// The election measurement: after an action takes a broker away, how long
+// until every partition it led has a leader again. Measurements poll the
+// cluster's metadata, from the client's side, as a producer would see it.
 
 // watched is a partition as it was when a fault began.
 type watched struct {
@@ -26,24 +27,9 @@ type election struct {
 	closed bool
 }
 
+// metadata looks at the scenario's topics.
 func (t *Timeline) metadata(ctx context.Context) (kadm.Metadata, error) {
-	mctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	return t.adm.Metadata(mctx, t.cfg.Topics...)
-}
-
-func (t *Timeline) leader(ctx context.Context, p Partition) (int32, error) {
-	mctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	m, err := t.adm.Metadata(mctx, p.Topic)
-	if err != nil {
-		return -1, err
-	}
-	pd, ok := m.Topics[p.Topic].Partitions[p.Partition]
-	if !ok {
-		return -1, fmt.Errorf("topic %s has no partition %d", p.Topic, p.Partition)
-	}
-	return pd.Leader, nil
+	return t.view.metadata(ctx, t.cfg.Topics...)
 }
 
 // leadersOf lists the partitions of the scenario's topics broker leads.
@@ -61,17 +47,6 @@ func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[Partition]w
 		}
 	}
 	return out, nil
-}
-
-// measure runs f with a context bounded by MeasureFor (and Finish).
-func (t *Timeline) measure(f func(ctx context.Context)) {
-	t.measures.Add(1)
-	go func() {
-		defer t.measures.Done()
-		ctx, cancel := context.WithTimeout(t.mctx, t.cfg.MeasureFor)
-		defer cancel()
-		f(ctx)
-	}()
 }
 
 // startElection measures, for fault i, the election of new leaders for
@@ -244,43 +219,4 @@ func movedList(led map[Partition]watched, moved map[Partition]int32, returned ma
 		return out[a].Partition < out[b].Partition
 	})
 	return out
-}
-
-// measureISR polls metadata until every partition's ISR holds all its
-// replicas.
-func (t *Timeline) measureISR(ctx context.Context, i int, began time.Time) {
-	tick := time.NewTicker(t.cfg.Poll)
-	defer tick.Stop()
-	for {
-		if m, err := t.metadata(ctx); err == nil && isrFull(m) {
-			d := time.Since(began)
-			t.set(i, func(r *Result) { r.ISRRecovered = &d })
-			t.cfg.Logf("fault %s: every in-sync replica set is full after %s", t.label(i), d.Round(time.Millisecond))
-			return
-		}
-		select {
-		case <-ctx.Done():
-			d := time.Since(began)
-			t.set(i, func(r *Result) { r.ISRRecoveredTimedOut, r.ISRNote = true, "not within "+seconds(d) })
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-func isrFull(m kadm.Metadata) bool {
-	if len(m.Topics) == 0 {
-		return false
-	}
-	for _, td := range m.Topics {
-		if td.Err != nil || len(td.Partitions) == 0 {
-			return false
-		}
-		for _, pd := range td.Partitions {
-			if pd.Err != nil || len(pd.ISR) < len(pd.Replicas) {
-				return false
-			}
-		}
-	}
-	return true
 }

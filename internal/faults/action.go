@@ -1,0 +1,162 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// fire carries out fault i and starts its measurements: what they are
+// follows from its kind's Effect.
+func (t *Timeline) fire(ctx context.Context, i int) {
+	f := t.cfg.Faults[i]
+	at := time.Since(t.start)
+	kind, ok := t.cfg.Kinds[f.Action]
+	var broker int32 = -1
+	err := fmt.Errorf("unknown fault action %q", f.Action)
+	if ok {
+		broker, err = t.resolve(ctx, f.Target)
+	}
+	if err == nil {
+		err = t.claim(i, broker)
+	}
+	if err != nil {
+		t.set(i, func(r *Result) { r.At, r.Broker, r.Status, r.Error = at, broker, StatusFailed, err.Error() })
+		t.cfg.Logf("fault %s could not happen: %v", label(f), err)
+		return
+	}
+	defer t.release(broker)
+	eff := kind.Effect()
+	began := t.begin(ctx, i, broker, eff, at)
+	done, err := kind.Act(ctx, Action{Brokers: []int32{broker}, Params: withDefaults(kind, f.Params), Actor: t.cfg.Actor})
+	took := time.Since(began)
+	t.set(i, func(r *Result) {
+		r.Took, r.Output = took, done.Output
+		r.Status = StatusDone
+		if err != nil {
+			r.Status, r.Error = StatusFailed, err.Error()
+		}
+	})
+	t.mu.Lock()
+	t.heals[i] = done.Heal // also after a failure: what it did may need undoing
+	t.mu.Unlock()
+	if err != nil {
+		t.cfg.Logf("fault %s failed: %v", label(f), err)
+		return
+	}
+	t.after(i, broker, eff, began)
+}
+
+// begin marks the start of fault i's action on broker: an action that
+// takes a running broker away has the partitions it leads watched until
+// each has a leader again (the election). It returns when the action
+// begins.
+func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, at time.Duration) time.Time {
+	f := t.cfg.Faults[i]
+	t.mu.Lock()
+	wasDown := t.down[broker]
+	t.mu.Unlock()
+	// Only an action on a running broker moves its leaders: after a kill,
+	// the broker keeps them until it is fenced, and that election belongs
+	// to the kill, also when a restart has begun by then.
+	var led map[Partition]watched
+	if eff.Away && !wasDown {
+		led, _ = t.leadersOf(ctx, broker)
+	}
+	t.set(i, func(r *Result) { r.At, r.Broker, r.Away = at, broker, eff.Away })
+	t.cfg.Logf("fault %s: %s broker %d at %.1fs", label(f), f.Action, broker, at.Seconds())
+	began := time.Now()
+	if len(led) > 0 {
+		t.startElection(i, broker, led, began)
+	}
+	return began
+}
+
+// after records that fault i's action was done, and measures what its
+// effect calls for.
+func (t *Timeline) after(i int, broker int32, eff Effect, began time.Time) {
+	t.mu.Lock()
+	t.doneAt[i] = time.Since(t.start)
+	switch {
+	case eff.Down:
+		t.down[broker] = true
+	case eff.Back:
+		delete(t.down, broker)
+	}
+	t.mu.Unlock()
+	if eff.Continues {
+		t.resumed(broker)
+	}
+	if eff.Back {
+		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
+	}
+}
+
+// claim marks broker as acted on by fault i; an action still running on
+// it is an error: two at once would undo each other.
+func (t *Timeline) claim(i int, broker int32) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if j, ok := t.busy[broker]; ok {
+		other := t.results[j]
+		return fmt.Errorf("broker %d is still busy with fault %s, begun at %.1f s", broker, resultLabel(other), other.At.Seconds())
+	}
+	t.busy[broker] = i
+	return nil
+}
+
+func (t *Timeline) release(broker int32) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.busy, broker)
+}
+
+// heal undoes what the faults left in place, one result row each: first
+// what an action said how to undo (Done.Heal), then every broker the
+// actor brings back.
+func (t *Timeline) heal(ctx context.Context) {
+	for i := range t.cfg.Faults {
+		t.mu.Lock()
+		undo := t.heals[i]
+		t.heals[i] = nil
+		t.mu.Unlock()
+		if undo != nil {
+			t.undo(ctx, i, undo)
+		}
+	}
+	healed, err := t.cfg.Actor.Heal(ctx)
+	for _, h := range healed {
+		t.mu.Lock()
+		t.results = append(t.results, Result{Name: "heal", Action: h.Action, Target: fmt.Sprintf("broker %d", h.Broker), Broker: h.Broker, At: time.Since(t.start), Status: StatusDone})
+		i := len(t.results) - 1
+		delete(t.down, h.Broker)
+		t.mu.Unlock()
+		t.cfg.Logf("end of sending: %s broker %d", h.Action, h.Broker)
+		if k, ok := t.cfg.Kinds[h.Action]; ok && k.Effect().Continues {
+			t.resumed(h.Broker)
+		}
+		began := time.Now()
+		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
+	}
+	if err != nil {
+		t.mu.Lock()
+		t.results = append(t.results, Result{Name: "heal", Action: Heal, Broker: -1, At: time.Since(t.start), Status: StatusFailed, Error: err.Error()})
+		t.mu.Unlock()
+	}
+}
+
+// undo runs fault i's own heal, as a heal row of the fault's action and
+// target.
+func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (string, error)) {
+	r := t.get(i)
+	at := time.Since(t.start)
+	out, err := undo(ctx)
+	row := Result{Name: "heal", Action: r.Action, Target: r.Target, Broker: r.Broker, At: at, Took: time.Since(t.start) - at, Output: out, Status: StatusDone}
+	if err != nil {
+		row.Status, row.Error = StatusFailed, err.Error()
+	}
+	t.mu.Lock()
+	t.results = append(t.results, row)
+	t.mu.Unlock()
+	t.cfg.Logf("end of sending: undo %s", resultLabel(r))
+}

@@ -1,0 +1,203 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Kind is one fault action kbench can carry out: a file of its own,
+// registered by its action name in Kinds.
+type Kind interface {
+	// Effect says what the action does to the brokers it targets. The
+	// timeline measures from it, never from the action's name.
+	Effect() Effect
+	// Params are the parameters the action takes beside its target and its
+	// time (a bounce's times); a plan checks them before the run.
+	Params() []Param
+	// Commands are the cluster.fault_commands a remote cluster needs for
+	// the action (a kill needs kill, a bounce restart).
+	Commands() []string
+	// Act carries the action out on its resolved targets: what it printed,
+	// and how to undo what it leaves in place when the timeline ends.
+	Act(ctx context.Context, a Action) (Done, error)
+}
+
+// Kinds are the fault kinds by action name: a fresh map of the built-in
+// ones, so that a caller (a test) may add its own. A new kind is a file
+// and a line here.
+func Kinds() map[string]Kind {
+	return map[string]Kind{
+		Kill:    kill{},
+		Stop:    stop{},
+		Pause:   pause{},
+		Resume:  resume{},
+		Restart: restart{},
+		Bounce:  bounce{},
+	}
+}
+
+// Names lists the kinds' action names, sorted.
+func Names(kinds map[string]Kind) []string {
+	names := make([]string, 0, len(kinds))
+	for name := range kinds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// CommandNames lists the commands the kinds run on a remote cluster,
+// sorted: the keys cluster.fault_commands takes.
+func CommandNames(kinds map[string]Kind) []string {
+	var names []string
+	for _, k := range kinds {
+		for _, c := range k.Commands() {
+			if !slices.Contains(names, c) {
+				names = append(names, c)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Effect is what an action does to the brokers it targets; the timeline
+// measures from it.
+type Effect struct {
+	// Away: the brokers stop serving, for good or for a while (a kill, a
+	// stop, a pause, a restart's shutdown). The partitions they led are
+	// watched until each has a leader again (the election), and the
+	// acknowledgement gaps that begin during the action are the fault's.
+	Away bool
+	// Down: they stay away after the action, until one brings them Back. An
+	// action on a broker that is down moves no leaders itself: the
+	// election, whenever it comes, belongs to the fault that took it down.
+	Down bool
+	// Back: they serve again after the action; the recovery of every
+	// in-sync replica set is measured.
+	Back bool
+	// Continues: with Back, the same process goes on (a resume, not a
+	// restart), so it may keep the partitions the cluster had not moved
+	// yet: an election still watched for it settles instead of waiting.
+	Continues bool
+}
+
+// Action is a fault as its kind carries it out, at its moment.
+type Action struct {
+	// Brokers are the target's node ids, resolved when the fault happens:
+	// one for every target a plan has (a broker, a partition's leader, the
+	// controller, an earlier fault's broker). Network kinds will get the
+	// other side beside it (brokers, controllers, kbench's clients).
+	Brokers []int32
+	// Params are the kind's parameters, with the defaults of those the
+	// plan left out.
+	Params Params
+	// Actor acts on the cluster's broker processes.
+	Actor Actor
+}
+
+// Done is what an action did.
+type Done struct {
+	Output string
+	// Heal, if set, undoes what the action left in place (a network rule)
+	// when the timeline ends. Brokers left down or paused are not for it:
+	// the actor's Heal brings back every one of them.
+	Heal func(ctx context.Context) (output string, err error)
+}
+
+// ParamKind is the grammar of a parameter's value (internal/units').
+type ParamKind int
+
+// The kinds of parameter values and their Go types in Params.
+const (
+	CountParam    ParamKind = iota // a whole number in [Min, Max]: int64
+	DurationParam                  // above 0: time.Duration
+	SizeParam                      // bytes in [Min, Max]: int64
+	RateParam                      // per second, above 0: float64
+)
+
+// Param is one parameter of a kind, written beside the fault's action in
+// a plan (times: 3).
+type Param struct {
+	Name     string
+	Kind     ParamKind
+	Min, Max int64 // CountParam, SizeParam
+	// Default is the value when the plan leaves it out, of the kind's Go
+	// type.
+	Default any
+	// Does says what it makes the action do, after the kind's name: "only
+	// a bounce repeats".
+	Does string
+}
+
+// Params are a fault's parameter values by name, of their ParamKind's Go
+// type.
+type Params map[string]any
+
+// Count is a CountParam's value (0 when absent).
+func (p Params) Count(name string) int64 { v, _ := p[name].(int64); return v }
+
+// Duration is a DurationParam's value (0 when absent).
+func (p Params) Duration(name string) time.Duration { v, _ := p[name].(time.Duration); return v }
+
+// Size is a SizeParam's value in bytes (0 when absent).
+func (p Params) Size(name string) int64 { v, _ := p[name].(int64); return v }
+
+// Rate is a RateParam's value per second (0 when absent).
+func (p Params) Rate(name string) float64 { v, _ := p[name].(float64); return v }
+
+// String lists the values by name: "times 3".
+func (p Params) String() string {
+	names := make([]string, 0, len(p))
+	for name := range p {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%s %v", name, p[name])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// withDefaults is p with the default of every parameter of k it lacks.
+func withDefaults(k Kind, p Params) Params {
+	out := Params{}
+	for _, param := range k.Params() {
+		if param.Default != nil {
+			out[param.Name] = param.Default
+		}
+	}
+	for name, v := range p {
+		out[name] = v
+	}
+	return out
+}
+
+// ParamNames lists every parameter any of the kinds takes, sorted.
+func ParamNames(kinds map[string]Kind) []string {
+	var names []string
+	for _, k := range kinds {
+		for _, p := range k.Params() {
+			if !slices.Contains(names, p.Name) {
+				names = append(names, p.Name)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ParamOf finds kind k's parameter name.
+func ParamOf(k Kind, name string) (Param, bool) {
+	for _, p := range k.Params() {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}

@@ -1,0 +1,56 @@
+package faults
+
+import "time"
+
+// Result statuses.
+const (
+	StatusDone       = "done"
+	StatusFailed     = "failed"      // the action failed, or could not happen (Error says why)
+	StatusSkipped    = "skipped"     // the fault it follows failed
+	StatusNotReached = "not reached" // sending ended before its time (Note says when)
+)
+
+// Result is what one fault did and what was measured.
+type Result struct {
+	Name, Action, Target string
+	Broker               int32         // -1 when the target could not be resolved
+	At                   time.Duration // since the scenario's start, when the action began
+	Took                 time.Duration // the action itself (a restart waits for the broker)
+	// Away says the action took its broker away (its kind's Effect): the
+	// acknowledgement gaps that began during it are the fault's.
+	Away bool
+	// Affected are the partitions the broker led when the fault began.
+	Affected []Moved
+	// Election is the time from the action until every affected
+	// partition had a leader on another broker; ISRRecovered, for an action
+	// that brings a broker back, until every partition's ISR was full. Nil
+	// when not measured (the action does neither, or the broker led
+	// nothing) or not seen; the TimedOut flags say measuring gave up first.
+	Election, ISRRecovered                 *time.Duration
+	ElectionTimedOut, ISRRecoveredTimedOut bool
+	// ElectionNote and ISRNote say what happened instead, or besides, in
+	// words: "not within 120 s", "t-1 has no other replica and came back
+	// with broker 2 after 25.3 s".
+	ElectionNote, ISRNote string
+	// Note says why a fault did not happen (not reached, skipped).
+	Note   string
+	Output string
+	Status string
+	Error  string
+}
+
+// Moved is a partition whose leader the fault took away.
+type Moved struct {
+	Topic     string
+	Partition int32
+	// To is the new leader, -1 until one was seen; To == From when the
+	// partition had no other in-sync replica and came back with its broker.
+	From, To int32
+}
+
+func resultLabel(r Result) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Action + " " + r.Target
+}

@@ -1,0 +1,79 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// leaderTries bounds the looks for a partition's leader (one per Poll).
+const leaderTries = 20
+
+// resolve finds the broker a target means now.
+func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
+	switch {
+	case tg.Fault != "":
+		i := t.index(tg.Fault)
+		if i < 0 {
+			return -1, fmt.Errorf("no fault named %q", tg.Fault)
+		}
+		if b := t.get(i).Broker; b >= 0 {
+			return b, nil
+		}
+		return -1, fmt.Errorf("fault %q acted on no broker", tg.Fault)
+	case tg.Leader != nil:
+		return t.leaderNow(ctx, *tg.Leader)
+	case tg.Controller:
+		return t.controller(ctx)
+	}
+	return tg.Broker, nil
+}
+
+// leaderNow is p's leader, looked for every Poll while it has none (an
+// election under way), at most leaderTries times.
+func (t *Timeline) leaderNow(ctx context.Context, p Partition) (int32, error) {
+	var lastErr error
+	for try := 0; try < leaderTries; try++ {
+		leader, err := t.leader(ctx, p)
+		if err == nil && leader >= 0 {
+			return leader, nil
+		}
+		lastErr = err
+		if !sleep(ctx, t.cfg.Poll) {
+			lastErr = ctx.Err()
+			break
+		}
+	}
+	if lastErr == nil {
+		lastErr = errors.New("it has no leader")
+	}
+	return -1, fmt.Errorf("find the leader of %s-%d: %w", p.Topic, p.Partition, lastErr)
+}
+
+func (t *Timeline) leader(ctx context.Context, p Partition) (int32, error) {
+	m, err := t.view.metadata(ctx, p.Topic)
+	if err != nil {
+		return -1, err
+	}
+	pd, ok := m.Topics[p.Topic].Partitions[p.Partition]
+	if !ok {
+		return -1, fmt.Errorf("topic %s has no partition %d", p.Topic, p.Partition)
+	}
+	return pd.Leader, nil
+}
+
+// controller asks the quorum for its leader (KRaft's active controller);
+// older brokers that cannot answer give the metadata's controller.
+func (t *Timeline) controller(ctx context.Context) (int32, error) {
+	if id, err := t.view.quorumLeader(ctx); err == nil && id >= 0 {
+		return id, nil
+	}
+	if ctx.Err() != nil {
+		return -1, fmt.Errorf("find the controller: %w", ctx.Err())
+	}
+	m, err := t.view.metadata(ctx, t.cfg.Topics...)
+	if err != nil {
+		return -1, fmt.Errorf("find the controller: %w", err)
+	}
+	return m.Controller, nil
+}
