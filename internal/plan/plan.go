@@ -78,6 +78,9 @@ type Plan struct {
 	// brokerRefs are the faults' {broker: N} targets, checked against a
 	// named cluster once it is loaded (CheckBrokers).
 	brokerRefs []brokerRef
+	// OMB, for a plan translated from an OpenMessaging Benchmark workload
+	// (LoadOMB), is what it keeps of the OMB files; nil otherwise.
+	OMB *OMBSource
 }
 
 // brokerRef is a fault target naming a broker, and where the plan wrote it.
