@@ -16,7 +16,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 	if w.Err != nil {
 		errs = append(errs, w.Err)
 	}
-	topic := ""
+	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
 	if w.Producer != nil {
 		p, err := w.Producer.Summary(0, 0)
 		errs = append(errs, err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -48,5 +49,23 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 				t.Errorf("end-to-end count %d source %q max %d; want 3, %q, 2500", rw.EndToEnd.Count, rw.EndToEnd.Source, rw.EndToEnd.Max, tt.wantSource)
 			}
 		})
+	}
+}
+
+// TestWorkloadResultProducerTopic: a produce workload names its topic in
+// result.json also when the scenario has several; it named it only when
+// there was one, so an OpenMessaging Benchmark workload of ten topics could
+// not tell which topic each producer wrote.
+func TestWorkloadResultProducerTopic(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	out := &Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
+	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
+	rw, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: Produce, Producer: prod, ProduceTopic: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.Topic == nil || rw.Topic.Name != "b" || rw.Topic.Partitions != 4 {
+		t.Errorf("topic %+v, want b of 4 partitions", rw.Topic)
 	}
 }
