@@ -377,7 +377,7 @@ func (t *ombTranslation) message() *yaml.Node {
 		yput(m, "random_ratio", ystr(strconv.FormatFloat(w.RandomBytesRatio, 'f', -1, 64)), "randomBytesRatio")
 		yput(m, "pool", yint(int64(w.PoolSize)), "randomizedPayloadPoolSize")
 	} else {
-		yput(m, "payload_file", ystr(w.payloadPath), "payloadFile (relative to the folder kbench runs in)")
+		yput(m, "payload_file", ystr(w.payloadPath), "payloadFile, as found from the folder kbench ran in (a plan reads it from its own folder)")
 		yput(m, "delimiter", ystr("none"), "the whole file is each record's value, as OMB reads it")
 	}
 	if dist := ombKeyDist[w.KeyDistributor]; dist != "" {
