@@ -123,7 +123,7 @@ func TestOMBDryRunAndFromOMB(t *testing.T) {
 	}
 	for _, want := range []string{
 		"OpenMessaging Benchmark workload " + workload + " with the Kafka driver " + ombDriver + ":",
-		"  producerRate: 0\n      → rate: max, slo: {p99: 1s, start: 10k/s}",
+		"  producerRate: 0\n      → rate: max, slo: {p99: 1s, start: 1k/s}",
 		"  testDurationMinutes: 20s (--set)\n",
 		"  driver.replicationFactor: 3\n      → replication: 3 on each topic",
 		"note: producerRate 0: OMB searches for the highest rate",

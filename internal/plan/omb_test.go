@@ -256,7 +256,7 @@ func TestOMBTranslation(t *testing.T) {
 		}},
 		{name: "producerRate 0: kbench's search, said", change: map[string]string{"producerRate": "0"}, check: func(t *testing.T, v ombView) {
 			mr := v.producers[0].MaxRate
-			if mr == nil || mr.Percentile != 0.99 || mr.Limit != time.Second || mr.Start != 10000 || v.producers[0].Duration != 16*time.Minute {
+			if mr == nil || mr.Percentile != 0.99 || mr.Limit != time.Second || mr.Start != 1000 || v.producers[0].Duration != 16*time.Minute {
 				t.Fatalf("search %+v, each probe %s", mr, v.producers[0].Duration)
 			}
 			if !hasNote(v.omb, "OMB's own balanced-rate algorithm comes with kbench's OMB result writer") {
@@ -300,7 +300,9 @@ func TestOMBTranslation(t *testing.T) {
 			}
 			// request.timeout.ms=1200000 is longer than franz-go's consumers
 			// take: the producers get it, the consumers 15 minutes.
-			if p := v.producers[0].Properties; p["acks"] != "all" || p["linger.ms"] != "1" || p["batch.size"] != "1048576" || p["request.timeout.ms"] != "1200000" {
+			// And Java's delivery timeout for them (linger.ms + request.timeout.ms),
+			// so that they wait for their last records as OMB's do.
+			if p := v.producers[0].Properties; p["acks"] != "all" || p["linger.ms"] != "1" || p["batch.size"] != "1048576" || p["request.timeout.ms"] != "1200000" || p["delivery.timeout.ms"] != "1200001" {
 				t.Errorf("producer properties %v", p)
 			}
 			if c := v.consumers[0].Properties; c["auto.offset.reset"] != "earliest" || c["max.partition.fetch.bytes"] != "10485760" || c["request.timeout.ms"] != "900000" {
@@ -310,6 +312,16 @@ func TestOMBTranslation(t *testing.T) {
 		{name: "driver: properties as Java reads them", driver: withDriver("producerConfig: |\n  acks=all", "producerConfig: |\n  # a comment\n  acks : 1\n  compression.type zstd\n  client.id=a\\\n     b\n  acks=all"), check: func(t *testing.T, v ombView) {
 			if p := v.producers[0].Properties; p["acks"] != "all" || p["compression.type"] != "zstd" || p["client.id"] != "ab" {
 				t.Errorf("producer properties %v", p)
+			}
+		}},
+		{name: "driver: Java's delivery timeout, unless the driver gives one", driver: withDriver("  request.timeout.ms=1200000\n", ""), check: func(t *testing.T, v ombView) {
+			if d := v.producers[0].Properties["delivery.timeout.ms"]; d != "120000" || !hasNote(v.omb, "delivery.timeout.ms=120000") {
+				t.Errorf("delivery.timeout.ms %q, notes %q", d, v.omb.Notes)
+			}
+		}},
+		{name: "driver: its own delivery timeout", driver: withDriver("linger.ms=1", "linger.ms=1\n  delivery.timeout.ms=1300000"), check: func(t *testing.T, v ombView) {
+			if d := v.producers[0].Properties["delivery.timeout.ms"]; d != "1300000" || hasNote(v.omb, "delivery.timeout.ms=") {
+				t.Errorf("delivery.timeout.ms %q, notes %q", d, v.omb.Notes)
 			}
 		}},
 		{name: "driver: no bootstrap.servers runs a local cluster", driver: withDriver("  bootstrap.servers=localhost:9092\n", ""), check: func(t *testing.T, v ombView) {

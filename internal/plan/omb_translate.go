@@ -13,10 +13,11 @@ import (
 )
 
 // The search kbench runs for producerRate: 0 until OMB's own comes: its
-// SLO and first rate (OMB's search starts at 10,000 msg/s too).
+// SLO and first rate (OMB starts at 10,000 msg/s and can go down; kbench's
+// search only goes up from its start, so it starts lower).
 const (
 	ombSearchSLO   = "1s"
-	ombSearchStart = "10k/s"
+	ombSearchStart = "1k/s"
 )
 
 // ombTranslation turns a checked OMB workload and driver into a kbench
@@ -251,7 +252,8 @@ func (t *ombTranslation) commonProps() []OMBProperty {
 }
 
 // producerProps are producerConfig, after commonConfig's long request
-// timeout.
+// timeout, and with the delivery timeout Java would use when the driver
+// gives none (drainDeliveryTimeout).
 func (t *ombTranslation) producerProps() []OMBProperty {
 	list := t.d.ProducerConfig
 	if v, long := t.longRequestTimeout(); long {
@@ -259,7 +261,47 @@ func (t *ombTranslation) producerProps() []OMBProperty {
 			list = append([]OMBProperty{{Key: "request.timeout.ms", Value: v}}, list...)
 		}
 	}
+	if ms, ok := t.drainDeliveryTimeout(); ok {
+		list = append(list, OMBProperty{Key: "delivery.timeout.ms", Value: strconv.FormatInt(ms, 10)})
+	}
 	return list
+}
+
+// Java producer defaults the delivery timeout depends on.
+const (
+	javaDeliveryTimeoutMs = 120000
+	javaRequestTimeoutMs  = 30000
+	javaLingerMs          = 5
+)
+
+// drainDeliveryTimeout is the delivery.timeout.ms the producers get when
+// the driver sets none: Java's (120000, or linger.ms + request.timeout.ms
+// when that is longer). OMB closes its producers at the end, which waits
+// for every record they hold, up to that timeout; kbench waits that long
+// only for a delivery.timeout.ms the plan sets (else 5 s, then counts the
+// records left as failed).
+func (t *ombTranslation) drainDeliveryTimeout() (int64, bool) {
+	if _, ok := property(t.d.ProducerConfig, "delivery.timeout.ms"); ok {
+		return 0, false
+	}
+	if _, ok := property(t.d.CommonConfig, "delivery.timeout.ms"); ok {
+		return 0, false
+	}
+	ms := func(key string, def int64) int64 {
+		v, ok := property(t.d.ProducerConfig, key)
+		if !ok {
+			v, ok = property(t.d.CommonConfig, key)
+		}
+		if !ok {
+			return def
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return def // kafkaconf reports the bad value
+		}
+		return n
+	}
+	return max(javaDeliveryTimeoutMs, ms("linger.ms", javaLingerMs)+ms("request.timeout.ms", javaRequestTimeoutMs)), true
 }
 
 // consumerProps are consumerConfig without group.id, which OMB replaces
@@ -285,7 +327,10 @@ func (t *ombTranslation) producers(tp OMBTopic) *yaml.Node {
 	if props := t.producerProps(); len(props) > 0 {
 		comment := "producerConfig"
 		if _, long := t.longRequestTimeout(); long {
-			comment += ", and commonConfig's request.timeout.ms"
+			comment += ", commonConfig's request.timeout.ms"
+		}
+		if _, ok := t.drainDeliveryTimeout(); ok {
+			comment += ", and Java's delivery.timeout.ms for them"
 		}
 		yput(m, "properties", yprops(props), comment)
 	}
@@ -473,6 +518,9 @@ func (t *ombTranslation) differences() {
 	}
 	if v, long := t.longRequestTimeout(); long {
 		t.note("commonConfig's request.timeout.ms=%s goes to the producers; the consumers get %d, the longest franz-go's consumers take (15 minutes)", v, maxConsumerRequestTimeout)
+	}
+	if ms, ok := t.drainDeliveryTimeout(); ok {
+		t.note("the producers get delivery.timeout.ms=%d, Java's for these properties: at the end they wait for the records they hold up to that long, as OMB's do when it closes them (kbench's own plans wait 5 s)", ms)
 	}
 	if _, ok := property(d.ConsumerConfig, "group.id"); ok {
 		t.note("consumerConfig's group.id is not used: each subscription is its own group, named as OMB names it")
