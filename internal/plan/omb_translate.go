@@ -129,8 +129,9 @@ func (t *ombTranslation) cluster() *yaml.Node {
 	d := t.d
 	cl := ymap()
 	bootstrap, hasBootstrap := property(d.CommonConfig, "bootstrap.servers")
+	replaced := t.kbenchSet("cluster.name", "cluster.local", "cluster.bootstrap")
 	switch {
-	case t.kbenchSet("cluster.name", "cluster.local", "cluster.bootstrap"):
+	case replaced:
 		if hasBootstrap {
 			t.note("the driver's bootstrap.servers (%s) is replaced by the cluster your --set names", bootstrap)
 		}
@@ -144,8 +145,11 @@ func (t *ombTranslation) cluster() *yaml.Node {
 		yput(cl, "properties", yprops(common), "commonConfig: every client and the admin client")
 	}
 	becomes := "cluster.properties (every producer, consumer and the admin client, as OMB's)"
-	if hasBootstrap {
-		becomes = fmt.Sprintf("bootstrap.servers is cluster.bootstrap (%s); the rest cluster.properties (every producer, consumer and the admin client, as OMB's)", bootstrap)
+	switch {
+	case replaced:
+		becomes = "bootstrap.servers is replaced by the cluster your --set names; the rest " + becomes
+	case hasBootstrap:
+		becomes = fmt.Sprintf("bootstrap.servers is cluster.bootstrap (%s; --set cluster.local.brokers=3 runs on a local cluster kbench starts instead); the rest cluster.properties (every producer, consumer and the admin client, as OMB's)", bootstrap)
 	}
 	t.field("driver", "name", "", "the plan's description")
 	t.field("driver", "driverClass", "", "Kafka's driver: kbench runs it with franz-go clients")
