@@ -35,17 +35,20 @@ type runOptions struct {
 	metricsAddr string
 	metricsHold time.Duration
 	overwrite   bool
+	ombDriver   string // run PLAN.yaml as an OMB workload with this driver file
 }
 
 func newRunCmd(st *state) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run PLAN.yaml [--set PATH=VALUE ...] [--out DIR [--overwrite]] [--dry-run]",
+		Use:   "run PLAN.yaml [--omb-driver DRIVER.yaml] [--set PATH=VALUE ...] [--out DIR [--overwrite]] [--dry-run]",
 		Short: "Run a study plan: every scenario of its matrix, repeated, into one results folder",
 		Long: `Run a study plan (see docs/plans.md): the scenarios of its matrix, each
 repeated, against the plan's cluster or a local one kbench starts. Results go
 to one folder: result.json, summary.md, summary.csv, report.html and the plan
-as run (plan.yaml, also kept inside result.json).`,
+as run (plan.yaml, also kept inside result.json). With --omb-driver, PLAN.yaml
+is an OpenMessaging Benchmark workload file, run with that OMB Kafka driver
+file (see docs/omb.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(cmd.Context(), st, args[0], o)
@@ -53,6 +56,7 @@ as run (plan.yaml, also kept inside result.json).`,
 	}
 	f := cmd.Flags()
 	f.StringArrayVar(&o.sets, "set", nil, "override a plan value, Helm style: repeat=2, 'workloads[0].records=50k', cluster.bootstrap=host:9092 (repeatable)")
+	f.StringVar(&o.ombDriver, "omb-driver", "", "run PLAN.yaml as an OpenMessaging Benchmark workload with this OMB Kafka driver file; --set then also takes OMB fields (producerRate=5000, driver.replicationFactor=1; see docs/omb.md)")
 	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
 	f.BoolVar(&o.overwrite, "overwrite", false, "with --out: replace the results of an earlier run in that folder (refused otherwise)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
@@ -69,7 +73,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if o.metricsHold > 0 && o.metricsAddr == "" {
 		return userr.Errorf("--metrics-hold needs --metrics-addr")
 	}
-	p, err := plan.Load(path, o.sets)
+	p, omb, err := loadPlan(path, o)
 	if err != nil {
 		return err
 	}
@@ -91,8 +95,14 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		if err != nil {
 			return err
 		}
+		if omb != nil {
+			printOMB(st.stdout, omb, path, o.ombDriver)
+		}
 		printDryRun(st, p, scenarios)
 		return nil
+	}
+	if omb != nil {
+		printNotes(st.stderr, omb, "kbench: note: ")
 	}
 	dir, unlock, err := openOutDir(st, p.Name, o)
 	if err != nil {

@@ -60,6 +60,13 @@ func File(path, delimiter string, seed uint64) (Source, int, error) {
 		// It would match between every two bytes: a file of 1-byte records.
 		return nil, 0, fmt.Errorf("payload delimiter %q matches the empty string, which would split the file into 1-byte records; use one that needs at least one character, such as \\n or \\s*,\\s*", delimiter)
 	}
+	return cachedFile(path, delimiter, seed, func() (*fileRecords, error) { return readRecords(path, re) })
+}
+
+// cachedFile is the source over a payload file's records as read (split)
+// by read, which runs only when no source holds the file read that way
+// (split names the way in the cache).
+func cachedFile(path, split string, seed uint64, read func() (*fileRecords, error)) (Source, int, error) {
 	fi, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, fmt.Errorf("payload file %s: %w", path, ErrEmptyFile)
@@ -67,14 +74,14 @@ func File(path, delimiter string, seed uint64) (Source, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("payload file %s: %w", path, err)
 	}
-	k := fileKey{delimiter: delimiter, size: fi.Size(), mod: fi.ModTime()}
+	k := fileKey{delimiter: split, size: fi.Size(), mod: fi.ModTime()}
 	if k.path, err = filepath.Abs(path); err != nil {
 		k.path = path
 	}
 	if !fi.Mode().IsRegular() {
 		k.mod = time.Now() // a pipe or device: read anew each time
 	}
-	recs, err := payloadFiles.get(k, func() (*fileRecords, error) { return readRecords(path, re) })
+	recs, err := payloadFiles.get(k, read)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -78,6 +78,9 @@ type Plan struct {
 	// brokerRefs are the faults' {broker: N} targets, checked against a
 	// named cluster once it is loaded (CheckBrokers).
 	brokerRefs []brokerRef
+	// OMB, for a plan translated from an OpenMessaging Benchmark workload
+	// (LoadOMB), is what it keeps of the OMB files; nil otherwise.
+	OMB *OMBSource
 }
 
 // brokerRef is a fault target naming a broker, and where the plan wrote it.
@@ -205,6 +208,11 @@ type Workload struct {
 	// (transaction: {duration: 3s, records: 1000}); nil: only when the
 	// properties set transactional.id.
 	Transaction *Transaction
+	// SendTimeHeader stamps a produce workload's records with their send
+	// time (workload.SentHeader), so that consume workloads on its topic
+	// measure end-to-end latency to the microsecond, not from the record
+	// timestamp's milliseconds (end-to-end workloads always do).
+	SendTimeHeader bool
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 	// topicNode is where topic was written.
@@ -217,6 +225,7 @@ type Message struct {
 	Size        int64             // random values of this many bytes
 	PayloadFile string            // or records read from this file
 	Delimiter   string            // between the file's records (default a newline)
+	WholeFile   bool              // delimiter: none: the whole file is every record's value
 	Template    *payload.Template // or JSON rendered per record
 	Seed        uint64            // makes random values and templates reproducible (when SeedSet)
 	SeedSet     bool              // seed was given; otherwise the plan's seed decides
@@ -228,6 +237,13 @@ type Message struct {
 	// header (a string result without its quotes).
 	KeyTemplate     *payload.Template
 	HeaderTemplates map[string]payload.Template
+	// Pool, with Size, sends values from a pool of that many made before
+	// the run, random bytes then zeros (OpenMessaging Benchmark's
+	// randomized payloads; payload.Pool); 0: windows of random letters.
+	Pool int
+	// KeyFormat is the keys' text: decimal (default) or omb
+	// (payload.KeyFormats).
+	KeyFormat string
 }
 
 // Transaction is when a transactional producer commits: after Duration,

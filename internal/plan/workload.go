@@ -81,6 +81,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.verifyNode = v
 		case "transaction":
 			w.Transaction = c.transaction(v, p)
+		case "send_time_header":
+			w.SendTimeHeader = c.boolean(v, p)
 		}
 	})
 	if !ok {
@@ -144,6 +146,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	}
 	if w.Type != Consume && given["backlog"] != nil {
 		c.addf(given["backlog"], join(path, "backlog"), "only consume workloads wait for a backlog; start this workload with start_after: a duration (2m) or another workload's name")
+	}
+	if v := given["send_time_header"]; v != nil && w.Type != Produce {
+		c.addf(v, join(path, "send_time_header"), "applies to produce workloads (an end-to-end workload always stamps its records' send time)")
 	}
 	if w.Type != Consume && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
@@ -267,6 +272,9 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			m.PayloadFile = c.text(v, p)
 		case "delimiter":
 			m.Delimiter = c.text(v, p)
+			if m.Delimiter == "none" {
+				m.Delimiter, m.WholeFile = "", true // the whole file is one value (OMB's payload files)
+			}
 		case "key_range":
 			if v, ok := c.whole(v, p, 1, 1<<31-1); ok {
 				m.KeyRange = v
@@ -291,10 +299,17 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 				return
 			}
 			m.RandomRatio = f
+		case "pool":
+			if n, ok := c.whole(v, p, 1, payload.MaxPoolBytes); ok {
+				m.Pool = int(n)
+			}
 		case "key":
-			var dist, count *yaml.Node
-			c.fields(v, p, []string{"distribution", "count", "template"}, func(key string, kv *yaml.Node) {
+			var dist, count, format *yaml.Node
+			c.fields(v, p, []string{"distribution", "count", "template", "format"}, func(key string, kv *yaml.Node) {
 				switch key {
+				case "format":
+					format = kv
+					m.KeyFormat = c.oneOf(kv, join(p, key), payload.KeyFormats...)
 				case "distribution":
 					dist = kv
 					m.KeyDist = c.oneOf(kv, join(p, key), payload.KeyDistributions...)
@@ -309,8 +324,8 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 				}
 			})
 			switch {
-			case m.KeyTemplate != nil && (dist != nil || count != nil):
-				c.addf(v, p, "give a template, or a distribution and count, not both")
+			case m.KeyTemplate != nil && (dist != nil || count != nil || format != nil):
+				c.addf(v, p, "give a template, or a distribution, count and format, not both")
 			case m.KeyTemplate == nil && count == nil && v.Kind == yaml.MappingNode:
 				c.addf(v, join(p, "count"), "missing; say how many distinct keys, such as count: 1000")
 			}
@@ -336,6 +351,10 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 		c.addf(given["delimiter"], join(path, "delimiter"), "applies to payload_file only")
 	case given["random_ratio"] != nil && given["size"] == nil:
 		c.addf(given["random_ratio"], join(path, "random_ratio"), "applies to size only")
+	case given["pool"] != nil && given["size"] == nil:
+		c.addf(given["pool"], join(path, "pool"), "applies to size only: a pool of values of that size")
+	case m.Pool > 0 && int64(m.Pool)*m.Size > payload.MaxPoolBytes:
+		c.addf(given["pool"], join(path, "pool"), "%d values of %d bytes are more than 1 GiB, the most kbench keeps in a pool; use fewer", m.Pool, m.Size)
 	case given["key"] != nil && given["key_range"] != nil:
 		c.addf(given["key"], join(path, "key"), "give key or key_range (uniform keys), not both")
 	}

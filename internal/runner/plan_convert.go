@@ -16,7 +16,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 	if w.Err != nil {
 		errs = append(errs, w.Err)
 	}
-	topic := ""
+	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
 	if w.Producer != nil {
 		p, err := w.Producer.Summary(0, 0)
 		errs = append(errs, err)
@@ -29,9 +29,14 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 	if w.Consumer != nil {
 		c, lat, err := w.Consumer.Summary(0)
 		errs = append(errs, err)
-		if w.Kind == EndToEnd {
+		switch {
+		case w.Kind == EndToEnd:
 			rw.EndToEnd = lat
-		} else {
+		case lat != nil && w.Consumer.FromHeader > 0:
+			// Producers that stamp their send time (send_time_header) give
+			// a consume workload end-to-end latency to the microsecond.
+			rw.Consumer, rw.EndToEnd = c, lat
+		default:
 			rw.Consumer = c
 		}
 		for name := range w.Consumer.Topics {

@@ -293,7 +293,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	var keys *payload.Keys
 	keySize := 0
 	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
+		if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
 			return nil, nil, userr.Errorf("message.key: %v", err)
 		}
 		keySize = keys.MaxSize()
@@ -336,6 +336,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
 		Keys:           keys,
+		StampSent:      w.SendTimeHeader,
 		ClientOpts: func(i int) []kgo.Opt {
 			out := append([]kgo.Opt(nil), opts...)
 			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
@@ -376,6 +377,13 @@ func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, erro
 		if !filepath.IsAbs(path) && p.Dir != "" {
 			path = filepath.Join(p.Dir, path)
 		}
+		if m.WholeFile {
+			src, err := payload.WholeFile(path, seed+1)
+			if err != nil {
+				return nil, userr.Errorf("message.payload_file: %v", err)
+			}
+			return src, nil
+		}
 		delim := m.Delimiter
 		if delim == "" {
 			delim = "\n"
@@ -383,6 +391,13 @@ func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, erro
 		src, _, err := payload.File(path, delim, seed+1)
 		if err != nil {
 			return nil, userr.Errorf("message.payload_file: %v", err)
+		}
+		return src, nil
+	}
+	if m.Pool > 0 {
+		src, err := payload.Pool(int(m.Size), m.RandomRatio, m.Pool, seed+1)
+		if err != nil {
+			return nil, userr.Errorf("message.pool: %v", err)
 		}
 		return src, nil
 	}
@@ -538,7 +553,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		}
 		var keys *payload.Keys
 		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeysDist(int(w.Message.KeyRange), w.Message.KeyDist, seed+1); err != nil {
+			if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
 				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
 			}
 			keys = keys.Clone(x).Clone(1)

@@ -116,7 +116,9 @@ type WorkloadOutcome struct {
 	StartAfter time.Duration
 	Backlog    int64
 	Late       bool // started after the others (StartAfter, AfterWorkload or Backlog)
-	Err        error
+	// ProduceTopic is the topic a producing workload writes.
+	ProduceTopic string
+	Err          error
 }
 
 // Bounds of the steps around the workloads.
@@ -177,6 +179,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	var startErr error
 	for i, w := range sc.Workloads {
 		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late()}
+		if w.Producer != nil {
+			out.Workloads[i].ProduceTopic = w.Producer.Topic
+		}
 		runs[i] = &running{w: w, ended: make(chan struct{})}
 		if w.late() {
 			runs[i].late = make(chan struct{}) // before any goroutine looks at it

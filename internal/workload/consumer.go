@@ -192,7 +192,14 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := kgo.NewClient(spec.ClientOpts(0)...)
+	adminOpts := append([]kgo.Opt(nil), spec.ClientOpts(0)...)
+	if spec.Group != "" {
+		// The options may hold group-only ones (kgo.DisableAutoCommit for
+		// enable.auto.commit=false), which franz-go refuses without a
+		// group; this client never joins it (it consumes no topic).
+		adminOpts = append(adminOpts, kgo.ConsumerGroup(spec.Group))
+	}
+	admin, err := kgo.NewClient(adminOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("consumer: create admin client: %w", err)
 	}

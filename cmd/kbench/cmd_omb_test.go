@@ -1,0 +1,193 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+const (
+	ombExamples = "../../examples/omb"
+	ombDriver   = ombExamples + "/driver-kafka/kafka-throughput.yaml"
+)
+
+// TestOMBWorkloads runs OpenMessaging Benchmark's own workload files,
+// unchanged with OMB's kafka-throughput driver, scaled down with --set, on
+// a real broker, and checks that every topic holds what its producers say
+// they wrote and that every subscription read all of it, with end-to-end
+// latency from the send-time header.
+func TestOMBWorkloads(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	// The shared broker is one: replication 1, and the run is minutes
+	// shorter than OMB's.
+	common := []string{"cluster.bootstrap=" + bootstrap, "driver.replicationFactor=1", `driver.topicConfig.min\.insync\.replicas=1`,
+		"warmupDurationMinutes=1s", "testDurationMinutes=4s"}
+	tests := []struct {
+		file          string
+		sets          []string
+		topics, subs  int
+		producers     int // clients per topic
+		backlog       bool
+		wantValueSize int
+	}{
+		{ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", []string{"producerRate=2000"}, 1, 1, 1, false, 1024},
+		{ombExamples + "/workloads/backlog-1-topic-16-partitions-1kb.yaml", []string{"producerRate=2000", "consumerBacklogSizeGB=3MiB"}, 1, 1, 1, true, 1024},
+		{"testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"producerRate=2000"}, 1, 1, 4, false, 1024},
+		{"testdata/omb/max-rate-10-topics-1-partition-1kb.yaml", []string{"producerRate=2000"}, 10, 1, 1, false, 1024},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			var stdout, stderr syncBuffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+			args := []string{"run", tt.file, "--omb-driver", ombDriver, "--out", out}
+			for _, s := range append(append([]string(nil), common...), tt.sets...) {
+				args = append(args, "--set", s)
+			}
+			if code := runKbench(t, st, args...); code != exitOK {
+				t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
+			}
+			doc, err := result.Read(filepath.Join(out, "result.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Plan == nil || len(doc.Plan.Scenarios) != 1 || len(doc.Plan.Scenarios[0].Repeats) != 1 {
+				t.Fatalf("result.json: %+v", doc.Plan)
+			}
+			rep := doc.Plan.Scenarios[0].Repeats[0]
+			if len(rep.Workloads) != tt.topics*(1+tt.subs) {
+				t.Fatalf("%d workloads, want %d", len(rep.Workloads), tt.topics*(1+tt.subs))
+			}
+			written := map[string]int64{}
+			for _, w := range rep.Workloads {
+				if w.Type == "produce" {
+					if w.Producer == nil || w.Topic == nil || w.Producer.Records == 0 || w.Producer.Clients != tt.producers {
+						t.Fatalf("workload %s: producer %+v", w.Name, w.Producer)
+					}
+					written[w.Topic.Name] = w.Producer.Records
+				}
+			}
+			for _, w := range rep.Workloads {
+				if w.Type != "consume" {
+					continue
+				}
+				held := endOffsetSum(t, bootstrap, w.Topic.Name)
+				if held != written[w.Topic.Name] {
+					t.Errorf("topic %s holds %d records; its producers acknowledged %d", w.Topic.Name, held, written[w.Topic.Name])
+				}
+				if w.Consumer == nil || w.Consumer.Records != held {
+					t.Errorf("subscription %s read %v records of the %d its topic holds", w.Name, w.Consumer, held)
+				}
+				if !regexp.MustCompile(`^sub-000-[A-Za-z0-9_-]{7}$`).MatchString(w.Name) || !strings.HasPrefix(w.Topic.Name, "test-topic-") {
+					t.Errorf("subscription %s of topic %s: not OMB's names", w.Name, w.Topic.Name)
+				}
+				if e := w.EndToEnd; e == nil || e.Source != "header" || e.Count == 0 {
+					t.Errorf("subscription %s: end-to-end latency %+v, want one from the send-time header", w.Name, e)
+				}
+				if tt.backlog && (w.CatchUp == nil || w.EndToEnd == nil || w.EndToEnd.Backlog == 0) {
+					t.Errorf("subscription %s: no catch-up read of a backlog: %+v", w.Name, w.CatchUp)
+				}
+			}
+			if _, bySize := topicRecords(t, bootstrap, rep.Workloads[0].Topic.Name); len(bySize) != 1 || bySize[tt.wantValueSize] == 0 {
+				t.Errorf("values by size %v, want all of %d bytes", bySize, tt.wantValueSize)
+			}
+			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml"} {
+				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+					t.Errorf("%s: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// TestOMBDryRunAndFromOMB: --dry-run shows each OMB field's translation
+// and the differences without a broker, and the plan from-omb prints
+// loads and checks as any plan, to the same scenario.
+func TestOMBDryRunAndFromOMB(t *testing.T) {
+	t.Parallel()
+	workload := ombExamples + "/workloads/max-rate-1-topic-100-partitions-1kb.yaml"
+	abs, err := filepath.Abs(workload) // the printed plan names the payload file as found from it
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, stdout, stderr := consumerTestState()
+	if code := runKbench(t, st, "run", workload, "--omb-driver", ombDriver, "--dry-run", "--set", "testDurationMinutes=20s"); code != exitOK {
+		t.Fatalf("dry run: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{
+		"OpenMessaging Benchmark workload " + workload + " with the Kafka driver " + ombDriver + ":",
+		"  producerRate: 0\n      → rate: max, slo: {p99: 1s, start: 1k/s}",
+		"  testDurationMinutes: 20s (--set)\n",
+		"  driver.replicationFactor: 3\n      → replication: 3 on each topic",
+		"note: producerRate 0: OMB searches for the highest rate",
+		"OMB's own balanced-rate algorithm comes with kbench's OMB result writer",
+		"a rate search, 2 to 17 probes of 1m20s each",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("dry run lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	st, stdout, stderr = consumerTestState()
+	if code := runKbench(t, st, "plan", "from-omb", abs, "--omb-driver", ombDriver, "--set", "repeat=2"); code != exitOK {
+		t.Fatalf("from-omb: exit %d\n%s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "kbench: note: producerRate 0:") {
+		t.Errorf("from-omb does not say where the plan differs from OMB:\n%s", stderr.String())
+	}
+	saved := filepath.Join(t.TempDir(), "from-omb.yaml")
+	if err := os.WriteFile(saved, stdout.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, stdout, stderr = consumerTestState()
+	if code := runKbench(t, st, "run", saved, "--dry-run"); code != exitOK {
+		t.Fatalf("the printed plan: exit %d\n%s", code, stderr.String())
+	}
+	if want := "1 scenario(s) × 2 repeat(s) against localhost:9092"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("the printed plan's dry run lacks %q:\n%s", want, stdout.String())
+	}
+}
+
+// TestOMBErrors: what kbench cannot run as written exits 2 with where and
+// why, before any broker is asked.
+func TestOMBErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	body, err := os.ReadFile(ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unknown := write("unknown.yaml", strings.Replace(string(body), "producerRate: 50000", "producerRates: 50000", 1))
+	pulsar := write("pulsar.yaml", "name: Pulsar\ndriverClass: io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver\nclient:\n  serviceUrl: pulsar://localhost:6650\n")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown field", []string{"run", unknown, "--omb-driver", ombDriver, "--dry-run"}, `unknown.yaml:24:1: unknown field "producerRates"; did you mean "producerRate"?`},
+		{"another system's driver", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--omb-driver", pulsar}, "pulsar.yaml:2:14: driverClass: io.openmessaging.benchmark.driver.pulsar.PulsarBenchmarkDriver is OMB's driver for Apache Pulsar"},
+		{"wrong type by --set", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--omb-driver", ombDriver, "--set", "producerRate=fast"}, `--set producerRate=fast: producerRate: "fast" is not a whole number`},
+		{"an OMB workload without its driver", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--dry-run"}, "is an OpenMessaging Benchmark workload: give its Kafka driver file with --omb-driver"},
+		{"from-omb without a driver", []string{"plan", "from-omb", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml"}, "plan from-omb: --omb-driver DRIVER.yaml is required"},
+		{"plan: unknown command", []string{"plan", "from-k6"}, `unknown command "from-k6" for 'kbench plan'`},
+	}
+	for _, tt := range tests {
+		st, _, stderr := consumerTestState()
+		if code := runKbench(t, st, tt.args...); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%s: exit %d, want 2 with %q:\n%s", tt.name, code, tt.want, stderr.String())
+		}
+	}
+}

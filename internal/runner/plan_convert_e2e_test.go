@@ -1,0 +1,71 @@
+package runner
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// A consume workload whose records carry kbench's send-time header
+// (send_time_header) reports its end-to-end latency in result.json beside
+// its counts: it measured it and dropped it, so an OpenMessaging Benchmark
+// workload's consumers had no end-to-end latency.
+func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                  string
+		kind                  Kind
+		fromHeader, fromStamp int64
+		wantE2E, wantConsumer bool
+		wantSource            string
+	}{
+		{"consume, stamped records", Consume, 3, 0, true, true, "header"},
+		{"consume, some stamped", Consume, 2, 1, true, true, "mixed"},
+		{"consume, timestamps only", Consume, 0, 3, false, true, ""},
+		{"end-to-end", EndToEnd, 3, 0, true, false, "header"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := measure.NewHistogram()
+			for _, us := range []int64{800, 1200, 2500} {
+				h.Record(us)
+			}
+			now := time.Now()
+			cons := &workload.ConsumerResult{Start: now, End: now.Add(time.Second), Records: 3, Latency: h,
+				FromHeader: tt.fromHeader, FromTimestamp: tt.fromStamp, Clients: 1}
+			out := &Outcome{Start: now, End: now.Add(time.Second)}
+			rw, err := workloadResult(out, WorkloadOutcome{Name: "w", Kind: tt.kind, Consumer: cons})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (rw.EndToEnd != nil) != tt.wantE2E || (rw.Consumer != nil) != tt.wantConsumer {
+				t.Fatalf("end-to-end %v, consumer %v; want %v, %v", rw.EndToEnd != nil, rw.Consumer != nil, tt.wantE2E, tt.wantConsumer)
+			}
+			if rw.EndToEnd != nil && (rw.EndToEnd.Count != 3 || rw.EndToEnd.Source != tt.wantSource || rw.EndToEnd.Max != 2500) {
+				t.Errorf("end-to-end count %d source %q max %d; want 3, %q, 2500", rw.EndToEnd.Count, rw.EndToEnd.Source, rw.EndToEnd.Max, tt.wantSource)
+			}
+		})
+	}
+}
+
+// TestWorkloadResultProducerTopic: a produce workload names its topic in
+// result.json also when the scenario has several; it named it only when
+// there was one, so an OpenMessaging Benchmark workload of ten topics could
+// not tell which topic each producer wrote.
+func TestWorkloadResultProducerTopic(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	out := &Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
+	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
+	rw, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: Produce, Producer: prod, ProduceTopic: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rw.Topic == nil || rw.Topic.Name != "b" || rw.Topic.Partitions != 4 {
+		t.Errorf("topic %+v, want b of 4 partitions", rw.Topic)
+	}
+}
