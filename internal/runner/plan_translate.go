@@ -354,7 +354,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
 	if hasProp(props, "delivery.timeout.ms") {
-		spec.Drain = pc.DeliveryTimeout // after duration: as long as the user asked
+		// After duration, and without an acknowledgement in a run of
+		// records: as long as the user asked.
+		spec.Drain, spec.Stall = pc.DeliveryTimeout, pc.DeliveryTimeout
 	}
 	spec.Abort = b.abort
 	b.observeProducer(w.Name, spec)

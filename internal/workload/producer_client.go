@@ -177,6 +177,8 @@ type producerClient struct {
 	// record it could not deliver.
 	drainMax  time.Duration
 	completed atomic.Int64 // promise worker: records whose promise ran
+	// ackedSeen is acked as of the last publish, for the stall watch.
+	ackedSeen atomic.Int64
 	// doneBytes is published from the promise worker's completedBytes at
 	// each publish: a lagging, never over-counting view for mayBeFull.
 	doneBytes atomic.Int64
@@ -552,6 +554,7 @@ func (c *producerClient) publish(now time.Duration) {
 		c.progress.Add(c.pending.Bytes)
 	}
 	c.window.AddStats(c.pending)
+	c.ackedSeen.Add(c.pending.Count)
 	c.steadyWindow.AddStats(c.steadyPending)
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)

@@ -18,6 +18,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	out.Failed = r.Failed
 	out.Unresolved = r.Unresolved
 	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
+	out.NotSent = r.NotSent
 	out.TargetRate = max(targetRate, 0)
 	out.LatencyFrom = "send"
 	if r.LatencyFromIntended {
