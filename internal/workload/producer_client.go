@@ -124,6 +124,14 @@ type producerClient struct {
 	tsMs    int64
 	topic   string
 	records int64 // this client's share; 0 = unlimited
+	// sendFor, in a timed run at a fixed rate or stages, is its duration:
+	// records due at or after it are not sent (the one due exactly at the
+	// end made a run of rate × duration send one record more). dueCap, at a
+	// fixed rate, is this client's share of the records due before it
+	// (load.DueBefore), so that the clients together send exactly those;
+	// -1 with stages.
+	sendFor time.Duration
+	dueCap  int64
 	// index and clients number the records across clients: this client's
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
@@ -261,6 +269,13 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 			return nil, fmt.Errorf("producer: %w", err)
 		}
 	}
+	c.dueCap = -1
+	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
+		c.sendFor = spec.Duration
+		if len(spec.Stages) == 0 {
+			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
+		}
+	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
 		c.maxBufRecords = v
 	}
@@ -332,6 +347,12 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		// Checking every record costs little next to Produce, and a timed run
 		// must stop on time even when each record blocks.
 		if sendCtx.Err() != nil {
+			return nil
+		}
+		if c.sendFor > 0 && (c.pacer.Due(i) >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
+			// Every record due within the duration is sent: sending ends
+			// with it, as it would have.
+			<-sendCtx.Done()
 			return nil
 		}
 		if intended {
