@@ -23,7 +23,6 @@ type row struct {
 
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2e, consume *result.Stats
 
-	errors          *int64
 	unstable, bound bool
 }
 
@@ -68,7 +67,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 			r.records, r.rate, r.mib = measured(&a.Records), measured(&a.RecordsPerSec), measured(&a.MiBPerSec)
 			r.p50, r.p95, r.p99, r.p999, r.maxMs = measured(&a.P50Ms), measured(&a.P95Ms), measured(&a.P99Ms), measured(&a.P999Ms), measured(&a.MaxMs)
 			r.e2e, r.consume = a.EndToEndP99Ms, a.ConsumeRecordsPerSec
-			r.errors, r.unstable, r.bound = &a.Errors, a.Unstable, a.GeneratorBound
+			r.unstable, r.bound = a.Unstable, a.GeneratorBound
 			out = append(out, r)
 			continue
 		}
@@ -92,7 +91,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 		if len(a.Producers) > 0 {
 			t.records, t.rate, t.mib = &a.Records, &a.RecordsPerSec, &a.MiBPerSec
 		}
-		t.consume, t.errors = a.ConsumeRecordsPerSec, &a.Errors
+		t.consume = a.ConsumeRecordsPerSec
 		t.unstable = a.Unstable && len(a.Producers) > 1
 		out = append(out, t)
 	}

@@ -20,7 +20,7 @@ import (
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound", "interrupted"}
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -48,12 +48,9 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 		if split {
 			row = append(row, r.workload)
 		}
-		errs := ""
-		switch {
-		case r.errors != nil:
-			errs = strconv.FormatInt(*r.errors, 10)
-		case !r.measured:
-			errs = strconv.Itoa(len(r.sc.Repeats)) // every repeat failed
+		failed := ""
+		if n, ok := failedRecords(r.sc, r.workload, r.total); ok {
+			failed = strconv.FormatInt(n, 10)
 		}
 		stdev := ""
 		if r.rate != nil {
@@ -68,7 +65,8 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			optNum(r.p50, 3), optNum(r.p95, 3), optNum(r.p99, 3), optNum(r.p999, 3), optNum(r.maxMs, 3),
 			optNum(r.e2e, 3),
 			optNum(r.consume, 1),
-			errs,
+			failed,
+			strconv.Itoa(failedRepeats(r.sc)),
 			strconv.FormatBool(r.bound),
 			strconv.FormatBool(r.interrupted),
 		)
@@ -78,6 +76,32 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// failedRecords is how many records a scenario's producers failed over
+// all its repeats, failed and interrupted ones too: the workload's own on
+// its row, every workload's on the scenario's only row or its total row.
+// ok is false when no repeat had a producer to fail any.
+func failedRecords(sc *result.Scenario, workload string, total bool) (n int64, ok bool) {
+	for _, rep := range sc.Repeats {
+		for _, w := range rep.Workloads {
+			if w.Producer != nil && (total || workload == "" || w.Name == workload) {
+				n, ok = n+w.Producer.Failed, true
+			}
+		}
+	}
+	return n, ok
+}
+
+// failedRepeats is how many of a scenario's repeats failed.
+func failedRepeats(sc *result.Scenario) int {
+	n := 0
+	for _, rep := range sc.Repeats {
+		if rep.Status == result.StatusFailed {
+			n++
+		}
+	}
+	return n
 }
 
 func paramValue(sc result.Scenario, name string) string {

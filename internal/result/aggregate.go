@@ -17,7 +17,7 @@ func AggregateScenario(sc *Scenario) error {
 	for _, rep := range sc.Repeats {
 		for _, w := range rep.Workloads {
 			if w.Producer != nil {
-				agg.Errors += w.Producer.Failed
+				agg.FailedRecords += w.Producer.Failed
 			}
 		}
 		switch rep.Status {
@@ -25,12 +25,13 @@ func AggregateScenario(sc *Scenario) error {
 			ok = append(ok, rep)
 			continue
 		case StatusFailed:
-			agg.Errors++
+			agg.FailedRepeats++
 		case StatusInterrupted:
 			interrupted = append(interrupted, rep)
 		}
 		agg.LeftOut++
 	}
+	agg.Errors = agg.FailedRecords + int64(agg.FailedRepeats)
 	sc.Aggregate, sc.Interrupted = nil, nil
 	from, to := ok, &sc.Aggregate
 	if len(ok) == 0 {

@@ -285,9 +285,13 @@ type Aggregate struct {
 	Consumers            []string `json:"consumers,omitempty"`
 	ConsumeRecordsPerSec *Stats   `json:"consume_records_per_sec,omitempty"`
 	SetupSeconds         Stats    `json:"setup_seconds"`
-	// Errors counts failed records over all repeats, and repeats that
-	// failed.
-	Errors int64 `json:"errors"`
+	// FailedRecords counts the records the producers failed over all
+	// repeats (failed and interrupted ones too); FailedRepeats, the
+	// repeats that failed. Errors is their sum, what thresholds and
+	// compare judge as "errors".
+	FailedRecords int64 `json:"failed_records"`
+	FailedRepeats int   `json:"failed_repeats"`
+	Errors        int64 `json:"errors"`
 	// Unstable: records/s varied by more than UnstableCV between repeats.
 	Unstable         bool     `json:"unstable"`
 	GeneratorBound   bool     `json:"generator_bound"`
