@@ -283,7 +283,7 @@ func summarize(doc *result.Document) (*summary, error) {
 		}
 	}
 	sum.Footnotes = append(sum.Footnotes, "Each figure is the mean ± the standard deviation over the repeats that ended ok. "+
-		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
+		"Records/s and MB/s add up the producing workloads of a repeat, when they ran at the same time (phases run one after the other get no total rate); MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
 		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.")
 	if hasWarmup(run) {
 		sum.Footnotes = append(sum.Footnotes, "Figures exclude the warm-up: records/s, MB/s and latency count the records acknowledged after steady state began "+
