@@ -29,7 +29,7 @@ type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
 	seed     uint64
-	stall    func(workload.Stall)
+	stall    func(workload string, s workload.Stall)
 	observer Observer
 	abort    context.Context // PlanOptions.Abort
 	warnings []string
@@ -332,7 +332,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		KeySource:      keySrc,
 		HeaderSources:  headerSrcs,
 		Warmup:         w.WarmupRecords,
-		OnStall:        b.stall,
+		OnStall:        b.stallOf(w.Name),
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
 		Keys:           keys,
@@ -361,6 +361,14 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	spec.Abort = b.abort
 	b.observeProducer(w.Name, spec)
 	return spec, settings, nil
+}
+
+// stallOf is the stall reporter of the named workload (nil: none).
+func (b *build) stallOf(name string) func(workload.Stall) {
+	if b.stall == nil {
+		return nil
+	}
+	return func(s workload.Stall) { b.stall(name, s) }
 }
 
 // valuesOf is the record source of a workload's message: random values of
