@@ -179,6 +179,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			}
 			var rep result.Repeat
 			sc := reseeded(built[i], r)
+			sc.OnEnded = endedOf(opt.Observer)
 			watched := sc
 			watched.failFast = true // no planned fault: a cluster that stops answering ends the repeat
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {
