@@ -271,6 +271,9 @@ func summarize(doc *result.Document) (*summary, error) {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Catch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.",
 						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs))
 				}
+				if w.Producer != nil {
+					sum.Notes = append(sum.Notes, plateauNotes(sc.Name, rep.Index, w.Name, w.Producer.Plateaus)...)
+				}
 				if m := w.MaxRate; m != nil {
 					rate := "no probed rate kept it"
 					if m.Rate > 0 {
@@ -306,6 +309,19 @@ func summarize(doc *result.Document) (*summary, error) {
 			"The total row adds up the records/s and MB/s of the producing workloads and the consumed/s of the consume workloads it names.")
 	}
 	return sum, nil
+}
+
+// plateauNotes says what a ramp of virtual users measured on each plateau,
+// with Little's law's check.
+func plateauNotes(scenario string, repeat int, workload string, pls []result.Plateau) []string {
+	var out []string
+	for _, p := range pls {
+		out = append(out, fmt.Sprintf("Plateau of %d virtual users (%s, repeat %d, %s), %.0f–%.0f s: %.0f records/s, p50 %.2f ms, p99 %.2f ms; "+
+			"Little's law: %.0f records/s × %.2f ms mean latency = %.2f users busy of %d (%.0f%%; the time between an acknowledgement and a user's next send is not latency).",
+			p.VUs, scenario, repeat, workload, p.FromSeconds, p.ToSeconds, p.RecordsPerSec, p.P50Ms, p.P99Ms,
+			p.RecordsPerSec, p.MeanMs, p.LittleUsers, p.VUs, 100*p.LittleRatio))
+	}
+	return out
 }
 
 // hasWarmup reports whether any producing workload of the run had a

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,5 +72,29 @@ func TestSummaryCSVFailedColumns(t *testing.T) {
 	}
 	if _, ok := col["errors"]; ok {
 		t.Error(`summary.csv still has the ambiguous "errors" column`)
+	}
+}
+
+// TestSummaryPlateauNotes: regression: a ramp of virtual users had no
+// per-plateau figures in summary.md; each plateau now has a line with its
+// users, records/s, p50/p99 and Little's law's check.
+func TestSummaryPlateauNotes(t *testing.T) {
+	t.Parallel()
+	lat := latency(t, 1000, 2000)
+	w := result.Workload{Name: "users", Type: "produce", Producer: &result.Producer{Records: 1000, RecordsPerSec: 100, Latency: lat,
+		Plateaus: []result.Plateau{{VUs: 8, FromSeconds: 6, ToSeconds: 10, Records: 4000, RecordsPerSec: 1000, P50Ms: 7.5, P99Ms: 12, MeanMs: 7.8, LittleUsers: 7.8, LittleRatio: 0.975}}}}
+	sc := result.Scenario{Index: 1, Name: "ramp", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK, StartedAt: time.Unix(0, 0).UTC(), EndedAt: time.Unix(10, 0).UTC(), Workloads: []result.Workload{w}}}}
+	if err := result.AggregateScenario(&sc); err != nil {
+		t.Fatal(err)
+	}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
+	doc.Plan = &result.PlanRun{Name: "p", Repeat: 1, Scenarios: []result.Scenario{sc}}
+	var buf bytes.Buffer
+	if err := WriteSummaryMarkdown(&buf, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "Plateau of 8 virtual users (ramp, repeat 1, users), 6–10 s: 1000 records/s, p50 7.50 ms, p99 12.00 ms; Little's law: 1000 records/s × 7.80 ms mean latency = 7.80 users busy of 8 (98%"
+	if !strings.Contains(buf.String(), want) {
+		t.Fatalf("summary.md lacks %q:\n%s", want, buf.String())
 	}
 }

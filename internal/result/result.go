@@ -125,6 +125,30 @@ type Producer struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// Transactions is what a transactional producer's commits did.
 	Transactions *Transactions `json:"transactions,omitempty"`
+	// Plateaus are a ramp of virtual users' stretches of a constant
+	// count, each with its own figures.
+	Plateaus []Plateau `json:"plateaus,omitempty"`
+}
+
+// Plateau is what a ramp of virtual users measured while it held VUs
+// users, from FromSeconds to ToSeconds after the workload's start: the
+// records sent within it and acknowledged, their rate over its length and
+// their publish latency. LittleUsers is Little's law's check: records/s ×
+// mean latency, the users busy on average; a little under VUs, since a
+// user's time between an acknowledgement and its next send is not
+// latency (LittleRatio = LittleUsers ÷ VUs).
+type Plateau struct {
+	VUs           int     `json:"vus"`
+	FromSeconds   float64 `json:"from_seconds"`
+	ToSeconds     float64 `json:"to_seconds"`
+	Records       int64   `json:"records"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	P50Ms         float64 `json:"p50_ms"`
+	P99Ms         float64 `json:"p99_ms"`
+	MeanMs        float64 `json:"mean_ms"`
+	LittleUsers   float64 `json:"little_users"`
+	LittleRatio   float64 `json:"little_ratio"`
+	Latency       Latency `json:"latency"`
 }
 
 // Transactions counts a transactional producer's transactions; the

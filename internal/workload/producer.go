@@ -222,6 +222,9 @@ type ProducerResult struct {
 	// were never handed to the client: the run ended first (its stall
 	// bound, Ctrl-C, a failed commit).
 	NotSent int64
+	// Plateaus are a ramp of virtual users' stretches of a constant count
+	// (nil without a ramp).
+	Plateaus []PlateauResult
 }
 
 // TransactionResult counts a run's transactions; Commit is the commit
@@ -454,6 +457,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			res.NotSent += max(c.records-c.produced, 0)
 		}
 	}
+	res.Plateaus = mergePlateaus(clients)
 	// Steady state is reported once a steady record was acknowledged.
 	if at, ok := clients[0].warm.at(end); ok && res.Steady.Acked > 0 {
 		res.Steady.Start = start.Add(at)

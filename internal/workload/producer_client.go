@@ -222,6 +222,7 @@ type producerClient struct {
 	unresolvedWait time.Duration
 	errs           measure.ErrorCounts
 	seenErr        map[string]bool
+	plateaus       *plateaus // a ramp of virtual users: per plateau (nil otherwise)
 }
 
 func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
@@ -234,6 +235,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		progress:    spec.Progress,
 		vus:         int(share(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
+		plateaus:    newPlateaus(spec.VURamp),
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
 		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
@@ -547,6 +549,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
+	if c.plateaus != nil {
+		c.plateaus.add(sl.sent, size, lat)
+	}
 	if c.warm != nil && c.warm.steady(now) {
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
