@@ -132,6 +132,13 @@ type producerClient struct {
 	// -1 with stages.
 	sendFor time.Duration
 	dueCap  int64
+	// pauses watches kbench's own pauses; shift is how long they have
+	// lasted so far: a fixed-rate schedule moves on by it, so records due
+	// while kbench did not run are not sent in a burst afterwards, nor
+	// counted as the cluster's latency. A timed run leaves the last ones
+	// unsent (NotSent). Send goroutine.
+	pauses *measure.PauseWatch
+	shift  time.Duration
 	// index and clients number the records across clients: this client's
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
@@ -302,7 +309,7 @@ func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
 	c.sendEnd = time.Since(c.start)
 	if !c.pacer.Unlimited() && !c.closed {
-		c.behindEnd = max(c.sendEnd-c.pacer.Due(c.produced), 0)
+		c.behindEnd = max(c.sendEnd-c.shift-c.pacer.Due(c.produced), 0)
 	}
 	switch {
 	case sendErr != nil:
@@ -343,7 +350,6 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		c.sendVUs(ctx, sendCtx, c.vus)
 		return nil
 	}
-	start := c.start
 	intended := !c.pacer.Unlimited()
 	for i := int64(0); c.records == 0 || i < c.records; i++ {
 		// Checking every record costs little next to Produce, and a timed run
@@ -351,16 +357,8 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		if sendCtx.Err() != nil {
 			return nil
 		}
-		if c.sendFor > 0 && (c.pacer.Due(i) >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
-			// Every record due within the duration is sent: sending ends
-			// with it, as it would have.
-			<-sendCtx.Done()
+		if intended && !c.waitDue(sendCtx, i) {
 			return nil
-		}
-		if intended {
-			if err := c.pacer.Wait(sendCtx, i, time.Since(start)); err != nil {
-				return nil
-			}
 		}
 		if c.tx.on() && !c.tx.open() {
 			if err := c.begin(); err != nil {
@@ -388,6 +386,34 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 	return nil
 }
 
+// waitDue waits until record i is due on the schedule moved on by
+// kbench's pauses; false when sending ends first. Every record due within
+// a timed run's duration is sent; past it, sending ends with the
+// duration, as it would have.
+func (c *producerClient) waitDue(sendCtx context.Context, i int64) bool {
+	for {
+		now := time.Since(c.start)
+		if c.pauses != nil {
+			c.shift = max(c.shift, c.pauses.Paused(c.start.Add(now)))
+		}
+		due := c.pacer.Due(i) + c.shift
+		if c.sendFor > 0 && (due >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
+			<-sendCtx.Done()
+			return false
+		}
+		if due-now < minPacerSleep {
+			return true // due, or within the pacer's burst
+		}
+		if err := c.pacer.Wait(sendCtx, i, now-c.shift); err != nil {
+			return false
+		}
+		// Slept: look again, kbench may have paused meanwhile.
+	}
+}
+
+// minPacerSleep is load.Pacer's burst: records due within it go at once.
+const minPacerSleep = time.Millisecond
+
 // prepare fills record i: all of kbench's per-record work before Produce
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
@@ -405,7 +431,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	// monotonic clock read; the record's Kafka timestamp derives from it.
 	sl.sent = time.Since(c.start)
 	if intended {
-		due := c.pacer.Due(i)
+		due := c.pacer.Due(i) + c.shift
 		if late := sl.sent - due; late > c.behindMax {
 			c.behindMax = late
 		}
