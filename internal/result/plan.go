@@ -95,7 +95,10 @@ type Repeat struct {
 	Verification []Verification `json:"verification,omitempty"`
 }
 
-// Fault is one fault of a repeat. Times are from the scenario's start;
+// Fault is one fault of a repeat. AtSeconds is from the workloads' start
+// (after the topics were prepared, just before the first send: the plan's
+// at: counts from there; the report's tables and charts count from the
+// first send, using Time);
 // the measured times are nil when not measured (the action neither takes
 // a broker away nor brings one back, or it led no partition).
 type Fault struct {
