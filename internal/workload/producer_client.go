@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -396,7 +397,10 @@ func (c *producerClient) waitDue(sendCtx context.Context, i int64) bool {
 		if c.pauses != nil {
 			c.shift = max(c.shift, c.pauses.Paused(c.start.Add(now)))
 		}
-		due := c.pacer.Due(i) + c.shift
+		due := c.pacer.Due(i)
+		if due < math.MaxInt64-c.shift { // past the last stage: never due
+			due += c.shift
+		}
 		if c.sendFor > 0 && (due >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
 			<-sendCtx.Done()
 			return false
