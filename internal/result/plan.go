@@ -296,8 +296,8 @@ type Aggregate struct {
 	SetupSeconds         Stats    `json:"setup_seconds"`
 	// FailedRecords counts the records the producers failed over all
 	// repeats (failed and interrupted ones too); FailedRepeats, the
-	// repeats that failed. Errors is their sum, what thresholds and
-	// compare judge as "errors".
+	// repeats that failed. Errors is their sum, what compare judges as
+	// "errors" (a plan's thresholds count a workload's own failures).
 	FailedRecords int64 `json:"failed_records"`
 	FailedRepeats int   `json:"failed_repeats"`
 	Errors        int64 `json:"errors"`
