@@ -21,14 +21,20 @@ func TestLivePlainRateOverItsWindow(t *testing.T) {
 		v := newView(&out, false, 1, 1, PlainEvery)
 		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
 			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}}})
+		// Intervals end half-way between the view's ticks (every second):
+		// an interval and a tick at one instant would run in either order.
+		time.Sleep(time.Second / 2)
 		for i := range 10 {
-			time.Sleep(time.Second)
+			if i > 0 {
+				time.Sleep(time.Second)
+			}
 			n := int64(1000)
 			if i == 9 {
 				n = 100 // the last second before the line dips
 			}
 			v.ProducerInterval("writer", workload.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: n, Bytes: n}})
 		}
+		time.Sleep(time.Second) // the tick at 10 s prints the lines
 		v.Close()
 		if got := lastLine(out.String(), "writer"); !strings.Contains(got, "writer: 910 records/s, 0.00 MB/s over the last 10s") {
 			t.Fatalf("line %q: want the rate over the 10 s since the last lines\n%s", got, out.String())

@@ -89,8 +89,10 @@ type workloadState struct {
 	// begun: an interval arrived (the workload started); done: it ended.
 	begun, done bool
 	// win is what completed since plain output's last lines: their rate
-	// is over it, not over the last interval.
-	win span
+	// is over it, not over the last interval. shownWin is the window the
+	// last lines showed: a short final interval folds into it, as it folds
+	// into the previous interval everywhere else.
+	win, shownWin span
 }
 
 // span is records and bytes over a stretch of time.
@@ -423,7 +425,7 @@ func (v *View) ProducerInterval(name string, iv workload.Interval) {
 	now := time.Now()
 	w.records += iv.Count
 	w.begun = true
-	w.win = w.win.add(span{iv.Count, iv.Bytes, iv.Length})
+	w.addWin(span{iv.Count, iv.Bytes, iv.Length}, iv.Folded)
 	w.show(span{iv.Count, iv.Bytes, iv.Length}, iv.Folded, iv.Final, now)
 	if iv.Count > 0 {
 		w.p99Ms = float64(iv.P99Us) / 1000
@@ -477,7 +479,7 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 	}
 	w.records += iv.Records
 	w.begun = true
-	w.win = w.win.add(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)})
+	w.addWin(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)}, iv.Folded)
 	w.show(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)}, iv.Folded, iv.Final, time.Now())
 	v.plain()
 }
@@ -525,13 +527,24 @@ func (v *View) plain() {
 	for _, w := range v.wl {
 		fmt.Fprintf(v.out, "%s: %s\n", where, w.line(now, &w.win))
 		if w.win.length >= measure.MinRateSpan {
-			w.win = span{} // shown; a shorter one is shown with what follows
+			w.shownWin, w.win = w.win, span{} // shown; a shorter one is shown with what follows
 		}
 	}
 	if left, known := v.left(); known {
 		frac, _ := v.fraction()
 		fmt.Fprintf(v.out, "%s: %.0f%% of the plan done, about %s left\n", where, 100*frac, left.Round(time.Second))
 	}
+}
+
+// addWin adds an interval to plain output's window. A folded interval
+// (a final one shorter than half an interval) arriving just after lines
+// were printed joins the window those lines showed rather than standing
+// alone.
+func (w *workloadState) addWin(s span, folded bool) {
+	if folded && w.win.length == 0 {
+		w.win = w.shownWin
+	}
+	w.win = w.win.add(s)
 }
 
 // roundSpan rounds a window's length for display: whole seconds from 1 s.
