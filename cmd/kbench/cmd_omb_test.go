@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
@@ -47,7 +48,8 @@ func TestOMBWorkloads(t *testing.T) {
 			out := t.TempDir()
 			var stdout, stderr syncBuffer
 			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-			args := []string{"run", tt.file, "--omb-driver", ombDriver, "--out", out}
+			extra := filepath.Join(t.TempDir(), "omb.json")
+			args := []string{"run", tt.file, "--omb-driver", ombDriver, "--out", out, "--omb-result", extra}
 			for _, s := range append(append([]string(nil), common...), tt.sets...) {
 				args = append(args, "--set", s)
 			}
@@ -65,7 +67,7 @@ func TestOMBWorkloads(t *testing.T) {
 			if len(rep.Workloads) != tt.topics*(1+tt.subs) {
 				t.Fatalf("%d workloads, want %d", len(rep.Workloads), tt.topics*(1+tt.subs))
 			}
-			written := map[string]int64{}
+			written, held := map[string]int64{}, map[string]int64{}
 			for _, w := range rep.Workloads {
 				if w.Type == "produce" {
 					if w.Producer == nil || w.Topic == nil || w.Producer.Records == 0 || w.Producer.Clients != tt.producers {
@@ -78,12 +80,12 @@ func TestOMBWorkloads(t *testing.T) {
 				if w.Type != "consume" {
 					continue
 				}
-				held := endOffsetSum(t, bootstrap, w.Topic.Name)
-				if held != written[w.Topic.Name] {
-					t.Errorf("topic %s holds %d records; its producers acknowledged %d", w.Topic.Name, held, written[w.Topic.Name])
+				held[w.Topic.Name] = endOffsetSum(t, bootstrap, w.Topic.Name)
+				if held[w.Topic.Name] != written[w.Topic.Name] {
+					t.Errorf("topic %s holds %d records; its producers acknowledged %d", w.Topic.Name, held[w.Topic.Name], written[w.Topic.Name])
 				}
-				if w.Consumer == nil || w.Consumer.Records != held {
-					t.Errorf("subscription %s read %v records of the %d its topic holds", w.Name, w.Consumer, held)
+				if w.Consumer == nil || w.Consumer.Records != held[w.Topic.Name] {
+					t.Errorf("subscription %s read %v records of the %d its topic holds", w.Name, w.Consumer, held[w.Topic.Name])
 				}
 				if !regexp.MustCompile(`^sub-000-[A-Za-z0-9_-]{7}$`).MatchString(w.Name) || !strings.HasPrefix(w.Topic.Name, "test-topic-") {
 					t.Errorf("subscription %s of topic %s: not OMB's names", w.Name, w.Topic.Name)
@@ -98,7 +100,16 @@ func TestOMBWorkloads(t *testing.T) {
 			if _, bySize := topicRecords(t, bootstrap, rep.Workloads[0].Topic.Name); len(bySize) != 1 || bySize[tt.wantValueSize] == 0 {
 				t.Errorf("values by size %v, want all of %d bytes", bySize, tt.wantValueSize)
 			}
-			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml"} {
+			sets := append(append([]string(nil), common...), tt.sets...)
+			src, err := plan.LoadOMB(tt.file, ombDriver, sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOMBResult(t, out, doc, held, src.Plan.OMB)
+			if a, b := readFile(t, extra), readFile(t, filepath.Join(out, "omb-result.json")); a != b {
+				t.Errorf("--omb-result wrote another file than omb-result.json")
+			}
+			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml", "omb-result.json"} {
 				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 					t.Errorf("%s: %v", f, err)
 				}
@@ -183,6 +194,8 @@ func TestOMBErrors(t *testing.T) {
 		{"an OMB workload without its driver", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--dry-run"}, "is an OpenMessaging Benchmark workload: give its Kafka driver file with --omb-driver"},
 		{"from-omb without a driver", []string{"plan", "from-omb", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml"}, "plan from-omb: --omb-driver DRIVER.yaml is required"},
 		{"plan: unknown command", []string{"plan", "from-k6"}, `unknown command "from-k6" for 'kbench plan'`},
+		{"--omb-result of a kbench plan", []string{"run", "../../examples/max-rate.yaml", "--omb-result", filepath.Join(dir, "r.json"), "--dry-run"}, "--omb-result " + filepath.Join(dir, "r.json") + " needs --omb-driver"},
+		{"--omb-result in a missing folder", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--omb-driver", ombDriver, "--set", "cluster.bootstrap=127.0.0.1:1", "--out", filepath.Join(dir, "out"), "--omb-result", filepath.Join(dir, "no", "r.json")}, "--omb-result " + filepath.Join(dir, "no", "r.json") + ": cannot write there"},
 	}
 	for _, tt := range tests {
 		st, _, stderr := consumerTestState()

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/ombresult"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+)
+
+// checkOMBResult checks a run's omb-result.json against its result.json
+// and the topics' offsets (held: records in each topic): every record
+// acknowledged and read is in one period or in the warm-up, and the
+// aggregated percentiles are kbench's histograms' in OMB's milliseconds.
+// src is the OMB files loaded again (topic and subscription names are
+// random per translation: the repeat's are used).
+func checkOMBResult(t *testing.T, out string, doc *result.Document, held map[string]int64, src *plan.OMBSource) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, ombresult.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatalf("omb-result.json: %v", err)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	run := ombRun(src)
+	run.Producers, run.Consumers = workloadsOf(rep)
+	built, err := ombresult.Build(rep, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(built.JSON(), b) {
+		t.Errorf("omb-result.json is not OMB's result of result.json:\n%s\nwant\n%s", b, built.JSON())
+	}
+	rates := func(name string) []float64 {
+		var out []float64
+		for _, v := range file[name].([]any) {
+			out = append(out, v.(float64))
+		}
+		return out
+	}
+	count := func(rs []float64) (n int64) {
+		for i, r := range rs {
+			n += int64(math.Round(r * built.PeriodSeconds[i]))
+		}
+		return n
+	}
+	var acked, read, warmAcked, warmRead, offsets int64
+	testStart := time.Time{}
+	for _, w := range rep.Workloads {
+		if w.Producer != nil && len(w.Producer.Intervals) > 0 {
+			if s := w.Producer.Intervals[0].Start; testStart.IsZero() || s.Before(testStart) {
+				testStart = s
+			}
+		}
+	}
+	testStart = testStart.Add(run.Warmup)
+	inWarmup := func(iv result.Interval) bool {
+		return iv.Start.Add(time.Duration(iv.Seconds * float64(time.Second) / 2)).Before(testStart)
+	}
+	for _, w := range rep.Workloads {
+		switch {
+		case w.Producer != nil:
+			acked += w.Producer.Records
+			offsets += held[w.Topic.Name]
+			for _, iv := range w.Producer.Intervals {
+				if inWarmup(iv) {
+					warmAcked += iv.Records
+				}
+			}
+		case w.Consumer != nil:
+			read += w.Consumer.Records
+			for _, iv := range w.Consumer.Intervals {
+				if inWarmup(iv) {
+					warmRead += iv.Records
+				}
+			}
+		}
+	}
+	if got := count(rates("publishRate")) + warmAcked; got != acked || acked != offsets {
+		t.Errorf("publishRate counts %d records (with the warm-up's %d); result.json %d, the topics' offsets %d", got, warmAcked, acked, offsets)
+	}
+	if got := count(rates("consumeRate")) + warmRead; got != read {
+		t.Errorf("consumeRate counts %d records (with the warm-up's %d); result.json %d", got, warmRead, read)
+	}
+	checkOMBLatency(t, file, rep)
+	for i, bl := range rates("backlog") {
+		if bl < 0 || (i == len(rates("backlog"))-1 && bl != 0) {
+			t.Errorf("backlog %v: the last period must end with every record read", rates("backlog"))
+		}
+	}
+}
+
+// workloadsOf names a repeat's produce and consume workloads.
+func workloadsOf(rep result.Repeat) (producers, consumers []string) {
+	for _, w := range rep.Workloads {
+		switch w.Type {
+		case "produce":
+			producers = append(producers, w.Name)
+		case "consume":
+			consumers = append(consumers, w.Name)
+		}
+	}
+	return producers, consumers
+}
+
+// checkOMBLatency: the aggregated publish and end-to-end figures are the
+// percentiles result.json gives (µs) in OMB's milliseconds, where one
+// workload measured each.
+func checkOMBLatency(t *testing.T, file map[string]any, rep result.Repeat) {
+	t.Helper()
+	var pub, e2e []*result.Latency
+	for _, w := range rep.Workloads {
+		if w.Producer != nil {
+			l := &w.Producer.Latency
+			if w.Producer.SteadyState != nil {
+				l = &w.Producer.SteadyState.Latency
+			}
+			pub = append(pub, l)
+		}
+		if w.EndToEnd != nil {
+			e2e = append(e2e, w.EndToEnd)
+		}
+	}
+	for _, c := range []struct {
+		prefix string
+		lats   []*result.Latency
+	}{{"aggregatedPublishLatency", pub}, {"aggregatedEndToEndLatency", e2e}} {
+		if len(c.lats) != 1 {
+			continue
+		}
+		l := c.lats[0]
+		for suffix, us := range map[string]int64{"50pct": l.P50, "95pct": l.P95, "99pct": l.P99, "999pct": l.P999, "9999pct": l.P9999, "Max": l.Max} {
+			got, _ := file[c.prefix+suffix].(float64)
+			if math.Abs(got*1000-float64(us)) > 1e-6 {
+				t.Errorf("%s%s = %v ms, result.json %d µs", c.prefix, suffix, got, us)
+			}
+		}
+		if got, _ := file[c.prefix+"Avg"].(float64); math.Abs(got*1000-l.Mean) > 1e-6 {
+			t.Errorf("%sAvg = %v ms, result.json %v µs", c.prefix, got, l.Mean)
+		}
+	}
+}
