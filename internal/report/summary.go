@@ -244,6 +244,7 @@ func summarize(doc *result.Document) (*summary, error) {
 					if c.DrainSeconds > 0 {
 						drain = fmt.Sprintf("read the backlog of %d records in %.1f s (%.0f records/s)", c.Records, c.DrainSeconds, c.RecordsPerSec)
 					}
+					drain += drainOfPartitions(c)
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Catch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.",
 						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs))
 				}
@@ -366,4 +367,17 @@ func WriteAll(dir string, doc *result.Document) error {
 		}
 	}
 	return nil
+}
+
+// drainOfPartitions says, for a catch-up read of several partitions, when
+// the last one caught up: drain_seconds is the first's.
+func drainOfPartitions(c *result.CatchUp) string {
+	switch {
+	case c.Partitions <= 1 || c.DrainSeconds == 0:
+		return ""
+	case c.LastDrainSeconds > 0:
+		return fmt.Sprintf(" in its first partition; all %d partitions in %.1f s (%d records)", c.Partitions, c.LastDrainSeconds, c.LastRecords)
+	default:
+		return fmt.Sprintf(" in its first partition; only %d of its %d partitions ever caught up", c.PartitionsCaughtUp, c.Partitions)
+	}
 }

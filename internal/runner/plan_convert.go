@@ -129,7 +129,9 @@ func judgeRate(g *result.Generator, p *workload.ProducerResult) {
 // producers' latency over it from their interval series.
 func catchUpOf(out *Outcome, w WorkloadOutcome) *result.CatchUp {
 	c := w.Consumer
-	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds()}
+	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds(),
+		Partitions: c.Drain.Partitions, PartitionsCaughtUp: c.Drain.CaughtUp,
+		LastDrainSeconds: c.Drain.Last.Seconds(), LastRecords: c.Drain.LastRecords}
 	if c.CaughtUp <= 0 {
 		cu.Records = c.Records
 		return cu

@@ -40,6 +40,9 @@ type consumerClient struct {
 	errs                               measure.ErrorCounts
 	seenErr                            map[string]bool
 	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	// drained are the partitions that returned a record sent after the
+	// start (poll loop; consumer_drain.go).
+	drained map[topicPartition]partitionCatchUp
 }
 
 type topicPartition struct {
@@ -166,6 +169,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				}
 				left -= len(recs)
 				if c.latency {
+					startNs := c.cr.start.UnixNano()
+					tp := topicPartition{t.Topic, p.Partition}
+					_, drained := c.drained[tp] // once per partition's records, not per record
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
 						sent, header := sentNanos(r)
@@ -178,10 +184,13 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							c.backlog++
 							continue
 						}
-						if c.cr.caughtUp.Load() == 0 && sent >= c.cr.start.UnixNano() {
+						if !drained && sent >= startNs {
 							// The first record sent after the start: the backlog
-							// before it has been read.
-							if c.cr.caughtUp.CompareAndSwap(0, nowNs-c.cr.start.UnixNano()) {
+							// before it has been read, in this partition; the
+							// first of all partitions is caughtUp.
+							c.caughtUpAt(tp, nowNs)
+							drained = true
+							if c.cr.caughtUp.Load() == 0 && c.cr.caughtUp.CompareAndSwap(0, nowNs-startNs) {
 								c.cr.caughtUpRecords.Store(c.cr.consumed.Load())
 							}
 						}

@@ -40,10 +40,13 @@ type ConsumerResult struct {
 	CaughtUp time.Duration
 	// CaughtUpRecords is how many records had been read when it caught up.
 	CaughtUpRecords int64
-	Errors          map[string]int64
-	Intervals       []ConsumerInterval
-	Lag             []LagSample
-	Clients         int
+	// Drain is the catch-up partition by partition: CaughtUp is the first
+	// partition's, Drain.Last the last one's (with Latency).
+	Drain     Drain
+	Errors    map[string]int64
+	Intervals []ConsumerInterval
+	Lag       []LagSample
+	Clients   int
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
@@ -96,6 +99,9 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 			res.Rebalance = max(res.Rebalance, joined)
 			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
 		}
+	}
+	if r.spec.Latency {
+		res.Drain = drainOf(r.clients, r.topics)
 	}
 	if stableGen >= 0 {
 		res.Rebalances = int(max(maxGen-stableGen, 0))
