@@ -139,7 +139,7 @@ func TestOMBDryRunAndFromOMB(t *testing.T) {
 		"  driver.replicationFactor: 3\n      → replication: 3 on each topic",
 		"note: producerRate 0: OMB searches for the highest rate",
 		"OMB's own balanced-rate algorithm comes with kbench's OMB result writer",
-		"a rate search, 2 to 17 probes of 1m20s each",
+		"a rate search, 3 to 18 probes of 1m20s each",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, stdout.String())

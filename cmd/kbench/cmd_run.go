@@ -302,7 +302,7 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
 			total += est * time.Duration(p.Repeat)
 		} else if probe, ok := searchProbe(sc); ok {
-			line += fmt.Sprintf(": a rate search, 2 to %d probes of %s each", runner.MaxProbes+1, probe)
+			line += fmt.Sprintf(": a rate search, 3 to %d probes of %s each", runner.MaxProbes+2, probe)
 			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"

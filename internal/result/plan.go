@@ -343,6 +343,9 @@ type Probe struct {
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
 	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
 	GeneratorBound bool    `json:"generator_bound"`
+	// Warmup marks the search's first probe, at its start rate: it warms
+	// the cluster and is not judged.
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // CatchUp is a consume workload that started late (start_after) and read
