@@ -41,6 +41,8 @@ func TestOMBWorkloads(t *testing.T) {
 		{ombExamples + "/workloads/backlog-1-topic-16-partitions-1kb.yaml", []string{"producerRate=2000", "consumerBacklogSizeGB=3MiB"}, 1, 1, 1, true, 1024},
 		{"testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"producerRate=2000"}, 1, 1, 4, false, 1024},
 		{"testdata/omb/max-rate-10-topics-1-partition-1kb.yaml", []string{"producerRate=2000"}, 10, 1, 1, false, 1024},
+		// producerRate 0: OMB's balanced-rate search, over two control periods.
+		{ombExamples + "/workloads/max-rate-1-topic-100-partitions-1kb.yaml", []string{"testDurationMinutes=7s"}, 1, 1, 1, false, 1024},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
@@ -74,6 +76,9 @@ func TestOMBWorkloads(t *testing.T) {
 						t.Fatalf("workload %s: producer %+v", w.Name, w.Producer)
 					}
 					written[w.Topic.Name] = w.Producer.Records
+					if rs := w.Producer.BalancedRates; strings.Contains(tt.file, "max-rate-1-topic") && (len(rs) < 3 || rs[0].Rate != 10000) {
+						t.Errorf("workload %s: balanced rates %+v, want 10,000 records/s then one per control period", w.Name, rs)
+					}
 				}
 			}
 			for _, w := range rep.Workloads {
@@ -134,12 +139,11 @@ func TestOMBDryRunAndFromOMB(t *testing.T) {
 	}
 	for _, want := range []string{
 		"OpenMessaging Benchmark workload " + workload + " with the Kafka driver " + ombDriver + ":",
-		"  producerRate: 0\n      → rate: max, slo: {p99: 1s, start: 1k/s}",
+		"  producerRate: 0\n      → rate: balanced on each of the 1 topic(s)' produce workload",
 		"  testDurationMinutes: 20s (--set)\n",
 		"  driver.replicationFactor: 3\n      → replication: 3 on each topic",
-		"note: producerRate 0: OMB searches for the highest rate",
-		"OMB's own balanced-rate algorithm comes with kbench's OMB result writer",
-		"a rate search, 3 to 18 probes of 1m20s each",
+		"note: producerRate 0: OMB's balanced-rate search, as OMB runs it",
+		"scenario 1: max-rate-1-topic-100-partitions-1kb: about 1m20s per repeat",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, stdout.String())

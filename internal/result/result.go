@@ -98,18 +98,22 @@ type Producer struct {
 	// Unresolved of the failed records were cancelled, not refused (Ctrl-C,
 	// or the drain bound passed): their outcome is unknown. The longest
 	// wait any had reached is not in the latency.
-	Unresolved          int64            `json:"unresolved,omitempty"`
-	UnresolvedMaxWaitMs float64          `json:"unresolved_max_wait_ms,omitempty"`
-	DurationSeconds     float64          `json:"duration_seconds"`
-	RecordsPerSec       float64          `json:"records_per_sec"`
-	MiBPerSec           float64          `json:"mib_per_sec"`
-	TargetRate          float64          `json:"target_rate,omitempty"` // records/s; 0 when unlimited
-	LatencyFrom         string           `json:"latency_from"`          // "send" or "intended" (fixed rate)
-	Latency             Latency          `json:"latency"`               // publish latency: send → ack
-	SteadyState         *Producer        `json:"steady_state,omitempty"`
-	Errors              map[string]int64 `json:"errors,omitempty"`
-	Intervals           []Interval       `json:"intervals,omitempty"`
-	CPUSeconds          float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	Unresolved          int64   `json:"unresolved,omitempty"`
+	UnresolvedMaxWaitMs float64 `json:"unresolved_max_wait_ms,omitempty"`
+	DurationSeconds     float64 `json:"duration_seconds"`
+	RecordsPerSec       float64 `json:"records_per_sec"`
+	MiBPerSec           float64 `json:"mib_per_sec"`
+	TargetRate          float64 `json:"target_rate,omitempty"` // records/s; 0 when unlimited
+	// BalancedRates are the rates OMB's balanced-rate search (rate:
+	// balanced) set, every 3 s, over all its producers: where it started
+	// (10,000 records/s) and where it went.
+	BalancedRates []RatePoint      `json:"balanced_rates,omitempty"`
+	LatencyFrom   string           `json:"latency_from"` // "send" or "intended" (fixed rate)
+	Latency       Latency          `json:"latency"`      // publish latency: send → ack
+	SteadyState   *Producer        `json:"steady_state,omitempty"`
+	Errors        map[string]int64 `json:"errors,omitempty"`
+	Intervals     []Interval       `json:"intervals,omitempty"`
+	CPUSeconds    float64          `json:"cpu_seconds,omitempty"` // this process, user+system
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).
@@ -121,6 +125,12 @@ type Producer struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// Transactions is what a transactional producer's commits did.
 	Transactions *Transactions `json:"transactions,omitempty"`
+}
+
+// RatePoint is a rate (records/s) set ElapsedSeconds after the start.
+type RatePoint struct {
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Rate           float64 `json:"rate"`
 }
 
 // Transactions counts a transactional producer's transactions; the

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/load"
 )
 
 // ConsumerSpec describes a consumer workload: Clients consumers in a group
@@ -26,6 +27,9 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// Balance, when set, is told how many records the consumers read
+	// (OMB's balanced-rate search; see ProducerSpec.Balance).
+	Balance *load.Balance
 	// Latest starts directly assigned partitions at their end instead of
 	// their start. In a group the client options decide
 	// (auto.offset.reset through kafkaconf).

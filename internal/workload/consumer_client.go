@@ -214,6 +214,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		}
 	}
 	if take > 0 {
+		if b := c.cr.spec.Balance; b != nil {
+			b.Received(int64(take))
+		}
 		c.cr.taken(nowNs)
 		c.records += int64(take)
 		c.bytes += bytes

@@ -47,6 +47,10 @@ type ProducerSpec struct {
 	// as many as it says are active at each moment, split between the
 	// clients; the run should last its Duration.
 	VURamp *load.VURamp
+	// Balance, when set, replaces Rate with OMB's balanced-rate search
+	// (load.Balance, shared by every producer and consumer of the search):
+	// each client keeps its share of the Balance's rate as it moves.
+	Balance *load.Balance
 	// Rate is the total target in records per second; 0 or less is unlimited.
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).
@@ -197,7 +201,10 @@ type ProducerResult struct {
 	// summed over clients). SenderLag is how far behind their schedules
 	// the senders were when they stopped, less those waits: the lag that
 	// was their own (CPU, generating values), summed over clients.
-	TargetRate            float64
+	TargetRate float64
+	// Rates are the rates a balanced-rate search set (ProducerSpec.Balance),
+	// over all its producers, the start rate first.
+	Rates                 []load.RatePoint
 	BehindMax, BufferFull time.Duration
 	CommitWait, SenderLag time.Duration
 	// Transactions is what the transactions measured (nil without them).
@@ -296,7 +303,16 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		c.start = start
 		c.startNs = start.UnixNano()
 		c.ivHist = ivHist
+		if spec.Balance != nil {
+			c.pacer = load.NewBalancedPacer(spec.Balance, start)
+			c.balance = spec.Balance
+		}
 	}
+	stopBalance := func() {}
+	if spec.Balance != nil {
+		stopBalance = spec.Balance.Start(start)
+	}
+	defer stopBalance()
 	sendCtx := ctx
 	if spec.Duration > 0 {
 		var cancel context.CancelFunc
@@ -327,6 +343,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		}()
 	}
 	wg.Wait()
+	stopBalance() // sending has ended: no more rates to set
 	stopWatching()
 	// Every client has flushed, or its deadline passed: close them all at
 	// once and give the last promises closeGrace (none after an abort).
@@ -386,12 +403,15 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		Start:               start,
 		End:                 start.Add(end),
 		Latency:             measure.NewHistogram(),
-		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0,
+		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0 || spec.Balance != nil,
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),
 	}
 	res.TargetRate = max(spec.Rate, 0)
+	if spec.Balance != nil {
+		res.Rates = spec.Balance.Rates()
+	}
 	if spec.Warmup > 0 || spec.WarmupDuration > 0 {
 		res.Steady = &SteadyResult{Latency: measure.NewHistogram()}
 	}

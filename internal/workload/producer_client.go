@@ -143,6 +143,7 @@ type producerClient struct {
 	headers []kgo.RecordHeader
 	stamper SentStamper
 	tracker RecordTracker // nil unless the spec has a Tracker
+	balance *load.Balance // told what was acknowledged; nil unless the spec has one
 	// end is the client's deadline once sending stops (producer_end.go):
 	// records are produced with its context. closer closes the client
 	// once.
@@ -553,6 +554,9 @@ func (c *producerClient) publish(now time.Duration) {
 	}
 	c.window.AddStats(c.pending)
 	c.steadyWindow.AddStats(c.steadyPending)
+	if c.balance != nil {
+		c.balance.Published(c.pending.Count)
+	}
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)
 	}

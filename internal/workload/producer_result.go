@@ -19,6 +19,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	out.Unresolved = r.Unresolved
 	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
 	out.TargetRate = max(targetRate, 0)
+	for _, r := range r.Rates {
+		out.BalancedRates = append(out.BalancedRates, result.RatePoint{ElapsedSeconds: r.Elapsed.Seconds(), Rate: r.Rate})
+	}
 	out.LatencyFrom = "send"
 	if r.LatencyFromIntended {
 		out.LatencyFrom = "intended"
