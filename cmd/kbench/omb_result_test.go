@@ -120,11 +120,23 @@ func checkOMBLatency(t *testing.T, file map[string]any, rep result.Repeat) {
 	var pub, e2e []*result.Latency
 	for _, w := range rep.Workloads {
 		if w.Producer != nil {
-			l := &w.Producer.Latency
+			steady := w.Producer
 			if w.Producer.SteadyState != nil {
-				l = &w.Producer.SteadyState.Latency
+				steady = w.Producer.SteadyState
 			}
-			pub = append(pub, l)
+			pub = append(pub, &steady.Latency)
+			// On a schedule, every acknowledged record's send delay.
+			d := steady.PublishDelay
+			if d == nil || d.Count != steady.Latency.Count {
+				t.Fatalf("workload %s: publish delay %+v, want one per acknowledged record (%d)", w.Name, d, steady.Latency.Count)
+			}
+			if len(rep.Workloads) == 2 {
+				for suffix, us := range map[string]int64{"50pct": d.P50, "99pct": d.P99, "Max": d.Max} {
+					if got, _ := file["aggregatedPublishDelayLatency"+suffix].(float64); int64(got) != us {
+						t.Errorf("aggregatedPublishDelayLatency%s = %v µs, result.json %d µs", suffix, got, us)
+					}
+				}
+			}
 		}
 		if w.EndToEnd != nil {
 			e2e = append(e2e, w.EndToEnd)

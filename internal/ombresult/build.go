@@ -191,20 +191,29 @@ func upTo(prods []*result.Producer, cons []*result.Workload, t time.Time) (sent,
 }
 
 // aggregate fills the aggregated figures and quantile maps from the
-// workloads' histograms: the producers' after their warm-up (steady
-// state), the consumers' end-to-end latency.
+// workloads' histograms: the producers' publish latency and publish delay
+// after their warm-up (steady state), the consumers' end-to-end latency.
 func (r *TestResult) aggregate(prods []*result.Producer, cons []*result.Workload) error {
-	pub := measure.NewHistogram()
+	pub, delay := measure.NewHistogram(), measure.NewHistogram()
 	for _, p := range prods {
-		lat := &p.Latency
+		steady := p
 		if p.SteadyState != nil {
-			lat = &p.SteadyState.Latency
+			steady = p.SteadyState
 		}
-		h, err := lat.Decode()
+		h, err := steady.Latency.Decode()
 		if err != nil {
 			return fmt.Errorf("publish latency: %w", err)
 		}
 		pub.Merge(h)
+		// At an unlimited rate nothing is late: no delay, as OMB's
+		// figures of a producer on time (0).
+		if steady.PublishDelay != nil {
+			h, err := steady.PublishDelay.Decode()
+			if err != nil {
+				return fmt.Errorf("publish delay: %w", err)
+			}
+			delay.Merge(h)
+		}
 	}
 	e2e := measure.NewHistogram()
 	for _, c := range cons {
@@ -219,6 +228,8 @@ func (r *TestResult) aggregate(prods []*result.Producer, cons []*result.Workload
 	}
 	r.AggregatedPublish = figures(pub, inMs)
 	r.AggregatedPublishQuantiles = quantiles(pub, inMs)
+	r.AggregatedPublishDelay = figures(delay, inUs)
+	r.AggregatedPublishDelayQuantiles = quantiles(delay, inUs)
 	r.AggregatedEndToEnd = figures(e2e, inMs)
 	r.AggregatedEndToEndQuantiles = quantiles(e2e, inMs)
 	return nil

@@ -49,7 +49,7 @@ func testRun() Run {
 func TestBuildPeriods(t *testing.T) {
 	t.Parallel()
 	prod := &result.Producer{Records: 37 * 100, Intervals: series(t, t0, 37, func(int) int64 { return 100 }),
-		Latency: latency(t, 1000, 2000), SteadyState: &result.Producer{Latency: latency(t, 2000, 4000)}}
+		Latency: latency(t, 1000, 2000), SteadyState: &result.Producer{Latency: latency(t, 2000, 4000), PublishDelay: ptr(latency(t, 3, 5))}}
 	// The consumer reads 90 a second, then catches up in the last second.
 	cons := &result.Consumer{Intervals: series(t, t0, 37, func(i int) int64 {
 		if i == 36 {
@@ -95,6 +95,9 @@ func TestBuildPeriods(t *testing.T) {
 	if r.AggregatedPublish.P50 != 2 || r.AggregatedPublish.Max != 4 || r.AggregatedPublish.Avg != 3 {
 		t.Errorf("aggregated publish = %+v, want the steady state's (2 and 4 ms)", r.AggregatedPublish)
 	}
+	if d := r.AggregatedPublishDelay; d.Avg != 4 || d.P50 != 3 || d.Max != 5 {
+		t.Errorf("aggregated publish delay = %+v, want the steady state's in µs (3 and 5)", d)
+	}
 	if r.AggregatedEndToEnd.Avg != 7 || r.AggregatedEndToEnd.Max != 9 {
 		t.Errorf("aggregated end-to-end = %+v, want avg 7 ms, max 9 ms", r.AggregatedEndToEnd)
 	}
@@ -132,3 +135,5 @@ func TestBuildRefuses(t *testing.T) {
 		t.Error("a producer not in the repeat: no error")
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -48,6 +48,9 @@ func (d *Document) latencies(f func(path string, l *Latency)) {
 func producer(p *Producer, path string, f func(string, *Latency)) {
 	for ; p != nil; p, path = p.SteadyState, path+".steady_state" {
 		f(path+".latency", &p.Latency)
+		if p.PublishDelay != nil {
+			f(path+".publish_delay", p.PublishDelay)
+		}
 	}
 }
 

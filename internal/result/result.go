@@ -107,13 +107,19 @@ type Producer struct {
 	// BalancedRates are the rates OMB's balanced-rate search (rate:
 	// balanced) set, every 3 s, over all its producers: where it started
 	// (10,000 records/s) and where it went.
-	BalancedRates []RatePoint      `json:"balanced_rates,omitempty"`
-	LatencyFrom   string           `json:"latency_from"` // "send" or "intended" (fixed rate)
-	Latency       Latency          `json:"latency"`      // publish latency: send → ack
-	SteadyState   *Producer        `json:"steady_state,omitempty"`
-	Errors        map[string]int64 `json:"errors,omitempty"`
-	Intervals     []Interval       `json:"intervals,omitempty"`
-	CPUSeconds    float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	BalancedRates []RatePoint `json:"balanced_rates,omitempty"`
+	LatencyFrom   string      `json:"latency_from"` // "send" or "intended" (fixed rate)
+	Latency       Latency     `json:"latency"`      // publish latency: send → ack
+	// PublishDelay is, on a schedule (a fixed rate, stages, a balanced
+	// rate), how long after its intended send time each acknowledged
+	// record was handed to the client (µs): OMB's publishDelayLatency.
+	// Latency already counts it (from the intended time); absent at an
+	// unlimited rate.
+	PublishDelay *Latency         `json:"publish_delay,omitempty"`
+	SteadyState  *Producer        `json:"steady_state,omitempty"`
+	Errors       map[string]int64 `json:"errors,omitempty"`
+	Intervals    []Interval       `json:"intervals,omitempty"`
+	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).

@@ -186,6 +186,11 @@ type ProducerResult struct {
 	Bytes      int64 // acknowledged value bytes
 	Failed     int64
 	Latency    *measure.Histogram // microseconds
+	// SendDelay is, on a schedule (a rate, stages, a balanced rate), how
+	// long after its intended send time each acknowledged record was
+	// handed to the client, µs: OMB's publish delay. nil at an unlimited
+	// rate and with virtual users.
+	SendDelay *measure.Histogram
 	// LatencyFromIntended is true at a fixed rate, where latency is counted
 	// from each record's intended send time.
 	LatencyFromIntended bool
@@ -230,10 +235,11 @@ type TransactionResult struct {
 // SteadyResult is the part of a run after warmup: the records acknowledged
 // after Start, when the warm-up's last record completed (see warmup).
 type SteadyResult struct {
-	Start   time.Time
-	Acked   int64
-	Bytes   int64
-	Latency *measure.Histogram
+	Start     time.Time
+	Acked     int64
+	Bytes     int64
+	Latency   *measure.Histogram
+	SendDelay *measure.Histogram // nil at an unlimited rate
 }
 
 func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
@@ -306,6 +312,9 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		if spec.Balance != nil {
 			c.pacer = load.NewBalancedPacer(spec.Balance, start)
 			c.balance = spec.Balance
+		}
+		if !c.pacer.Unlimited() && !c.closed {
+			c.delay, c.steadyDelay = measure.NewHistogram(), measure.NewHistogram()
 		}
 	}
 	stopBalance := func() {}
@@ -423,6 +432,12 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		res.Bytes += c.bytes
 		res.Failed += c.failed
 		res.Latency.Merge(c.hist)
+		if c.delay != nil {
+			if res.SendDelay == nil {
+				res.SendDelay = measure.NewHistogram()
+			}
+			res.SendDelay.Merge(c.delay)
+		}
 		res.BehindMax = max(res.BehindMax, c.behindMax)
 		res.Unresolved += c.unresolved
 		res.UnresolvedWait = max(res.UnresolvedWait, c.unresolvedWait)
@@ -438,6 +453,12 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
 			res.Steady.Latency.Merge(c.steadyHist)
+			if c.steadyDelay != nil {
+				if res.Steady.SendDelay == nil {
+					res.Steady.SendDelay = measure.NewHistogram()
+				}
+				res.Steady.SendDelay.Merge(c.steadyDelay)
+			}
 		}
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v

@@ -30,6 +30,9 @@ type slot struct {
 	sent time.Duration
 	// done, for a virtual user's record, is signalled when it completes.
 	done chan struct{}
+	// late is how long after its intended send time the record was
+	// handed to franz-go (0 at an unlimited rate): OMB's publish delay.
+	late time.Duration
 	// seq is the record's number within its client, for the tracker.
 	seq int64
 	// slab is the block the slot was cut from; nil for a pooled slot.
@@ -192,20 +195,23 @@ type producerClient struct {
 	abandoned atomic.Bool
 
 	// promise worker
-	pending        measure.WindowStats // not yet published to window
-	pendingLats    []int64             // latencies in pending, for ivHist
-	ivHist         *measure.IntervalHistogram
-	steadyPending  measure.WindowStats
-	published      time.Duration // when pending was last published, since start
-	hist           *measure.Histogram
-	steadyHist     *measure.Histogram
-	acked          int64
-	bytes          int64
-	completedBytes int64 // userSize of every completed record, failed ones too
-	failed         int64
-	steadyAcked    int64
-	steadyBytes    int64
-	lastAck        time.Duration // when the last record was acknowledged, since the start
+	pending       measure.WindowStats // not yet published to window
+	pendingLats   []int64             // latencies in pending, for ivHist
+	ivHist        *measure.IntervalHistogram
+	steadyPending measure.WindowStats
+	published     time.Duration // when pending was last published, since start
+	hist          *measure.Histogram
+	steadyHist    *measure.Histogram
+	// delay and steadyDelay hold the acknowledged records' send delays
+	// (slot.late, µs), on a schedule only (nil at an unlimited rate).
+	delay, steadyDelay *measure.Histogram
+	acked              int64
+	bytes              int64
+	completedBytes     int64 // userSize of every completed record, failed ones too
+	failed             int64
+	steadyAcked        int64
+	steadyBytes        int64
+	lastAck            time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -380,11 +386,14 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	// sent early within the pacer's burst is not credited for it. One
 	// monotonic clock read; the record's Kafka timestamp derives from it.
 	sl.sent = time.Since(c.start)
+	sl.late = 0
 	if intended {
 		due := c.pacer.Due(i)
-		if late := sl.sent - due; late > c.behindMax {
+		late := sl.sent - due
+		if late > c.behindMax {
 			c.behindMax = late
 		}
+		sl.late = max(late, 0)
 		sl.sent = min(sl.sent, due)
 	}
 	if c.stamp {
@@ -521,12 +530,18 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	lat := (now - sl.sent).Microseconds()
 	size := len(r.Value)
 	c.hist.Record(lat)
+	if c.delay != nil {
+		c.delay.Record(sl.late.Microseconds())
+	}
 	addRecord(&c.pending, size, lat)
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
 	if c.warm != nil && c.warm.steady(now) {
 		c.steadyHist.Record(lat)
+		if c.steadyDelay != nil {
+			c.steadyDelay.Record(sl.late.Microseconds())
+		}
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)

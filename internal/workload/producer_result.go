@@ -30,6 +30,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		out.Errors = r.Errors
 	}
 	out.CPUSeconds = cpu.Seconds()
+	if out.PublishDelay, err = delayOf(r.SendDelay); err != nil {
+		return nil, err
+	}
 	if !r.FirstSend.IsZero() {
 		t := r.FirstSend.UTC()
 		out.FirstSendAt = &t
@@ -75,6 +78,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		st.Clients = r.Clients
 		st.LatencyFrom = out.LatencyFrom
+		if st.PublishDelay, err = delayOf(r.Steady.SendDelay); err != nil {
+			return nil, err
+		}
 		at := r.Steady.Start.UTC()
 		st.StartedAt = &at
 		out.SteadyState = st
@@ -98,4 +104,16 @@ func producerSummary(elapsed time.Duration, acked, bytes int64, h *measure.Histo
 		out.MiBPerSec = float64(bytes) / secs / (1024 * 1024)
 	}
 	return out, nil
+}
+
+// delayOf summarises a send-delay histogram; nil when none was kept.
+func delayOf(h *measure.Histogram) (*result.Latency, error) {
+	if h == nil {
+		return nil, nil
+	}
+	l, err := result.LatencyOf(h)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
 }
