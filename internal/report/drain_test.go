@@ -25,3 +25,18 @@ func TestDrainOfPartitions(t *testing.T) {
 		}
 	}
 }
+
+// TestBalancedNote: a balanced-rate search's line says its start, its last
+// rate and its highest.
+func TestBalancedNote(t *testing.T) {
+	t.Parallel()
+	at := func(secs, rate float64) result.RatePoint { return result.RatePoint{ElapsedSeconds: secs, Rate: rate} }
+	p := &result.Producer{BalancedRates: []result.RatePoint{at(0, 10000), at(3, 20000), at(6, 40000), at(9, 12000)}}
+	want := "from 10000 records/s, 3 adjustments every 3 s, the last to 12000 records/s at 9 s (highest 40000 at 6 s), over all its producers"
+	if got := balancedNote(p); got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := balancedNote(&result.Producer{}); got != "" {
+		t.Errorf("no search: %q", got)
+	}
+}
