@@ -120,7 +120,9 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 			return fmt.Errorf("--e2e: %w", err)
 		}
 	}
-	var drain time.Duration // after --duration: workload.DefaultDrain
+	// After --duration: workload.DefaultDrain; without an acknowledgement
+	// in a run of --num-records: workload.DefaultStall.
+	var drain time.Duration
 	if hasProp(props, "delivery.timeout.ms") {
 		drain = pc.DeliveryTimeout // the user asked to wait that long
 	}
@@ -174,6 +176,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		OnError: firstErrors(st.stderr, "produce failed"),
 		OnStall: stallPrinter(st.stderr),
 		Drain:   drain,
+		Stall:   drain,
 		Abort:   st.abort,
 	}
 	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
@@ -288,7 +291,7 @@ func failedRecordsError(res *workload.ProducerResult) error {
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%d %s", res.Errors[k], k)
 	}
-	return fmt.Errorf("%d of %d records failed (%s)", res.Failed, res.Failed+res.Acked, strings.Join(parts, ", "))
+	return fmt.Errorf("%d of %d records failed (%s)", res.Failed, res.Failed+res.Acked+res.NotSent, strings.Join(parts, ", "))
 }
 
 // producerProps gathers properties in the Apache tool's order of

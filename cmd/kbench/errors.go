@@ -71,6 +71,9 @@ func stallPrinter(w io.Writer) func(workload.Stall) {
 // Ctrl-C or the drain bound while the broker had not answered. Their wait
 // is not in the latency figures, so it is said here.
 func printUnresolved(w io.Writer, res *workload.ProducerResult) {
+	if res.NotSent > 0 {
+		fmt.Fprintf(w, "kbench: %d records not sent: the run ended before it sent them\n", res.NotSent)
+	}
 	if res.Unresolved == 0 {
 		return
 	}

@@ -231,7 +231,7 @@ func TestPausedBrokerInterrupt(t *testing.T) {
 			filepath.Join(dir, "consumer-before.json"), always, always},
 		{"run", false, []string{"run", pausedPlan(t, c.Bootstrap(), "sigint"), "--out", filepath.Join(dir, "plan")}, filepath.Join(dir, "plan", "result.json"),
 			func(_, e string) bool { return strings.Contains(e, ": producer: ") },
-			func(_, e string) bool { return strings.Contains(e, "kbench: no acknowledgement for ") }},
+			func(_, e string) bool { return strings.Contains(e, ": no acknowledgement for ") }},
 		{"consumer-perf-test", false, consumerArgs("sigint-consumer", filepath.Join(dir, "consumer.json")), filepath.Join(dir, "consumer.json"),
 			func(o, _ string) bool { return strings.Count(o, "\n") >= 3 }, always},
 		{"end-to-end-latency", false, []string{"end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", "sigint-e2e", "--num-records", "100000000",

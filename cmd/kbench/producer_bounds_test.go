@@ -13,6 +13,7 @@ import (
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // breakBroker kills or pauses the cluster's only broker once two progress
@@ -241,5 +242,64 @@ func TestProducerPerfSecondInterrupt(t *testing.T) {
 	}
 	if doc.Status != result.StatusInterrupted || doc.Producer == nil || doc.Producer.Records == 0 {
 		t.Fatalf("result: status %q, producer %+v; want interrupted with the records measured", doc.Status, doc.Producer)
+	}
+}
+
+// TestProducerPerfRecordsBrokerGone: regression: a run of --num-records
+// without transactions had no bound once its broker stopped answering: it
+// kept handing records to a client that failed each only at the delivery
+// timeout (2 minutes), as long as it had records. It now ends once no record
+// is acknowledged for its stall bound (delivery.timeout.ms when set, else
+// 30 s), writes the result with the unresolved and unsent records counted,
+// and exits non-zero saying why.
+func TestProducerPerfRecordsBrokerGone(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		how   string
+		props []string
+		bound time.Duration // the stall bound
+	}{
+		{"pause", nil, workload.DefaultStall},
+		{"kill", []string{"--command-property", "delivery.timeout.ms=6000", "request.timeout.ms=3000"}, 6 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.how, func(t *testing.T) {
+			t.Parallel()
+			c := privateCluster(t, nil)
+			out := filepath.Join(t.TempDir(), "r.json")
+			st, _, _ := clusterTestState(t)
+			stdout, stderr := &syncBuffer{}, &syncBuffer{}
+			st.stdout, st.stderr = stdout, stderr
+			broken := breakBroker(t, c, stdout, tt.how)
+			const records = 100_000_000
+			args := append([]string{"producer-perf-test", "--topic", "records-" + tt.how, "--num-records", "100000000", "--record-size", "100",
+				"--throughput", "5000", "--reporting-interval", "1000", "--json", out, "--bootstrap-server", c.Bootstrap()}, tt.props...)
+			code := runKbench(t, st, args...)
+			ended := time.Now()
+			at, ok := broken()
+			if !ok {
+				t.Fatal("the broker was not broken")
+			}
+			t.Logf("ended %v after the %s", ended.Sub(at), tt.how)
+			// The bound from the last acknowledgement, the 2 s close bound,
+			// slack for a loaded machine.
+			if el := ended.Sub(at); el > tt.bound+2*time.Second+10*time.Second {
+				t.Fatalf("ended %v after the %s; bound %v + 2 s\nstderr:\n%s", el, tt.how, tt.bound, stderr)
+			}
+			if code != exitFailure || !strings.Contains(stderr.String(), "stopped acknowledging") || !strings.Contains(stderr.String(), "not sent") {
+				t.Fatalf("exit %d, want %d with the reason and the records not sent\nstderr:\n%s", code, exitFailure, stderr)
+			}
+			doc, err := result.Read(out)
+			if err != nil {
+				t.Fatalf("no result written: %v", err)
+			}
+			p := doc.Producer
+			if doc.Status != result.StatusFailed || !strings.Contains(doc.Error, "stopped acknowledging") {
+				t.Fatalf("status %q, error %q: want failed with the reason", doc.Status, doc.Error)
+			}
+			if p.Records == 0 || p.Unresolved == 0 || p.NotSent == 0 || p.Records+p.Failed+p.NotSent != records {
+				t.Fatalf("records %d, failed %d (unresolved %d), not sent %d: want them to add up to %d", p.Records, p.Failed, p.Unresolved, p.NotSent, records)
+			}
+		})
 	}
 }

@@ -82,8 +82,17 @@ type workloadState struct {
 	shown, carry span
 	// firstData is when the interval of the first records began: the
 	// rate of progress counts from there. lastData is when records last
-	// completed (at first, when the workload starts).
-	firstData, lastData time.Time
+	// completed (at first, when the workload starts); idleAt when its load
+	// last asked for nothing (WorkloadInfo.Idle): quiet counts from the
+	// later.
+	firstData, lastData, idleAt time.Time
+	// begun: an interval arrived (the workload started); done: it ended.
+	begun, done bool
+	// win is what completed since plain output's last lines: their rate
+	// is over it, not over the last interval. shownWin is the window the
+	// last lines showed: a short final interval folds into it, as it folds
+	// into the previous interval everywhere else.
+	win, shownWin span
 }
 
 // span is records and bytes over a stretch of time.
@@ -301,11 +310,28 @@ func (w *workloadState) fraction(now time.Time) (float64, bool) {
 
 // line is the workload's status: its rate and latency while records
 // complete; once none did for QuietAfter, how long that has been instead,
-// since the last figures no longer describe the run.
-func (w *workloadState) line(now time.Time) string {
+// since the last figures no longer describe the run. Before it starts it
+// says what it waits for, once it ended "done", and while its load asks
+// for nothing "idle". With win (plain output) the rate is over win, and
+// the line says so. Called with the view's lock held.
+func (w *workloadState) line(now time.Time, win *span) string {
 	var b strings.Builder
+	if w.info.Idle != nil && !w.done && w.info.Idle(now.Sub(w.started)-w.info.StartAfter) {
+		w.idleAt = now
+	}
 	quiet := now.Sub(w.lastData)
+	if w.idleAt.After(w.lastData) {
+		quiet = now.Sub(w.idleAt)
+	}
 	switch {
+	case w.done:
+		fmt.Fprintf(&b, "%s: done, %d records", w.info.Name, w.records)
+	case !w.begun && w.info.AfterWorkload != "":
+		fmt.Fprintf(&b, "%s: waiting (start_after %s)", w.info.Name, w.info.AfterWorkload)
+	case !w.begun && w.info.Backlog > 0 && quiet >= 0:
+		fmt.Fprintf(&b, "%s: waiting (backlog: %d bytes written first)", w.info.Name, w.info.Backlog)
+	case w.idleAt.Equal(now):
+		fmt.Fprintf(&b, "%s: idle (its load asks for no records now)", w.info.Name)
 	case quiet < 0:
 		fmt.Fprintf(&b, "%s: starts in %s", w.info.Name, (-quiet).Round(time.Second))
 	case quiet >= QuietAfter && w.firstData.IsZero():
@@ -321,20 +347,29 @@ func (w *workloadState) line(now time.Time) string {
 			what = "records"
 		}
 		fmt.Fprintf(&b, "%s: no %s for %s", w.info.Name, what, quiet.Truncate(time.Second))
+	case win != nil && win.length >= measure.MinRateSpan:
+		fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s over the last %s", w.info.Name, count(measure.PerSecond(win.records, win.length)),
+			measure.PerSecond(win.bytes, win.length)/(1<<20), roundSpan(win.length))
+		w.figures(&b)
 	default:
 		fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s", w.info.Name, count(w.rate), w.mibps)
-		if w.p99Ms > 0 {
-			fmt.Fprintf(&b, ", p99 %.1f ms", w.p99Ms)
-		}
-		if w.avgMs > 0 {
-			fmt.Fprintf(&b, ", end-to-end %.1f ms", w.avgMs)
-		}
+		w.figures(&b)
 	}
 	fmt.Fprintf(&b, ", %d error(s)", w.failed)
 	if w.hasLag {
 		fmt.Fprintf(&b, ", lag %s", count(float64(w.lag)))
 	}
 	return b.String()
+}
+
+// figures adds the latencies of the last interval with records.
+func (w *workloadState) figures(b *strings.Builder) {
+	if w.p99Ms > 0 {
+		fmt.Fprintf(b, ", p99 %.1f ms", w.p99Ms)
+	}
+	if w.avgMs > 0 {
+		fmt.Fprintf(b, ", end-to-end %.1f ms", w.avgMs)
+	}
 }
 
 // RepeatStarted implements runner.Observer.
@@ -362,7 +397,7 @@ func (v *View) RepeatStarted(ri runner.RepeatInfo) {
 			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string {
 				v.mu.Lock()
 				defer v.mu.Unlock()
-				return "  " + w.line(time.Now())
+				return "  " + w.line(time.Now(), nil)
 			}))))
 	}
 	v.mu.Lock()
@@ -389,6 +424,8 @@ func (v *View) ProducerInterval(name string, iv workload.Interval) {
 	}
 	now := time.Now()
 	w.records += iv.Count
+	w.begun = true
+	w.addWin(span{iv.Count, iv.Bytes, iv.Length}, iv.Folded)
 	w.show(span{iv.Count, iv.Bytes, iv.Length}, iv.Folded, iv.Final, now)
 	if iv.Count > 0 {
 		w.p99Ms = float64(iv.P99Us) / 1000
@@ -441,8 +478,20 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 		return // its producer gives the rate; its consumer the latency
 	}
 	w.records += iv.Records
+	w.begun = true
+	w.addWin(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)}, iv.Folded)
 	w.show(span{iv.Records, iv.Bytes, iv.End.Sub(iv.Start)}, iv.Folded, iv.Final, time.Now())
 	v.plain()
+}
+
+// WorkloadEnded implements runner.WorkloadEnder: the workload's line says
+// "done" from now on.
+func (v *View) WorkloadEnded(name string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if w := v.find(name); w != nil {
+		w.done = true
+	}
 }
 
 // ConsumerLag implements runner.Observer.
@@ -451,6 +500,7 @@ func (v *View) ConsumerLag(name string, records int64) {
 	defer v.mu.Unlock()
 	if w := v.find(name); w != nil {
 		w.lag, w.hasLag = records, true
+		w.begun = true // a consumer reports no interval before its first records
 	}
 }
 
@@ -475,12 +525,34 @@ func (v *View) plain() {
 	v.printed = now
 	where := fmt.Sprintf("kbench: scenario %d of %d, repeat %d of %d", v.cur.Scenario, v.cur.Scenarios, v.cur.Repeat, v.cur.Repeats)
 	for _, w := range v.wl {
-		fmt.Fprintf(v.out, "%s: %s\n", where, w.line(now))
+		fmt.Fprintf(v.out, "%s: %s\n", where, w.line(now, &w.win))
+		if w.win.length >= measure.MinRateSpan {
+			w.shownWin, w.win = w.win, span{} // shown; a shorter one is shown with what follows
+		}
 	}
 	if left, known := v.left(); known {
 		frac, _ := v.fraction()
 		fmt.Fprintf(v.out, "%s: %.0f%% of the plan done, about %s left\n", where, 100*frac, left.Round(time.Second))
 	}
+}
+
+// addWin adds an interval to plain output's window. A folded interval
+// (a final one shorter than half an interval) arriving just after lines
+// were printed joins the window those lines showed rather than standing
+// alone.
+func (w *workloadState) addWin(s span, folded bool) {
+	if folded && w.win.length == 0 {
+		w.win = w.shownWin
+	}
+	w.win = w.win.add(s)
+}
+
+// roundSpan rounds a window's length for display: whole seconds from 1 s.
+func roundSpan(d time.Duration) time.Duration {
+	if d >= time.Second {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
 }
 
 // count prints a rate or count briefly: 950, 12.3k, 1.25M.

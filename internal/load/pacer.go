@@ -6,6 +6,7 @@ package load
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -62,4 +63,23 @@ func (p Pacer) Wait(ctx context.Context, i int64, elapsed time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// DueBefore is how many records a pacer at rate has due before d: records
+// 0 to n-1, the one due exactly at d excluded (a run of d at 1,000/s sends
+// 1,000 records, not 1,001). It uses Due's arithmetic, so the count agrees
+// with the intended send times. 0 for an unlimited rate.
+func DueBefore(rate float64, d time.Duration) int64 {
+	p := NewPacer(rate)
+	if p.Unlimited() || d <= 0 {
+		return 0
+	}
+	n := int64(math.Ceil(float64(d) / p.perRecord))
+	for n > 0 && p.Due(n-1) >= d {
+		n--
+	}
+	for p.Due(n) < d {
+		n++
+	}
+	return n
 }

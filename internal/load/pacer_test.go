@@ -93,3 +93,25 @@ func TestPacerLateRecordsDoNotWait(t *testing.T) {
 		}
 	})
 }
+
+func TestDueBefore(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rate float64
+		d    time.Duration
+		want int64
+	}{
+		{1000, time.Second, 1000},
+		{1000, time.Second + time.Nanosecond, 1001},
+		{3, time.Second, 3},
+		{333, 1500 * time.Millisecond, 500},
+		{0.5, 10 * time.Second, 5},
+		{0, time.Second, 0},
+		{100, 0, 0},
+	}
+	for _, tt := range tests {
+		if got := DueBefore(tt.rate, tt.d); got != tt.want {
+			t.Errorf("DueBefore(%g, %v) = %d, want %d", tt.rate, tt.d, got, tt.want)
+		}
+	}
+}

@@ -69,3 +69,21 @@ func (s *schedule) due(i int64) time.Duration {
 	}
 	return time.Duration((s.start[k] + dt) * float64(time.Second))
 }
+
+// RateAt is the rate the stages ask for at t since their start: on each
+// stage's line from the previous target (0 before the first) to its own;
+// past the last stage, 0 (nothing more is due).
+func RateAt(stages []Stage, t time.Duration) float64 {
+	prev := 0.0
+	for _, st := range stages {
+		if t < st.Duration {
+			if t < 0 {
+				return prev
+			}
+			return prev + (st.Rate-prev)*float64(t)/float64(st.Duration)
+		}
+		t -= st.Duration
+		prev = st.Rate
+	}
+	return 0
+}

@@ -45,3 +45,19 @@ func TestStagedPacerDue(t *testing.T) {
 		}
 	}
 }
+
+func TestRateAt(t *testing.T) {
+	t.Parallel()
+	stages := []Stage{{Duration: 10 * time.Second, Rate: 100}, {Duration: 10 * time.Second, Rate: 100}, {Duration: 5 * time.Second, Rate: 0}}
+	tests := []struct {
+		at   time.Duration
+		want float64
+	}{
+		{0, 0}, {5 * time.Second, 50}, {15 * time.Second, 100}, {22500 * time.Millisecond, 50}, {25 * time.Second, 0}, {time.Minute, 0},
+	}
+	for _, tt := range tests {
+		if got := RateAt(stages, tt.at); got != tt.want {
+			t.Errorf("RateAt(%v) = %v, want %v", tt.at, got, tt.want)
+		}
+	}
+}

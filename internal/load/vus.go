@@ -104,3 +104,28 @@ func (r *VURamp) Next(u int, t time.Duration) (at time.Duration, ok bool) {
 	}
 	return 0, false
 }
+
+// Plateau is a stretch of a ramp that holds a number of users: a stage
+// whose target is the count it starts from (consecutive ones joined).
+type Plateau struct {
+	From, To time.Duration // since the ramp's start
+	Users    int
+}
+
+// Plateaus are the ramp's stretches of a constant count, in order;
+// stretches of 0 users are left out (nothing is sent).
+func (r *VURamp) Plateaus() []Plateau {
+	var out []Plateau
+	for k, st := range r.stages {
+		if r.from(k) != st.Target || st.Target == 0 {
+			continue
+		}
+		from, to := r.begin[k], r.begin[k]+st.Duration
+		if n := len(out); n > 0 && out[n-1].To == from && out[n-1].Users == st.Target {
+			out[n-1].To = to
+			continue
+		}
+		out = append(out, Plateau{From: from, To: to, Users: st.Target})
+	}
+	return out
+}

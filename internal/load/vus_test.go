@@ -62,3 +62,22 @@ func TestVURamp(t *testing.T) {
 		}
 	}
 }
+
+func TestVURampPlateaus(t *testing.T) {
+	t.Parallel()
+	s := time.Second
+	r, err := NewVURamp(0, []VUStage{{2 * s, 2}, {3 * s, 2}, {s, 2}, {2 * s, 8}, {4 * s, 8}, {s, 0}, {s, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Plateau{{From: 2 * s, To: 6 * s, Users: 2}, {From: 8 * s, To: 12 * s, Users: 8}}
+	got := r.Plateaus()
+	if len(got) != len(want) {
+		t.Fatalf("plateaus %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("plateaus %+v, want %+v", got, want)
+		}
+	}
+}

@@ -66,6 +66,9 @@ type htmlPage struct {
 	// string of gzipped JSON when Compressed.
 	Data       template.JS
 	Compressed bool
+	// Warmup: some workload had a warm-up, which the time charts shade
+	// (the page explains the band only then).
+	Warmup bool
 }
 
 type kv struct{ Key, Value string }
@@ -153,7 +156,7 @@ func WriteHTML(w io.Writer, doc *result.Document, in HTMLInput) error {
 		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: tableViews(faultTableList(run)),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS),
 		ReportJS: template.JS(reportJS), ReportCSS: template.CSS(reportCSS),
-		Data: template.JS(data),
+		Data: template.JS(data), Warmup: hasWarmup(run),
 	}
 	if len(data) > compressAbove {
 		var buf bytes.Buffer

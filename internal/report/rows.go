@@ -23,7 +23,6 @@ type row struct {
 
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2e, consume *result.Stats
 
-	errors          *int64
 	unstable, bound bool
 }
 
@@ -68,7 +67,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 			r.records, r.rate, r.mib = measured(&a.Records), measured(&a.RecordsPerSec), measured(&a.MiBPerSec)
 			r.p50, r.p95, r.p99, r.p999, r.maxMs = measured(&a.P50Ms), measured(&a.P95Ms), measured(&a.P99Ms), measured(&a.P999Ms), measured(&a.MaxMs)
 			r.e2e, r.consume = a.EndToEndP99Ms, a.ConsumeRecordsPerSec
-			r.errors, r.unstable, r.bound = &a.Errors, a.Unstable, a.GeneratorBound
+			r.unstable, r.bound = a.Unstable, a.GeneratorBound
 			out = append(out, r)
 			continue
 		}
@@ -88,15 +87,37 @@ func tableRows(run *result.PlanRun, split bool) []row {
 		}
 		t := base
 		t.total = true
-		t.workload = "total: " + strings.Join(append(append([]string(nil), a.Producers...), a.Consumers...), " + ")
+		t.workload = totalLabel(a)
 		if len(a.Producers) > 0 {
-			t.records, t.rate, t.mib = &a.Records, &a.RecordsPerSec, &a.MiBPerSec
+			t.records, t.rate, t.mib = &a.Records, measured(&a.RecordsPerSec), measured(&a.MiBPerSec)
 		}
-		t.consume, t.errors = a.ConsumeRecordsPerSec, &a.Errors
+		t.consume = a.ConsumeRecordsPerSec
 		t.unstable = a.Unstable && len(a.Producers) > 1
 		out = append(out, t)
 	}
 	return out
+}
+
+// totalLabel names what a total row adds up: the producers' records and
+// rates, the consumers' rates; workloads that ran one after the other get
+// no total rate, and the label says so.
+func totalLabel(a *result.Aggregate) string {
+	var parts []string
+	if len(a.Producers) > 0 {
+		p := strings.Join(a.Producers, " + ")
+		if a.ProducersInSequence && len(a.Producers) > 1 {
+			p += " (in sequence: records added, not rates)"
+		}
+		parts = append(parts, p)
+	}
+	if len(a.Consumers) > 0 {
+		c := strings.Join(a.Consumers, " + ")
+		if a.ConsumersInSequence && len(a.Consumers) > 1 {
+			c += " (in sequence: rates not added)"
+		}
+		parts = append(parts, c)
+	}
+	return "total: " + strings.Join(parts, " + ")
 }
 
 // measured is s, or nil when no repeat measured it.

@@ -46,4 +46,32 @@ func TestWarmupBandAndNote(t *testing.T) {
 	if !strings.Contains(md.String(), "Figures exclude the warm-up") {
 		t.Fatalf("summary.md does not say its figures exclude the warm-up:\n%s", md.String())
 	}
+	var page bytes.Buffer
+	if err := WriteHTML(&page, doc, HTMLInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), warmupHint) {
+		t.Fatalf("report.html does not explain the warm-up band")
+	}
+}
+
+const warmupHint = "The shaded band is the warm-up"
+
+// TestNoWarmupNoWarmupText: regression: report.html explained "the shaded
+// band is the warm-up" on every report, also without a warm-up (a ramp of
+// virtual users), where no band is drawn. Only a run with a warm-up says
+// it, in report.html and summary.md.
+func TestNoWarmupNoWarmupText(t *testing.T) {
+	t.Parallel()
+	doc := testDoc(t) // no warm-up
+	var page, md bytes.Buffer
+	if err := WriteHTML(&page, doc, HTMLInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSummaryMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), warmupHint) || strings.Contains(md.String(), "warm-up") {
+		t.Fatalf("a run without a warm-up mentions one")
+	}
 }

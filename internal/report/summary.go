@@ -20,7 +20,7 @@ import (
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "errors", "generator_bound", "interrupted"}
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -48,12 +48,9 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 		if split {
 			row = append(row, r.workload)
 		}
-		errs := ""
-		switch {
-		case r.errors != nil:
-			errs = strconv.FormatInt(*r.errors, 10)
-		case !r.measured:
-			errs = strconv.Itoa(len(r.sc.Repeats)) // every repeat failed
+		failed := ""
+		if n, ok := failedRecords(r.sc, r.workload, r.total); ok {
+			failed = strconv.FormatInt(n, 10)
 		}
 		stdev := ""
 		if r.rate != nil {
@@ -68,7 +65,8 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			optNum(r.p50, 3), optNum(r.p95, 3), optNum(r.p99, 3), optNum(r.p999, 3), optNum(r.maxMs, 3),
 			optNum(r.e2e, 3),
 			optNum(r.consume, 1),
-			errs,
+			failed,
+			strconv.Itoa(failedRepeats(r.sc)),
 			strconv.FormatBool(r.bound),
 			strconv.FormatBool(r.interrupted),
 		)
@@ -78,6 +76,32 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// failedRecords is how many records a scenario's producers failed over
+// all its repeats, failed and interrupted ones too: the workload's own on
+// its row, every workload's on the scenario's only row or its total row.
+// ok is false when no repeat had a producer to fail any.
+func failedRecords(sc *result.Scenario, workload string, total bool) (n int64, ok bool) {
+	for _, rep := range sc.Repeats {
+		for _, w := range rep.Workloads {
+			if w.Producer != nil && (total || workload == "" || w.Name == workload) {
+				n, ok = n+w.Producer.Failed, true
+			}
+		}
+	}
+	return n, ok
+}
+
+// failedRepeats is how many of a scenario's repeats failed.
+func failedRepeats(sc *result.Scenario) int {
+	n := 0
+	for _, rep := range sc.Repeats {
+		if rep.Status == result.StatusFailed {
+			n++
+		}
+	}
+	return n
 }
 
 func paramValue(sc result.Scenario, name string) string {
@@ -248,6 +272,9 @@ func summarize(doc *result.Document) (*summary, error) {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Catch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.",
 						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs))
 				}
+				if w.Producer != nil {
+					sum.Notes = append(sum.Notes, plateauNotes(sc.Name, rep.Index, w.Name, w.Producer.Plateaus)...)
+				}
 				if m := w.MaxRate; m != nil {
 					rate := "no probed rate kept it"
 					if m.Rate > 0 {
@@ -263,7 +290,7 @@ func summarize(doc *result.Document) (*summary, error) {
 		}
 	}
 	sum.Footnotes = append(sum.Footnotes, "Each figure is the mean ± the standard deviation over the repeats that ended ok. "+
-		"Records/s and MB/s add up every producing workload of a repeat; MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
+		"Records/s and MB/s add up the producing workloads of a repeat, when they ran at the same time (phases run one after the other get no total rate); MB is 1024 × 1024 bytes of record values, as in the Apache tools. "+
 		"Latency is publish latency (send to acknowledgement) from the repeat's merged histogram; e2e is send to consume.")
 	if hasWarmup(run) {
 		sum.Footnotes = append(sum.Footnotes, "Figures exclude the warm-up: records/s, MB/s and latency count the records acknowledged after steady state began "+
@@ -286,6 +313,19 @@ func summarize(doc *result.Document) (*summary, error) {
 			"The total row adds up the records/s and MB/s of the producing workloads and the consumed/s of the consume workloads it names.")
 	}
 	return sum, nil
+}
+
+// plateauNotes says what a ramp of virtual users measured on each plateau,
+// with Little's law's check.
+func plateauNotes(scenario string, repeat int, workload string, pls []result.Plateau) []string {
+	var out []string
+	for _, p := range pls {
+		out = append(out, fmt.Sprintf("Plateau of %d virtual users (%s, repeat %d, %s), %.0f–%.0f s: %.0f records/s, p50 %.2f ms, p99 %.2f ms; "+
+			"Little's law: %.0f records/s × %.2f ms mean latency = %.2f users busy of %d (%.0f%%; the time between an acknowledgement and a user's next send is not latency).",
+			p.VUs, scenario, repeat, workload, p.FromSeconds, p.ToSeconds, p.RecordsPerSec, p.P50Ms, p.P99Ms,
+			p.RecordsPerSec, p.MeanMs, p.LittleUsers, p.VUs, 100*p.LittleRatio))
+	}
+	return out
 }
 
 // hasWarmup reports whether any producing workload of the run had a

@@ -179,8 +179,8 @@ func TestSummaryKeepsWorkloadsApart(t *testing.T) {
 	}
 	for _, want := range []string{
 		"scenario,partitions,workload,repeats,records,records_per_sec,",
-		"partitions=10,10,probe,2,5000,50.0,0.0,0.010,5.003,6.000,6.000,6.000,6.000,5.320,,,false,false",
-		"partitions=10,10,total: writer + probe,2,305000,3050.0,0.0,1.510,,,,,,,,0,false,false",
+		"partitions=10,10,probe,2,5000,50.0,0.0,0.010,5.003,6.000,6.000,6.000,6.000,5.320,,0,0,false,false",
+		"partitions=10,10,total: writer + probe,2,305000,3050.0,0.0,1.510,,,,,,,,0,0,false,false",
 	} {
 		if !strings.Contains(csv.String(), want) {
 			t.Errorf("summary.csv lacks\n%s\nin\n%s", want, csv.String())
@@ -214,7 +214,7 @@ func TestSummaryInterruptedRow(t *testing.T) {
 			t.Errorf("summary.md lacks %q:\n%s", want, md.String())
 		}
 	}
-	if want := "record_size=100,100,1,4200,2100.0,0.0,0.200,3.001,4.000,4.000,4.000,4.000,,,0,false,true"; !strings.Contains(csv.String(), want) {
+	if want := "record_size=100,100,1,4200,2100.0,0.0,0.200,3.001,4.000,4.000,4.000,4.000,,,0,0,false,true"; !strings.Contains(csv.String(), want) {
 		t.Errorf("summary.csv lacks %q:\n%s", want, csv.String())
 	}
 }

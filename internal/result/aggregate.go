@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kbench/kbench/internal/measure"
 )
@@ -17,7 +18,7 @@ func AggregateScenario(sc *Scenario) error {
 	for _, rep := range sc.Repeats {
 		for _, w := range rep.Workloads {
 			if w.Producer != nil {
-				agg.Errors += w.Producer.Failed
+				agg.FailedRecords += w.Producer.Failed
 			}
 		}
 		switch rep.Status {
@@ -25,12 +26,13 @@ func AggregateScenario(sc *Scenario) error {
 			ok = append(ok, rep)
 			continue
 		case StatusFailed:
-			agg.Errors++
+			agg.FailedRepeats++
 		case StatusInterrupted:
 			interrupted = append(interrupted, rep)
 		}
 		agg.LeftOut++
 	}
+	agg.Errors = agg.FailedRecords + int64(agg.FailedRepeats)
 	sc.Aggregate, sc.Interrupted = nil, nil
 	from, to := ok, &sc.Aggregate
 	if len(ok) == 0 {
@@ -94,6 +96,7 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 		setup = append(setup, rep.SetupSeconds)
 		var recs, rps, mps, crps float64
 		produced, consumed := false, false
+		var prodSpans, consSpans spans
 		for i := range rep.Workloads {
 			w := &rep.Workloads[i]
 			at, ok := index[w.Name]
@@ -121,12 +124,14 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				ws.mib = append(ws.mib, prod.MiBPerSec)
 				publishers.add(w.Name)
 				ws.addPublish(&prod.Latency)
+				prodSpans.add(w.Producer.Intervals)
 			}
 			if w.Consumer != nil && w.Type == "consume" {
 				consumed = true
 				consumers.add(w.Name)
 				crps += w.Consumer.RecordsPerSec
 				ws.consume = append(ws.consume, w.Consumer.RecordsPerSec)
+				consSpans.add(w.Consumer.Intervals)
 			}
 			if w.EndToEnd != nil {
 				e2es.add(w.Name)
@@ -144,6 +149,8 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				}
 			}
 		}
+		agg.ProducersInSequence = agg.ProducersInSequence || !prodSpans.overlap()
+		agg.ConsumersInSequence = agg.ConsumersInSequence || !consSpans.overlap()
 		if produced {
 			total.records = append(total.records, recs)
 			total.rate = append(total.rate, rps)
@@ -161,8 +168,13 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 	agg.Producers, agg.Consumers = producers, consumers
 	agg.Records, agg.RecordsPerSec, agg.MiBPerSec = Describe(total.records), Describe(total.rate), Describe(total.mib)
 	agg.SetupSeconds = Describe(setup)
+	if agg.ProducersInSequence {
+		// Rates of workloads that ran one after the other describe no
+		// moment of the run: no total rate (the records still add up).
+		agg.RecordsPerSec, agg.MiBPerSec = Stats{}, Stats{}
+	}
 	agg.Unstable = agg.RecordsPerSec.N > 1 && agg.RecordsPerSec.CV > UnstableCV
-	if len(total.consume) > 0 {
+	if len(total.consume) > 0 && !agg.ConsumersInSequence {
 		st := Describe(total.consume)
 		agg.ConsumeRecordsPerSec = &st
 	}
@@ -179,6 +191,37 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 		agg.EndToEndP99Ms, agg.EndToEnd = w.EndToEndP99Ms, w.EndToEnd
 	}
 	return nil
+}
+
+// spans are the times workloads of a repeat ran, from their interval
+// series (fixed-width, from the workload's start to its end).
+type spans struct{ from, to []time.Time }
+
+func (s *spans) add(ivs []Interval) {
+	if len(ivs) == 0 {
+		return
+	}
+	last := ivs[len(ivs)-1]
+	s.from = append(s.from, ivs[0].Start)
+	s.to = append(s.to, last.Start.Add(time.Duration(last.Seconds*float64(time.Second))))
+}
+
+// overlap reports whether every workload was running at one moment: the
+// latest start is before the earliest end. One workload, or none, does.
+func (s *spans) overlap() bool {
+	if len(s.from) < 2 {
+		return true
+	}
+	latest, earliest := s.from[0], s.to[0]
+	for i := range s.from {
+		if s.from[i].After(latest) {
+			latest = s.from[i]
+		}
+		if s.to[i].Before(earliest) {
+			earliest = s.to[i]
+		}
+	}
+	return latest.Before(earliest)
 }
 
 // fill sets wa's statistics from the workload's per-repeat figures.

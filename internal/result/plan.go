@@ -261,7 +261,11 @@ type Aggregate struct {
 	LeftOut int `json:"left_out,omitempty"`
 	// Producers are the producing workloads (produce and end-to-end) whose
 	// records, records/s and MB/s the totals add up, per repeat.
-	Producers []string `json:"producers,omitempty"`
+	// ProducersInSequence: in some repeat they did not all run at one
+	// moment (phases one after the other); records still add up, but
+	// there is no total records/s or MB/s (N = 0).
+	Producers           []string `json:"producers,omitempty"`
+	ProducersInSequence bool     `json:"producers_in_sequence,omitempty"`
 	// Records is the records acknowledged per repeat.
 	Records       Stats `json:"records"`
 	RecordsPerSec Stats `json:"records_per_sec"`
@@ -281,13 +285,19 @@ type Aggregate struct {
 	EndToEndP99Ms *Stats   `json:"end_to_end_p99_ms,omitempty"`
 	EndToEnd      *Latency `json:"end_to_end_latency,omitempty"`
 	// Consumers are the consume workloads whose rates
-	// ConsumeRecordsPerSec adds up, per repeat.
+	// ConsumeRecordsPerSec adds up, per repeat; ConsumersInSequence, as
+	// for producers: then there is no ConsumeRecordsPerSec.
 	Consumers            []string `json:"consumers,omitempty"`
+	ConsumersInSequence  bool     `json:"consumers_in_sequence,omitempty"`
 	ConsumeRecordsPerSec *Stats   `json:"consume_records_per_sec,omitempty"`
 	SetupSeconds         Stats    `json:"setup_seconds"`
-	// Errors counts failed records over all repeats, and repeats that
-	// failed.
-	Errors int64 `json:"errors"`
+	// FailedRecords counts the records the producers failed over all
+	// repeats (failed and interrupted ones too); FailedRepeats, the
+	// repeats that failed. Errors is their sum, what thresholds and
+	// compare judge as "errors".
+	FailedRecords int64 `json:"failed_records"`
+	FailedRepeats int   `json:"failed_repeats"`
+	Errors        int64 `json:"errors"`
 	// Unstable: records/s varied by more than UnstableCV between repeats.
 	Unstable         bool     `json:"unstable"`
 	GeneratorBound   bool     `json:"generator_bound"`

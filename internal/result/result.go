@@ -100,10 +100,14 @@ type Producer struct {
 	// wait any had reached is not in the latency.
 	Unresolved          int64   `json:"unresolved,omitempty"`
 	UnresolvedMaxWaitMs float64 `json:"unresolved_max_wait_ms,omitempty"`
-	DurationSeconds     float64 `json:"duration_seconds"`
-	RecordsPerSec       float64 `json:"records_per_sec"`
-	MiBPerSec           float64 `json:"mib_per_sec"`
-	TargetRate          float64 `json:"target_rate,omitempty"` // records/s; 0 when unlimited
+	// NotSent counts the records a run of a number of records never sent:
+	// it ended first (its stall bound, Ctrl-C). Records + Failed + NotSent
+	// are the records asked for.
+	NotSent         int64   `json:"not_sent,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	RecordsPerSec   float64 `json:"records_per_sec"`
+	MiBPerSec       float64 `json:"mib_per_sec"`
+	TargetRate      float64 `json:"target_rate,omitempty"` // records/s; 0 when unlimited
 	// BalancedRates are the rates OMB's balanced-rate search (rate:
 	// balanced) set, every 3 s, over all its producers: where it started
 	// (10,000 records/s) and where it went.
@@ -131,6 +135,30 @@ type Producer struct {
 	StartedAt *time.Time `json:"started_at,omitempty"`
 	// Transactions is what a transactional producer's commits did.
 	Transactions *Transactions `json:"transactions,omitempty"`
+	// Plateaus are a ramp of virtual users' stretches of a constant
+	// count, each with its own figures.
+	Plateaus []Plateau `json:"plateaus,omitempty"`
+}
+
+// Plateau is what a ramp of virtual users measured while it held VUs
+// users, from FromSeconds to ToSeconds after the workload's start: the
+// records sent within it and acknowledged, their rate over its length and
+// their publish latency. LittleUsers is Little's law's check: records/s ×
+// mean latency, the users busy on average; a little under VUs, since a
+// user's time between an acknowledgement and its next send is not
+// latency (LittleRatio = LittleUsers ÷ VUs).
+type Plateau struct {
+	VUs           int     `json:"vus"`
+	FromSeconds   float64 `json:"from_seconds"`
+	ToSeconds     float64 `json:"to_seconds"`
+	Records       int64   `json:"records"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	P50Ms         float64 `json:"p50_ms"`
+	P99Ms         float64 `json:"p99_ms"`
+	MeanMs        float64 `json:"mean_ms"`
+	LittleUsers   float64 `json:"little_users"`
+	LittleRatio   float64 `json:"little_ratio"`
+	Latency       Latency `json:"latency"`
 }
 
 // RatePoint is a rate (records/s) set ElapsedSeconds after the start.

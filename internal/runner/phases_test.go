@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/testkafka"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestRunPhasesInSequence: regression: only consume workloads took
@@ -65,5 +66,48 @@ workloads:
 	}
 	if latency.Consumer.Records != 500 {
 		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.Consumer.Records)
+	}
+	// A phase after the writers ended is not a catch-up read.
+	if rw, _ := workloadResult(out, readers); rw.CatchUp != nil {
+		t.Errorf("readers, a phase after the writers, labelled a catch-up read: %+v", rw.CatchUp)
+	}
+}
+
+// TestCatchingUp: regression: every consume workload that started late was
+// labelled a catch-up read, also one that started after the producers had
+// finished (a phase in sequence, start_after a producing workload). Only a
+// consumer starting with records behind it while a producer of its topic
+// still sends is catching up.
+func TestCatchingUp(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	producer := WorkloadOutcome{Name: "writers", Kind: Produce, ProduceTopic: "t",
+		Producer: &workload.ProducerResult{Start: at(0), End: at(10)}}
+	tests := []struct {
+		name    string
+		start   float64
+		backlog int64
+		topic   string
+		want    bool
+	}{
+		{"starts while the producer sends", 5, 4000, "t", true},
+		{"starts after the producer ended", 11, 20000, "t", false},
+		{"nothing behind it", 5, 0, "t", false},
+		{"another topic", 5, 4000, "u", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			reader := WorkloadOutcome{Name: "readers", Kind: Consume, Late: true,
+				Consumer: &workload.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}
+			out := &Outcome{Start: t0, Workloads: []WorkloadOutcome{producer, reader}}
+			if got := catchingUp(out, reader); got != tt.want {
+				t.Fatalf("catchingUp = %v, want %v", got, tt.want)
+			}
+			rw, _ := workloadResult(out, reader)
+			if (rw.CatchUp != nil) != tt.want {
+				t.Fatalf("result's catch_up %+v, want it only for a catch-up read", rw.CatchUp)
+			}
+		})
 	}
 }

@@ -42,7 +42,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		for name := range w.Consumer.Topics {
 			topic = name
 		}
-		if w.Kind == Consume && w.Late {
+		if w.Kind == Consume && w.Late && catchingUp(out, w) {
 			rw.CatchUp = catchUpOf(out, w)
 		}
 	}
@@ -123,6 +123,31 @@ func judgeRate(g *result.Generator, p *workload.ProducerResult) {
 	g.RateLimitedBy = "cluster"
 	g.RateNote = fmt.Sprintf("reached %.0f of %.0f records/s with the sender on its schedule (%.0f ms behind by itself; %s): the cluster limited the rate",
 		achieved, p.TargetRate, lagMs, waited)
+}
+
+// catchingUp reports whether a late consume workload was catching up: it
+// started with records behind it (a backlog) while a producer of a topic
+// it reads was still sending. A consumer started after the producers
+// ended (start_after a producing phase, or a time past its end) reads
+// what an earlier phase wrote: a phase of its own, not a catch-up.
+func catchingUp(out *Outcome, w WorkloadOutcome) bool {
+	c := w.Consumer
+	if c == nil || c.Backlog == 0 {
+		return false
+	}
+	for _, o := range out.Workloads {
+		p := o.Producer
+		if p == nil || o.Name == w.Name {
+			continue
+		}
+		if _, reads := c.Topics[o.ProduceTopic]; !reads && len(c.Topics) > 0 {
+			continue
+		}
+		if !p.Start.After(c.Start) && p.End.After(c.Start) {
+			return true
+		}
+	}
+	return false
 }
 
 // catchUpOf summarises a late consumer's catch-up read, with the

@@ -3,6 +3,7 @@ package runner
 import (
 	"time"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/workload"
@@ -41,12 +42,37 @@ type WorkloadInfo struct {
 	Records    int64
 	Duration   time.Duration
 	StartAfter time.Duration
+	// AfterWorkload and Backlog are the other conditions of a late start
+	// (start_after a workload's end, backlog: bytes written).
+	AfterWorkload string
+	Backlog       int64
+	// Idle, when set, says whether the workload's load asks for nothing at
+	// t since its start (a ramp at 0 virtual users or a rate stage at 0):
+	// no record is due then, so none completing is no stall.
+	Idle func(t time.Duration) bool
+}
+
+// idleOf is a workload's Idle: nil unless it ramps from or to zero.
+func idleOf(w *plan.Workload) func(time.Duration) bool {
+	switch {
+	case len(w.VUStages) > 0:
+		ramp, err := load.NewVURamp(w.VUs, w.VUStages)
+		if err != nil {
+			return nil
+		}
+		return func(t time.Duration) bool { return ramp.Active(t) == 0 }
+	case len(w.Stages) > 0:
+		stages := w.Stages
+		return func(t time.Duration) bool { return load.RateAt(stages, t) == 0 }
+	}
+	return nil
 }
 
 func repeatInfo(sc *plan.Scenario, index, scenarios, repeat, repeats int) RepeatInfo {
 	ri := RepeatInfo{Scenario: index, Scenarios: scenarios, Name: sc.Name, Repeat: repeat, Repeats: repeats, Started: time.Now()}
 	for _, w := range sc.Workloads {
-		ri.Workloads = append(ri.Workloads, WorkloadInfo{Name: w.Name, Type: w.Type, Records: w.Records, Duration: w.Duration, StartAfter: w.StartAfter})
+		ri.Workloads = append(ri.Workloads, WorkloadInfo{Name: w.Name, Type: w.Type, Records: w.Records, Duration: w.Duration, StartAfter: w.StartAfter,
+			AfterWorkload: w.AfterWorkload, Backlog: w.Backlog, Idle: idleOf(&w)})
 	}
 	return ri
 }
@@ -63,6 +89,28 @@ func (b *build) observeConsumer(name string, spec *workload.ConsumerSpec) {
 	if o := b.observer; o != nil {
 		spec.OnInterval = func(iv workload.ConsumerInterval) { o.ConsumerInterval(name, iv) }
 		spec.OnLag = func(s workload.LagSample) { o.ConsumerLag(name, s.Records) }
+	}
+}
+
+// WorkloadEnder is an Observer that wants to know when each workload of
+// the running repeat has ended.
+type WorkloadEnder interface {
+	WorkloadEnded(workload string)
+}
+
+// endedOf is the observer's WorkloadEnded, or nil.
+func endedOf(o Observer) func(string) {
+	if e, ok := o.(WorkloadEnder); ok {
+		return e.WorkloadEnded
+	}
+	return nil
+}
+
+func (os Observers) WorkloadEnded(w string) {
+	for _, o := range os {
+		if e, ok := o.(WorkloadEnder); ok {
+			e.WorkloadEnded(w)
+		}
 	}
 }
 

@@ -49,6 +49,20 @@ type LocalCluster struct {
 	Actor faults.Actor
 }
 
+// stallLine says that a workload's producers wait for acknowledgements,
+// with the last connection error; every live line names its workload.
+func stallLine(name string, s workload.Stall) string {
+	why := ""
+	if s.LastError != "" {
+		why = "; last error: " + s.LastError
+	}
+	noun := "records"
+	if s.Outstanding == 1 {
+		noun = "record"
+	}
+	return fmt.Sprintf("kbench: %s: no acknowledgement for %s: %d %s outstanding%s", name, s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
+}
+
 // RunPlan runs every scenario of the plan and returns the document: also
 // when it fails or ctx ends part way, with everything measured until then
 // and the failure recorded. The error is the first failure (or ctx's).
@@ -67,7 +81,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
 	var stallMu sync.Mutex
 	var stallSaid time.Time
-	b.stall = func(s workload.Stall) {
+	b.stall = func(name string, s workload.Stall) {
 		// The live view shows each workload's stall as it goes; here a line
 		// now and then, with the count and the last error.
 		stallMu.Lock()
@@ -76,11 +90,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			return
 		}
 		stallSaid = time.Now()
-		why := ""
-		if s.LastError != "" {
-			why = "; last error: " + s.LastError
-		}
-		fmt.Fprintf(opt.Progress, "kbench: no acknowledgement for %s: %d records outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, why)
+		fmt.Fprintln(opt.Progress, stallLine(name, s))
 	}
 	bootstrap := p.Cluster.Bootstrap
 	built, err := buildAll(p, scenarios, bootstrapOrPlaceholder(bootstrap), b)
@@ -169,6 +179,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			}
 			var rep result.Repeat
 			sc := reseeded(built[i], r)
+			sc.OnEnded = endedOf(opt.Observer)
 			watched := sc
 			watched.failFast = true // no planned fault: a cluster that stops answering ends the repeat
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {

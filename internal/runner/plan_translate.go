@@ -29,7 +29,7 @@ type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
 	seed     uint64
-	stall    func(workload.Stall)
+	stall    func(workload string, s workload.Stall)
 	observer Observer
 	abort    context.Context // PlanOptions.Abort
 	warnings []string
@@ -372,7 +372,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		KeySource:      keySrc,
 		HeaderSources:  headerSrcs,
 		Warmup:         w.WarmupRecords,
-		OnStall:        b.stall,
+		OnStall:        b.stallOf(w.Name),
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
 		Keys:           keys,
@@ -397,11 +397,21 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
 	if hasProp(props, "delivery.timeout.ms") {
-		spec.Drain = pc.DeliveryTimeout // after duration: as long as the user asked
+		// After duration, and without an acknowledgement in a run of
+		// records: as long as the user asked.
+		spec.Drain, spec.Stall = pc.DeliveryTimeout, pc.DeliveryTimeout
 	}
 	spec.Abort = b.abort
 	b.observeProducer(w.Name, spec)
 	return spec, settings, nil
+}
+
+// stallOf is the stall reporter of the named workload (nil: none).
+func (b *build) stallOf(name string) func(workload.Stall) {
+	if b.stall == nil {
+		return nil
+	}
+	return func(s workload.Stall) { b.stall(name, s) }
 }
 
 // valuesOf is the record source of a workload's message: random values of

@@ -50,6 +50,9 @@ type Scenario struct {
 	// topics as the cluster reports them (the drop-in commands print their
 	// headers then).
 	OnStart func(topics []kadmin.TopicInfo)
+	// OnEnded, if set, is called with each workload's name once it has
+	// ended (the live view says "done").
+	OnEnded func(workload string)
 
 	// reach, set by RunPlan, shares what the plan's runs found about the
 	// cluster answering; failFast adds the watchdog (no plan faults).
@@ -236,6 +239,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			r.finish(startErr != nil)
 			o := &out.Workloads[i]
 			o.Producer, o.Consumer, o.Probe, o.Err = r.prodRes, r.consRes, r.probeRes, r.err
+			if sc.OnEnded != nil {
+				sc.OnEnded(r.w.Name)
+			}
 		}()
 	}
 	wg.Wait()

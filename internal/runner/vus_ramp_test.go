@@ -83,4 +83,19 @@ workloads:
 	if d := res.End.Sub(res.Start); d < 9*time.Second || d > 15*time.Second {
 		t.Errorf("the ramp of 10 s ran %v", d)
 	}
+	// Regression: the result had no per-plateau figures; each plateau now
+	// has its users, records/s, p50/p99 and Little's law's check.
+	rw, err := workloadResult(out, out.Workloads[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	pls := rw.Producer.Plateaus
+	if len(pls) != 2 || pls[0].VUs != 2 || pls[1].VUs != 8 || pls[0].FromSeconds != 1 || pls[1].ToSeconds != 10 {
+		t.Fatalf("plateaus %+v: want 2 users from 1 s to 5 s, 8 from 6 s to 10 s", pls)
+	}
+	for _, pl := range pls {
+		if pl.Records == 0 || pl.RecordsPerSec <= 0 || pl.P50Ms <= 0 || pl.P99Ms < pl.P50Ms || pl.LittleRatio < 0.85 || pl.LittleRatio > 1.15 {
+			t.Errorf("plateau of %d users: %+v; want its figures and Little's law within 15%%", pl.VUs, pl)
+		}
+	}
 }

@@ -119,6 +119,13 @@ type ProducerSpec struct {
 	// as long as the client's delivery timeout allows. See producer_end.go.
 	FlushTimeout time.Duration
 	Drain        time.Duration
+	// Stall bounds a run of a number of records (Records, no Duration):
+	// once no record has been acknowledged for this long while records
+	// were outstanding, sending stops, the outstanding records are
+	// cancelled (unresolved) and the run returns ErrStalled. Default
+	// DefaultStall; callers give the delivery timeout when the user set
+	// one. See producer_stall.go.
+	Stall time.Duration
 	// Abort, if set, ends every wait at once when it is done (a second
 	// Ctrl-C): the records still outstanding are unresolved.
 	Abort context.Context
@@ -223,6 +230,13 @@ type ProducerResult struct {
 	// FirstSend is when the first record was handed to the client,
 	// FirstAck when the first was acknowledged (zero when none was).
 	FirstSend, FirstAck time.Time
+	// NotSent counts the records of a run of a number of records that
+	// were never handed to the client: the run ended first (its stall
+	// bound, Ctrl-C, a failed commit).
+	NotSent int64
+	// Plateaus are a ramp of virtual users' stretches of a constant count
+	// (nil without a ramp).
+	Plateaus []PlateauResult
 }
 
 // TransactionResult counts a run's transactions; Commit is the commit
@@ -255,6 +269,9 @@ func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
 	}
 	if sp.Drain <= 0 {
 		sp.Drain = DefaultDrain
+	}
+	if sp.Stall <= 0 {
+		sp.Stall = DefaultStall
 	}
 	switch {
 	case sp.Topic == "":
@@ -334,6 +351,13 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		defer cancel()
 		defer context.AfterFunc(spec.Until, cancel)()
 	}
+	var stall *stallWatch
+	if spec.Records > 0 && spec.Duration <= 0 {
+		var stop context.CancelCauseFunc
+		sendCtx, stop = context.WithCancelCause(sendCtx)
+		defer stop(nil)
+		stall = startStallWatch(spec.Stall, clients, stop)
+	}
 	stopWatching := watchEnds(ctx, sendCtx, spec.Abort, clients, spec.Drain, spec.FlushTimeout)
 	rep := newReporter(spec, clients, start)
 	rep.ivHist = ivHist
@@ -354,6 +378,11 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	wg.Wait()
 	stopBalance() // sending has ended: no more rates to set
 	stopWatching()
+	if stall != nil {
+		if err := stall.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	// Every client has flushed, or its deadline passed: close them all at
 	// once and give the last promises closeGrace (none after an abort).
 	// Close fails what is still buffered, and the run waits for those
@@ -465,7 +494,11 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		}
 		res.FirstSend = earliest(res.FirstSend, c.firstSend.Load())
 		res.FirstAck = earliest(res.FirstAck, c.firstAck)
+		if c.records > 0 {
+			res.NotSent += max(c.records-c.produced, 0)
+		}
 	}
+	res.Plateaus = mergePlateaus(clients)
 	// Steady state is reported once a steady record was acknowledged.
 	if at, ok := clients[0].warm.at(end); ok && res.Steady.Acked > 0 {
 		res.Steady.Start = start.Add(at)

@@ -127,6 +127,14 @@ type producerClient struct {
 	tsMs    int64
 	topic   string
 	records int64 // this client's share; 0 = unlimited
+	// sendFor, in a timed run at a fixed rate or stages, is its duration:
+	// records due at or after it are not sent (the one due exactly at the
+	// end made a run of rate × duration send one record more). dueCap, at a
+	// fixed rate, is this client's share of the records due before it
+	// (load.DueBefore), so that the clients together send exactly those;
+	// -1 with stages.
+	sendFor time.Duration
+	dueCap  int64
 	// index and clients number the records across clients: this client's
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
@@ -181,6 +189,8 @@ type producerClient struct {
 	// record it could not deliver.
 	drainMax  time.Duration
 	completed atomic.Int64 // promise worker: records whose promise ran
+	// ackedSeen is acked as of the last publish, for the stall watch.
+	ackedSeen atomic.Int64
 	// doneBytes is published from the promise worker's completedBytes at
 	// each publish: a lagging, never over-counting view for mayBeFull.
 	doneBytes atomic.Int64
@@ -219,6 +229,7 @@ type producerClient struct {
 	unresolvedWait time.Duration
 	errs           measure.ErrorCounts
 	seenErr        map[string]bool
+	plateaus       *plateaus // a ramp of virtual users: per plateau (nil otherwise)
 }
 
 func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
@@ -231,6 +242,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		progress:    spec.Progress,
 		vus:         int(share(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
+		plateaus:    newPlateaus(spec.VURamp),
 		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
 		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
@@ -264,6 +276,13 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		if c.pacer, err = load.NewStagedPacer(share); err != nil {
 			cl.Close()
 			return nil, fmt.Errorf("producer: %w", err)
+		}
+	}
+	c.dueCap = -1
+	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
+		c.sendFor = spec.Duration
+		if len(spec.Stages) == 0 {
+			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
 		}
 	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
@@ -337,6 +356,12 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		// Checking every record costs little next to Produce, and a timed run
 		// must stop on time even when each record blocks.
 		if sendCtx.Err() != nil {
+			return nil
+		}
+		if c.sendFor > 0 && (c.pacer.Due(i) >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
+			// Every record due within the duration is sent: sending ends
+			// with it, as it would have.
+			<-sendCtx.Done()
 			return nil
 		}
 		if intended {
@@ -537,6 +562,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
 	c.bytes += int64(size)
+	if c.plateaus != nil {
+		c.plateaus.add(sl.sent, size, lat)
+	}
 	if c.warm != nil && c.warm.steady(now) {
 		c.steadyHist.Record(lat)
 		if c.steadyDelay != nil {
@@ -568,6 +596,7 @@ func (c *producerClient) publish(now time.Duration) {
 		c.progress.Add(c.pending.Bytes)
 	}
 	c.window.AddStats(c.pending)
+	c.ackedSeen.Add(c.pending.Count)
 	c.steadyWindow.AddStats(c.steadyPending)
 	if c.balance != nil {
 		c.balance.Published(c.pending.Count)

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,5 +118,54 @@ func TestRunProducerEndsWithinItsBound(t *testing.T) {
 				t.Fatalf("transactions %+v: the commit cut off is not counted", res.Transactions)
 			}
 		})
+	}
+}
+
+// TestRunProducerStallEndsARunOfRecords: regression: a run of a number of
+// records (no duration) whose broker stopped answering kept sending as long
+// as it had records, each failing only at the delivery timeout: it had no
+// bound. Now no acknowledgement for its stall bound while records are
+// outstanding ends it: ErrStalled, the outstanding records unresolved, the
+// rest counted as not sent.
+func TestRunProducerStallEndsARunOfRecords(t *testing.T) {
+	t.Parallel()
+	seeds := silentAfter(t, 5)
+	spec := testSpec(t, seeds, "t")
+	spec.Rate, spec.Records, spec.Stall = 2000, 100_000, 500*time.Millisecond
+	opts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(time.Millisecond),
+		kgo.RecordDeliveryTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second),
+		kgo.AllowIdempotentProduceCancellation()}
+	spec.ClientOpts = func(int) []kgo.Opt { return opts }
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := RunProducer(ctx, spec)
+	took := time.Since(start)
+	// The first acknowledgements come within milliseconds; then the 500 ms
+	// bound and the close's 2 s at most. Before: 50 s of sending.
+	if bound := spec.Stall + 2*closeGrace + 500*time.Millisecond; took > bound {
+		t.Fatalf("ended %v after the start; bound %v (err %v)", took, bound, err)
+	}
+	if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), "delivery.timeout.ms") {
+		t.Fatalf("err %v, want ErrStalled saying how to wait longer", err)
+	}
+	if res == nil || res.Acked == 0 || res.Unresolved == 0 || res.NotSent == 0 {
+		t.Fatalf("result %+v: want acknowledged, unresolved and unsent records", res)
+	}
+	if got := res.Acked + res.Failed + res.NotSent; got != spec.Records {
+		t.Fatalf("acked %d + failed %d + not sent %d = %d, want the %d records", res.Acked, res.Failed, res.NotSent, got, spec.Records)
+	}
+}
+
+// TestRunProducerStallWaitsWhileIdle: a run of records at a slow rate has
+// nothing outstanding between its records: the stall bound must not end it.
+func TestRunProducerStallWaitsWhileIdle(t *testing.T) {
+	t.Parallel()
+	seeds := silentAfter(t, 1000)
+	spec := testSpec(t, seeds, "t")
+	spec.Rate, spec.Records, spec.Stall = 4, 5, 300*time.Millisecond
+	res, err := RunProducer(context.Background(), spec)
+	if err != nil || res.Acked != 5 || res.NotSent != 0 {
+		t.Fatalf("acked %d, not sent %d, err %v: want all 5 records", res.Acked, res.NotSent, err)
 	}
 }

@@ -18,6 +18,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	out.Failed = r.Failed
 	out.Unresolved = r.Unresolved
 	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
+	out.NotSent = r.NotSent
 	out.TargetRate = max(targetRate, 0)
 	for _, r := range r.Rates {
 		out.BalancedRates = append(out.BalancedRates, result.RatePoint{ElapsedSeconds: r.Elapsed.Seconds(), Rate: r.Rate})
@@ -69,6 +70,13 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		out.Intervals = append(out.Intervals, ri)
 	}
+	for _, pl := range r.Plateaus {
+		p, err := plateauOf(pl)
+		if err != nil {
+			return nil, err
+		}
+		out.Plateaus = append(out.Plateaus, p)
+	}
 	// No steady record acknowledged (interrupted during warm-up, or a
 	// duration shorter than it): no steady state to report.
 	if r.Steady != nil && !r.Steady.Start.IsZero() {
@@ -86,6 +94,26 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		out.SteadyState = st
 	}
 	return out, nil
+}
+
+// plateauOf is a plateau's figures, with Little's law's check.
+func plateauOf(pl PlateauResult) (result.Plateau, error) {
+	lat, err := result.LatencyOf(pl.Latency)
+	if err != nil {
+		return result.Plateau{}, err
+	}
+	p := result.Plateau{VUs: pl.Users, FromSeconds: pl.From.Seconds(), ToSeconds: pl.To.Seconds(), Records: pl.Acked, Latency: lat}
+	if secs := (pl.To - pl.From).Seconds(); secs > 0 {
+		p.RecordsPerSec = float64(pl.Acked) / secs
+	}
+	if pl.Acked > 0 {
+		p.P50Ms = float64(pl.Latency.Quantile(0.50)) / 1000
+		p.P99Ms = float64(pl.Latency.Quantile(0.99)) / 1000
+		p.MeanMs = pl.Latency.Mean() / 1000
+		p.LittleUsers = p.RecordsPerSec * p.MeanMs / 1000
+		p.LittleRatio = p.LittleUsers / float64(pl.Users)
+	}
+	return p, nil
 }
 
 func producerSummary(elapsed time.Duration, acked, bytes int64, h *measure.Histogram) (*result.Producer, error) {

@@ -126,6 +126,10 @@ func (r *reporter) tick(now time.Time, final bool) {
 
 // stalled tells OnStall that nothing completed in the interval although
 // records wait in the clients' buffers, with the last connection error.
+// With nothing waiting (no user active in a ramp from 0, a slow rate
+// between records) there is no stall, and its clock starts again: a ramp
+// from `vus: 0` whose first record went out just before an interval ended
+// was said to have waited since the start.
 func (r *reporter) stalled(now time.Time) {
 	if r.spec.OnStall == nil {
 		return
@@ -138,15 +142,17 @@ func (r *reporter) stalled(now time.Time) {
 			reason = e
 		}
 	}
-	if outstanding > 0 {
-		r.spec.OnStall(Stall{For: now.Sub(r.lastAck), Outstanding: outstanding, LastError: reason})
+	if outstanding == 0 {
+		r.lastAck = now
+		return
 	}
+	r.spec.OnStall(Stall{For: now.Sub(r.lastAck), Outstanding: outstanding, LastError: reason})
 }
 
 // Stall is a reporting interval in which no record completed although
 // records were outstanding.
 type Stall struct {
-	For         time.Duration // since a record last completed (or the start)
+	For         time.Duration // since a record last completed or nothing waited (or the start)
 	Outstanding int64         // records in the clients' buffers
 	LastError   string        // the last failed connection attempt, if any
 }

@@ -1,0 +1,59 @@
+package workload
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/load"
+)
+
+// TestRampFromZeroUsersIsNoStall: regression: a ramp from `vus: 0` said
+// "no acknowledgement for 1.5s: 1 records outstanding" as its first user's
+// first record waited a moment for its answer: the stall was counted from
+// the start, while no user was active and nothing was outstanding. Time
+// with nothing waiting is no stall.
+func TestRampFromZeroUsersIsNoStall(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		c.SleepControl(func() { time.Sleep(150 * time.Millisecond) }) // every answer outlasts an interval
+		return nil, nil, false
+	})
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	ramp, err := load.NewVURamp(0, []load.VUStage{{Duration: time.Second, Target: 0}, {Duration: 500 * time.Millisecond, Target: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.VURamp, spec.Duration = ramp, 1500*time.Millisecond
+	var mu sync.Mutex
+	var stalls []Stall
+	spec.OnStall = func(s Stall) {
+		mu.Lock()
+		defer mu.Unlock()
+		stalls = append(stalls, s)
+	}
+	res, err := RunProducer(context.Background(), spec)
+	if err != nil || res.Acked == 0 {
+		t.Fatalf("acked %v, err %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range stalls {
+		// An answer takes 150 ms, an interval 50 ms: a stall of the
+		// record in flight may be said, never one reaching back into
+		// the second with no user.
+		if s.For > 400*time.Millisecond {
+			t.Fatalf("stall of %v said (%d outstanding): the ramp had no user for its first second", s.For, s.Outstanding)
+		}
+	}
+}
