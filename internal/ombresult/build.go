@@ -13,11 +13,12 @@ import (
 // Build makes OMB's result of one repeat of the run. Periods are 10 s from
 // the end of the warm-up (where OMB's test begins) on the scenario's clock;
 // each interval of the workloads' series counts in the period its middle
-// falls in, and what comes after the last whole period (the producers'
-// last records, the consumers reading the rest) makes one more period, or
-// joins the last one when under 5 s, as kbench folds short intervals. So
-// every record is in exactly one period or in the warm-up: the periods'
-// counts add up to result.json's.
+// falls in, and what comes after the last whole period, until the
+// producers' end, makes one more period, or joins the last one when under
+// 5 s, as kbench folds short intervals; the consumers' reads after the
+// producers ended count in the last period. So every record is in exactly
+// one period or in the warm-up: the periods' counts add up to
+// result.json's.
 func Build(rep result.Repeat, run Run) (*TestResult, error) {
 	if err := run.check(); err != nil {
 		return nil, err
@@ -31,7 +32,7 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 		return nil, fmt.Errorf("no producer measured anything: OMB's result has no period")
 	}
 	testStart := start.Add(run.Warmup)
-	end := lastEnd(prods, cons)
+	end := lastEnd(prods)
 	n := periods(end.Sub(testStart))
 	if n == 0 {
 		return nil, fmt.Errorf("the run ended %.1f s into its %s warm-up: OMB's result has no period after it", end.Sub(start).Seconds(), run.Warmup)
@@ -139,21 +140,17 @@ func firstStart(prods []*result.Producer) (time.Time, bool) {
 	return t, !t.IsZero()
 }
 
-// lastEnd is when the last interval of any workload ended.
-func lastEnd(prods []*result.Producer, cons []*result.Workload) time.Time {
+// lastEnd is when the last producer's last interval ended: OMB's test
+// ends with its producers. What the consumers read after it (the rest of
+// what was sent, then an idle wait) counts in the last period.
+func lastEnd(prods []*result.Producer) time.Time {
 	var t time.Time
-	later := func(ivs []result.Interval) {
-		if n := len(ivs); n > 0 {
-			if e := intervalEnd(ivs[n-1]); e.After(t) {
+	for _, p := range prods {
+		if n := len(p.Intervals); n > 0 {
+			if e := intervalEnd(p.Intervals[n-1]); e.After(t) {
 				t = e
 			}
 		}
-	}
-	for _, p := range prods {
-		later(p.Intervals)
-	}
-	for _, c := range cons {
-		later(c.Consumer.Intervals)
 	}
 	return t
 }

@@ -1,6 +1,7 @@
 package ombresult
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -50,10 +51,15 @@ func TestBuildPeriods(t *testing.T) {
 	t.Parallel()
 	prod := &result.Producer{Records: 37 * 100, Intervals: series(t, t0, 37, func(int) int64 { return 100 }),
 		Latency: latency(t, 1000, 2000), SteadyState: &result.Producer{Latency: latency(t, 2000, 4000), PublishDelay: ptr(latency(t, 3, 5))}}
-	// The consumer reads 90 a second, then catches up in the last second.
-	cons := &result.Consumer{Intervals: series(t, t0, 37, func(i int) int64 {
-		if i == 36 {
+	// The consumer reads 90 a second, then catches up in the last second
+	// and waits 4 s more after the producers ended: the last period holds
+	// it, and does not grow.
+	cons := &result.Consumer{Intervals: series(t, t0, 41, func(i int) int64 {
+		switch {
+		case i == 36:
 			return 3700 - 36*90
+		case i > 36:
+			return 0
 		}
 		return 90
 	})}
@@ -76,6 +82,9 @@ func TestBuildPeriods(t *testing.T) {
 		}
 	}
 	// Records after the warm-up, period by period: rate × length.
+	if want := []float64{10, 10, 12}; !slices.Equal(r.PeriodSeconds, want) {
+		t.Errorf("periods of %v s, want %v", r.PeriodSeconds, want)
+	}
 	sent := r.PublishRate[0]*10 + r.PublishRate[1]*10 + r.PublishRate[2]*12
 	if sent != 32*100 {
 		t.Errorf("periods hold %v records, the series after the warm-up %d", sent, 32*100)
