@@ -63,7 +63,11 @@ func stallPrinter(w io.Writer) func(workload.Stall) {
 		if s.LastError != "" {
 			why = "; last error: " + s.LastError
 		}
-		fmt.Fprintf(w, "kbench: no acknowledgement for %s: %d records outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, why)
+		noun := "records"
+		if s.Outstanding == 1 {
+			noun = "record"
+		}
+		fmt.Fprintf(w, "kbench: no acknowledgement for %s: %d %s outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
 	}
 }
 

@@ -12,7 +12,7 @@ type Fault struct {
 	// Action names the fault's Kind (Kinds).
 	Action string
 	Target Target
-	// At is the time from the scenario's start; with After, the delay
+	// At is the time from the workloads' start (runner's OnStart, just before the first send); with After, the delay
 	// after the named fault was done.
 	At    time.Duration
 	After string

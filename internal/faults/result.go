@@ -14,7 +14,7 @@ const (
 type Result struct {
 	Name, Action, Target string
 	Broker               int32         // -1 when the target could not be resolved
-	At                   time.Duration // since the scenario's start, when the action began
+	At                   time.Duration // since the workloads' start, when the action began
 	Took                 time.Duration // the action itself (a restart waits for the broker)
 	// Away says the action took its broker away (its kind's Effect): the
 	// acknowledgement gaps that began during it are the fault's.

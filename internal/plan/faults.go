@@ -79,11 +79,11 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		}
 		switch {
 		case given["at"] != nil && given["after"] != nil:
-			c.addf(given["after"], path+".after", "give at (from the scenario's start) or after with delay, not both")
+			c.addf(given["after"], path+".after", "give at (from the workloads' start) or after with delay, not both")
 		case given["delay"] != nil && given["after"] == nil:
 			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; add after, or use at")
 		case given["at"] == nil && given["after"] == nil:
-			c.addf(fn, path+".at", "missing; say when: at: 30s from the scenario's start, or after: NAME with delay: 10s")
+			c.addf(fn, path+".at", "missing; say when: at: 30s from the workloads' start, or after: NAME with delay: 10s")
 		}
 		if k, ok := kinds[f.Action]; ok {
 			f.Params = c.faultParams(k, f.Action, path, given)

@@ -118,7 +118,7 @@ func TestParseBadFaults(t *testing.T) {
 		{"no time", "faults:\n  - {action: kill, target: {broker: 1}}",
 			"faults[0].at: missing; say when"},
 		{"at and after", "faults:\n  - {name: a, action: kill, target: {broker: 1}, at: 5s}\n  - {action: restart, target: {broker: 1}, at: 10s, after: a}",
-			"faults[1].after: give at (from the scenario's start) or after with delay, not both"},
+			"faults[1].after: give at (from the workloads' start) or after with delay, not both"},
 		{"after unknown", "faults:\n  - {action: restart, target: {broker: 1}, after: nothing}",
 			`faults[0].after: no earlier fault is named "nothing"`},
 		{"target unknown fault", "faults:\n  - {action: restart, target: {fault: k}, at: 5s}",

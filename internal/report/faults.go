@@ -20,10 +20,20 @@ type table struct {
 }
 
 // FaultColumns are the faults table's columns.
-var FaultColumns = []string{"scenario", "repeat", "fault", "at s", "election_ms", "unavailable_ms", "isr_recovered_ms", "status"}
+var FaultColumns = []string{"scenario", "repeat", "fault", "at s from first send", "election_ms", "unavailable_ms", "isr_recovered_ms", "status"}
 
 // VerificationColumns are the verification table's columns.
 var VerificationColumns = []string{"scenario", "repeat", "workload", "acks", "acked", "lost", "duplicated", "out_of_order", "unacknowledged", "result"}
+
+// faultAt is when a fault's action began, in seconds from the repeat's
+// first send (chartOrigin), as the charts mark it; a result without the
+// action's time gives its at_seconds (from the workloads' start).
+func faultAt(rep result.Repeat, f result.Fault) float64 {
+	if f.Time.IsZero() {
+		return f.AtSeconds
+	}
+	return f.Time.Sub(chartOrigin(rep)).Seconds()
+}
 
 // faultTables builds the faults and verification tables; nil when the run
 // had neither.
@@ -36,7 +46,7 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 				}
 				at := "–" // it did not happen
 				if f.Status == "done" || f.Status == "failed" {
-					at = strconv.FormatFloat(f.AtSeconds, 'f', 1, 64)
+					at = strconv.FormatFloat(faultAt(rep, f), 'f', 1, 64)
 				}
 				faults.Rows = append(faults.Rows, []string{sc.Name, strconv.Itoa(rep.Index), faultName(f), at,
 					noteCell(f.ElectionMs, f.ElectionNote, timedOut(f, "election")), msCell(f.UnavailableMs),
@@ -82,7 +92,7 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 		}
 	}
 	if faults != nil {
-		faults.Notes = append(faults.Notes, "Times are from the scenario's start. election_ms: from the action until every partition the broker led had a leader on another broker (metadata polled every 50 ms); "+
+		faults.Notes = append(faults.Notes, "at s: seconds from the repeat's first send, where the time charts start (the plan's at: counts from the workloads' start, just before it). election_ms: from the action until every partition the broker led had a leader on another broker (metadata polled every 50 ms); "+
 			"it belongs to the fault that took the broker away, also when the election came after a restart had begun. A partition with no other in-sync replica has no election: it comes back with its broker, and the row says so. "+
 			"\"not within N s\": the measurement gave up after N s. "+
 			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after. "+

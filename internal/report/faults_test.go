@@ -3,6 +3,7 @@ package report
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/result"
 )
@@ -47,5 +48,31 @@ func TestFaultRows(t *testing.T) {
 				t.Errorf("notes %q lack %q", faults.Notes, tt.note)
 			}
 		})
+	}
+}
+
+// TestFaultAtFromFirstSend: regression: the faults table said "Times are
+// from the scenario's start" and showed at_seconds, counted from the
+// workloads' start, while the time charts (and the docs) count from the
+// repeat's first send: a kill at 10.0 s sat at 9.6 s on the chart when the
+// first record went out 0.4 s after the workloads started. The column now
+// counts from the first send, as the charts, and its header says so.
+func TestFaultAtFromFirstSend(t *testing.T) {
+	t.Parallel()
+	start := time.Unix(1000, 0).UTC()
+	first := start.Add(400 * time.Millisecond)
+	f := result.Fault{Action: "kill", Target: "broker 2", Broker: 2, AtSeconds: 10, Time: start.Add(10 * time.Second), Status: "done"}
+	rep := result.Repeat{Index: 1, Faults: []result.Fault{f}, Workloads: []result.Workload{{Name: "w", Type: "produce", Producer: &result.Producer{FirstSendAt: &first}}}}
+	run := &result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{rep}}}}
+	faults, _ := faultTables(run)
+	if got := faults.Rows[0][3]; got != "9.6" {
+		t.Errorf("at %s, want 9.6 (from the first send)", got)
+	}
+	if faults.Columns[3] != "at s from first send" || !strings.Contains(strings.Join(faults.Notes, " "), "seconds from the repeat's first send, where the time charts start") {
+		t.Errorf("header %q, notes %q: want them to say the times count from the first send", faults.Columns[3], faults.Notes)
+	}
+	ws := workloadCharts(rep, rep.Workloads[0])
+	if len(ws.Marks) == 0 || ws.Marks[0].At != 9.6 {
+		t.Errorf("chart marks %+v, want the kill at 9.6 s as in the table", ws.Marks)
 	}
 }

@@ -95,7 +95,10 @@ type Repeat struct {
 	Verification []Verification `json:"verification,omitempty"`
 }
 
-// Fault is one fault of a repeat. Times are from the scenario's start;
+// Fault is one fault of a repeat. AtSeconds is from the workloads' start
+// (after the topics were prepared, just before the first send: the plan's
+// at: counts from there; the report's tables and charts count from the
+// first send, using Time);
 // the measured times are nil when not measured (the action neither takes
 // a broker away nor brings one back, or it led no partition).
 type Fault struct {
@@ -293,8 +296,8 @@ type Aggregate struct {
 	SetupSeconds         Stats    `json:"setup_seconds"`
 	// FailedRecords counts the records the producers failed over all
 	// repeats (failed and interrupted ones too); FailedRepeats, the
-	// repeats that failed. Errors is their sum, what thresholds and
-	// compare judge as "errors".
+	// repeats that failed. Errors is their sum, what compare judges as
+	// "errors" (a plan's thresholds count a workload's own failures).
 	FailedRecords int64 `json:"failed_records"`
 	FailedRepeats int   `json:"failed_repeats"`
 	Errors        int64 `json:"errors"`

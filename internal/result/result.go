@@ -103,7 +103,12 @@ type Producer struct {
 	// NotSent counts the records a run of a number of records never sent:
 	// it ended first (its stall bound, Ctrl-C). Records + Failed + NotSent
 	// are the records asked for.
-	NotSent         int64   `json:"not_sent,omitempty"`
+	NotSent int64 `json:"not_sent,omitempty"`
+	// KbenchPauses are the stretches in which kbench itself did not run
+	// (the process stopped, its host suspended or overloaded): records due
+	// then went out late, their latency counting the pause, or not at all
+	// (NotSent). DurationSeconds and the rates leave them out.
+	KbenchPauses    []Pause `json:"kbench_pauses,omitempty"`
 	DurationSeconds float64 `json:"duration_seconds"`
 	RecordsPerSec   float64 `json:"records_per_sec"`
 	MiBPerSec       float64 `json:"mib_per_sec"`
@@ -138,6 +143,13 @@ type Producer struct {
 	// Plateaus are a ramp of virtual users' stretches of a constant
 	// count, each with its own figures.
 	Plateaus []Plateau `json:"plateaus,omitempty"`
+}
+
+// Pause is a stretch in which kbench did not run, from AtSeconds after the
+// workload's start.
+type Pause struct {
+	AtSeconds float64 `json:"at_seconds"`
+	Seconds   float64 `json:"seconds"`
 }
 
 // Plateau is what a ramp of virtual users measured while it held VUs

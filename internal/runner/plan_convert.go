@@ -91,6 +91,10 @@ func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 	if p.TargetRate > 0 {
 		judgeRate(g, p)
 	}
+	for _, pause := range p.Pauses {
+		g.Reasons = append(g.Reasons, fmt.Sprintf("kbench itself did not run for %.1f s from %.1f s (the process was stopped, or its host suspended or overloaded): its schedule moved on by the pause, the rates leave it out, records in flight count it in their latency, and %d records intended in this run were not sent",
+			pause.Length.Seconds(), pause.At.Sub(p.Start).Seconds(), p.NotSent))
+	}
 	g.Bound = len(g.Reasons) > 0
 	return g
 }
@@ -99,7 +103,7 @@ func generatorOf(out *Outcome, p *workload.ProducerResult) *result.Generator {
 // records the senders' own lag kept back (their rate times the lag)
 // against the records short of the target over the sending time.
 func judgeRate(g *result.Generator, p *workload.ProducerResult) {
-	elapsed := p.End.Sub(p.Start).Seconds()
+	elapsed := p.Sending(p.Start).Seconds() // kbench's own pauses left out
 	if elapsed <= 0 {
 		return
 	}

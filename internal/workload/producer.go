@@ -230,13 +230,26 @@ type ProducerResult struct {
 	// FirstSend is when the first record was handed to the client,
 	// FirstAck when the first was acknowledged (zero when none was).
 	FirstSend, FirstAck time.Time
-	// NotSent counts the records of a run of a number of records that
-	// were never handed to the client: the run ended first (its stall
-	// bound, Ctrl-C, a failed commit).
+	// NotSent counts the records the run intended and never handed to
+	// the client: of a number of records, those left when it ended first
+	// (its stall bound, Ctrl-C, a failed commit); of a timed run at a fixed
+	// rate, those due before its end (load.DueBefore) that were not sent
+	// (kbench paused or behind its schedule, Ctrl-C).
 	NotSent int64
 	// Plateaus are a ramp of virtual users' stretches of a constant count
 	// (nil without a ramp).
 	Plateaus []PlateauResult
+	// Pauses are the stretches in which kbench itself did not run (the
+	// process stopped, its host suspended): records due then went out
+	// late or, past the duration, not at all (NotSent). The rates leave
+	// them out (Sending).
+	Pauses []measure.Pause
+}
+
+// Sending is the time the rates divide by: from Start to End, less the
+// pauses of kbench itself within it.
+func (r *ProducerResult) Sending(from time.Time) time.Duration {
+	return r.End.Sub(from) - measure.PausedWithin(r.Pauses, from, r.End)
 }
 
 // TransactionResult counts a run's transactions; Commit is the commit
@@ -321,11 +334,13 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 
 	start := time.Now()
+	pauses := measure.WatchPauses()
 	ivHist := measure.NewIntervalHistogram()
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()
 		c.ivHist = ivHist
+		c.pauses = pauses
 		if spec.Balance != nil {
 			c.pacer = load.NewBalancedPacer(spec.Balance, start)
 			c.balance = spec.Balance
@@ -413,7 +428,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	rep.stop()
 	<-repDone
 
-	res := collect(spec, clients, start, rep.intervals)
+	res := collect(spec, clients, start, rep.intervals, pauses.Stop())
 	for _, c := range clients {
 		if c.abandoned.Load() {
 			// Promises that ran after abandon counted nothing.
@@ -432,7 +447,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	return res, runErr
 }
 
-func collect(spec ProducerSpec, clients []*producerClient, start time.Time, intervals []Interval) *ProducerResult {
+func collect(spec ProducerSpec, clients []*producerClient, start time.Time, intervals []Interval, pauses []measure.Pause) *ProducerResult {
 	var end time.Duration
 	for _, c := range clients {
 		end = max(end, c.sendEnd, c.lastAck)
@@ -445,6 +460,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),
+		Pauses:              pauses,
 	}
 	res.TargetRate = max(spec.Rate, 0)
 	if spec.Balance != nil {
@@ -494,8 +510,13 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		}
 		res.FirstSend = earliest(res.FirstSend, c.firstSend.Load())
 		res.FirstAck = earliest(res.FirstAck, c.firstAck)
-		if c.records > 0 {
+		switch {
+		case c.records > 0 && c.dueCap >= 0:
+			res.NotSent += max(min(c.records, c.dueCap)-c.produced, 0)
+		case c.records > 0:
 			res.NotSent += max(c.records-c.produced, 0)
+		case c.dueCap >= 0:
+			res.NotSent += max(c.dueCap-c.produced, 0)
 		}
 	}
 	res.Plateaus = mergePlateaus(clients)

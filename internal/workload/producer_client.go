@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,101 +15,6 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
 )
-
-// slot is a record plus what kbench needs to know when it completes. The
-// record must stay the first field: the promise receives the *kgo.Record and
-// recovers its slot from the same address.
-type slot struct {
-	rec kgo.Record
-	// sent is when the record counts as sent, in nanoseconds since the run
-	// started (monotonic). It cannot live in rec.Timestamp: franz-go
-	// truncates that to whole milliseconds, which would add up to 1 ms to
-	// every latency.
-	sent time.Duration
-	// done, for a virtual user's record, is signalled when it completes.
-	done chan struct{}
-	// late is how long after its intended send time the record was
-	// handed to franz-go (0 at an unlimited rate): OMB's publish delay.
-	late time.Duration
-	// seq is the record's number within its client, for the tracker.
-	seq int64
-	// slab is the block the slot was cut from; nil for a pooled slot.
-	slab *slab
-}
-
-func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
-
-// slotPool recycles slots for virtual users' records: at millions of
-// records per second, allocating each would add to the garbage collector's
-// work.
-var slotPool = sync.Pool{New: func() any { return new(slot) }}
-
-// slabSize slots are allocated together and handed out in order, so that
-// records sent one after another lie next to each other in memory. franz-go
-// writes a batch's records in the order they were sent; slots taken from a
-// pool were scattered over the heap, and reading each record's fields was
-// a cache miss (perf: most of franz-go's record-writing time at 1000 B).
-const slabSize = 1024
-
-// slab is a block of slots. A slab goes back to its client's free list when
-// all of its slots have completed.
-type slab struct {
-	slots     [slabSize]slot
-	completed int // written only by the client's promise worker
-}
-
-// slabs hands out slots in order, one slab at a time; the sending goroutine
-// takes and the promise worker returns, so the free list is locked (once
-// per slabSize records).
-type slabs struct {
-	cur  *slab
-	next int
-
-	mu   sync.Mutex
-	free []*slab
-}
-
-// take returns the next slot. Only the sending goroutine calls it.
-func (s *slabs) take() *slot {
-	if s.cur == nil || s.next == slabSize {
-		s.cur, s.next = s.reuse(), 0
-	}
-	sl := &s.cur.slots[s.next]
-	s.next++
-	return sl
-}
-
-func (s *slabs) reuse() *slab {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if n := len(s.free); n > 0 {
-		b := s.free[n-1]
-		s.free = s.free[:n-1]
-		b.completed = 0
-		return b
-	}
-	b := new(slab)
-	for i := range b.slots {
-		b.slots[i].slab = b
-	}
-	return b
-}
-
-// release completes a slot; a virtual user's goes back to the pool. Only
-// the promise worker calls it.
-func (s *slabs) release(sl *slot) {
-	b := sl.slab
-	if b == nil {
-		slotPool.Put(sl)
-		return
-	}
-	b.completed++
-	if b.completed == slabSize {
-		s.mu.Lock()
-		s.free = append(s.free, b)
-		s.mu.Unlock()
-	}
-}
 
 // producerClient is one franz-go client and what it measured. Fields below
 // "promise worker" are written only by the client's promise worker and read
@@ -135,6 +38,13 @@ type producerClient struct {
 	// -1 with stages.
 	sendFor time.Duration
 	dueCap  int64
+	// pauses watches kbench's own pauses; shift is how long they have
+	// lasted so far: a fixed-rate schedule moves on by it, so records due
+	// while kbench did not run are not sent in a burst afterwards, nor
+	// counted as the cluster's latency. A timed run leaves the last ones
+	// unsent (NotSent). Send goroutine.
+	pauses *measure.PauseWatch
+	shift  time.Duration
 	// index and clients number the records across clients: this client's
 	// i-th record is record i*clients+index of the run, so record numbers
 	// (--payload-monotonic) are unique and rising per client.
@@ -309,7 +219,7 @@ func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
 	c.sendEnd = time.Since(c.start)
 	if !c.pacer.Unlimited() && !c.closed {
-		c.behindEnd = max(c.sendEnd-c.pacer.Due(c.produced), 0)
+		c.behindEnd = max(c.sendEnd-c.shift-c.pacer.Due(c.produced), 0)
 	}
 	switch {
 	case sendErr != nil:
@@ -350,7 +260,6 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		c.sendVUs(ctx, sendCtx, c.vus)
 		return nil
 	}
-	start := c.start
 	intended := !c.pacer.Unlimited()
 	for i := int64(0); c.records == 0 || i < c.records; i++ {
 		// Checking every record costs little next to Produce, and a timed run
@@ -358,16 +267,8 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 		if sendCtx.Err() != nil {
 			return nil
 		}
-		if c.sendFor > 0 && (c.pacer.Due(i) >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
-			// Every record due within the duration is sent: sending ends
-			// with it, as it would have.
-			<-sendCtx.Done()
+		if intended && !c.waitDue(sendCtx, i) {
 			return nil
-		}
-		if intended {
-			if err := c.pacer.Wait(sendCtx, i, time.Since(start)); err != nil {
-				return nil
-			}
 		}
 		if c.tx.on() && !c.tx.open() {
 			if err := c.begin(); err != nil {
@@ -413,7 +314,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl.sent = time.Since(c.start)
 	sl.late = 0
 	if intended {
-		due := c.pacer.Due(i)
+		due := c.pacer.Due(i) + c.shift
 		late := sl.sent - due
 		if late > c.behindMax {
 			c.behindMax = late
@@ -676,50 +577,4 @@ func (w *connWatch) last() string {
 		return *p
 	}
 	return ""
-}
-
-// recordParts renders a record's templated key and headers. One per
-// sending goroutine: the sources are not safe to share.
-type recordParts struct {
-	key     payload.Source
-	headers []HeaderSource
-}
-
-func newRecordParts(spec ProducerSpec, seed uint64) recordParts {
-	var p recordParts
-	if spec.KeySource != nil {
-		p.key = spec.KeySource.Clone(seed)
-	}
-	for _, h := range spec.HeaderSources {
-		p.headers = append(p.headers, HeaderSource{Key: h.Key, Values: h.Values.Clone(seed)})
-	}
-	return p
-}
-
-func (p recordParts) clone(seed uint64) recordParts {
-	var out recordParts
-	if p.key != nil {
-		out.key = p.key.Clone(seed)
-	}
-	for _, h := range p.headers {
-		out.headers = append(out.headers, HeaderSource{Key: h.Key, Values: h.Values.Clone(seed)})
-	}
-	return out
-}
-
-// fill sets r's key and appends its headers for record n of the run. The
-// header slice is the record's own (the static headers are shared).
-func (p *recordParts) fill(r *kgo.Record, n int64) {
-	if p.key != nil {
-		r.Key = p.key.Value(n)
-	}
-	if len(p.headers) == 0 {
-		return
-	}
-	hs := make([]kgo.RecordHeader, len(r.Headers), len(r.Headers)+len(p.headers)+1)
-	copy(hs, r.Headers)
-	for _, h := range p.headers {
-		hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Values.Value(n)})
-	}
-	r.Headers = hs
 }

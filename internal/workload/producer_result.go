@@ -10,7 +10,7 @@ import (
 // Summary converts what the producers measured into the result document's
 // form. cpu is the process CPU time spent during the run (0 if unknown).
 func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result.Producer, error) {
-	out, err := producerSummary(r.End.Sub(r.Start), r.Acked, r.Bytes, r.Latency)
+	out, err := producerSummary(r.Sending(r.Start), r.Acked, r.Bytes, r.Latency)
 	if err != nil {
 		return nil, err
 	}
@@ -19,6 +19,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	out.Unresolved = r.Unresolved
 	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
 	out.NotSent = r.NotSent
+	for _, p := range r.Pauses {
+		out.KbenchPauses = append(out.KbenchPauses, result.Pause{AtSeconds: p.At.Sub(r.Start).Seconds(), Seconds: p.Length.Seconds()})
+	}
 	out.TargetRate = max(targetRate, 0)
 	for _, r := range r.Rates {
 		out.BalancedRates = append(out.BalancedRates, result.RatePoint{ElapsedSeconds: r.Elapsed.Seconds(), Rate: r.Rate})
@@ -80,7 +83,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	// No steady record acknowledged (interrupted during warm-up, or a
 	// duration shorter than it): no steady state to report.
 	if r.Steady != nil && !r.Steady.Start.IsZero() {
-		st, err := producerSummary(r.End.Sub(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
+		st, err := producerSummary(r.Sending(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
 		if err != nil {
 			return nil, err
 		}

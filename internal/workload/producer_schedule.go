@@ -1,0 +1,38 @@
+package workload
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// waitDue waits until record i is due on the schedule moved on by
+// kbench's pauses; false when sending ends first. Every record due within
+// a timed run's duration is sent; past it, sending ends with the
+// duration, as it would have.
+func (c *producerClient) waitDue(sendCtx context.Context, i int64) bool {
+	for {
+		now := time.Since(c.start)
+		if c.pauses != nil {
+			c.shift = max(c.shift, c.pauses.Paused(c.start.Add(now)))
+		}
+		due := c.pacer.Due(i)
+		if due < math.MaxInt64-c.shift { // past the last stage: never due
+			due += c.shift
+		}
+		if c.sendFor > 0 && (due >= c.sendFor || c.dueCap >= 0 && i >= c.dueCap) {
+			<-sendCtx.Done()
+			return false
+		}
+		if due-now < minPacerSleep {
+			return true // due, or within the pacer's burst
+		}
+		if err := c.pacer.Wait(sendCtx, i, now-c.shift); err != nil {
+			return false
+		}
+		// Slept: look again, kbench may have paused meanwhile.
+	}
+}
+
+// minPacerSleep is load.Pacer's burst: records due within it go at once.
+const minPacerSleep = time.Millisecond

@@ -1,0 +1,104 @@
+package workload
+
+import (
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// slot is a record plus what kbench needs to know when it completes. The
+// record must stay the first field: the promise receives the *kgo.Record and
+// recovers its slot from the same address.
+type slot struct {
+	rec kgo.Record
+	// sent is when the record counts as sent, in nanoseconds since the run
+	// started (monotonic). It cannot live in rec.Timestamp: franz-go
+	// truncates that to whole milliseconds, which would add up to 1 ms to
+	// every latency.
+	sent time.Duration
+	// done, for a virtual user's record, is signalled when it completes.
+	done chan struct{}
+	// late is how long after its intended send time the record was
+	// handed to franz-go (0 at an unlimited rate): OMB's publish delay.
+	late time.Duration
+	// seq is the record's number within its client, for the tracker.
+	seq int64
+	// slab is the block the slot was cut from; nil for a pooled slot.
+	slab *slab
+}
+
+func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
+
+// slotPool recycles slots for virtual users' records: at millions of
+// records per second, allocating each would add to the garbage collector's
+// work.
+var slotPool = sync.Pool{New: func() any { return new(slot) }}
+
+// slabSize slots are allocated together and handed out in order, so that
+// records sent one after another lie next to each other in memory. franz-go
+// writes a batch's records in the order they were sent; slots taken from a
+// pool were scattered over the heap, and reading each record's fields was
+// a cache miss (perf: most of franz-go's record-writing time at 1000 B).
+const slabSize = 1024
+
+// slab is a block of slots. A slab goes back to its client's free list when
+// all of its slots have completed.
+type slab struct {
+	slots     [slabSize]slot
+	completed int // written only by the client's promise worker
+}
+
+// slabs hands out slots in order, one slab at a time; the sending goroutine
+// takes and the promise worker returns, so the free list is locked (once
+// per slabSize records).
+type slabs struct {
+	cur  *slab
+	next int
+
+	mu   sync.Mutex
+	free []*slab
+}
+
+// take returns the next slot. Only the sending goroutine calls it.
+func (s *slabs) take() *slot {
+	if s.cur == nil || s.next == slabSize {
+		s.cur, s.next = s.reuse(), 0
+	}
+	sl := &s.cur.slots[s.next]
+	s.next++
+	return sl
+}
+
+func (s *slabs) reuse() *slab {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.free); n > 0 {
+		b := s.free[n-1]
+		s.free = s.free[:n-1]
+		b.completed = 0
+		return b
+	}
+	b := new(slab)
+	for i := range b.slots {
+		b.slots[i].slab = b
+	}
+	return b
+}
+
+// release completes a slot; a virtual user's goes back to the pool. Only
+// the promise worker calls it.
+func (s *slabs) release(sl *slot) {
+	b := sl.slab
+	if b == nil {
+		slotPool.Put(sl)
+		return
+	}
+	b.completed++
+	if b.completed == slabSize {
+		s.mu.Lock()
+		s.free = append(s.free, b)
+		s.mu.Unlock()
+	}
+}
