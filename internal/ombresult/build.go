@@ -52,7 +52,7 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 	}
 	for _, p := range prods {
 		for _, iv := range p.Intervals {
-			place(iv, func(p *period) { p.sent += iv.Records })
+			place(iv, func(p *period) { p.sent, p.failed = p.sent+iv.Records, p.failed+iv.Failed })
 		}
 	}
 	for _, c := range cons {

@@ -49,7 +49,9 @@ func testRun() Run {
 // acknowledged less what was read by each period's end.
 func TestBuildPeriods(t *testing.T) {
 	t.Parallel()
-	prod := &result.Producer{Records: 37 * 100, Intervals: series(t, t0, 37, func(int) int64 { return 100 }),
+	ivs := series(t, t0, 37, func(int) int64 { return 100 })
+	ivs[3].Failed, ivs[20].Failed = 7, 5 // in the warm-up, in the second period
+	prod := &result.Producer{Records: 37 * 100, Intervals: ivs,
 		Latency: latency(t, 1000, 2000), SteadyState: &result.Producer{Latency: latency(t, 2000, 4000), PublishDelay: ptr(latency(t, 3, 5))}}
 	// The consumer reads 90 a second, then catches up in the last second
 	// and waits 4 s more after the producers ended: the last period holds
@@ -80,6 +82,9 @@ func TestBuildPeriods(t *testing.T) {
 		if r.PublishRate[i] != want {
 			t.Errorf("publishRate[%d] = %v, want %v", i, r.PublishRate[i], want)
 		}
+	}
+	if want := []float64{0, 0.5, 0}; !slices.Equal(r.PublishErrorRate, want) {
+		t.Errorf("publishErrorRate %v, want %v (5 failed in the second period)", r.PublishErrorRate, want)
 	}
 	// Records after the warm-up, period by period: rate × length.
 	if want := []float64{10, 10, 12}; !slices.Equal(r.PeriodSeconds, want) {

@@ -231,9 +231,11 @@ type Interval struct {
 	ElapsedSeconds float64   `json:"elapsed_seconds"` // its end, since the workload started
 	Records        int64     `json:"records"`
 	Bytes          int64     `json:"bytes"`
-	RecordsPerSec  float64   `json:"records_per_sec"`
-	AvgLatencyMs   float64   `json:"avg_latency_ms,omitempty"`
-	MaxLatencyMs   float64   `json:"max_latency_ms,omitempty"`
+	// Failed counts a producer's records that failed in the interval.
+	Failed        int64   `json:"failed,omitempty"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	AvgLatencyMs  float64 `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs  float64 `json:"max_latency_ms,omitempty"`
 	// Percentiles of the interval's latencies (producers; 2 significant
 	// digits).
 	P50LatencyMs  float64 `json:"p50_latency_ms,omitempty"`

@@ -159,6 +159,9 @@ type Interval struct {
 	Buckets []int64
 	Failed  int64
 	Errors  map[string]int64
+	// FailedIn counts the records that failed in the interval (OMB's
+	// publish errors per period).
+	FailedIn int64
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool

@@ -62,6 +62,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 			ElapsedSeconds: iv.Elapsed.Seconds(),
 			Records:        iv.Count,
 			Bytes:          iv.Bytes,
+			Failed:         iv.FailedIn,
 			AvgLatencyMs:   iv.AvgLatencyMicros() / 1000,
 			MaxLatencyMs:   float64(iv.LatMaxUs) / 1000,
 			P50LatencyMs:   float64(iv.P50Us) / 1000,

@@ -18,6 +18,7 @@ type reporter struct {
 	ser       series[Interval]
 	steady    bool
 	lastAck   time.Time // when an interval last saw a record complete
+	failed    int64     // the clients' failures counted in intervals so far
 	ivHist    *measure.IntervalHistogram
 }
 
@@ -85,11 +86,16 @@ func (r *reporter) tick(now time.Time, final bool) {
 	} else if !final {
 		r.stalled(now)
 	}
-	if all.Count == 0 && iv.Length < r.spec.Interval/10 {
+	var failed int64
+	for _, c := range r.clients {
+		failed += c.errs.Total()
+	}
+	if all.Count == 0 && failed == r.failed && iv.Length < r.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise, not a stall
 	}
 	series := iv
 	series.WindowStats = all
+	series.FailedIn, r.failed = failed-r.failed, failed
 	if r.ivHist != nil {
 		var bounds []int64
 		if r.spec.OnSeries != nil {

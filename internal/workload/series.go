@@ -74,6 +74,7 @@ func mergeIntervals(a, b Interval) Interval {
 	m.Length = a.Length + b.Length
 	m.Count += a.Count
 	m.Bytes += a.Bytes
+	m.FailedIn += a.FailedIn
 	m.LatSumUs += a.LatSumUs
 	m.LatCount += a.LatCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)

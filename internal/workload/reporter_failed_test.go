@@ -1,0 +1,61 @@
+package workload
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestIntervalsCountFailures: every record that failed is in the interval
+// it failed in (OMB's publishErrorRate per period reads them), as every
+// acknowledged one is.
+func TestIntervalsCountFailures(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	var n atomic.Int64
+	c.ControlKey(int16(kmsg.Produce), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if n.Add(1)%2 == 1 {
+			return nil, nil, false // every other request is taken
+		}
+		req := kreq.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic = rt.Topic
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				sp.ErrorCode = 87 // INVALID_RECORD: not retried
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	opts := spec.ClientOpts
+	spec.ClientOpts = func(i int) []kgo.Opt { return append(opts(i), kgo.DisableIdempotentWrite()) }
+	spec.Rate, spec.Duration = 2000, 600*time.Millisecond
+	res, err := RunProducer(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked, failed int64
+	for _, iv := range res.Intervals {
+		acked += iv.Count
+		failed += iv.FailedIn
+	}
+	if res.Failed == 0 || failed != res.Failed || acked != res.Acked {
+		t.Fatalf("intervals hold %d acknowledged and %d failed; the run %d and %d (want some failed)", acked, failed, res.Acked, res.Failed)
+	}
+}
