@@ -232,10 +232,16 @@ type Interval struct {
 	Records        int64     `json:"records"`
 	Bytes          int64     `json:"bytes"`
 	// Failed counts a producer's records that failed in the interval.
-	Failed        int64   `json:"failed,omitempty"`
-	RecordsPerSec float64 `json:"records_per_sec"`
-	AvgLatencyMs  float64 `json:"avg_latency_ms,omitempty"`
-	MaxLatencyMs  float64 `json:"max_latency_ms,omitempty"`
+	Failed int64 `json:"failed,omitempty"`
+	// The send delay of the interval's records (a producer on a
+	// schedule: each record's lateness against its intended send time,
+	// OMB's publish delay), µs, exact; every record acknowledged in the
+	// interval has one.
+	PublishDelayAvgUs float64 `json:"publish_delay_avg_us,omitempty"`
+	PublishDelayMaxUs int64   `json:"publish_delay_max_us,omitempty"`
+	RecordsPerSec     float64 `json:"records_per_sec"`
+	AvgLatencyMs      float64 `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs      float64 `json:"max_latency_ms,omitempty"`
 	// Percentiles of the interval's latencies (producers; 2 significant
 	// digits).
 	P50LatencyMs  float64 `json:"p50_latency_ms,omitempty"`

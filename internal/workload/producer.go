@@ -162,6 +162,9 @@ type Interval struct {
 	// FailedIn counts the records that failed in the interval (OMB's
 	// publish errors per period).
 	FailedIn int64
+	// Delay is the interval's send delays (µs; sum, max and count), on a
+	// schedule: OMB's publish delay.
+	Delay measure.WindowStats
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -338,7 +341,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 
 	start := time.Now()
 	pauses := measure.WatchPauses()
-	ivHist := measure.NewIntervalHistogram()
+	ivHist, delayHist := measure.NewIntervalHistogram(), measure.NewIntervalHistogram()
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()
@@ -349,7 +352,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 			c.balance = spec.Balance
 		}
 		if !c.pacer.Unlimited() && !c.closed {
-			c.delay, c.steadyDelay = measure.NewHistogram(), measure.NewHistogram()
+			c.delays = newSendDelays(delayHist)
 		}
 	}
 	stopBalance := func() {}
@@ -378,7 +381,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 	stopWatching := watchEnds(ctx, sendCtx, spec.Abort, clients, spec.Drain, spec.FlushTimeout)
 	rep := newReporter(spec, clients, start)
-	rep.ivHist = ivHist
+	rep.ivHist, rep.delayHist = ivHist, delayHist
 	repDone := make(chan struct{})
 	go func() { defer close(repDone); rep.run() }()
 
@@ -480,11 +483,8 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		res.Bytes += c.bytes
 		res.Failed += c.failed
 		res.Latency.Merge(c.hist)
-		if c.delay != nil {
-			if res.SendDelay == nil {
-				res.SendDelay = measure.NewHistogram()
-			}
-			res.SendDelay.Merge(c.delay)
+		if c.delays != nil {
+			mergeDelays(&res.SendDelay, c.delays.all)
 		}
 		res.BehindMax = max(res.BehindMax, c.behindMax)
 		res.Unresolved += c.unresolved
@@ -501,11 +501,8 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
 			res.Steady.Latency.Merge(c.steadyHist)
-			if c.steadyDelay != nil {
-				if res.Steady.SendDelay == nil {
-					res.Steady.SendDelay = measure.NewHistogram()
-				}
-				res.Steady.SendDelay.Merge(c.steadyDelay)
+			if c.delays != nil {
+				mergeDelays(&res.Steady.SendDelay, c.delays.steady)
 			}
 		}
 		for k, v := range c.errs.Snapshot() {

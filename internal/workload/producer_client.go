@@ -122,16 +122,16 @@ type producerClient struct {
 	published     time.Duration // when pending was last published, since start
 	hist          *measure.Histogram
 	steadyHist    *measure.Histogram
-	// delay and steadyDelay hold the acknowledged records' send delays
-	// (slot.late, µs), on a schedule only (nil at an unlimited rate).
-	delay, steadyDelay *measure.Histogram
-	acked              int64
-	bytes              int64
-	completedBytes     int64 // userSize of every completed record, failed ones too
-	failed             int64
-	steadyAcked        int64
-	steadyBytes        int64
-	lastAck            time.Duration // when the last record was acknowledged, since the start
+	// delays measure the send delays (producer_delay.go); nil at an
+	// unlimited rate.
+	delays         *sendDelays
+	acked          int64
+	bytes          int64
+	completedBytes int64 // userSize of every completed record, failed ones too
+	failed         int64
+	steadyAcked    int64
+	steadyBytes    int64
+	lastAck        time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -456,9 +456,6 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	lat := (now - sl.sent).Microseconds()
 	size := len(r.Value)
 	c.hist.Record(lat)
-	if c.delay != nil {
-		c.delay.Record(sl.late.Microseconds())
-	}
 	addRecord(&c.pending, size, lat)
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
@@ -466,14 +463,15 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.plateaus != nil {
 		c.plateaus.add(sl.sent, size, lat)
 	}
-	if c.warm != nil && c.warm.steady(now) {
+	steady := c.warm != nil && c.warm.steady(now)
+	if steady {
 		c.steadyHist.Record(lat)
-		if c.steadyDelay != nil {
-			c.steadyDelay.Record(sl.late.Microseconds())
-		}
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
+	}
+	if c.delays != nil {
+		c.delays.add(sl.late, steady)
 	}
 	if c.pending.Count >= publishEvery || now-c.published >= publishAfter {
 		c.publish(now)
@@ -504,6 +502,9 @@ func (c *producerClient) publish(now time.Duration) {
 	}
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)
+	}
+	if c.delays != nil {
+		c.delays.publish()
 	}
 	c.pendingLats = c.pendingLats[:0]
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}

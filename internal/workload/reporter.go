@@ -20,6 +20,7 @@ type reporter struct {
 	lastAck   time.Time // when an interval last saw a record complete
 	failed    int64     // the clients' failures counted in intervals so far
 	ivHist    *measure.IntervalHistogram
+	delayHist *measure.IntervalHistogram // send delays, of clients on a schedule
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
@@ -96,6 +97,7 @@ func (r *reporter) tick(now time.Time, final bool) {
 	series := iv
 	series.WindowStats = all
 	series.FailedIn, r.failed = failed-r.failed, failed
+	r.takeDelays(&series)
 	if r.ivHist != nil {
 		var bounds []int64
 		if r.spec.OnSeries != nil {
@@ -161,4 +163,16 @@ type Stall struct {
 	For         time.Duration // since a record last completed or nothing waited (or the start)
 	Outstanding int64         // records in the clients' buffers
 	LastError   string        // the last failed connection attempt, if any
+}
+
+// takeDelays adds the interval's send delays (producer_delay.go) to iv.
+func (r *reporter) takeDelays(iv *Interval) {
+	for _, c := range r.clients {
+		if c.delays != nil {
+			iv.Delay.Merge(c.delays.window.Take())
+		}
+	}
+	if r.delayHist != nil {
+		r.delayHist.TakeBuckets(nil)
+	}
 }

@@ -75,6 +75,7 @@ func mergeIntervals(a, b Interval) Interval {
 	m.Count += a.Count
 	m.Bytes += a.Bytes
 	m.FailedIn += a.FailedIn
+	m.Delay.Merge(a.Delay)
 	m.LatSumUs += a.LatSumUs
 	m.LatCount += a.LatCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)

@@ -13,7 +13,7 @@ import (
 
 // TestIntervalsCountFailures: every record that failed is in the interval
 // it failed in (OMB's publishErrorRate per period reads them), as every
-// acknowledged one is.
+// acknowledged one is, with its send delay.
 func TestIntervalsCountFailures(t *testing.T) {
 	t.Parallel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
@@ -50,12 +50,18 @@ func TestIntervalsCountFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acked, failed int64
+	var acked, failed, delays, maxDelay int64
 	for _, iv := range res.Intervals {
 		acked += iv.Count
 		failed += iv.FailedIn
+		delays += iv.Delay.LatCount
+		maxDelay = max(maxDelay, iv.Delay.LatMaxUs)
 	}
 	if res.Failed == 0 || failed != res.Failed || acked != res.Acked {
 		t.Fatalf("intervals hold %d acknowledged and %d failed; the run %d and %d (want some failed)", acked, failed, res.Acked, res.Failed)
+	}
+	// At a rate, every acknowledged record's send delay is in its interval.
+	if res.SendDelay == nil || delays != res.Acked || res.SendDelay.Count() != res.Acked || maxDelay != res.SendDelay.Max() {
+		t.Fatalf("intervals hold %d send delays (max %d µs); the run %v acknowledged %d", delays, maxDelay, res.SendDelay, res.Acked)
 	}
 }
