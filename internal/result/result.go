@@ -239,9 +239,16 @@ type Interval struct {
 	// interval has one.
 	PublishDelayAvgUs float64 `json:"publish_delay_avg_us,omitempty"`
 	PublishDelayMaxUs int64   `json:"publish_delay_max_us,omitempty"`
-	RecordsPerSec     float64 `json:"records_per_sec"`
-	AvgLatencyMs      float64 `json:"avg_latency_ms,omitempty"`
-	MaxLatencyMs      float64 `json:"max_latency_ms,omitempty"`
+	// The interval's histograms (µs, encoded as Latency.Histogram, read
+	// with measure.Decode): a producer's publish latencies and send
+	// delays, a consumer's end-to-end latencies. Percentiles over any span
+	// of intervals (OMB's 10 s periods) merge from them exactly.
+	PublishHistogram      string  `json:"publish_histogram,omitempty"`
+	PublishDelayHistogram string  `json:"publish_delay_histogram,omitempty"`
+	EndToEndHistogram     string  `json:"end_to_end_histogram,omitempty"`
+	RecordsPerSec         float64 `json:"records_per_sec"`
+	AvgLatencyMs          float64 `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs          float64 `json:"max_latency_ms,omitempty"`
 	// Percentiles of the interval's latencies (producers; 2 significant
 	// digits).
 	P50LatencyMs  float64 `json:"p50_latency_ms,omitempty"`

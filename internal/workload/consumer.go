@@ -104,6 +104,9 @@ type ConsumerInterval struct {
 	LatSumUs     int64         // end-to-end latency, when ConsumerSpec.Latency
 	LatMaxUs     int64
 	LatencyCount int64
+	// Histogram holds the interval's end-to-end latencies, encoded
+	// (measure.IntervalHistogram); "" when none.
+	Histogram string
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).
 	Final bool
@@ -120,6 +123,9 @@ type ConsumerRun struct {
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
+	// ivHist holds the current interval's end-to-end latencies, shared by
+	// the clients (one batch per poll); the reporter takes it.
+	ivHist *intervalHist
 
 	parent  context.Context // the caller's
 	runCtx  context.Context // polls end when it is cancelled
@@ -229,6 +235,9 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		topics: map[string]int{}}
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
+	}
+	if spec.Latency {
+		r.ivHist = newIntervalHist()
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {

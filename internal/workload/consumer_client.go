@@ -40,6 +40,9 @@ type consumerClient struct {
 	errs                               measure.ErrorCounts
 	seenErr                            map[string]bool
 	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	// pollLats are the poll's end-to-end latencies, for the interval's
+	// histogram (poll loop).
+	pollLats []int64
 	// drained are the partitions that returned a record sent after the
 	// start (poll loop; consumer_drain.go).
 	drained map[topicPartition]partitionCatchUp
@@ -200,6 +203,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							latSum += us
 							latMax = max(latMax, us)
 							latN++
+							c.pollLats = append(c.pollLats, us)
 						}
 					}
 				} else {
@@ -221,6 +225,10 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		c.records += int64(take)
 		c.bytes += bytes
 		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
+	}
+	if len(c.pollLats) > 0 {
+		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
+		c.pollLats = c.pollLats[:0]
 	}
 	return nil
 }

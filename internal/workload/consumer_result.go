@@ -148,12 +148,13 @@ func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.L
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
-			Start:          iv.Start,
-			Seconds:        iv.End.Sub(iv.Start).Seconds(),
-			Final:          iv.Final,
-			ElapsedSeconds: iv.End.Sub(r.Start).Seconds(),
-			Records:        iv.Records,
-			Bytes:          iv.Bytes,
+			Start:             iv.Start,
+			Seconds:           iv.End.Sub(iv.Start).Seconds(),
+			Final:             iv.Final,
+			ElapsedSeconds:    iv.End.Sub(r.Start).Seconds(),
+			Records:           iv.Records,
+			Bytes:             iv.Bytes,
+			EndToEndHistogram: iv.Histogram,
 		}
 		if secs := iv.End.Sub(iv.Start).Seconds(); secs > 0 {
 			ri.RecordsPerSec = float64(iv.Records) / secs

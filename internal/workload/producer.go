@@ -163,8 +163,14 @@ type Interval struct {
 	// publish errors per period).
 	FailedIn int64
 	// Delay is the interval's send delays (µs; sum, max and count), on a
-	// schedule: OMB's publish delay.
-	Delay measure.WindowStats
+	// schedule: OMB's publish delay; DelayHistogram holds them, encoded
+	// (measure.IntervalHistogram; "" when none).
+	Delay          measure.WindowStats
+	DelayHistogram string
+	// LatencyHistogram holds the interval's latencies at the run
+	// histogram's precision, encoded (measure.Histogram): percentiles over
+	// any span of intervals (OMB's periods) merge from it.
+	LatencyHistogram string
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -341,11 +347,11 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 
 	start := time.Now()
 	pauses := measure.WatchPauses()
-	ivHist, delayHist := measure.NewIntervalHistogram(), measure.NewIntervalHistogram()
+	ivHist, pubHist, delayHist := measure.NewIntervalHistogram(), newIntervalHist(), newIntervalHist()
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()
-		c.ivHist = ivHist
+		c.ivHist, c.pubHist = ivHist, pubHist
 		c.pauses = pauses
 		if spec.Balance != nil {
 			c.pacer = load.NewBalancedPacer(spec.Balance, start)
@@ -381,7 +387,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 	stopWatching := watchEnds(ctx, sendCtx, spec.Abort, clients, spec.Drain, spec.FlushTimeout)
 	rep := newReporter(spec, clients, start)
-	rep.ivHist, rep.delayHist = ivHist, delayHist
+	rep.ivHist, rep.pubHist, rep.delayHist = ivHist, pubHist, delayHist
 	repDone := make(chan struct{})
 	go func() { defer close(repDone); rep.run() }()
 

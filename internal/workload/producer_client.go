@@ -118,6 +118,7 @@ type producerClient struct {
 	pending       measure.WindowStats // not yet published to window
 	pendingLats   []int64             // latencies in pending, for ivHist
 	ivHist        *measure.IntervalHistogram
+	pubHist       *intervalHist // the workload's, for LatencyHistogram
 	steadyPending measure.WindowStats
 	published     time.Duration // when pending was last published, since start
 	hist          *measure.Histogram
@@ -502,6 +503,7 @@ func (c *producerClient) publish(now time.Duration) {
 	}
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)
+		c.pubHist.recordAll(c.pendingLats)
 	}
 	if c.delays != nil {
 		c.delays.publish()

@@ -12,16 +12,16 @@ import (
 // interval's share reaches the reporter as the latency's does, in the
 // client's window and the workload's interval histogram, at each publish.
 type sendDelays struct {
-	all, steady *measure.Histogram         // the run's, and after the warm-up
-	pending     measure.WindowStats        // not yet published (sum, max, count)
-	pendingUs   []int64                    // their values, for iv
-	window      measure.Window             // published, taken by the reporter
-	iv          *measure.IntervalHistogram // the workload's, shared by its clients
+	all, steady *measure.Histogram  // the run's, and after the warm-up
+	pending     measure.WindowStats // not yet published (sum, max, count)
+	pendingUs   []int64             // their values, for iv
+	window      measure.Window      // published, taken by the reporter
+	iv          *intervalHist       // the workload's, shared by its clients
 }
 
 // newSendDelays returns the delays of a client sharing iv; nil (nothing
 // measured) when the client has no schedule.
-func newSendDelays(iv *measure.IntervalHistogram) *sendDelays {
+func newSendDelays(iv *intervalHist) *sendDelays {
 	return &sendDelays{all: measure.NewHistogram(), steady: measure.NewHistogram(), iv: iv, pendingUs: make([]int64, 0, publishEvery)}
 }
 
@@ -43,7 +43,7 @@ func (d *sendDelays) add(late time.Duration, steady bool) {
 // publish hands what was recorded since the last publish to the reporter.
 func (d *sendDelays) publish() {
 	d.window.AddStats(d.pending)
-	d.iv.RecordAll(d.pendingUs)
+	d.iv.recordAll(d.pendingUs)
 	d.pending, d.pendingUs = measure.WindowStats{}, d.pendingUs[:0]
 }
 

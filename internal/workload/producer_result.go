@@ -55,21 +55,23 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()
 		ri := result.Interval{
-			Start:             r.Start.Add(iv.Elapsed - iv.Length),
-			Seconds:           secs,
-			Steady:            iv.Steady,
-			Final:             iv.Final,
-			ElapsedSeconds:    iv.Elapsed.Seconds(),
-			Records:           iv.Count,
-			Bytes:             iv.Bytes,
-			Failed:            iv.FailedIn,
-			PublishDelayAvgUs: iv.Delay.AvgLatencyMicros(),
-			PublishDelayMaxUs: iv.Delay.LatMaxUs,
-			AvgLatencyMs:      iv.AvgLatencyMicros() / 1000,
-			MaxLatencyMs:      float64(iv.LatMaxUs) / 1000,
-			P50LatencyMs:      float64(iv.P50Us) / 1000,
-			P99LatencyMs:      float64(iv.P99Us) / 1000,
-			P999LatencyMs:     float64(iv.P999Us) / 1000,
+			Start:                 r.Start.Add(iv.Elapsed - iv.Length),
+			Seconds:               secs,
+			Steady:                iv.Steady,
+			Final:                 iv.Final,
+			ElapsedSeconds:        iv.Elapsed.Seconds(),
+			Records:               iv.Count,
+			Bytes:                 iv.Bytes,
+			Failed:                iv.FailedIn,
+			PublishDelayAvgUs:     iv.Delay.AvgLatencyMicros(),
+			PublishDelayMaxUs:     iv.Delay.LatMaxUs,
+			PublishDelayHistogram: iv.DelayHistogram,
+			PublishHistogram:      iv.LatencyHistogram,
+			AvgLatencyMs:          iv.AvgLatencyMicros() / 1000,
+			MaxLatencyMs:          float64(iv.LatMaxUs) / 1000,
+			P50LatencyMs:          float64(iv.P50Us) / 1000,
+			P99LatencyMs:          float64(iv.P99Us) / 1000,
+			P999LatencyMs:         float64(iv.P999Us) / 1000,
 		}
 		if secs > 0 {
 			ri.RecordsPerSec = float64(iv.Count) / secs

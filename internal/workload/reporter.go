@@ -20,7 +20,8 @@ type reporter struct {
 	lastAck   time.Time // when an interval last saw a record complete
 	failed    int64     // the clients' failures counted in intervals so far
 	ivHist    *measure.IntervalHistogram
-	delayHist *measure.IntervalHistogram // send delays, of clients on a schedule
+	delayHist *intervalHist // send delays, of clients on a schedule
+	pubHist   *intervalHist // latencies, for Interval.LatencyHistogram
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
@@ -165,14 +166,14 @@ type Stall struct {
 	LastError   string        // the last failed connection attempt, if any
 }
 
-// takeDelays adds the interval's send delays (producer_delay.go) to iv.
+// takeDelays adds the interval's send delays (producer_delay.go) to iv,
+// and its latencies' histogram.
 func (r *reporter) takeDelays(iv *Interval) {
 	for _, c := range r.clients {
 		if c.delays != nil {
 			iv.Delay.Merge(c.delays.window.Take())
 		}
 	}
-	if r.delayHist != nil {
-		r.delayHist.TakeBuckets(nil)
-	}
+	iv.DelayHistogram = r.delayHist.take()
+	iv.LatencyHistogram = r.pubHist.take()
 }

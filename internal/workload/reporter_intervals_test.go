@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // TestIntervalsCountFailures: every record that failed is in the interval
@@ -50,12 +52,25 @@ func TestIntervalsCountFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var acked, failed, delays, maxDelay int64
+	var acked, failed, delays, maxDelay, inHists int64
 	for _, iv := range res.Intervals {
 		acked += iv.Count
 		failed += iv.FailedIn
 		delays += iv.Delay.LatCount
 		maxDelay = max(maxDelay, iv.Delay.LatMaxUs)
+		for _, enc := range []string{iv.DelayHistogram, iv.LatencyHistogram} {
+			if enc == "" {
+				continue
+			}
+			h, err := measure.Decode(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inHists += h.Count()
+		}
+	}
+	if inHists != 2*res.Acked {
+		t.Errorf("the intervals' delay and latency histograms hold %d values, want 2 × the %d records acknowledged", inHists, res.Acked)
 	}
 	if res.Failed == 0 || failed != res.Failed || acked != res.Acked {
 		t.Fatalf("intervals hold %d acknowledged and %d failed; the run %d and %d (want some failed)", acked, failed, res.Acked, res.Failed)
