@@ -52,12 +52,19 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 	}
 	for _, p := range prods {
 		for _, iv := range p.Intervals {
-			place(iv, func(p *period) { p.sent, p.failed = p.sent+iv.Records, p.failed+iv.Failed })
+			place(iv, func(p *period) {
+				p.sent, p.failed = p.sent+iv.Records, p.failed+iv.Failed
+				p.pub.add(histogramCount(iv.PublishHistogram), iv.AvgLatencyMs*1000, iv.MaxLatencyMs*1000, iv.PublishHistogram)
+				p.delay.add(histogramCount(iv.PublishDelayHistogram), iv.PublishDelayAvgUs, float64(iv.PublishDelayMaxUs), iv.PublishDelayHistogram)
+			})
 		}
 	}
 	for _, c := range cons {
 		for _, iv := range c.Consumer.Intervals {
-			place(iv, func(p *period) { p.received += iv.Records })
+			place(iv, func(p *period) {
+				p.received += iv.Records
+				p.e2e.add(histogramCount(iv.EndToEndHistogram), iv.AvgLatencyMs*1000, iv.MaxLatencyMs*1000, iv.EndToEndHistogram)
+			})
 		}
 	}
 	r := &TestResult{
@@ -74,6 +81,9 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 		r.ConsumeRate = append(r.ConsumeRate, float64(p.received)/secs)
 		sent, received := upTo(prods, cons, p.end)
 		r.Backlog = append(r.Backlog, max(0, subs*sent-received))
+		if err := r.addLatencies(&p); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.aggregate(prods, cons); err != nil {
 		return nil, err
@@ -85,6 +95,25 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 type period struct {
 	start, end             time.Time
 	sent, failed, received int64
+	pub, delay, e2e        periodLatency
+}
+
+// addLatencies appends a period's latency figures: publish latency and
+// end-to-end in ms, the publish delay in µs.
+func (r *TestResult) addLatencies(p *period) error {
+	for _, l := range []struct {
+		from *periodLatency
+		to   *Series
+		unit float64
+		what string
+	}{{&p.pub, &r.Publish, inMs, "publish latency"}, {&p.delay, &r.PublishDelay, inUs, "publish delay"}, {&p.e2e, &r.EndToEnd, inMs, "end-to-end latency"}} {
+		f, err := l.from.figures(l.unit)
+		if err != nil {
+			return fmt.Errorf("%s from %s: %w", l.what, p.start.Format(time.RFC3339), err)
+		}
+		l.to.add(f)
+	}
+	return nil
 }
 
 // periods is how many periods a test of length d makes: whole ones, and

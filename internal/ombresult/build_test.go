@@ -151,3 +151,55 @@ func TestBuildRefuses(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// encoded is a histogram of values (µs), encoded as an interval keeps it.
+func encoded(t *testing.T, values ...int64) string {
+	t.Helper()
+	h := measure.NewHistogram()
+	for _, v := range values {
+		h.Record(v)
+	}
+	enc, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
+}
+
+// TestBuildPeriodLatencies: each period's figures come from its
+// intervals: mean and maximum exact, percentiles from their histograms
+// merged; the publish delay in µs, end-to-end in ms.
+func TestBuildPeriodLatencies(t *testing.T) {
+	t.Parallel()
+	ivs := series(t, t0, 25, func(int) int64 { return 2 })
+	cons := series(t, t0, 25, func(int) int64 { return 2 })
+	for i := range ivs {
+		// Warm-up (0-4 s): 1 ms delays and 9 ms end-to-end, which must not
+		// leak into the periods; then 100 and 300 µs, and 2 and 4 ms.
+		d, e := []int64{100, 300}, []int64{2000, 4000}
+		if i < 5 {
+			d, e = []int64{1000, 1000}, []int64{9000, 9000}
+		}
+		ivs[i].PublishDelayAvgUs, ivs[i].PublishDelayMaxUs, ivs[i].PublishDelayHistogram = float64(d[0]+d[1])/2, d[1], encoded(t, d...)
+		cons[i].AvgLatencyMs, cons[i].MaxLatencyMs, cons[i].EndToEndHistogram = float64(e[0]+e[1])/2000, float64(e[1])/1000, encoded(t, e...)
+	}
+	rep := result.Repeat{Index: 1, Workloads: []result.Workload{
+		{Name: "p", Type: "produce", Producer: &result.Producer{Intervals: ivs, Latency: latency(t, 1)}},
+		{Name: "c", Type: "consume", Consumer: &result.Consumer{Intervals: cons}},
+	}}
+	r, err := Build(rep, testRun())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.PublishDelay.P50) != 2 || len(r.EndToEnd.Max) != 2 {
+		t.Fatalf("%d and %d periods of latencies, want 2", len(r.PublishDelay.P50), len(r.EndToEnd.Max))
+	}
+	for k := range 2 {
+		if d := r.PublishDelay; d.Avg[k] != 200 || d.P50[k] != 100 || d.P99[k] != 300 || d.Max[k] != 300 {
+			t.Errorf("period %d: publish delay avg %v p50 %v p99 %v max %v, want 200, 100, 300, 300 µs", k, d.Avg[k], d.P50[k], d.P99[k], d.Max[k])
+		}
+		if e := r.EndToEnd; e.Avg[k] != 3 || e.P50[k] != 2 || e.P75[k] != 4 || e.Max[k] != 4 {
+			t.Errorf("period %d: end-to-end avg %v p50 %v p75 %v max %v, want 3, 2, 4, 4 ms", k, e.Avg[k], e.P50[k], e.P75[k], e.Max[k])
+		}
+	}
+}
