@@ -92,6 +92,7 @@ func checkOMBResult(t *testing.T, out string, doc *result.Document, held map[str
 		t.Errorf("consumeRate counts %d records (with the warm-up's %d); result.json %d", got, warmRead, read)
 	}
 	checkOMBLatency(t, file, rep)
+	checkOMBPeriods(t, file, rep)
 	// OMB's backlog: acknowledged less read at each period's end; the
 	// last period ends with the producers, before the consumers read
 	// their last records.
@@ -161,6 +162,43 @@ func checkOMBLatency(t *testing.T, file map[string]any, rep result.Repeat) {
 		}
 		if got, _ := file[c.prefix+"Avg"].(float64); math.Abs(got*1000-l.Mean) > 1e-6 {
 			t.Errorf("%sAvg = %v ms, result.json %v µs", c.prefix, got, l.Mean)
+		}
+	}
+}
+
+// checkOMBPeriods: every period that published has its latency figures,
+// ordered (p50 ≤ p99 ≤ max) and within the run's exact maximum.
+func checkOMBPeriods(t *testing.T, file map[string]any, rep result.Repeat) {
+	t.Helper()
+	var pubMax, e2eMax int64
+	for _, w := range rep.Workloads {
+		if w.Producer != nil {
+			pubMax = max(pubMax, w.Producer.Latency.Max)
+		}
+		if w.EndToEnd != nil {
+			e2eMax = max(e2eMax, w.EndToEnd.Max)
+		}
+	}
+	list := func(name string) []float64 {
+		var out []float64
+		for _, v := range file[name].([]any) {
+			out = append(out, v.(float64))
+		}
+		return out
+	}
+	rates := list("publishRate")
+	for _, c := range []struct {
+		prefix string
+		maxMs  float64
+	}{{"publishLatency", float64(pubMax) / 1000}, {"endToEndLatency", float64(e2eMax) / 1000}} {
+		p50, p99, mx := list(c.prefix+"50pct"), list(c.prefix+"99pct"), list(c.prefix+"Max")
+		if len(p50) != len(rates) || len(p99) != len(rates) || len(mx) != len(rates) {
+			t.Fatalf("%s: %d, %d and %d periods, publishRate %d", c.prefix, len(p50), len(p99), len(mx), len(rates))
+		}
+		for k := range rates {
+			if rates[k] > 0 && (p50[k] <= 0 || p50[k] > p99[k] || p99[k] > mx[k] || mx[k] > c.maxMs+1e-9) {
+				t.Errorf("%s period %d: p50 %v p99 %v max %v ms, the run's max %v ms", c.prefix, k, p50[k], p99[k], mx[k], c.maxMs)
+			}
 		}
 	}
 }
