@@ -242,7 +242,8 @@ type Interval struct {
 	// The interval's histograms (µs, encoded as Latency.Histogram, read
 	// with measure.Decode): a producer's publish latencies and send
 	// delays, a consumer's end-to-end latencies. Percentiles over any span
-	// of intervals (OMB's 10 s periods) merge from them exactly.
+	// of intervals (OMB's 10 s periods) merge from them exactly. Kept for
+	// OMB runs only.
 	PublishHistogram      string  `json:"publish_histogram,omitempty"`
 	PublishDelayHistogram string  `json:"publish_delay_histogram,omitempty"`
 	EndToEndHistogram     string  `json:"end_to_end_histogram,omitempty"`

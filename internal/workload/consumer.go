@@ -27,6 +27,9 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// IntervalHistograms keeps each interval's end-to-end latencies as a
+	// histogram (ConsumerInterval.Histogram; with Latency).
+	IntervalHistograms bool
 	// Balance, when set, is told how many records the consumers read
 	// (OMB's balanced-rate search; see ProducerSpec.Balance).
 	Balance *load.Balance
@@ -236,7 +239,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
 	}
-	if spec.Latency {
+	if spec.Latency && spec.IntervalHistograms {
 		r.ivHist = newIntervalHist()
 	}
 	r.target.Store(math.MaxInt64)

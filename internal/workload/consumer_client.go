@@ -152,6 +152,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	var bytes, latSum, latMax, latN int64
 	nowNs := now.UnixNano()
 	since := c.cr.start.Add(-backlogSkew).UnixNano()
+	keep := c.cr.ivHist != nil // the interval's histogram is kept
 	left := take
 	for i := range fs {
 		for j := range fs[i].Topics {
@@ -203,7 +204,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							latSum += us
 							latMax = max(latMax, us)
 							latN++
-							c.pollLats = append(c.pollLats, us)
+							if keep {
+								c.pollLats = append(c.pollLats, us)
+							}
 						}
 					}
 				} else {

@@ -289,7 +289,7 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true,
+	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true, IntervalHistograms: true,
 		ClientOpts: consFakeOpts(c.ListenAddrs())})
 	if err != nil {
 		t.Fatal(err)

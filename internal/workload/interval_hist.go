@@ -19,9 +19,10 @@ type intervalHist struct {
 
 func newIntervalHist() *intervalHist { return &intervalHist{h: measure.NewHistogram()} }
 
-// recordAll adds a batch of values.
+// recordAll adds a batch of values (none to a nil one: a series without
+// histograms).
 func (ih *intervalHist) recordAll(us []int64) {
-	if len(us) == 0 {
+	if ih == nil || len(us) == 0 {
 		return
 	}
 	ih.mu.Lock()

@@ -47,6 +47,11 @@ type ProducerSpec struct {
 	// as many as it says are active at each moment, split between the
 	// clients; the run should last its Duration.
 	VURamp *load.VURamp
+	// IntervalHistograms keeps each interval's latencies and send delays
+	// as histograms in the series (Interval.LatencyHistogram,
+	// DelayHistogram; about 1.5 KB each), for percentiles over spans of
+	// intervals.
+	IntervalHistograms bool
 	// Balance, when set, replaces Rate with OMB's balanced-rate search
 	// (load.Balance, shared by every producer and consumer of the search):
 	// each client keeps its share of the Balance's rate as it moves.
@@ -347,7 +352,11 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 
 	start := time.Now()
 	pauses := measure.WatchPauses()
-	ivHist, pubHist, delayHist := measure.NewIntervalHistogram(), newIntervalHist(), newIntervalHist()
+	ivHist := measure.NewIntervalHistogram()
+	var pubHist, delayHist *intervalHist
+	if spec.IntervalHistograms {
+		pubHist, delayHist = newIntervalHist(), newIntervalHist()
+	}
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()

@@ -37,7 +37,9 @@ func (d *sendDelays) add(late time.Duration, steady bool) {
 	d.pending.LatCount++
 	d.pending.LatSumUs += us
 	d.pending.LatMaxUs = max(d.pending.LatMaxUs, us)
-	d.pendingUs = append(d.pendingUs, us)
+	if d.iv != nil {
+		d.pendingUs = append(d.pendingUs, us)
+	}
 }
 
 // publish hands what was recorded since the last publish to the reporter.

@@ -47,7 +47,7 @@ func TestIntervalsCountFailures(t *testing.T) {
 	spec := testSpec(t, c.ListenAddrs(), "t")
 	opts := spec.ClientOpts
 	spec.ClientOpts = func(i int) []kgo.Opt { return append(opts(i), kgo.DisableIdempotentWrite()) }
-	spec.Rate, spec.Duration = 2000, 600*time.Millisecond
+	spec.Rate, spec.Duration, spec.IntervalHistograms = 2000, 600*time.Millisecond, true
 	res, err := RunProducer(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
