@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
@@ -40,6 +41,8 @@ func TestOMBWorkloads(t *testing.T) {
 		{ombExamples + "/workloads/backlog-1-topic-16-partitions-1kb.yaml", []string{"producerRate=2000", "consumerBacklogSizeGB=3MiB"}, 1, 1, 1, true, 1024},
 		{"testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"producerRate=2000"}, 1, 1, 4, false, 1024},
 		{"testdata/omb/max-rate-10-topics-1-partition-1kb.yaml", []string{"producerRate=2000"}, 10, 1, 1, false, 1024},
+		// producerRate 0: OMB's balanced-rate search, over two control periods.
+		{ombExamples + "/workloads/max-rate-1-topic-100-partitions-1kb.yaml", []string{"testDurationMinutes=7s"}, 1, 1, 1, false, 1024},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
@@ -47,7 +50,8 @@ func TestOMBWorkloads(t *testing.T) {
 			out := t.TempDir()
 			var stdout, stderr syncBuffer
 			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-			args := []string{"run", tt.file, "--omb-driver", ombDriver, "--out", out}
+			extra := filepath.Join(t.TempDir(), "omb.json")
+			args := []string{"run", tt.file, "--omb-driver", ombDriver, "--out", out, "--omb-result", extra}
 			for _, s := range append(append([]string(nil), common...), tt.sets...) {
 				args = append(args, "--set", s)
 			}
@@ -65,25 +69,28 @@ func TestOMBWorkloads(t *testing.T) {
 			if len(rep.Workloads) != tt.topics*(1+tt.subs) {
 				t.Fatalf("%d workloads, want %d", len(rep.Workloads), tt.topics*(1+tt.subs))
 			}
-			written := map[string]int64{}
+			written, held := map[string]int64{}, map[string]int64{}
 			for _, w := range rep.Workloads {
 				if w.Type == "produce" {
 					if w.Producer == nil || w.Topic == nil || w.Producer.Records == 0 || w.Producer.Clients != tt.producers {
 						t.Fatalf("workload %s: producer %+v", w.Name, w.Producer)
 					}
 					written[w.Topic.Name] = w.Producer.Records
+					if rs := w.Producer.BalancedRates; strings.Contains(tt.file, "max-rate-1-topic") && (len(rs) < 3 || rs[0].Rate != 10000) {
+						t.Errorf("workload %s: balanced rates %+v, want 10,000 records/s then one per control period", w.Name, rs)
+					}
 				}
 			}
 			for _, w := range rep.Workloads {
 				if w.Type != "consume" {
 					continue
 				}
-				held := endOffsetSum(t, bootstrap, w.Topic.Name)
-				if held != written[w.Topic.Name] {
-					t.Errorf("topic %s holds %d records; its producers acknowledged %d", w.Topic.Name, held, written[w.Topic.Name])
+				held[w.Topic.Name] = endOffsetSum(t, bootstrap, w.Topic.Name)
+				if held[w.Topic.Name] != written[w.Topic.Name] {
+					t.Errorf("topic %s holds %d records; its producers acknowledged %d", w.Topic.Name, held[w.Topic.Name], written[w.Topic.Name])
 				}
-				if w.Consumer == nil || w.Consumer.Records != held {
-					t.Errorf("subscription %s read %v records of the %d its topic holds", w.Name, w.Consumer, held)
+				if w.Consumer == nil || w.Consumer.Records != held[w.Topic.Name] {
+					t.Errorf("subscription %s read %v records of the %d its topic holds", w.Name, w.Consumer, held[w.Topic.Name])
 				}
 				if !regexp.MustCompile(`^sub-000-[A-Za-z0-9_-]{7}$`).MatchString(w.Name) || !strings.HasPrefix(w.Topic.Name, "test-topic-") {
 					t.Errorf("subscription %s of topic %s: not OMB's names", w.Name, w.Topic.Name)
@@ -98,7 +105,17 @@ func TestOMBWorkloads(t *testing.T) {
 			if _, bySize := topicRecords(t, bootstrap, rep.Workloads[0].Topic.Name); len(bySize) != 1 || bySize[tt.wantValueSize] == 0 {
 				t.Errorf("values by size %v, want all of %d bytes", bySize, tt.wantValueSize)
 			}
-			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml"} {
+			sets := append(append([]string(nil), common...), tt.sets...)
+			src, err := plan.LoadOMB(tt.file, ombDriver, sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkOMBResult(t, out, doc, held, src.Plan.OMB)
+			renderOMBCharts(t, filepath.Join(out, "omb-result.json"), ombRun(src.Plan.OMB).Workload)
+			if a, b := readFile(t, extra), readFile(t, filepath.Join(out, "omb-result.json")); a != b {
+				t.Errorf("--omb-result wrote another file than omb-result.json")
+			}
+			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml", "omb-result.json"} {
 				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 					t.Errorf("%s: %v", f, err)
 				}
@@ -123,12 +140,11 @@ func TestOMBDryRunAndFromOMB(t *testing.T) {
 	}
 	for _, want := range []string{
 		"OpenMessaging Benchmark workload " + workload + " with the Kafka driver " + ombDriver + ":",
-		"  producerRate: 0\n      → rate: max, slo: {p99: 1s, start: 1k/s}",
+		"  producerRate: 0\n      → rate: balanced on each of the 1 topic(s)' produce workload",
 		"  testDurationMinutes: 20s (--set)\n",
 		"  driver.replicationFactor: 3\n      → replication: 3 on each topic",
-		"note: producerRate 0: OMB searches for the highest rate",
-		"OMB's own balanced-rate algorithm comes with kbench's OMB result writer",
-		"a rate search, 2 to 17 probes of 1m20s each",
+		"note: producerRate 0: OMB's balanced-rate search, as OMB runs it",
+		"scenario 1: max-rate-1-topic-100-partitions-1kb: about 1m20s per repeat",
 	} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("dry run lacks %q:\n%s", want, stdout.String())
@@ -183,6 +199,8 @@ func TestOMBErrors(t *testing.T) {
 		{"an OMB workload without its driver", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--dry-run"}, "is an OpenMessaging Benchmark workload: give its Kafka driver file with --omb-driver"},
 		{"from-omb without a driver", []string{"plan", "from-omb", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml"}, "plan from-omb: --omb-driver DRIVER.yaml is required"},
 		{"plan: unknown command", []string{"plan", "from-k6"}, `unknown command "from-k6" for 'kbench plan'`},
+		{"--omb-result of a kbench plan", []string{"run", "../../examples/max-rate.yaml", "--omb-result", filepath.Join(dir, "r.json"), "--dry-run"}, "--omb-result " + filepath.Join(dir, "r.json") + " needs --omb-driver"},
+		{"--omb-result in a missing folder", []string{"run", ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", "--omb-driver", ombDriver, "--set", "cluster.bootstrap=127.0.0.1:1", "--out", filepath.Join(dir, "out"), "--omb-result", filepath.Join(dir, "no", "r.json")}, "--omb-result " + filepath.Join(dir, "no", "r.json") + ": cannot write there"},
 	}
 	for _, tt := range tests {
 		st, _, stderr := consumerTestState()

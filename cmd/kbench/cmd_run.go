@@ -19,6 +19,7 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
+	"github.com/kbench/kbench/internal/ombresult"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
@@ -36,6 +37,7 @@ type runOptions struct {
 	metricsHold time.Duration
 	overwrite   bool
 	ombDriver   string // run PLAN.yaml as an OMB workload with this driver file
+	ombResult   string // with ombDriver: also write OMB's result here
 }
 
 func newRunCmd(st *state) *cobra.Command {
@@ -57,6 +59,7 @@ file (see docs/omb.md).`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.sets, "set", nil, "override a plan value, Helm style: repeat=2, 'workloads[0].records=50k', cluster.bootstrap=host:9092 (repeatable)")
 	f.StringVar(&o.ombDriver, "omb-driver", "", "run PLAN.yaml as an OpenMessaging Benchmark workload with this OMB Kafka driver file; --set then also takes OMB fields (producerRate=5000, driver.replicationFactor=1; see docs/omb.md)")
+	f.StringVar(&o.ombResult, "omb-result", "", "with --omb-driver: also write OMB's result JSON (as in the results folder's omb-result.json) to this file")
 	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
 	f.BoolVar(&o.overwrite, "overwrite", false, "with --out: replace the results of an earlier run in that folder (refused otherwise)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
@@ -72,6 +75,9 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	}
 	if o.metricsHold > 0 && o.metricsAddr == "" {
 		return userr.Errorf("--metrics-hold needs --metrics-addr")
+	}
+	if o.ombResult != "" && o.ombDriver == "" {
+		return userr.Errorf("--omb-result %s needs --omb-driver: OMB's result is written for OpenMessaging Benchmark workloads (a kbench plan's results folder has result.json)", o.ombResult)
 	}
 	p, omb, err := loadPlan(path, o)
 	if err != nil {
@@ -109,6 +115,11 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	defer unlock() // deferred first, so it runs after the last write
+	if o.ombResult != "" {
+		if err := outfile.Check(o.ombResult); err != nil {
+			return userr.Errorf("--omb-result %s: cannot write there: %v; give a file in a folder you can write", o.ombResult, err)
+		}
+	}
 	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(p.Redacted()); return err }); err != nil {
 		return fmt.Errorf("write the plan as run: %w", err)
 	}
@@ -139,11 +150,17 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
 	planYAML := string(p.Redacted()) // as plan.yaml holds it
-	write := func(doc *result.Document) error {
+	// write writes every file of the results folder; final is the run's
+	// last write (OMB's result says then which repeats it could not make).
+	write := func(doc *result.Document, final bool) error {
 		if doc.Plan != nil {
 			doc.Plan.PlanYAML = planYAML // kbench report of a result.json alone shows it
 		}
-		return errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
+		err := errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
+		if omb != nil {
+			err = errors.Join(err, writeOMBResult(st, dir, o.ombResult, doc, p.OMB, final))
+		}
+		return err
 	}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
 		Progress:   view,
@@ -153,7 +170,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		Abort:      st.abort,
 		Named:      planNamedCluster(st),
 		OnRepeat: func(doc *result.Document) {
-			if err := write(doc); err != nil {
+			if err := write(doc, false); err != nil {
 				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)
 			}
 		},
@@ -162,7 +179,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if doc == nil {
 		return runErr
 	}
-	if err := write(doc); err != nil {
+	if err := write(doc, true); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if err := report.WriteSummaryMarkdown(st.stdout, doc); err != nil {
@@ -210,7 +227,7 @@ func crossedThresholds(st *state, doc *result.Document) error {
 // resultFiles are the files a plan run writes in its results folder;
 // --overwrite removes an earlier run's before anything runs, so the folder
 // never mixes two runs.
-var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml"}
+var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml", ombresult.FileName}
 
 // openOutDir creates and locks the results folder and proves it writable
 // before anything runs, so a bad --out never costs a run. A folder another
@@ -243,6 +260,12 @@ func openOutDir(st *state, name string, o runOptions) (dir string, unlock func()
 		for _, f := range resultFiles {
 			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, f, err))
+			}
+		}
+		more, _ := filepath.Glob(filepath.Join(dir, "omb-result-*.json")) // OMB's result of further repeats
+		for _, f := range more {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, filepath.Base(f), err))
 			}
 		}
 		fmt.Fprintf(st.stderr, "kbench: --overwrite: removed the earlier run's results from %s\n", dir)
@@ -279,7 +302,7 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
 			total += est * time.Duration(p.Repeat)
 		} else if probe, ok := searchProbe(sc); ok {
-			line += fmt.Sprintf(": a rate search, 2 to %d probes of %s each", runner.MaxProbes+1, probe)
+			line += fmt.Sprintf(": a rate search, 3 to %d probes of %s each", runner.MaxProbes+2, probe)
 			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"

@@ -51,7 +51,11 @@ const (
 	maxInFlightIdempotent = 5 // Java's MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION_FOR_IDEMPOTENCE
 	kgoMaxBatch           = 1 << 30
 	kgoMinBatch           = 512
-	brokerMaxMessageBytes = 1000012 // broker message.max.bytes default
+	// brokerMaxMessageBytes is the broker's default message.max.bytes
+	// since Kafka 0.11 (1 MiB + 12), Kafka 4's too: a record batch of up
+	// to 1 MiB (OMB's drivers' batch.size) fits. 1000012 was the default
+	// before.
+	brokerMaxMessageBytes = 1048588
 )
 
 func producerProps() []prop[Producer] {
@@ -251,7 +255,7 @@ func (p *Producer) approximations() (warns []Warning) {
 		warn("batch.size", "franz-go's smallest batch limit is 512 bytes, so batches of small records may hold several records (Java sends each record alone with batch.size=0)")
 	}
 	if p.BatchSize > brokerMaxMessageBytes {
-		warn("batch.size", "above the broker's default message.max.bytes (1000012): unlike the Java client, franz-go does not split a batch the broker rejects as too large, so make sure the topic's max.message.bytes allows it")
+		warn("batch.size", "above the broker's default message.max.bytes (1048588): unlike the Java client, franz-go does not split a batch the broker rejects as too large, so make sure the topic's max.message.bytes allows it")
 	}
 	switch p.PartitionerClass {
 	case defaultPartitioner:

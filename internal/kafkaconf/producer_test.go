@@ -131,6 +131,16 @@ func TestProducerMappings(t *testing.T) {
 			map[string]any{"ProducerBatchMaxBytes": int32(65536)}, nil},
 		{"batch.size=0 uses kgo's minimum", []string{"batch.size=0"}, func(p *Producer) any { return p.BatchSize }, 0,
 			map[string]any{"ProducerBatchMaxBytes": int32(512)}, []string{"smallest batch limit is 512 bytes"}},
+		// Regression: a 1 MiB batch (every OMB driver's) was said to exceed
+		// the broker's default message.max.bytes, taken as 1000012; Kafka's
+		// default is 1048588, so it fits.
+		{"batch.size of 1 MiB fits the broker's default", []string{"batch.size=1048576"},
+			func(p *Producer) any { return p.BatchSize }, 1048576,
+			map[string]any{"ProducerBatchMaxBytes": int32(1048576)}, nil},
+		{"batch.size just above message.max.bytes", []string{"batch.size=1048589", "max.request.size=4000000"},
+			func(p *Producer) any { return p.BatchSize }, 1048589,
+			map[string]any{"ProducerBatchMaxBytes": int32(1048589)},
+			[]string{"default message.max.bytes (1048588)"}},
 		{"batch.size above message.max.bytes", []string{"batch.size=2000000", "max.request.size=4000000"},
 			func(p *Producer) any { return p.BatchSize }, 2000000,
 			map[string]any{"ProducerBatchMaxBytes": int32(2000000), "BrokerMaxWriteBytes": int32(4000000)},

@@ -19,6 +19,7 @@ const minSleep = time.Millisecond
 type Pacer struct {
 	perRecord float64   // nanoseconds between intended send times; 0 = unlimited
 	sched     *schedule // ramping stages, instead of a fixed rate
+	bal       *balanced // a Balance's share, instead of a fixed rate
 }
 
 // NewPacer returns a pacer for rate records per second. A rate of 0 or less
@@ -31,12 +32,15 @@ func NewPacer(rate float64) Pacer {
 }
 
 // Unlimited reports whether the pacer never waits.
-func (p Pacer) Unlimited() bool { return p.perRecord == 0 && p.sched == nil }
+func (p Pacer) Unlimited() bool { return p.perRecord == 0 && p.sched == nil && p.bal == nil }
 
 // Due is the intended send time of record i, as an offset from the start.
 func (p Pacer) Due(i int64) time.Duration {
 	if p.sched != nil {
 		return p.sched.due(i)
+	}
+	if p.bal != nil {
+		return p.bal.due(i)
 	}
 	return time.Duration(float64(i) * p.perRecord)
 }

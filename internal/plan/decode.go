@@ -160,6 +160,7 @@ func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 		}
 	}
 	c.afterWorkloads(sc.Workloads)
+	c.balancedNeedsConsumers(sc.Workloads)
 }
 
 func (c *collector) topic(n *yaml.Node, path string) Topic {

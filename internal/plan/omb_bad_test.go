@@ -38,7 +38,7 @@ func TestOMBBad(t *testing.T) {
 		{name: "part of the backlog", change: map[string]string{"backlogDrainRatio": "0.5"}, want: []string{`backlogDrainRatio: 0.5: .*only 1`}},
 		{name: "too many topics", change: map[string]string{"topics": "2000"}, want: []string{`topics: 2000 is out of range: kbench runs each topic's producers and subscriptions as workloads of their own, at most 1000 topics`}},
 		{name: "too many clients", change: map[string]string{"topics": "1000", "producersPerTopic": "20"}, want: []string{`topics: 1000 topics × \(20 producers \+ 1 subscriptions × 1 consumers\) are 21000 clients`}},
-		{name: "rate search over topics", change: map[string]string{"topics": "2", "producerRate": "0"}, want: []string{`producerRate: 0 \(a search for the highest rate\) over 2 topics`}},
+		{name: "rate search without consumers", change: map[string]string{"subscriptionsPerTopic": "0", "producerRate": "0"}, want: []string{`w\.yaml:11:15: producerRate: 0 \(OMB's balanced-rate search\) needs consumers`}},
 		{name: "no pool size", change: map[string]string{"useRandomizedPayloads": "true"}, want: []string{`randomizedPayloadPoolSize: missing`}},
 		{name: "every problem at once, in file order", change: map[string]string{"topics": "x", "producerRate": "-1"}, want: []string{`2 problems`, `w\.yaml:4:9: topics: "x"`, `w\.yaml:11:15: producerRate: -1 is out of range`}},
 		{name: "driver of another system", driver: pulsar, want: []string{`d\.yaml:2:14: driverClass: io\.openmessaging\.benchmark\.driver\.pulsar\.PulsarBenchmarkDriver is OMB's driver for Apache Pulsar; kbench runs Kafka only`}},

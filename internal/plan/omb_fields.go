@@ -60,9 +60,8 @@ func (t *ombTranslation) messageFields() {
 func (t *ombTranslation) rateFields() {
 	w := t.w
 	if w.ProducerRate == 0 {
-		t.field("workload", "producerRate", "0", "rate: max, slo: {p99: %s, start: %s}: kbench's search for the highest rate, not OMB's (see the note)", ombSearchSLO, ombSearchStart)
-		t.note("producerRate 0: OMB searches for the highest rate its producers and consumers sustain in balance; kbench runs its own search instead (rate: max): probes of %s each, from %s, doubling the rate while publish p99 stays under %s and 95%% of the rate is reached, then bisecting (docs/plans.md). OMB's own balanced-rate algorithm comes with kbench's OMB result writer",
-			durationText(t.producerDuration()), ombSearchStart, ombSearchSLO)
+		t.field("workload", "producerRate", "0", "rate: balanced on each of the %d topic(s)' produce workload: OMB's search for the highest rate producers and consumers sustain in balance, one rate over all %d producer(s)", w.Topics, w.Topics*w.ProducersPerTopic)
+		t.note("producerRate 0: OMB's balanced-rate search, as OMB runs it: from 10,000 msg/s over all producers, every 3 s the rate goes down to what was received (or acknowledged) when more than 1,000 records wait to be read (or acknowledged), and up by a factor (doubling back to ×2) otherwise, for the whole run; result.json's balanced_rates shows where it went. It never goes below 1 msg/s (OMB's can reach 0 and stay there). kbench's own search under a latency SLO is rate: max (docs/plans.md)")
 		return
 	}
 	per := float64(w.ProducerRate) / float64(w.Topics)

@@ -251,12 +251,13 @@ func TestOMBTranslation(t *testing.T) {
 				}
 			}
 		}},
-		{name: "producerRate 0: kbench's search, said", change: map[string]string{"producerRate": "0"}, check: func(t *testing.T, v ombView) {
-			mr := v.producers[0].MaxRate
-			if mr == nil || mr.Percentile != 0.99 || mr.Limit != time.Second || mr.Start != 1000 || v.producers[0].Duration != 16*time.Minute {
-				t.Fatalf("search %+v, each probe %s", mr, v.producers[0].Duration)
+		{name: "producerRate 0: OMB's balanced-rate search, over every topic", change: map[string]string{"producerRate": "0", "topics": "2"}, check: func(t *testing.T, v ombView) {
+			for _, p := range v.producers {
+				if !p.Balanced || p.MaxRate != nil || p.Rate != 0 || p.Duration != 16*time.Minute {
+					t.Fatalf("%s: balanced %v, search %+v, rate %v, duration %s", p.Name, p.Balanced, p.MaxRate, p.Rate, p.Duration)
+				}
 			}
-			if !hasNote(v.omb, "OMB's own balanced-rate algorithm comes with kbench's OMB result writer") {
+			if !hasNote(v.omb, "producerRate 0: OMB's balanced-rate search, as OMB runs it") {
 				t.Errorf("notes %q", v.omb.Notes)
 			}
 		}},
@@ -404,7 +405,7 @@ func TestOMBTranslation(t *testing.T) {
 func bare(ws []Workload) []Workload {
 	out := make([]Workload, len(ws))
 	for i, w := range ws {
-		w.afterNode, w.verifyNode, w.topicNode = nil, nil, nil
+		w.afterNode, w.verifyNode, w.topicNode, w.rateNode = nil, nil, nil, nil
 		out[i] = w
 	}
 	return out

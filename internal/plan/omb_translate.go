@@ -11,14 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The search kbench runs for producerRate: 0 until OMB's own comes: its
-// SLO and first rate (OMB starts at 10,000 msg/s and can go down; kbench's
-// search only goes up from its start, so it starts lower).
-const (
-	ombSearchSLO   = "1s"
-	ombSearchStart = "1k/s"
-)
-
 // ombTranslation turns a checked OMB workload and driver into a kbench
 // plan's YAML tree, noting what each field became and where kbench
 // differs.
@@ -328,12 +320,7 @@ func (t *ombTranslation) producers(tp OMBTopic) *yaml.Node {
 		yput(m, "send_time_header", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"}, "end-to-end latency to the microsecond")
 	}
 	if w.ProducerRate == 0 {
-		yput(m, "rate", ystr("max"), "producerRate 0: kbench's search for now, not OMB's (docs/omb.md)")
-		slo := ymap()
-		slo.Style = yaml.FlowStyle
-		yput(slo, "p99", ystr(ombSearchSLO), "")
-		yput(slo, "start", ystr(ombSearchStart), "")
-		yput(m, "slo", slo, "")
+		yput(m, "rate", ystr("balanced"), "producerRate 0: OMB's balanced-rate search, from 10,000 msg/s over all producers, adjusted every 3 s")
 	} else {
 		yput(m, "rate", ystr(rateText(float64(w.ProducerRate)/float64(w.Topics))), "producerRate ÷ topics")
 	}
@@ -343,9 +330,6 @@ func (t *ombTranslation) producers(tp OMBTopic) *yaml.Node {
 	comment := "warmupDurationMinutes + testDurationMinutes"
 	if w.BacklogBytes > 0 {
 		comment = "until the backlog is built, then testDurationMinutes"
-	}
-	if w.ProducerRate == 0 {
-		comment = "each probe: " + comment
 	}
 	yput(m, "duration", ystr(durationText(t.producerDuration())), comment)
 	return m

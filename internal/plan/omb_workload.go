@@ -153,8 +153,8 @@ func (c *collector) ombWorkloadChecks(root *yaml.Node, w *OMBWorkload) {
 	if w.ProducerRate == 0 && g["producerRate"] != nil && w.BacklogBytes > 0 {
 		c.addf(g["consumerBacklogSizeGB"], "consumerBacklogSizeGB", "a backlog cannot be built while producerRate: 0 searches for the highest rate (OMB refuses it too: \"Cannot probe producer sustainable rate when building backlog\"); give a producerRate")
 	}
-	if w.ProducerRate == 0 && w.Topics > 1 {
-		c.addf(g["producerRate"], "producerRate", "0 (a search for the highest rate) over %d topics: kbench searches one topic's rate for now; OMB's own search over several topics comes with kbench's OMB result writer. Give a producerRate, or search one topic", w.Topics)
+	if w.ProducerRate == 0 && w.SubscriptionsPerTopic == 0 {
+		c.addf(g["producerRate"], "producerRate", "0 (OMB's balanced-rate search) needs consumers: it balances the rate against what they read, and with subscriptionsPerTopic 0 it would only go down. Give subscriptionsPerTopic: 1, or a producerRate")
 	}
 	if w.BacklogBytes > 0 && w.SubscriptionsPerTopic == 0 {
 		c.addf(g["consumerBacklogSizeGB"], "consumerBacklogSizeGB", "a backlog needs consumers to drain it, and subscriptionsPerTopic is 0 (OMB would wait for it forever); give subscriptionsPerTopic: 1")

@@ -168,6 +168,11 @@ type Workload struct {
 	// MaxRate, with rate: max, searches for the highest rate that keeps
 	// the SLO; each probe lasts Duration.
 	MaxRate *MaxRate
+	// Balanced, with rate: balanced, runs OpenMessaging Benchmark's search
+	// for the highest rate producers and consumers sustain in balance
+	// (load.Balance): from 10,000 records/s over every balanced workload,
+	// adjusted every 3 s for Duration.
+	Balanced bool
 	// Stages ramp the rate (Duration is their sum).
 	Stages []load.Stage
 	// VUStages ramp the number of virtual users (the closed model; Duration
@@ -215,8 +220,8 @@ type Workload struct {
 	SendTimeHeader bool
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
-	// topicNode is where topic was written.
-	topicNode *yaml.Node
+	// topicNode is where topic was written, rateNode rate: balanced.
+	topicNode, rateNode *yaml.Node
 }
 
 // Message says what records a producing workload sends: one of Size,

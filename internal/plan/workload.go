@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "rate":
 			if v.Kind == yaml.ScalarNode && v.Value == "max" {
 				w.MaxRate = &MaxRate{Start: 1000, Probes: 1}
+				return
+			}
+			if v.Kind == yaml.ScalarNode && v.Value == "balanced" {
+				w.Balanced, w.rateNode = true, v
 				return
 			}
 			w.Rate = c.rate(v, p)
@@ -100,6 +105,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			c.addf(given["rate"], join(path, "rate"), "virtual users send as fast as acknowledgements come back (the closed model); give vus or rate, not both")
 		}
 		c.slo(given, path, &w)
+		c.balanced(given, path, &w)
 		if st := given["stages"]; st != nil {
 			fields := []string{"rate", "vus", "duration"}
 			if len(w.VUStages) > 0 {
@@ -157,6 +163,37 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 }
 
 func startsWithDigit(s string) bool { return s[0] >= '0' && s[0] <= '9' }
+
+// balanced checks a rate: balanced workload (OMB's balanced-rate search):
+// a produce workload that runs for a duration at the rate it sets.
+func (c *collector) balanced(given map[string]*yaml.Node, path string, w *Workload) {
+	if !w.Balanced {
+		return
+	}
+	if w.Type != Produce {
+		c.addf(given["rate"], join(path, "rate"), "balanced applies to produce workloads (the search balances them against the plan's consume workloads)")
+	}
+	if given["duration"] == nil {
+		c.addf(given["rate"], join(path, "duration"), "missing; rate: balanced adjusts the rate for as long as the workload runs, such as duration: 5m")
+	}
+	for _, f := range []string{"records", "stages", "vus"} {
+		if given[f] != nil {
+			c.addf(given[f], join(path, f), "rate: balanced sets the rate for a duration; leave out %s", f)
+		}
+	}
+}
+
+// balancedNeedsConsumers: a balanced-rate search weighs what the producers
+// wrote against what the scenario's consume workloads read; with none, it
+// would only ever go down.
+func (c *collector) balancedNeedsConsumers(ws []Workload) {
+	consumers := slices.ContainsFunc(ws, func(w Workload) bool { return w.Type == Consume })
+	for i, w := range ws {
+		if w.Balanced && !consumers {
+			c.addf(w.rateNode, fmt.Sprintf("workloads[%d].rate", i), "balanced needs a consume workload reading what it writes: the search balances the rate against what is read (OMB's producerRate: 0)")
+		}
+	}
+}
 
 // afterWorkloads checks every start_after that names a workload: one of
 // the scenario's, not itself, and no circle (a waiting for b waiting for a).

@@ -268,6 +268,7 @@ func summarize(doc *result.Document) (*summary, error) {
 					if c.DrainSeconds > 0 {
 						drain = fmt.Sprintf("read the backlog of %d records in %.1f s (%.0f records/s)", c.Records, c.DrainSeconds, c.RecordsPerSec)
 					}
+					drain += drainOfPartitions(c)
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Catch-up read (%s, repeat %d, %s): started %.0f s after the producers, %s; producers' latency meanwhile %.1f ms on average, %.1f ms at most.",
 						sc.Name, rep.Index, w.Name, c.StartedAfterSeconds, drain, c.ProducerAvgLatencyMs, c.ProducerMaxLatencyMs))
 				}
@@ -281,6 +282,9 @@ func summarize(doc *result.Document) (*summary, error) {
 					}
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Maximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.",
 						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit))
+				}
+				if note := balancedNote(w.Producer); note != "" {
+					sum.Notes = append(sum.Notes, fmt.Sprintf("Balanced rate (%s, repeat %d, %s): %s.", sc.Name, rep.Index, w.Name, note))
 				}
 			}
 		}
@@ -406,4 +410,35 @@ func WriteAll(dir string, doc *result.Document) error {
 		}
 	}
 	return nil
+}
+
+// drainOfPartitions says, for a catch-up read of several partitions, when
+// the last one caught up: drain_seconds is the first's.
+func drainOfPartitions(c *result.CatchUp) string {
+	switch {
+	case c.Partitions <= 1 || c.DrainSeconds == 0:
+		return ""
+	case c.LastDrainSeconds > 0:
+		return fmt.Sprintf(" in its first partition; all %d partitions in %.1f s (%d records)", c.Partitions, c.LastDrainSeconds, c.LastRecords)
+	default:
+		return fmt.Sprintf(" in its first partition; only %d of its %d partitions ever caught up", c.PartitionsCaughtUp, c.Partitions)
+	}
+}
+
+// balancedNote says where OMB's balanced-rate search (rate: balanced)
+// went: its start, its last rate and its highest, over all its producers.
+func balancedNote(p *result.Producer) string {
+	if p == nil || len(p.BalancedRates) == 0 {
+		return ""
+	}
+	rs := p.BalancedRates
+	top := rs[0]
+	for _, r := range rs {
+		if r.Rate > top.Rate {
+			top = r
+		}
+	}
+	last := rs[len(rs)-1]
+	return fmt.Sprintf("from %.0f records/s, %d adjustments every 3 s, the last to %.0f records/s at %.0f s (highest %.0f at %.0f s), over all its producers",
+		rs[0].Rate, len(rs)-1, last.Rate, last.ElapsedSeconds, top.Rate, top.ElapsedSeconds)
 }

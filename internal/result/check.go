@@ -1,6 +1,10 @@
 package result
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kbench/kbench/internal/measure"
+)
 
 // check decodes every histogram of the document, so that a damaged file is
 // refused before any report is written from it. The error names the field
@@ -15,7 +19,42 @@ func (d *Document) check() error {
 			first = fmt.Errorf("%s.histogram: %w", path, err)
 		}
 	})
+	if first == nil {
+		first = d.checkIntervals()
+	}
 	return first
+}
+
+// checkIntervals decodes the intervals' histograms of a plan run.
+func (d *Document) checkIntervals() error {
+	if d.Plan == nil {
+		return nil
+	}
+	for i, sc := range d.Plan.Scenarios {
+		for j, rep := range sc.Repeats {
+			for k, w := range rep.Workloads {
+				at := fmt.Sprintf("plan.scenarios[%d].repeats[%d].workloads[%d]", i, j, k)
+				var ivs []Interval
+				switch {
+				case w.Producer != nil:
+					ivs, at = w.Producer.Intervals, at+".producer"
+				case w.Consumer != nil:
+					ivs, at = w.Consumer.Intervals, at+".consumer"
+				}
+				for n, iv := range ivs {
+					for field, enc := range map[string]string{"publish_histogram": iv.PublishHistogram, "publish_delay_histogram": iv.PublishDelayHistogram, "end_to_end_histogram": iv.EndToEndHistogram} {
+						if enc == "" {
+							continue
+						}
+						if _, err := measure.Decode(enc); err != nil {
+							return fmt.Errorf("%s.intervals[%d].%s: %w", at, n, field, err)
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // latencies calls f with every latency of the document and its JSON path.
@@ -48,6 +87,9 @@ func (d *Document) latencies(f func(path string, l *Latency)) {
 func producer(p *Producer, path string, f func(string, *Latency)) {
 	for ; p != nil; p, path = p.SteadyState, path+".steady_state" {
 		f(path+".latency", &p.Latency)
+		if p.PublishDelay != nil {
+			f(path+".publish_delay", p.PublishDelay)
+		}
 	}
 }
 

@@ -356,6 +356,9 @@ type Probe struct {
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
 	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
 	GeneratorBound bool    `json:"generator_bound"`
+	// Warmup marks the search's first probe, at its start rate: it warms
+	// the cluster and is not judged.
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // CatchUp is a consume workload that started late (start_after) and read
@@ -368,6 +371,16 @@ type CatchUp struct {
 	DrainSeconds  float64 `json:"drain_seconds"`
 	Records       int64   `json:"records"`
 	RecordsPerSec float64 `json:"records_per_sec"`
+	// DrainSeconds is when the first partition caught up; on a topic of
+	// several partitions the others may still hold backlog then.
+	// LastDrainSeconds is from the consumer's start until the last of its
+	// Partitions read a record sent after it started: the whole backlog
+	// read (0: only PartitionsCaughtUp of them ever did). LastRecords is
+	// what it had read by then.
+	Partitions         int     `json:"partitions,omitempty"`
+	PartitionsCaughtUp int     `json:"partitions_caught_up,omitempty"`
+	LastDrainSeconds   float64 `json:"last_drain_seconds,omitempty"`
+	LastRecords        int64   `json:"last_records,omitempty"`
 	// The producers' publish latency over the catch-up (from their
 	// interval series).
 	ProducerAvgLatencyMs float64 `json:"producer_avg_latency_ms"`

@@ -108,17 +108,27 @@ type Producer struct {
 	// (the process stopped, its host suspended or overloaded): records due
 	// then went out late, their latency counting the pause, or not at all
 	// (NotSent). DurationSeconds and the rates leave them out.
-	KbenchPauses    []Pause          `json:"kbench_pauses,omitempty"`
-	DurationSeconds float64          `json:"duration_seconds"`
-	RecordsPerSec   float64          `json:"records_per_sec"`
-	MiBPerSec       float64          `json:"mib_per_sec"`
-	TargetRate      float64          `json:"target_rate,omitempty"` // records/s; 0 when unlimited
-	LatencyFrom     string           `json:"latency_from"`          // "send" or "intended" (fixed rate)
-	Latency         Latency          `json:"latency"`               // publish latency: send → ack
-	SteadyState     *Producer        `json:"steady_state,omitempty"`
-	Errors          map[string]int64 `json:"errors,omitempty"`
-	Intervals       []Interval       `json:"intervals,omitempty"`
-	CPUSeconds      float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	KbenchPauses    []Pause `json:"kbench_pauses,omitempty"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	RecordsPerSec   float64 `json:"records_per_sec"`
+	MiBPerSec       float64 `json:"mib_per_sec"`
+	TargetRate      float64 `json:"target_rate,omitempty"` // records/s; 0 when unlimited
+	// BalancedRates are the rates OMB's balanced-rate search (rate:
+	// balanced) set, every 3 s, over all its producers: where it started
+	// (10,000 records/s) and where it went.
+	BalancedRates []RatePoint `json:"balanced_rates,omitempty"`
+	LatencyFrom   string      `json:"latency_from"` // "send" or "intended" (fixed rate)
+	Latency       Latency     `json:"latency"`      // publish latency: send → ack
+	// PublishDelay is, on a schedule (a fixed rate, stages, a balanced
+	// rate), how long after its intended send time each acknowledged
+	// record was handed to the client (µs): OMB's publishDelayLatency.
+	// Latency already counts it (from the intended time); absent at an
+	// unlimited rate.
+	PublishDelay *Latency         `json:"publish_delay,omitempty"`
+	SteadyState  *Producer        `json:"steady_state,omitempty"`
+	Errors       map[string]int64 `json:"errors,omitempty"`
+	Intervals    []Interval       `json:"intervals,omitempty"`
+	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).
@@ -161,6 +171,12 @@ type Plateau struct {
 	LittleUsers   float64 `json:"little_users"`
 	LittleRatio   float64 `json:"little_ratio"`
 	Latency       Latency `json:"latency"`
+}
+
+// RatePoint is a rate (records/s) set ElapsedSeconds after the start.
+type RatePoint struct {
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Rate           float64 `json:"rate"`
 }
 
 // Transactions counts a transactional producer's transactions; the
@@ -215,9 +231,25 @@ type Interval struct {
 	ElapsedSeconds float64   `json:"elapsed_seconds"` // its end, since the workload started
 	Records        int64     `json:"records"`
 	Bytes          int64     `json:"bytes"`
-	RecordsPerSec  float64   `json:"records_per_sec"`
-	AvgLatencyMs   float64   `json:"avg_latency_ms,omitempty"`
-	MaxLatencyMs   float64   `json:"max_latency_ms,omitempty"`
+	// Failed counts a producer's records that failed in the interval.
+	Failed int64 `json:"failed,omitempty"`
+	// The send delay of the interval's records (a producer on a
+	// schedule: each record's lateness against its intended send time,
+	// OMB's publish delay), µs, exact; every record acknowledged in the
+	// interval has one.
+	PublishDelayAvgUs float64 `json:"publish_delay_avg_us,omitempty"`
+	PublishDelayMaxUs int64   `json:"publish_delay_max_us,omitempty"`
+	// The interval's histograms (µs, encoded as Latency.Histogram, read
+	// with measure.Decode): a producer's publish latencies and send
+	// delays, a consumer's end-to-end latencies. Percentiles over any span
+	// of intervals (OMB's 10 s periods) merge from them exactly. Kept for
+	// OMB runs only.
+	PublishHistogram      string  `json:"publish_histogram,omitempty"`
+	PublishDelayHistogram string  `json:"publish_delay_histogram,omitempty"`
+	EndToEndHistogram     string  `json:"end_to_end_histogram,omitempty"`
+	RecordsPerSec         float64 `json:"records_per_sec"`
+	AvgLatencyMs          float64 `json:"avg_latency_ms,omitempty"`
+	MaxLatencyMs          float64 `json:"max_latency_ms,omitempty"`
 	// Percentiles of the interval's latencies (producers; 2 significant
 	// digits).
 	P50LatencyMs  float64 `json:"p50_latency_ms,omitempty"`

@@ -70,3 +70,31 @@ func TestPlanOMBRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestIntervalHistogramsOnlyForOMB: only a plan translated from OMB keeps
+// each interval's histograms (its result's periods read them); another
+// plan's result.json does not carry them.
+func TestIntervalHistogramsOnlyForOMB(t *testing.T) {
+	t.Parallel()
+	text := "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 10, message: {size: 10}}\n  - {name: c, type: consume, topic: t}\n"
+	for _, omb := range []bool{false, true} {
+		p, err := plan.Parse("plan.yaml", []byte(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if omb {
+			p.OMB = &plan.OMBSource{}
+		}
+		scs, _ := p.Scenarios()
+		sc, err := scenarioOf(p, &scs[0], "127.0.0.1:9092", &build{seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.Workloads[0].Producer.IntervalHistograms; got != omb {
+			t.Errorf("OMB %v: producer keeps interval histograms %v", omb, got)
+		}
+		if got := sc.Workloads[1].Consumer.IntervalHistograms; got != omb {
+			t.Errorf("OMB %v: consumer keeps interval histograms %v", omb, got)
+		}
+	}
+}

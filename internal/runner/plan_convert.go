@@ -158,7 +158,9 @@ func catchingUp(out *Outcome, w WorkloadOutcome) bool {
 // producers' latency over it from their interval series.
 func catchUpOf(out *Outcome, w WorkloadOutcome) *result.CatchUp {
 	c := w.Consumer
-	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds()}
+	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds(),
+		Partitions: c.Drain.Partitions, PartitionsCaughtUp: c.Drain.CaughtUp,
+		LastDrainSeconds: c.Drain.Last.Seconds(), LastRecords: c.Drain.LastRecords}
 	if c.CaughtUp <= 0 {
 		cu.Records = c.Records
 		return cu

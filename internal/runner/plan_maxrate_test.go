@@ -23,15 +23,32 @@ func TestSearchRate(t *testing.T) {
 		{"generator", 10300, true, 1000, "generator"},
 		{"start above capacity", 10300, false, 50000, "cluster"},
 		{"never broken", 1e12, false, 1000, "not reached"},
+		// Regression: a cold cluster breaks the SLO on the first probe
+		// only; the search bisected below it and answered 969 records/s.
+		{"cold first probe", 10300, false, 1000, "cluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			probes := 0
-			best, limit := searchRate(tt.start, func(r float64) (result.Probe, bool) {
+			probes, calls, warmed := 0, 0, false
+			best, limit := searchRate(tt.start, func(r float64, warm bool) (result.Probe, bool) {
+				calls++
+				// A cold cluster breaks the SLO on the first run, whatever
+				// its rate.
+				cold := tt.name == "cold first probe" && calls == 1
+				if warm {
+					if warmed || probes > 0 || r != tt.start {
+						t.Fatalf("warm-up at %v after %d probes", r, probes)
+					}
+					warmed = true
+					return result.Probe{Rate: r, OK: !cold}, true
+				}
 				probes++
-				ok := r <= tt.capacity
+				ok := r <= tt.capacity && !cold
 				return result.Probe{Rate: r, OK: ok, GeneratorBound: !ok && tt.bound}, true
 			})
+			if !warmed {
+				t.Error("no warm-up probe")
+			}
 			if limit != tt.wantLimit {
 				t.Errorf("limit %q, want %q", limit, tt.wantLimit)
 			}

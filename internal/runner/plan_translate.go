@@ -190,7 +190,8 @@ func messageSeed(runSeed uint64, w *plan.Workload, index int) uint64 {
 // streams of their own for one repeat: the same seeds, scenario and repeat
 // give the same records, and no two scenarios or repeats of a run send the
 // same random values (uuids, strings, letters). The sources share their
-// data (letters, payload files) with sc's.
+// data (letters, payload files) with sc's. A balanced-rate search starts
+// over too (withBalance).
 func reseeded(sc Scenario, repeat int) Scenario {
 	h := fnv.New64a()
 	h.Write([]byte(sc.Name))
@@ -216,7 +217,46 @@ func reseeded(sc Scenario, repeat int) Scenario {
 		}
 		w.Producer = &spec
 	}
-	return out
+	return withBalance(out)
+}
+
+// balanceOf marks a rate: balanced workload's spec.
+func balanceOf(w *plan.Workload) *load.Balance {
+	if !w.Balanced {
+		return nil
+	}
+	return load.NewBalance(load.OMBStartRate, w.Clients)
+}
+
+// withBalance gives a repeat of sc a fresh Balance (OMB's balanced-rate
+// search starts over each repeat), shared by all its rate: balanced
+// producers, with their clients, and told what every consume workload of
+// the scenario reads, as OMB counts every consumer.
+func withBalance(sc Scenario) Scenario {
+	clients := 0
+	for _, w := range sc.Workloads {
+		if w.Producer != nil && w.Producer.Balance != nil {
+			clients += max(w.Producer.Clients, 1)
+		}
+	}
+	if clients == 0 {
+		return sc
+	}
+	b := load.NewBalance(load.OMBStartRate, clients)
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		switch {
+		case w.Producer != nil && w.Producer.Balance != nil:
+			spec := *w.Producer
+			spec.Balance = b
+			w.Producer = &spec
+		case w.Kind == Consume && w.Consumer != nil:
+			spec := *w.Consumer
+			spec.Balance = b
+			w.Consumer = &spec
+		}
+	}
+	return sc
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
@@ -242,6 +282,16 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 		rw.Consumer = spec
 		if rw.Settings == nil {
 			rw.Settings = settings
+		}
+	}
+	// OMB's result reads each period's percentiles from the intervals'
+	// histograms; other plans' intervals keep none (about 1.5 KB each).
+	if p.OMB != nil {
+		if rw.Producer != nil {
+			rw.Producer.IntervalHistograms = true
+		}
+		if rw.Consumer != nil {
+			rw.Consumer.IntervalHistograms = true
 		}
 	}
 	return rw, nil
@@ -337,6 +387,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		Values:         values,
 		Keys:           keys,
 		StampSent:      w.SendTimeHeader,
+		// Each repeat gets a Balance of its own (withBalance); this one
+		// marks the workload.
+		Balance: balanceOf(w),
 		ClientOpts: func(i int) []kgo.Opt {
 			out := append([]kgo.Opt(nil), opts...)
 			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/load"
 )
 
 // ConsumerSpec describes a consumer workload: Clients consumers in a group
@@ -26,6 +27,12 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// IntervalHistograms keeps each interval's end-to-end latencies as a
+	// histogram (ConsumerInterval.Histogram; with Latency).
+	IntervalHistograms bool
+	// Balance, when set, is told how many records the consumers read
+	// (OMB's balanced-rate search; see ProducerSpec.Balance).
+	Balance *load.Balance
 	// Latest starts directly assigned partitions at their end instead of
 	// their start. In a group the client options decide
 	// (auto.offset.reset through kafkaconf).
@@ -100,6 +107,9 @@ type ConsumerInterval struct {
 	LatSumUs     int64         // end-to-end latency, when ConsumerSpec.Latency
 	LatMaxUs     int64
 	LatencyCount int64
+	// Histogram holds the interval's end-to-end latencies, encoded
+	// (measure.IntervalHistogram); "" when none.
+	Histogram string
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).
 	Final bool
@@ -116,6 +126,9 @@ type ConsumerRun struct {
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
+	// ivHist holds the current interval's end-to-end latencies, shared by
+	// the clients (one batch per poll); the reporter takes it.
+	ivHist *intervalHist
 
 	parent  context.Context // the caller's
 	runCtx  context.Context // polls end when it is cancelled
@@ -225,6 +238,9 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		topics: map[string]int{}}
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
+	}
+	if spec.Latency && spec.IntervalHistograms {
+		r.ivHist = newIntervalHist()
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {

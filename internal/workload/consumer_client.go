@@ -40,6 +40,12 @@ type consumerClient struct {
 	errs                               measure.ErrorCounts
 	seenErr                            map[string]bool
 	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	// pollLats are the poll's end-to-end latencies, for the interval's
+	// histogram (poll loop).
+	pollLats []int64
+	// drained are the partitions that returned a record sent after the
+	// start (poll loop; consumer_drain.go).
+	drained map[topicPartition]partitionCatchUp
 }
 
 type topicPartition struct {
@@ -146,6 +152,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	var bytes, latSum, latMax, latN int64
 	nowNs := now.UnixNano()
 	since := c.cr.start.Add(-backlogSkew).UnixNano()
+	keep := c.cr.ivHist != nil // the interval's histogram is kept
 	left := take
 	for i := range fs {
 		for j := range fs[i].Topics {
@@ -166,6 +173,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				}
 				left -= len(recs)
 				if c.latency {
+					startNs := c.cr.start.UnixNano()
+					tp := topicPartition{t.Topic, p.Partition}
+					_, drained := c.drained[tp] // once per partition's records, not per record
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
 						sent, header := sentNanos(r)
@@ -178,10 +188,13 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							c.backlog++
 							continue
 						}
-						if c.cr.caughtUp.Load() == 0 && sent >= c.cr.start.UnixNano() {
+						if !drained && sent >= startNs {
 							// The first record sent after the start: the backlog
-							// before it has been read.
-							if c.cr.caughtUp.CompareAndSwap(0, nowNs-c.cr.start.UnixNano()) {
+							// before it has been read, in this partition; the
+							// first of all partitions is caughtUp.
+							c.caughtUpAt(tp, nowNs)
+							drained = true
+							if c.cr.caughtUp.Load() == 0 && c.cr.caughtUp.CompareAndSwap(0, nowNs-startNs) {
 								c.cr.caughtUpRecords.Store(c.cr.consumed.Load())
 							}
 						}
@@ -191,6 +204,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							latSum += us
 							latMax = max(latMax, us)
 							latN++
+							if keep {
+								c.pollLats = append(c.pollLats, us)
+							}
 						}
 					}
 				} else {
@@ -205,10 +221,17 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		}
 	}
 	if take > 0 {
+		if b := c.cr.spec.Balance; b != nil {
+			b.Received(int64(take))
+		}
 		c.cr.taken(nowNs)
 		c.records += int64(take)
 		c.bytes += bytes
 		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
+	}
+	if len(c.pollLats) > 0 {
+		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
+		c.pollLats = c.pollLats[:0]
 	}
 	return nil
 }

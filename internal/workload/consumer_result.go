@@ -40,10 +40,13 @@ type ConsumerResult struct {
 	CaughtUp time.Duration
 	// CaughtUpRecords is how many records had been read when it caught up.
 	CaughtUpRecords int64
-	Errors          map[string]int64
-	Intervals       []ConsumerInterval
-	Lag             []LagSample
-	Clients         int
+	// Drain is the catch-up partition by partition: CaughtUp is the first
+	// partition's, Drain.Last the last one's (with Latency).
+	Drain     Drain
+	Errors    map[string]int64
+	Intervals []ConsumerInterval
+	Lag       []LagSample
+	Clients   int
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
@@ -97,6 +100,9 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
 		}
 	}
+	if r.spec.Latency {
+		res.Drain = drainOf(r.clients, r.topics)
+	}
 	if stableGen >= 0 {
 		res.Rebalances = int(max(maxGen-stableGen, 0))
 	}
@@ -142,12 +148,13 @@ func (r *ConsumerResult) Summary(cpu time.Duration) (*result.Consumer, *result.L
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
-			Start:          iv.Start,
-			Seconds:        iv.End.Sub(iv.Start).Seconds(),
-			Final:          iv.Final,
-			ElapsedSeconds: iv.End.Sub(r.Start).Seconds(),
-			Records:        iv.Records,
-			Bytes:          iv.Bytes,
+			Start:             iv.Start,
+			Seconds:           iv.End.Sub(iv.Start).Seconds(),
+			Final:             iv.Final,
+			ElapsedSeconds:    iv.End.Sub(r.Start).Seconds(),
+			Records:           iv.Records,
+			Bytes:             iv.Bytes,
+			EndToEndHistogram: iv.Histogram,
 		}
 		if secs := iv.End.Sub(iv.Start).Seconds(); secs > 0 {
 			ri.RecordsPerSec = float64(iv.Records) / secs

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -288,7 +289,7 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true,
+	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true, IntervalHistograms: true,
 		ClientOpts: consFakeOpts(c.ListenAddrs())})
 	if err != nil {
 		t.Fatal(err)
@@ -302,6 +303,21 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	}
 	if lat.Max > int64(time.Minute/time.Microsecond) {
 		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max)
+	}
+	// Each interval keeps its latencies' histogram: together, the run's.
+	var n, maxUs int64
+	for _, iv := range res.Intervals {
+		if iv.Histogram == "" {
+			continue
+		}
+		h, err := measure.Decode(iv.Histogram)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, maxUs = n+h.Count(), max(maxUs, h.Max())
+	}
+	if n != lat.Count || maxUs < lat.Max {
+		t.Fatalf("intervals' histograms hold %d latencies (max %d µs), the run %d (max %d)", n, maxUs, lat.Count, lat.Max)
 	}
 }
 

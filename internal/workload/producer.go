@@ -47,6 +47,15 @@ type ProducerSpec struct {
 	// as many as it says are active at each moment, split between the
 	// clients; the run should last its Duration.
 	VURamp *load.VURamp
+	// IntervalHistograms keeps each interval's latencies and send delays
+	// as histograms in the series (Interval.LatencyHistogram,
+	// DelayHistogram; about 1.5 KB each), for percentiles over spans of
+	// intervals.
+	IntervalHistograms bool
+	// Balance, when set, replaces Rate with OMB's balanced-rate search
+	// (load.Balance, shared by every producer and consumer of the search):
+	// each client keeps its share of the Balance's rate as it moves.
+	Balance *load.Balance
 	// Rate is the total target in records per second; 0 or less is unlimited.
 	// At a fixed rate latency is measured from each record's intended send
 	// time, so stalls are not hidden (no coordinated omission).
@@ -155,6 +164,18 @@ type Interval struct {
 	Buckets []int64
 	Failed  int64
 	Errors  map[string]int64
+	// FailedIn counts the records that failed in the interval (OMB's
+	// publish errors per period).
+	FailedIn int64
+	// Delay is the interval's send delays (µs; sum, max and count), on a
+	// schedule: OMB's publish delay; DelayHistogram holds them, encoded
+	// (measure.IntervalHistogram; "" when none).
+	Delay          measure.WindowStats
+	DelayHistogram string
+	// LatencyHistogram holds the interval's latencies at the run
+	// histogram's precision, encoded (measure.Histogram): percentiles over
+	// any span of intervals (OMB's periods) merge from it.
+	LatencyHistogram string
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -189,6 +210,11 @@ type ProducerResult struct {
 	Bytes      int64 // acknowledged value bytes
 	Failed     int64
 	Latency    *measure.Histogram // microseconds
+	// SendDelay is, on a schedule (a rate, stages, a balanced rate), how
+	// long after its intended send time each acknowledged record was
+	// handed to the client, µs: OMB's publish delay. nil at an unlimited
+	// rate and with virtual users.
+	SendDelay *measure.Histogram
 	// LatencyFromIntended is true at a fixed rate, where latency is counted
 	// from each record's intended send time.
 	LatencyFromIntended bool
@@ -204,7 +230,10 @@ type ProducerResult struct {
 	// summed over clients). SenderLag is how far behind their schedules
 	// the senders were when they stopped, less those waits: the lag that
 	// was their own (CPU, generating values), summed over clients.
-	TargetRate            float64
+	TargetRate float64
+	// Rates are the rates a balanced-rate search set (ProducerSpec.Balance),
+	// over all its producers, the start rate first.
+	Rates                 []load.RatePoint
 	BehindMax, BufferFull time.Duration
 	CommitWait, SenderLag time.Duration
 	// Transactions is what the transactions measured (nil without them).
@@ -250,10 +279,11 @@ type TransactionResult struct {
 // SteadyResult is the part of a run after warmup: the records acknowledged
 // after Start, when the warm-up's last record completed (see warmup).
 type SteadyResult struct {
-	Start   time.Time
-	Acked   int64
-	Bytes   int64
-	Latency *measure.Histogram
+	Start     time.Time
+	Acked     int64
+	Bytes     int64
+	Latency   *measure.Histogram
+	SendDelay *measure.Histogram // nil at an unlimited rate
 }
 
 func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
@@ -323,12 +353,28 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	start := time.Now()
 	pauses := measure.WatchPauses()
 	ivHist := measure.NewIntervalHistogram()
+	var pubHist, delayHist *intervalHist
+	if spec.IntervalHistograms {
+		pubHist, delayHist = newIntervalHist(), newIntervalHist()
+	}
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()
-		c.ivHist = ivHist
+		c.ivHist, c.pubHist = ivHist, pubHist
 		c.pauses = pauses
+		if spec.Balance != nil {
+			c.pacer = load.NewBalancedPacer(spec.Balance, start)
+			c.balance = spec.Balance
+		}
+		if !c.pacer.Unlimited() && !c.closed {
+			c.delays = newSendDelays(delayHist)
+		}
 	}
+	stopBalance := func() {}
+	if spec.Balance != nil {
+		stopBalance = spec.Balance.Start(start)
+	}
+	defer stopBalance()
 	sendCtx := ctx
 	if spec.Duration > 0 {
 		var cancel context.CancelFunc
@@ -350,7 +396,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	}
 	stopWatching := watchEnds(ctx, sendCtx, spec.Abort, clients, spec.Drain, spec.FlushTimeout)
 	rep := newReporter(spec, clients, start)
-	rep.ivHist = ivHist
+	rep.ivHist, rep.pubHist, rep.delayHist = ivHist, pubHist, delayHist
 	repDone := make(chan struct{})
 	go func() { defer close(repDone); rep.run() }()
 
@@ -366,6 +412,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		}()
 	}
 	wg.Wait()
+	stopBalance() // sending has ended: no more rates to set
 	stopWatching()
 	if stall != nil {
 		if err := stall.close(); err != nil {
@@ -430,13 +477,16 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		Start:               start,
 		End:                 start.Add(end),
 		Latency:             measure.NewHistogram(),
-		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0,
+		LatencyFromIntended: spec.Rate > 0 || len(spec.Stages) > 0 || spec.Balance != nil,
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),
 		Pauses:              pauses,
 	}
 	res.TargetRate = max(spec.Rate, 0)
+	if spec.Balance != nil {
+		res.Rates = spec.Balance.Rates()
+	}
 	if spec.Warmup > 0 || spec.WarmupDuration > 0 {
 		res.Steady = &SteadyResult{Latency: measure.NewHistogram()}
 	}
@@ -448,6 +498,9 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		res.Bytes += c.bytes
 		res.Failed += c.failed
 		res.Latency.Merge(c.hist)
+		if c.delays != nil {
+			mergeDelays(&res.SendDelay, c.delays.all)
+		}
 		res.BehindMax = max(res.BehindMax, c.behindMax)
 		res.Unresolved += c.unresolved
 		res.UnresolvedWait = max(res.UnresolvedWait, c.unresolvedWait)
@@ -463,6 +516,9 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
 			res.Steady.Latency.Merge(c.steadyHist)
+			if c.delays != nil {
+				mergeDelays(&res.Steady.SendDelay, c.delays.steady)
+			}
 		}
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v

@@ -64,6 +64,7 @@ type producerClient struct {
 	headers []kgo.RecordHeader
 	stamper SentStamper
 	tracker RecordTracker // nil unless the spec has a Tracker
+	balance *load.Balance // told what was acknowledged; nil unless the spec has one
 	// end is the client's deadline once sending stops (producer_end.go):
 	// records are produced with its context. closer closes the client
 	// once.
@@ -114,13 +115,17 @@ type producerClient struct {
 	abandoned atomic.Bool
 
 	// promise worker
-	pending        measure.WindowStats // not yet published to window
-	pendingLats    []int64             // latencies in pending, for ivHist
-	ivHist         *measure.IntervalHistogram
-	steadyPending  measure.WindowStats
-	published      time.Duration // when pending was last published, since start
-	hist           *measure.Histogram
-	steadyHist     *measure.Histogram
+	pending       measure.WindowStats // not yet published to window
+	pendingLats   []int64             // latencies in pending, for ivHist
+	ivHist        *measure.IntervalHistogram
+	pubHist       *intervalHist // the workload's, for LatencyHistogram
+	steadyPending measure.WindowStats
+	published     time.Duration // when pending was last published, since start
+	hist          *measure.Histogram
+	steadyHist    *measure.Histogram
+	// delays measure the send delays (producer_delay.go); nil at an
+	// unlimited rate.
+	delays         *sendDelays
 	acked          int64
 	bytes          int64
 	completedBytes int64 // userSize of every completed record, failed ones too
@@ -308,11 +313,14 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	// sent early within the pacer's burst is not credited for it. One
 	// monotonic clock read; the record's Kafka timestamp derives from it.
 	sl.sent = time.Since(c.start)
+	sl.late = 0
 	if intended {
 		due := c.pacer.Due(i) + c.shift
-		if late := sl.sent - due; late > c.behindMax {
+		late := sl.sent - due
+		if late > c.behindMax {
 			c.behindMax = late
 		}
+		sl.late = max(late, 0)
 		sl.sent = min(sl.sent, due)
 	}
 	if c.stamp {
@@ -456,11 +464,15 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.plateaus != nil {
 		c.plateaus.add(sl.sent, size, lat)
 	}
-	if c.warm != nil && c.warm.steady(now) {
+	steady := c.warm != nil && c.warm.steady(now)
+	if steady {
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
+	}
+	if c.delays != nil {
+		c.delays.add(sl.late, steady)
 	}
 	if c.pending.Count >= publishEvery || now-c.published >= publishAfter {
 		c.publish(now)
@@ -486,8 +498,15 @@ func (c *producerClient) publish(now time.Duration) {
 	c.window.AddStats(c.pending)
 	c.ackedSeen.Add(c.pending.Count)
 	c.steadyWindow.AddStats(c.steadyPending)
+	if c.balance != nil {
+		c.balance.Published(c.pending.Count)
+	}
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)
+		c.pubHist.recordAll(c.pendingLats)
+	}
+	if c.delays != nil {
+		c.delays.publish()
 	}
 	c.pendingLats = c.pendingLats[:0]
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}

@@ -23,6 +23,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		out.KbenchPauses = append(out.KbenchPauses, result.Pause{AtSeconds: p.At.Sub(r.Start).Seconds(), Seconds: p.Length.Seconds()})
 	}
 	out.TargetRate = max(targetRate, 0)
+	for _, r := range r.Rates {
+		out.BalancedRates = append(out.BalancedRates, result.RatePoint{ElapsedSeconds: r.Elapsed.Seconds(), Rate: r.Rate})
+	}
 	out.LatencyFrom = "send"
 	if r.LatencyFromIntended {
 		out.LatencyFrom = "intended"
@@ -31,6 +34,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		out.Errors = r.Errors
 	}
 	out.CPUSeconds = cpu.Seconds()
+	if out.PublishDelay, err = delayOf(r.SendDelay); err != nil {
+		return nil, err
+	}
 	if !r.FirstSend.IsZero() {
 		t := r.FirstSend.UTC()
 		out.FirstSendAt = &t
@@ -49,18 +55,23 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()
 		ri := result.Interval{
-			Start:          r.Start.Add(iv.Elapsed - iv.Length),
-			Seconds:        secs,
-			Steady:         iv.Steady,
-			Final:          iv.Final,
-			ElapsedSeconds: iv.Elapsed.Seconds(),
-			Records:        iv.Count,
-			Bytes:          iv.Bytes,
-			AvgLatencyMs:   iv.AvgLatencyMicros() / 1000,
-			MaxLatencyMs:   float64(iv.LatMaxUs) / 1000,
-			P50LatencyMs:   float64(iv.P50Us) / 1000,
-			P99LatencyMs:   float64(iv.P99Us) / 1000,
-			P999LatencyMs:  float64(iv.P999Us) / 1000,
+			Start:                 r.Start.Add(iv.Elapsed - iv.Length),
+			Seconds:               secs,
+			Steady:                iv.Steady,
+			Final:                 iv.Final,
+			ElapsedSeconds:        iv.Elapsed.Seconds(),
+			Records:               iv.Count,
+			Bytes:                 iv.Bytes,
+			Failed:                iv.FailedIn,
+			PublishDelayAvgUs:     iv.Delay.AvgLatencyMicros(),
+			PublishDelayMaxUs:     iv.Delay.LatMaxUs,
+			PublishDelayHistogram: iv.DelayHistogram,
+			PublishHistogram:      iv.LatencyHistogram,
+			AvgLatencyMs:          iv.AvgLatencyMicros() / 1000,
+			MaxLatencyMs:          float64(iv.LatMaxUs) / 1000,
+			P50LatencyMs:          float64(iv.P50Us) / 1000,
+			P99LatencyMs:          float64(iv.P99Us) / 1000,
+			P999LatencyMs:         float64(iv.P999Us) / 1000,
 		}
 		if secs > 0 {
 			ri.RecordsPerSec = float64(iv.Count) / secs
@@ -83,6 +94,9 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		st.Clients = r.Clients
 		st.LatencyFrom = out.LatencyFrom
+		if st.PublishDelay, err = delayOf(r.Steady.SendDelay); err != nil {
+			return nil, err
+		}
 		at := r.Steady.Start.UTC()
 		st.StartedAt = &at
 		out.SteadyState = st
@@ -126,4 +140,16 @@ func producerSummary(elapsed time.Duration, acked, bytes int64, h *measure.Histo
 		out.MiBPerSec = float64(bytes) / secs / (1024 * 1024)
 	}
 	return out, nil
+}
+
+// delayOf summarises a send-delay histogram; nil when none was kept.
+func delayOf(h *measure.Histogram) (*result.Latency, error) {
+	if h == nil {
+		return nil, nil
+	}
+	l, err := result.LatencyOf(h)
+	if err != nil {
+		return nil, err
+	}
+	return &l, nil
 }

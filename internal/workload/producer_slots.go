@@ -20,6 +20,9 @@ type slot struct {
 	sent time.Duration
 	// done, for a virtual user's record, is signalled when it completes.
 	done chan struct{}
+	// late is how long after its intended send time the record was
+	// handed to franz-go (0 at an unlimited rate): OMB's publish delay.
+	late time.Duration
 	// seq is the record's number within its client, for the tracker.
 	seq int64
 	// slab is the block the slot was cut from; nil for a pooled slot.

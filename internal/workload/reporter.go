@@ -18,7 +18,10 @@ type reporter struct {
 	ser       series[Interval]
 	steady    bool
 	lastAck   time.Time // when an interval last saw a record complete
+	failed    int64     // the clients' failures counted in intervals so far
 	ivHist    *measure.IntervalHistogram
+	delayHist *intervalHist // send delays, of clients on a schedule
+	pubHist   *intervalHist // latencies, for Interval.LatencyHistogram
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
@@ -85,11 +88,17 @@ func (r *reporter) tick(now time.Time, final bool) {
 	} else if !final {
 		r.stalled(now)
 	}
-	if all.Count == 0 && iv.Length < r.spec.Interval/10 {
+	var failed int64
+	for _, c := range r.clients {
+		failed += c.errs.Total()
+	}
+	if all.Count == 0 && failed == r.failed && iv.Length < r.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise, not a stall
 	}
 	series := iv
 	series.WindowStats = all
+	series.FailedIn, r.failed = failed-r.failed, failed
+	r.takeDelays(&series)
 	if r.ivHist != nil {
 		var bounds []int64
 		if r.spec.OnSeries != nil {
@@ -155,4 +164,16 @@ type Stall struct {
 	For         time.Duration // since a record last completed or nothing waited (or the start)
 	Outstanding int64         // records in the clients' buffers
 	LastError   string        // the last failed connection attempt, if any
+}
+
+// takeDelays adds the interval's send delays (producer_delay.go) to iv,
+// and its latencies' histogram.
+func (r *reporter) takeDelays(iv *Interval) {
+	for _, c := range r.clients {
+		if c.delays != nil {
+			iv.Delay.Merge(c.delays.window.Take())
+		}
+	}
+	iv.DelayHistogram = r.delayHist.take()
+	iv.LatencyHistogram = r.pubHist.take()
 }

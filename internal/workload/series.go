@@ -74,6 +74,10 @@ func mergeIntervals(a, b Interval) Interval {
 	m.Length = a.Length + b.Length
 	m.Count += a.Count
 	m.Bytes += a.Bytes
+	m.FailedIn += a.FailedIn
+	m.Delay.Merge(a.Delay)
+	m.DelayHistogram = mergeHistograms(a.DelayHistogram, b.DelayHistogram)
+	m.LatencyHistogram = mergeHistograms(a.LatencyHistogram, b.LatencyHistogram)
 	m.LatSumUs += a.LatSumUs
 	m.LatCount += a.LatCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)
@@ -95,6 +99,7 @@ func mergeConsumerIntervals(a, b ConsumerInterval) ConsumerInterval {
 	m.LatSumUs += a.LatSumUs
 	m.LatencyCount += a.LatencyCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)
+	m.Histogram = mergeHistograms(a.Histogram, b.Histogram)
 	return m
 }
 

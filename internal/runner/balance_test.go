@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/testkafka"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// TestRunBalancedRate: OMB's balanced-rate search on a real broker. With a
+// consumer reading what the producer writes, nothing backs up at 500
+// records/s and the rate doubles at each control period; with the consumer
+// reading another topic, the receive backlog brings the rate down to its
+// floor. Both depend on the producer and the consumer reporting to the
+// Balance.
+func TestRunBalancedRate(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	for _, tc := range []struct {
+		name      string
+		sameTopic bool
+	}{{"balanced", true}, {"nothing read", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			topic, other := testTopic(t), testTopic(t)
+			popts, copts := producerOpts(t, bootstrap), consumerOpts(t, bootstrap)
+			read := topic
+			if !tc.sameTopic {
+				read = other
+			}
+			b := load.NewBalance(500, 1)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			out, err := Run(ctx, Scenario{
+				Name:  "balanced",
+				Admin: popts,
+				Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate},
+					{TopicSpec: kadmin.TopicSpec{Name: other, Partitions: 1}, Existing: kadmin.Recreate}},
+				Workloads: []Workload{
+					{Name: "producer", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, Balance: b, Duration: 7 * time.Second,
+						Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second}},
+					{Name: "consumer", Kind: Consume, Consumer: &workload.ConsumerSpec{Topics: []string{read}, Balance: b,
+						IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}},
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rates := out.Workloads[0].Producer.Rates
+			if len(rates) < 2 || rates[0].Rate != 500 {
+				t.Fatalf("rates %+v: want the start and at least one control period", rates)
+			}
+			second := rates[1].Rate
+			switch {
+			case tc.sameTopic && second != 1000:
+				t.Errorf("rates %+v: with nothing backed up the rate doubles, want 1000 at the first control", rates)
+			case !tc.sameTopic && second != 1:
+				t.Errorf("rates %+v: with nothing read the receive backlog sets the floor, want 1", rates)
+			}
+			if !out.Workloads[0].Producer.LatencyFromIntended {
+				t.Error("latency not from intended send times")
+			}
+		})
+	}
+}
