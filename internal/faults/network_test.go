@@ -46,7 +46,9 @@ func (a *netActor) events() string {
 	return strings.Join(a.log, "; ")
 }
 
-func leaderSide(p int32) Side { return Side{Targets: []Target{{Leader: &Partition{Topic: "t", Partition: p}}}} }
+func leaderSide(p int32) Side {
+	return Side{Targets: []Target{{Leader: &Partition{Topic: "t", Partition: p}}}}
+}
 
 func TestTimelineNetworkFaults(t *testing.T) {
 	quorum := Side{Brokers: true, Controllers: true}
@@ -157,9 +159,9 @@ func TestCarries(t *testing.T) {
 
 func TestCommandActorShapesEveryPair(t *testing.T) {
 	a := CommandActor{Commands: map[string]string{
-		Delay:          "echo {broker}-{peer} {delay} {jitter}",
+		Delay:           "echo {broker}-{peer} {delay} {jitter}",
 		"heal_" + Delay: "echo heal {broker}-{peer}",
-		Loss:           "echo loss {loss}% {rate_kbit}",
+		Loss:            "echo loss {loss}% {rate_kbit}",
 	}}
 	l := Link{{Nodes: []int32{1, 2}}, {Nodes: []int32{2, 3}, Clients: true}}
 	out, err := a.Shape(context.Background(), Delay, l, Params{"latency": 20 * time.Millisecond, "jitter": 5 * time.Millisecond})

@@ -51,7 +51,7 @@ func TestParseNetworkFaults(t *testing.T) {
 			Between: []faults.Side{{Clients: true}, {Brokers: true}}, Params: faults.Params{"share": 0.05}},
 		{Action: faults.Bandwidth, Target: faults.Target{Broker: 2}, At: 5 * time.Second,
 			Between: []faults.Side{{Targets: []faults.Target{{Broker: 2}}}, {Brokers: true, Controllers: true, Clients: true}},
-			Params: faults.Params{"rate": int64(1e6)}},
+			Params:  faults.Params{"rate": int64(1e6)}},
 	}
 	for i := range want {
 		if !reflect.DeepEqual(scs[0].Faults[i], want[i]) {
