@@ -312,11 +312,11 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			when = fmt.Sprintf("%s after %s", f.At, f.After)
 		}
 		line := fmt.Sprintf("fault %d: %s %s, %s", i+1, f.Action, f.TargetString(), when)
-		if len(f.Params) > 0 {
-			line += ", " + f.Params.String()
-		}
 		if f.Name != "" {
 			line = fmt.Sprintf("fault %d (%s): %s %s, %s", i+1, f.Name, f.Action, f.TargetString(), when)
+		}
+		if len(f.Params) > 0 {
+			line += ", " + f.Params.String()
 		}
 		fmt.Fprintln(st.stdout, line)
 	}

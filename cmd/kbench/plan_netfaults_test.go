@@ -103,4 +103,3 @@ func TestPlanLeaderPartitionAcksAll(t *testing.T) {
 		t.Errorf("independent consumer: %d distinct, kbench: %d acknowledged + %d unacknowledged", distinct, v.Acked, v.Unacknowledged)
 	}
 }
-

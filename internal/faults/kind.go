@@ -154,6 +154,9 @@ type Param struct {
 	Default any
 	// Required: a plan must give it (a delay's latency).
 	Required bool
+	// Zero: a DurationParam may be 0, which does nothing (a matrix's
+	// baseline: latency 0).
+	Zero bool
 	// Does says what it makes the action do, after the kind's name: "only
 	// a bounce repeats".
 	Does string

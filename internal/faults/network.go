@@ -76,7 +76,7 @@ type delay struct{}
 func (delay) Effect() Effect { return Effect{Disrupts: true} }
 func (delay) Params() []Param {
 	return []Param{
-		{Name: "latency", Kind: DurationParam, Required: true, Does: "holds each byte back, each way"},
+		{Name: "latency", Kind: DurationParam, Required: true, Zero: true, Does: "holds each byte back, each way"},
 		{Name: "jitter", Kind: DurationParam, Does: "varies the latency by up to"},
 		durationParam,
 	}

@@ -145,6 +145,9 @@ func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, 
 	case faults.CountParam:
 		return c.whole(v, path, p.Min, p.Max)
 	case faults.DurationParam:
+		if p.Zero && strings.TrimSpace(v.Value) == "0" {
+			return time.Duration(0), true
+		}
 		d := c.duration(v, path)
 		return d, d > 0
 	case faults.SizeParam:

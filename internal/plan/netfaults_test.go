@@ -129,3 +129,20 @@ func TestParseRemoteNetworkFaultCommands(t *testing.T) {
 		t.Fatalf("err %v; want the heal_delay command asked for, and delay's taken", err)
 	}
 }
+
+// TestParseDelayOfZero: latency 0 is a matrix's baseline (no delay), not
+// an error; 0ms, and a jitter of 0, are still refused.
+func TestParseDelayOfZero(t *testing.T) {
+	p, err := Parse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 0, at: 5s}")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if d, ok := scs[0].Faults[0].Params["latency"]; !ok || d != time.Duration(0) {
+		t.Errorf("params %v; want latency 0", scs[0].Faults[0].Params)
+	}
+	_, err = Parse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 5ms, jitter: 0, at: 5s}")), nil)
+	if err == nil || !strings.Contains(err.Error(), "faults[0].jitter") {
+		t.Errorf("err %v; want jitter 0 refused (leave it out)", err)
+	}
+}
