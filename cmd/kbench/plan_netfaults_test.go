@@ -58,7 +58,7 @@ func runLeaderPartition(t *testing.T, acks, minISR string) (result.Repeat, int64
 	}
 	f := rep.Faults[0]
 	if f.Status != "done" || f.Broker < 1 || f.ElectionMs == nil || f.ISRRecoveredMs == nil {
-		t.Errorf("partition %+v; want done on the leader, its election and the ISR recovery after the heal", f)
+		t.Errorf("partition %+v; want done on the leader, its election and the ISR recovery after the heal\n%s", f, stderr)
 	}
 	distinct, extra := readBack(t, c, "cut")
 	v := rep.Verification[0]
@@ -101,5 +101,67 @@ func TestPlanLeaderPartitionAcksAll(t *testing.T) {
 	}
 	if distinct-v.Unacknowledged != v.Acked {
 		t.Errorf("independent consumer: %d distinct, kbench: %d acknowledged + %d unacknowledged", distinct, v.Acked, v.Unacknowledged)
+	}
+}
+
+// replicaDelayPlan delays every replication connection by ${latency} each
+// way, from 1 s in (before the 2 s warm-up ends), for acks=1 and acks=all:
+// three short repeats each.
+const replicaDelayPlan = `name: replica-delay
+cluster:
+  local: {brokers: 3, heap: 512m}
+topics:
+  - {name: "delay-${latency}-${acks}", partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
+workloads:
+  - name: writer
+    type: produce
+    topic: delay-${latency}-${acks}
+    properties: {acks: "${acks}", linger.ms: "0"}
+    message: {size: 100}
+    rate: 500/s
+    duration: 8s
+    warmup: 2s
+    verify: false
+faults:
+  - action: delay
+    between: [brokers, brokers]
+    latency: ${latency}
+    at: 1s
+matrix:
+  latency: [0, 20ms]
+  acks: ["1", all]
+repeat: 3
+`
+
+// TestPlanReplicaDelay is the network fault issue's judged latency run:
+// 20 ms between brokers raises the median (of 3 repeats) acks=all publish
+// p50 by at least 20 ms (a follower's fetch crosses the link both ways
+// before the high watermark moves), while acks=1, answered before
+// replication, moves less than 5 ms. On a machine shared with other test
+// runs the acks=1 bound is the fragile one.
+func TestPlanReplicaDelay(t *testing.T) {
+	doc, _, stderr, _ := runPlanOnly(t, replicaDelayPlan)
+	p50 := map[string]float64{}
+	for _, sc := range doc.Plan.Scenarios {
+		if sc.Aggregate == nil || sc.Aggregate.P50Ms.N != 3 {
+			t.Fatalf("scenario %s: aggregate %+v; want 3 repeats\n%s", sc.Name, sc.Aggregate, stderr)
+		}
+		for _, rep := range sc.Repeats {
+			for _, f := range rep.Faults {
+				if f.Status != "done" {
+					t.Errorf("scenario %s: fault %+v", sc.Name, f)
+				}
+			}
+		}
+		p50[sc.Name] = sc.Aggregate.P50Ms.Median
+		t.Logf("%s: publish p50 median %.2f ms (repeats %.2f to %.2f)", sc.Name, sc.Aggregate.P50Ms.Median, sc.Aggregate.P50Ms.Min, sc.Aggregate.P50Ms.Max)
+	}
+	all0, all20 := p50["latency=0 acks=all"], p50["latency=20ms acks=all"]
+	one0, one20 := p50["latency=0 acks=1"], p50["latency=20ms acks=1"]
+	if len(p50) != 4 || all20-all0 < 20 {
+		t.Errorf("acks=all p50 %.2f ms → %.2f ms with 20 ms between brokers; want at least 20 ms more (%v)", all0, all20, p50)
+	}
+	if d := one20 - one0; d >= 5 || d <= -5 {
+		t.Errorf("acks=1 p50 %.2f ms → %.2f ms with 20 ms between brokers; want it to move less than 5 ms", one0, one20)
 	}
 }
