@@ -61,7 +61,7 @@ func runLeaderPartition(t *testing.T, acks, minISR string) (result.Repeat, int64
 		t.Errorf("partition %+v; want done on the leader and the ISR recovery after the heal\n%s", f, stderr)
 	}
 	// With acks=1 the election is what loses records: it must be seen.
-	// With acks=all, two of four runs on the shared machine saw none
+	// With acks=all, two of five runs on the shared machine saw none
 	// within 120 s (docs/notes.md, Fragile): logged, not required.
 	if f.ElectionMs == nil {
 		msg := fmt.Sprintf("partition %+v: no election seen\n%s", f, stderr)
