@@ -86,7 +86,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 		led, _ = t.leadersOf(ctx, broker)
 	}
 	t.set(i, func(r *Result) { r.At, r.Broker, r.Away = at, broker, eff.Away || eff.Disrupts })
-	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, f.TargetString(), at.Seconds())
+	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, actedOn(f, broker), at.Seconds())
 	began := time.Now()
 	if len(led) > 0 {
 		t.startElection(i, broker, led, began)
@@ -212,4 +212,19 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 		began := time.Now()
 		t.measure(func(ctx context.Context) { t.measureISR(ctx, j, began) })
 	}
+}
+
+// actedOn names what an action was done to: the broker it resolved to
+// first ("kill broker 2 (leader of orders-0)"), as users grep the log for
+// the broker, then the target as the plan gave it.
+func actedOn(f Fault, broker int32) string {
+	target := f.TargetString()
+	if broker < 0 || len(f.Between) == 2 {
+		return target
+	}
+	name := fmt.Sprintf("broker %d", broker)
+	if target == name || target == "" {
+		return name
+	}
+	return name + " (" + target + ")"
 }

@@ -31,8 +31,9 @@ const (
 
 // clientView asks the cluster through a franz-go client.
 type clientView struct {
-	cl  *kgo.Client
-	adm *kadm.Client
+	cl   *kgo.Client
+	adm  *kadm.Client
+	slow slowBrokers
 }
 
 func newClientView(opts []kgo.Opt) (*clientView, error) {
@@ -46,13 +47,19 @@ func newClientView(opts []kgo.Opt) (*clientView, error) {
 	return &clientView{cl: cl, adm: kadm.NewClient(cl)}, nil
 }
 
-// metadata asks for topics' metadata, at most metadataTimeout. franz-go
+// metadata asks for topics' metadata, at most metadataTimeout, with each
+// partition's newest leader any broker knows (freshest). franz-go
 // notices a cancelled context only between the steps of a request (a
 // dial to a paused broker holds it 10 s): kadmin.Await returns at once.
 func (v *clientView) metadata(ctx context.Context, topics ...string) (kadm.Metadata, error) {
 	mctx, cancel := context.WithTimeout(ctx, metadataTimeout)
 	defer cancel()
-	return kadmin.Await(mctx, func(ctx context.Context) (kadm.Metadata, error) { return v.adm.Metadata(ctx, topics...) })
+	m, err := kadmin.Await(mctx, func(ctx context.Context) (kadm.Metadata, error) { return v.adm.Metadata(ctx, topics...) })
+	if err != nil {
+		return m, err
+	}
+	v.freshest(mctx, &m, topics)
+	return m, nil
 }
 
 func (v *clientView) quorumLeader(ctx context.Context) (int32, error) {
