@@ -334,12 +334,12 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		if f.After != "" {
 			when = fmt.Sprintf("%s after %s", f.At, f.After)
 		}
-		line := fmt.Sprintf("fault %d: %s %s, %s", i+1, f.Action, f.Target, when)
+		line := fmt.Sprintf("fault %d: %s %s, %s", i+1, f.Action, f.TargetString(), when)
+		if f.Name != "" {
+			line = fmt.Sprintf("fault %d (%s): %s %s, %s", i+1, f.Name, f.Action, f.TargetString(), when)
+		}
 		if len(f.Params) > 0 {
 			line += ", " + f.Params.String()
-		}
-		if f.Name != "" {
-			line = fmt.Sprintf("fault %d (%s): %s %s, %s", i+1, f.Name, f.Action, f.Target, when)
 		}
 		fmt.Fprintln(st.stdout, line)
 	}
@@ -386,6 +386,10 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 		if len(l.BrokerConfigs) > 0 {
 			opts = append(opts, cluster.WithBrokerProps(l.BrokerConfigs))
 		}
+		if l.NetworkFaults {
+			fmt.Fprintln(st.stderr, "kbench: the plan has network faults: every connection of the cluster runs through kbench's network proxies")
+			opts = append(opts, cluster.WithNetworkFaults(true))
+		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
 			return nil, localClusterErr("start for the plan", planLocalFields, err)
@@ -401,13 +405,17 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c)}, nil
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil}, nil
 	}
 }
 
 // localActor carries out a plan's faults on a local cluster's processes.
 func localActor(c *cluster.Cluster) faults.Actor {
-	return faults.LocalActor{Procs: c, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
+	var net faults.Network
+	if c.Network != nil {
+		net = proxyLinks{c}
+	}
+	return faults.LocalActor{Procs: c, Net: net, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
 		hs, err := c.Heal(ctx)
 		out := make([]faults.Healed, len(hs))
 		for i, h := range hs {
@@ -444,7 +452,10 @@ func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.Lo
 			return nil, userr.Errorf("%s: cluster %q is secured (%s): put its client properties (the file 'kbench cluster status --name %s' shows) in cluster.properties", pc.NameAt, c.Name, c.Security, c.Name)
 		}
 		fmt.Fprintf(st.stderr, "kbench: running on the local cluster %q (%d broker(s)): %s\n", c.Name, len(c.Brokers), c.Bootstrap())
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c)}, nil
+		if pc.Local.NetworkFaults && c.Network == nil {
+			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
+		}
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil}, nil
 	}
 }
 

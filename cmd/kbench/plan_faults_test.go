@@ -54,8 +54,19 @@ func runFaultPlan(t *testing.T, acks, replication, minISR string) (*result.Docum
 	return runPlanText(t, text, "kill-leader-acks-"+acks)
 }
 
-// runPlanText runs a plan whose cluster kbench starts, as runFaultPlan.
+// runPlanText runs a plan whose cluster kbench starts, as runFaultPlan,
+// and checks its report in a browser (skipped without one).
 func runPlanText(t *testing.T, text, name string) (*result.Document, *cluster.Cluster, string) {
+	t.Helper()
+	doc, c, stderr, out := runPlanOnly(t, text)
+	checkReport(t, out, name)
+	return doc, c, stderr
+}
+
+// runPlanOnly runs a plan whose cluster kbench starts and returns its
+// result, the test's copy of the plan's cluster (still running), stderr
+// and the output folder.
+func runPlanOnly(t *testing.T, text string) (*result.Document, *cluster.Cluster, string, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka cluster")
@@ -97,8 +108,7 @@ func runPlanText(t *testing.T, text, name string) (*result.Document, *cluster.Cl
 	if err != nil || !strings.Contains(string(md), "## Faults") || !strings.Contains(string(md), "## Verification") {
 		t.Errorf("summary.md lacks the faults and verification tables (%v):\n%s", err, md)
 	}
-	checkReport(t, out, name)
-	return doc, c, stderr.String()
+	return doc, c, stderr.String(), out
 }
 
 // readBack counts, with a consumer of the test's own, the distinct records

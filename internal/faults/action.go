@@ -13,11 +13,12 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	at := time.Since(t.start)
 	kind, ok := t.cfg.Kinds[f.Action]
 	var broker int32 = -1
+	var link *Link
 	err := fmt.Errorf("unknown fault action %q", f.Action)
 	if ok {
-		broker, err = t.resolve(ctx, f.Target)
+		broker, link, err = t.resolveFault(ctx, f)
 	}
-	if err == nil {
+	if err == nil && broker >= 0 {
 		err = t.claim(i, broker)
 	}
 	if err != nil {
@@ -25,10 +26,16 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 		t.cfg.Logf("fault %s could not happen: %v", label(f), err)
 		return
 	}
-	defer t.release(broker)
-	eff := kind.Effect()
+	if broker >= 0 {
+		defer t.release(broker)
+	}
+	eff := effectOn(kind, link)
+	a := Action{Brokers: []int32{broker}, Params: withDefaults(kind, f.Params), Actor: t.cfg.Actor, Link: link, Ended: t.stop}
+	if f.Action == HealLink {
+		a.Undo = t.takeHeal(f.Target.Fault)
+	}
 	began := t.begin(ctx, i, broker, eff, at)
-	done, err := kind.Act(ctx, Action{Brokers: []int32{broker}, Params: withDefaults(kind, f.Params), Actor: t.cfg.Actor})
+	done, err := kind.Act(ctx, a)
 	took := time.Since(began)
 	t.set(i, func(r *Result) {
 		r.Took, r.Output = took, done.Output
@@ -44,7 +51,22 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 		t.cfg.Logf("fault %s failed: %v", label(f), err)
 		return
 	}
+	if !done.HealedAt.IsZero() {
+		// It undid itself (a duration): its brokers are back since then.
+		eff.Down, eff.Back, began = false, true, done.HealedAt
+	}
 	t.after(i, broker, eff, began)
+}
+
+// effectOn is kind's effect on link: a network partition that leaves the
+// brokers it cuts their controllers (cut from clients only) moves no
+// leaders: it disrupts, it takes nothing away.
+func effectOn(kind Kind, link *Link) Effect {
+	eff := kind.Effect()
+	if link != nil && eff.Away && !link[1].Controllers && len(link[1].Nodes) == 0 {
+		eff.Away, eff.Down, eff.Disrupts = false, false, true
+	}
+	return eff
 }
 
 // begin marks the start of fault i's action on broker: an action that
@@ -63,8 +85,8 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 	if eff.Away && !wasDown {
 		led, _ = t.leadersOf(ctx, broker)
 	}
-	t.set(i, func(r *Result) { r.At, r.Broker, r.Away = at, broker, eff.Away })
-	t.cfg.Logf("fault %s: %s broker %d at %.1fs", label(f), f.Action, broker, at.Seconds())
+	t.set(i, func(r *Result) { r.At, r.Broker, r.Away = at, broker, eff.Away || eff.Disrupts })
+	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, f.TargetString(), at.Seconds())
 	began := time.Now()
 	if len(led) > 0 {
 		t.startElection(i, broker, led, began)
@@ -77,6 +99,10 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 func (t *Timeline) after(i int, broker int32, eff Effect, began time.Time) {
 	t.mu.Lock()
 	t.doneAt[i] = time.Since(t.start)
+	if broker < 0 {
+		t.mu.Unlock()
+		return
+	}
 	switch {
 	case eff.Down:
 		t.down[broker] = true
@@ -145,6 +171,20 @@ func (t *Timeline) heal(ctx context.Context) {
 	}
 }
 
+// takeHeal takes the undo of the fault named name, for a heal fault to
+// run (the end of the timeline then has nothing to undo for it).
+func (t *Timeline) takeHeal(name string) func(context.Context) (string, error) {
+	j := t.index(name)
+	if j < 0 {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	undo := t.heals[j]
+	t.heals[j] = nil
+	return undo
+}
+
 // undo runs fault i's own heal, as a heal row of the fault's action and
 // target.
 func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (string, error)) {
@@ -157,6 +197,16 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 	}
 	t.mu.Lock()
 	t.results = append(t.results, row)
+	j := len(t.results) - 1
+	back := r.Broker >= 0 && t.down[r.Broker]
+	if back {
+		// A network partition healed: its broker is back.
+		delete(t.down, r.Broker)
+	}
 	t.mu.Unlock()
 	t.cfg.Logf("end of sending: undo %s", resultLabel(r))
+	if back && err == nil {
+		began := time.Now()
+		t.measure(func(ctx context.Context) { t.measureISR(ctx, j, began) })
+	}
 }

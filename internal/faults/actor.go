@@ -67,6 +67,25 @@ type Processes interface {
 type LocalActor struct {
 	Procs    Processes
 	HealFunc func(ctx context.Context) ([]Healed, error)
+	// Net shapes the cluster's links; nil on a cluster without network
+	// proxies, where network faults fail with ErrNoNetwork.
+	Net Network
+}
+
+// Shape sets a network fault through the cluster's proxies.
+func (a LocalActor) Shape(ctx context.Context, op string, l Link, p Params) (string, error) {
+	if a.Net == nil {
+		return "", ErrNoNetwork
+	}
+	return a.Net.Shape(ctx, op, l, p)
+}
+
+// Unshape clears it.
+func (a LocalActor) Unshape(ctx context.Context, op string, l Link) (string, error) {
+	if a.Net == nil {
+		return "", ErrNoNetwork
+	}
+	return a.Net.Unshape(ctx, op, l)
 }
 
 // Act signals or restarts the broker process.

@@ -39,7 +39,12 @@ func (a CommandActor) Act(ctx context.Context, op string, broker int32) (string,
 	if !ok {
 		return "", fmt.Errorf("cluster.fault_commands has no %s command", op)
 	}
-	line := strings.ReplaceAll(tmpl, "{broker}", strconv.Itoa(int(broker)))
+	return a.run(ctx, strings.ReplaceAll(tmpl, "{broker}", strconv.Itoa(int(broker))))
+}
+
+// run runs one command line, split into words or through sh, bounded by
+// the actor's Timeout.
+func (a CommandActor) run(ctx context.Context, line string) (string, error) {
 	timeout := a.Timeout
 	if timeout <= 0 {
 		timeout = 2 * time.Minute

@@ -19,6 +19,9 @@ type Fault struct {
 	// Params are the kind's parameters as the plan gave them (a bounce's
 	// times); the timeline fills in the defaults of the others.
 	Params Params
+	// Between, for a network kind, are the link's two ends; Target is then
+	// the first end's first target (the broker the result names).
+	Between []Side
 }
 
 // Target says which broker a fault acts on; exactly one field is set.
@@ -27,6 +30,8 @@ type Target struct {
 	Leader     *Partition
 	Controller bool   // the active KRaft controller
 	Fault      string // the broker an earlier fault acted on
+	// Clients, for a network kind, is the clients' side of every broker.
+	Clients bool
 }
 
 func (t Target) String() string {
@@ -37,6 +42,8 @@ func (t Target) String() string {
 		return "controller"
 	case t.Fault != "":
 		return "broker of " + t.Fault
+	case t.Clients:
+		return "clients"
 	}
 	return "broker " + strconv.Itoa(int(t.Broker))
 }
@@ -51,5 +58,14 @@ func label(f Fault) string {
 	if f.Name != "" {
 		return f.Name
 	}
-	return f.Action + " " + f.Target.String()
+	return f.Action + " " + f.TargetString()
+}
+
+// TargetString names what the fault acts on: its target, or for a
+// network fault its link ("leader of t-0 ↔ brokers+controllers").
+func (f Fault) TargetString() string {
+	if len(f.Between) == 2 {
+		return f.Between[0].String() + " ↔ " + f.Between[1].String()
+	}
+	return f.Target.String()
 }

@@ -37,6 +37,12 @@ func Kinds() map[string]Kind {
 		Resume:  resume{},
 		Restart: restart{},
 		Bounce:  bounce{},
+
+		Delay:     delay{},
+		Loss:      loss{},
+		Bandwidth: bandwidth{},
+		Cut:       partition{},
+		HealLink:  healLink{},
 	}
 }
 
@@ -84,6 +90,10 @@ type Effect struct {
 	// restart), so it may keep the partitions the cluster had not moved
 	// yet: an election still watched for it settles instead of waiting.
 	Continues bool
+	// Disrupts: the brokers keep serving, more slowly or less reliably (a
+	// delay, a loss): no election is watched, but the acknowledgement gaps
+	// that begin during the action are the fault's, as for Away.
+	Disrupts bool
 }
 
 // Action is a fault as its kind carries it out, at its moment.
@@ -98,6 +108,14 @@ type Action struct {
 	Params Params
 	// Actor acts on the cluster's broker processes.
 	Actor Actor
+	// Link, for a network kind, is the link's two ends, resolved.
+	Link *Link
+	// Ended is closed when the timeline ends: an action that lasts (a
+	// network fault's duration) stops waiting.
+	Ended <-chan struct{}
+	// Undo, for a heal, undoes the fault it names (that fault's
+	// Done.Heal, which the end of the timeline then does not run).
+	Undo func(ctx context.Context) (string, error)
 }
 
 // Done is what an action did.
@@ -107,6 +125,9 @@ type Done struct {
 	// when the timeline ends. Brokers left down or paused are not for it:
 	// the actor's Heal brings back every one of them.
 	Heal func(ctx context.Context) (output string, err error)
+	// HealedAt, if set, is when the action undid itself (a network fault's
+	// duration ended): it brought its brokers back then.
+	HealedAt time.Time
 }
 
 // ParamKind is the grammar of a parameter's value (internal/units').
@@ -118,6 +139,8 @@ const (
 	DurationParam                  // above 0: time.Duration
 	SizeParam                      // bytes in [Min, Max]: int64
 	RateParam                      // per second, above 0: float64
+	ShareParam                     // a share from 0 to 1 (5% or 0.05): float64
+	ByteRateParam                  // bytes per second in [Min, Max] (1MB/s): int64
 )
 
 // Param is one parameter of a kind, written beside the fault's action in
@@ -129,6 +152,11 @@ type Param struct {
 	// Default is the value when the plan leaves it out, of the kind's Go
 	// type.
 	Default any
+	// Required: a plan must give it (a delay's latency).
+	Required bool
+	// Zero: a DurationParam may be 0, which does nothing (a matrix's
+	// baseline: latency 0).
+	Zero bool
 	// Does says what it makes the action do, after the kind's name: "only
 	// a bounce repeats".
 	Does string
@@ -149,6 +177,12 @@ func (p Params) Size(name string) int64 { v, _ := p[name].(int64); return v }
 
 // Rate is a RateParam's value per second (0 when absent).
 func (p Params) Rate(name string) float64 { v, _ := p[name].(float64); return v }
+
+// Share is a ShareParam's value from 0 to 1 (0 when absent).
+func (p Params) Share(name string) float64 { v, _ := p[name].(float64); return v }
+
+// ByteRate is a ByteRateParam's value in bytes per second (0 when absent).
+func (p Params) ByteRate(name string) int64 { v, _ := p[name].(int64); return v }
 
 // String lists the values by name: "times 3".
 func (p Params) String() string {

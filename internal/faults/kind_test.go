@@ -77,15 +77,16 @@ func TestTimelineRunsANewKind(t *testing.T) {
 
 func TestKindsParams(t *testing.T) {
 	kinds := Kinds()
-	if got, want := Names(kinds), []string{Bounce, Kill, Pause, Restart, Resume, Stop}; !slices.Equal(got, want) {
+	if got, want := Names(kinds), []string{Bandwidth, Bounce, Delay, HealLink, Kill, Loss, Cut, Pause, Restart, Resume, Stop}; !slices.Equal(got, want) {
 		t.Errorf("names %v, want %v", got, want)
 	}
 	// A bounce runs the restart command: a remote cluster has no bounce.
-	if got, want := CommandNames(kinds), []string{Kill, Pause, Restart, Resume, Stop}; !slices.Equal(got, want) {
+	// Every network kind has a command to undo it; a heal runs that one.
+	if got, want := CommandNames(kinds), []string{Bandwidth, Delay, "heal_bandwidth", "heal_delay", "heal_loss", "heal_partition", Kill, Loss, Cut, Pause, Restart, Resume, Stop}; !slices.Equal(got, want) {
 		t.Errorf("commands %v, want %v", got, want)
 	}
-	if got := ParamNames(kinds); !slices.Equal(got, []string{"times"}) {
-		t.Errorf("params %v, want times", got)
+	if got, want := ParamNames(kinds), []string{"duration", "jitter", "latency", "rate", "retransmit", "share", "times"}; !slices.Equal(got, want) {
+		t.Errorf("params %v, want %v", got, want)
 	}
 	p := withDefaults(kinds[Bounce], nil)
 	if p.Count("times") != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // leaderTries bounds the looks for a partition's leader (one per Poll).
@@ -27,6 +28,44 @@ func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
 		return t.controller(ctx)
 	}
 	return tg.Broker, nil
+}
+
+// resolveFault finds the broker a fault acts on now and, for a network
+// fault, its link's two ends. The broker is -1 for a link whose first
+// end is no single broker (every broker, the clients).
+func (t *Timeline) resolveFault(ctx context.Context, f Fault) (int32, *Link, error) {
+	if f.Action == HealLink && f.Target.Fault != "" {
+		// The broker of the fault it heals, if that fault had one.
+		if j := t.index(f.Target.Fault); j >= 0 {
+			return t.get(j).Broker, nil, nil
+		}
+	}
+	if len(f.Between) != 2 {
+		b, err := t.resolve(ctx, f.Target)
+		return b, nil, err
+	}
+	var l Link
+	for side, s := range f.Between {
+		e := Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
+		for _, tg := range s.Targets {
+			b, err := t.resolve(ctx, tg)
+			if err != nil {
+				return -1, nil, err
+			}
+			if !slices.Contains(e.Nodes, b) {
+				e.Nodes = append(e.Nodes, b)
+			}
+		}
+		l[side] = e
+	}
+	if id := SameNode(l[0], l[1]); id >= 0 {
+		return id, nil, errSelfLink(id)
+	}
+	var broker int32 = -1
+	if len(l[0].Nodes) == 1 {
+		broker = l[0].Nodes[0]
+	}
+	return broker, &l, nil
 }
 
 // leaderNow is p's leader, looked for every Poll while it has none (an

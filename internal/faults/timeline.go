@@ -100,7 +100,7 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 		busy:  map[int32]int{}, down: map[int32]bool{}, elections: map[int32]*election{}}
 	t.mctx, t.mcancel = context.WithCancel(context.WithoutCancel(ctx))
 	for i, f := range cfg.Faults {
-		t.results[i] = Result{Name: f.Name, Action: f.Action, Target: f.Target.String(), Broker: -1, Status: StatusNotReached}
+		t.results[i] = Result{Name: f.Name, Action: f.Action, Target: f.TargetString(), Broker: -1, Status: StatusNotReached}
 		t.finished[i] = make(chan struct{})
 	}
 	go t.run(ctx)

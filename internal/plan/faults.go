@@ -18,7 +18,7 @@ var kinds = faults.Kinds()
 var (
 	// commonFaultFields are every fault's; a kind's parameters go beside
 	// them (a bounce's times).
-	commonFaultFields = []string{"name", "action", "target", "at", "after", "delay"}
+	commonFaultFields = []string{"name", "action", "target", "between", "at", "after", "delay"}
 	faultFields       = append(append([]string(nil), commonFaultFields...), faults.ParamNames(kinds)...)
 	targetFields      = []string{"broker", "leader", "controller", "fault"}
 	leaderFields      = []string{"topic", "partition"}
@@ -59,6 +59,8 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 				f.Action = c.oneOf(v, kp, actions...)
 			case "target":
 				f.Target = c.faultTarget(v, kp, names)
+			case "between":
+				f.Between = c.between(v, kp, names)
 			case "at", "delay":
 				f.At = c.duration(v, kp)
 			case "after":
@@ -74,12 +76,14 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		if given["action"] == nil {
 			c.addf(fn, path+".action", "missing; one of %s", quoteList(actions))
 		}
-		if given["target"] == nil {
+		if given["target"] == nil && (given["between"] == nil || !faults.IsNetwork(kinds[f.Action])) {
 			c.addf(fn, path+".target", "missing; write {broker: 1}, {leader: {topic: T, partition: 0}}, controller or {fault: NAME}")
 		}
 		switch {
 		case given["at"] != nil && given["after"] != nil:
 			c.addf(given["after"], path+".after", "give at (from the workloads' start) or after with delay, not both")
+		case given["delay"] != nil && given["after"] == nil && f.Action == faults.Delay:
+			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; a delay fault's latency is latency: 20ms")
 		case given["delay"] != nil && given["after"] == nil:
 			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; add after, or use at")
 		case given["at"] == nil && given["after"] == nil:
@@ -87,6 +91,7 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		}
 		if k, ok := kinds[f.Action]; ok {
 			f.Params = c.faultParams(k, f.Action, path, given)
+			c.networkFault(&f, k, fn, path, given, out)
 		}
 		when := given["at"]
 		if when == nil {
@@ -95,6 +100,8 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		nodes.list = append(nodes.list, fn)
 		if tn := given["target"]; tn != nil {
 			nodes.target = append(nodes.target, tn)
+		} else if bn := given["between"]; bn != nil {
+			nodes.target = append(nodes.target, bn)
 		} else {
 			nodes.target = append(nodes.target, fn)
 		}
@@ -138,6 +145,9 @@ func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, 
 	case faults.CountParam:
 		return c.whole(v, path, p.Min, p.Max)
 	case faults.DurationParam:
+		if p.Zero && strings.TrimSpace(v.Value) == "0" {
+			return time.Duration(0), true
+		}
 		d := c.duration(v, path)
 		return d, d > 0
 	case faults.SizeParam:
@@ -146,6 +156,10 @@ func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, 
 	case faults.RateParam:
 		r := c.rateAbove0(v, path)
 		return r, r > 0
+	case faults.ShareParam:
+		return c.share(v, path)
+	case faults.ByteRateParam:
+		return c.byteRate(v, path, p.Min, p.Max)
 	}
 	c.addf(v, path, "has a kind of value kbench cannot read")
 	return nil, false
@@ -167,6 +181,10 @@ func (c *collector) faultTarget(n *yaml.Node, path string, names map[string]bool
 	var t faults.Target
 	if n.Kind == yaml.ScalarNode && n.Value == "controller" {
 		t.Controller = true
+		return t
+	}
+	if n.Kind == yaml.ScalarNode && n.Value == "clients" {
+		t.Clients = true
 		return t
 	}
 	set := 0
@@ -228,25 +246,11 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 				used[cmd] = true
 			}
 		}
-		isBroker := f.Target.Leader == nil && !f.Target.Controller && f.Target.Fault == ""
-		switch {
-		case isBroker && p.Cluster.Name != "":
-			// The named cluster's brokers are known once it is loaded.
-			pr := c.problem(nodes.target[i], path+".broker", "")
-			p.brokerRefs = append(p.brokerRefs, brokerRef{id: f.Target.Broker, where: strings.TrimSuffix(pr.String(), ": ")})
-		case isBroker && local:
-			if b := int(f.Target.Broker); b < 1 || b > brokers {
-				c.addf(nodes.target[i], path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
-			}
+		for _, tg := range faultTargets(f) {
+			c.checkTarget(p, sc, tg, nodes.target[i], path, local, brokers)
 		}
-		if l := f.Target.Leader; l != nil && l.Topic != "" {
-			t, ok := findTopic(sc.Topics, l.Topic)
-			switch {
-			case !ok:
-				c.addf(nodes.target[i], path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
-			case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
-				c.addf(nodes.target[i], path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
-			}
+		if len(f.Between) == 2 {
+			c.checkLink(f, nodes.target[i], fmt.Sprintf("faults[%d]", i), local && p.Cluster.Name == "", brokers)
 		}
 	}
 	// A fault due after its scenario stops sending will not happen, unless
@@ -285,6 +289,81 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 			c.addf(clusterNode, "cluster.fault_commands."+action, "%q cannot be run: %v; give a full path or install it", prog, err)
 		}
 	}
+}
+
+// faultTargets are the targets a fault names: its target, or every one
+// of its link's.
+func faultTargets(f faults.Fault) []faults.Target {
+	if len(f.Between) != 2 {
+		return []faults.Target{f.Target}
+	}
+	return append(append([]faults.Target(nil), f.Between[0].Targets...), f.Between[1].Targets...)
+}
+
+// checkTarget checks a target against the cluster and the scenario:
+// brokers that exist, leaders of topics it prepares.
+func (c *collector) checkTarget(p *Plan, sc *Scenario, tg faults.Target, n *yaml.Node, path string, local bool, brokers int) {
+	isBroker := tg.Leader == nil && !tg.Controller && tg.Fault == "" && !tg.Clients
+	switch {
+	case isBroker && p.Cluster.Name != "":
+		// The named cluster's brokers are known once it is loaded.
+		pr := c.problem(n, path+".broker", "")
+		p.brokerRefs = append(p.brokerRefs, brokerRef{id: tg.Broker, where: strings.TrimSuffix(pr.String(), ": ")})
+	case isBroker && local:
+		if b := int(tg.Broker); b < 1 || b > brokers {
+			c.addf(n, path+".broker", "the local cluster has brokers 1 to %d, not %d; pick one of them or raise cluster.local.brokers", brokers, b)
+		}
+	}
+	if l := tg.Leader; l != nil && l.Topic != "" {
+		t, ok := findTopic(sc.Topics, l.Topic)
+		switch {
+		case !ok:
+			c.addf(n, path+".leader.topic", "topic %q is not in topics; name a topic the plan prepares", l.Topic)
+		case t.Partitions > 0 && int(l.Partition) >= t.Partitions:
+			c.addf(n, path+".leader.partition", "topic %q has %d partitions (0 to %d), not %d", l.Topic, t.Partitions, t.Partitions-1, l.Partition)
+		}
+	}
+}
+
+// checkLink refuses a link that carries no connection: a broker and
+// itself, the clients and the clients, or, on the local cluster of n
+// brokers the plan starts, ends between which no connection runs.
+func (c *collector) checkLink(f faults.Fault, n *yaml.Node, path string, planCluster bool, brokers int) {
+	a, aKnown := staticEnds(f.Between[0], brokers)
+	b, bKnown := staticEnds(f.Between[1], brokers)
+	what := "a partition"
+	if f.Action != faults.Cut {
+		what = "a " + f.Action
+	}
+	if id := faults.SameNode(a, b); aKnown && bKnown && id >= 0 {
+		c.addf(n, path+".between", "links broker %d with itself: a broker reaches itself without the network; name another broker, brokers, controllers or clients as the other end", id)
+		return
+	}
+	onlyClients := func(e faults.Ends) bool { return e.Clients && !e.Brokers && !e.Controllers && len(e.Nodes) == 0 }
+	carries := faults.Carries(a, b, brokers)
+	if (onlyClients(a) && onlyClients(b)) || (planCluster && aKnown && bKnown && !carries) {
+		c.addf(n, path+".between", "%s between %s and %s isolates nothing: no connection runs between them (clients reach brokers, a broker every other broker and controller); name ends that talk to each other", what, f.Between[0], f.Between[1])
+	}
+}
+
+// staticEnds is a side as far as the plan knows it: broker ids, and on a
+// one-broker cluster any target is broker 1; known is false when a target
+// is resolved only when the fault happens.
+func staticEnds(s faults.Side, brokers int) (faults.Ends, bool) {
+	e := faults.Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
+	known := true
+	for _, tg := range s.Targets {
+		id := tg.Broker
+		if tg.Leader != nil || tg.Controller || tg.Fault != "" {
+			if brokers != 1 {
+				known = false
+				continue
+			}
+			id = 1
+		}
+		e.Nodes = append(e.Nodes, id)
+	}
+	return e, known
 }
 
 // dueAt is the earliest time fault i can happen: its at, plus the times of
@@ -338,6 +417,11 @@ var faultCommandActions = faults.CommandNames(kinds)
 func (c *collector) verifyDefaults(p *Plan) {
 	for si := range p.scenarios {
 		sc := &p.scenarios[si]
+		for _, f := range sc.Faults {
+			if k, ok := kinds[f.Action]; ok && faults.IsNetwork(k) {
+				p.Cluster.Local.NetworkFaults = true
+			}
+		}
 		for wi := range sc.Workloads {
 			w := &sc.Workloads[wi]
 			path := fmt.Sprintf("workloads[%d].verify", wi)

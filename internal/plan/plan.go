@@ -132,6 +132,10 @@ type Local struct {
 	Brokers       int
 	Version, Heap string
 	BrokerConfigs map[string]string
+	// NetworkFaults is set, not written: a scenario has network faults,
+	// so the cluster runs its connections through proxies (a named
+	// cluster must have been started with them).
+	NetworkFaults bool
 }
 
 // Scenario is one point of the matrix, resolved and typed.

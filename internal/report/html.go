@@ -193,6 +193,9 @@ func runContext(doc *result.Document) []kv {
 			cluster += ", Apache Kafka " + env.KafkaVersion
 		}
 		ctx = append(ctx, kv{"Cluster", cluster})
+		if env.NetworkProxies {
+			ctx = append(ctx, kv{"Network", ProxiesNote})
+		}
 		if len(env.BrokerVersions) > 0 {
 			brokers := "answering as " + strings.Join(uniq(env.BrokerVersions), ", ")
 			if env.Brokers > 0 {

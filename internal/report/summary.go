@@ -174,6 +174,10 @@ type summary struct {
 	Footnotes                  []string // what the marks in the table mean, and the method
 }
 
+// ProxiesNote says that a run went through kbench's network proxies and
+// what they cost.
+const ProxiesNote = "every connection ran through kbench's network proxies (for the network faults), which add latency and cost throughput of their own even with no fault set: see the idle proxies' cost in kbench's benchmarks documentation"
+
 func summarize(doc *result.Document) (*summary, error) {
 	run := doc.Plan
 	if run == nil {
@@ -187,6 +191,9 @@ func summarize(doc *result.Document) (*summary, error) {
 			status += fmt.Sprintf(" (brokers %s)", strings.Join(env.BrokerVersions, ", "))
 		} else if env.KafkaVersion != "" {
 			status += fmt.Sprintf(" (Apache Kafka %s)", env.KafkaVersion)
+		}
+		if env.NetworkProxies {
+			status += "; " + ProxiesNote
 		}
 	}
 	sum.Status = status + "."

@@ -246,3 +246,21 @@ func TestWriteAllModesAndPlan(t *testing.T) {
 		t.Error("report.html of a result.json alone lacks the plan as run")
 	}
 }
+
+// TestSummarySaysProxiesWereUsed: a run through the network proxies says
+// so, and what they cost, in summary.md and the HTML report.
+func TestSummarySaysProxiesWereUsed(t *testing.T) {
+	doc := testDoc(t)
+	var plain bytes.Buffer
+	if err := WriteSummaryMarkdown(&plain, doc); err != nil {
+		t.Fatal(err)
+	}
+	doc.Plan.Environment.NetworkProxies = true
+	var md bytes.Buffer
+	if err := WriteSummaryMarkdown(&md, doc); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "network proxies") || !strings.Contains(md.String(), ProxiesNote) {
+		t.Errorf("summary.md says proxies were used only when they were:\n%s", md.String())
+	}
+}

@@ -193,6 +193,18 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 	return nil
 }
 
+// ProducersOverlap reports whether a repeat's producing workloads all ran
+// at one moment, so that adding their rates describes the run.
+func ProducersOverlap(rep Repeat) bool {
+	var s spans
+	for _, w := range rep.Workloads {
+		if w.Producer != nil {
+			s.add(w.Producer.Intervals)
+		}
+	}
+	return s.overlap()
+}
+
 // spans are the times workloads of a repeat ran, from their interval
 // series (fixed-width, from the workload's start to its end).
 type spans struct{ from, to []time.Time }

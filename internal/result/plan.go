@@ -38,10 +38,14 @@ type Environment struct {
 	KafkaVersion   string   `json:"kafka_version,omitempty"`   // the local cluster's release
 	BrokerVersions []string `json:"broker_versions,omitempty"` // as the brokers' ApiVersions answer, distinct
 	Brokers        int      `json:"brokers,omitempty"`         // how many answered
-	CPUs           int      `json:"cpus"`
-	GoMaxProcs     int      `json:"gomaxprocs"`
-	OS             string   `json:"os,omitempty"`   // the client machine's, as Go names it
-	Arch           string   `json:"arch,omitempty"` // amd64, arm64, ...
+	// NetworkProxies: every connection ran through kbench's network
+	// proxies (a plan with network faults), which cost some throughput
+	// and latency of their own (docs/benchmarks.md).
+	NetworkProxies bool   `json:"network_proxies,omitempty"`
+	CPUs           int    `json:"cpus"`
+	GoMaxProcs     int    `json:"gomaxprocs"`
+	OS             string `json:"os,omitempty"`   // the client machine's, as Go names it
+	Arch           string `json:"arch,omitempty"` // amd64, arm64, ...
 }
 
 // Param is one swept parameter's value.

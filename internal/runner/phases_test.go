@@ -3,6 +3,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +44,13 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
+	var endedMu sync.Mutex
+	var ended []string
+	sc.OnEnded = func(name string) { // the live view's "done"
+		endedMu.Lock()
+		defer endedMu.Unlock()
+		ended = append(ended, name)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := Run(ctx, sc)
@@ -67,6 +76,11 @@ workloads:
 	if latency.Consumer.Records != 500 {
 		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.Consumer.Records)
 	}
+	endedMu.Lock()
+	if got := strings.Join(ended, ","); got != "writers,readers,latency" {
+		t.Errorf("workloads ended in the order %q, want each phase's end said as it came", got)
+	}
+	endedMu.Unlock()
 	// A phase after the writers ended is not a catch-up read.
 	if rw, _ := workloadResult(out, readers); rw.CatchUp != nil {
 		t.Errorf("readers, a phase after the writers, labelled a catch-up read: %+v", rw.CatchUp)

@@ -56,6 +56,9 @@ func (p *progress) end(rep result.Repeat) {
 	}
 	line := fmt.Sprintf("kbench: scenario %d of %d, repeat %d of %d: %s in %s", p.scenario, p.scenarios, p.repeat, p.repeats, rep.Status, took.Round(100*time.Millisecond))
 	switch {
+	case records > 0 && !result.ProducersOverlap(rep):
+		// Phases one after the other: their rates add up to no moment.
+		line += fmt.Sprintf(", %d records (producers in sequence: no total rate)", records)
 	case steady:
 		line += fmt.Sprintf(", %d records; after the warm-up %d records, %.0f records/s", records, steadyRecords, rate)
 	case records > 0:

@@ -47,6 +47,8 @@ type LocalCluster struct {
 	Stop    func()
 	// Actor acts on its broker processes for the plan's faults.
 	Actor faults.Actor
+	// Proxies: its connections run through kbench's network proxies.
+	Proxies bool
 }
 
 // stallLine says that a workload's producers wait for acknowledgements,
@@ -127,6 +129,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		actor = lc.Actor
 		env.Cluster = "local"
 		env.KafkaVersion = lc.Version
+		env.NetworkProxies = lc.Proxies
 		for i := range scenarios {
 			if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, b); err != nil {
 				return nil, fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)

@@ -1,0 +1,91 @@
+package faults
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Shape runs op's command (cluster.fault_commands.delay, ...) once for
+// every pair of the link's ends: {broker} is a node of the first end,
+// {peer} one of the second, or the word brokers, controllers or clients
+// for those sides; the kind's parameters fill {delay} (or {latency}),
+// {jitter}, {loss} (a percentage: 5 for 5%), {retransmit}, {rate} (bytes/s)
+// and {rate_kbit} (kilobits/s, as tc writes rates).
+func (a CommandActor) Shape(ctx context.Context, op string, l Link, p Params) (string, error) {
+	return a.onPairs(ctx, op, l, netValues(p))
+}
+
+// Unshape runs op's heal command (heal_delay, ...) for every pair, with
+// the same substitutions but the parameters'.
+func (a CommandActor) Unshape(ctx context.Context, op string, l Link) (string, error) {
+	return a.onPairs(ctx, "heal_"+op, l, nil)
+}
+
+func (a CommandActor) onPairs(ctx context.Context, op string, l Link, values map[string]string) (string, error) {
+	tmpl, ok := a.Commands[op]
+	if !ok {
+		return "", fmt.Errorf("cluster.fault_commands has no %s command", op)
+	}
+	var out strings.Builder
+	for _, b := range sideNames(l[0]) {
+		for _, peer := range sideNames(l[1]) {
+			if b == peer {
+				continue // a broker and itself: no network between them
+			}
+			r := []string{"{broker}", b, "{peer}", peer}
+			for k, v := range values {
+				r = append(r, "{"+k+"}", v)
+			}
+			text, err := a.run(ctx, strings.NewReplacer(r...).Replace(tmpl))
+			out.WriteString(text)
+			if err != nil {
+				return out.String(), err
+			}
+		}
+	}
+	return out.String(), nil
+}
+
+// sideNames are what {broker} and {peer} become for one end.
+func sideNames(e Ends) []string {
+	var names []string
+	for _, n := range e.Nodes {
+		names = append(names, strconv.Itoa(int(n)))
+	}
+	for _, w := range []struct {
+		on   bool
+		word string
+	}{{e.Brokers, "brokers"}, {e.Controllers, "controllers"}, {e.Clients, "clients"}} {
+		if w.on {
+			names = append(names, w.word)
+		}
+	}
+	return names
+}
+
+// netValues are a network fault's parameters as fault commands take them.
+func netValues(p Params) map[string]string {
+	v := map[string]string{}
+	if d := p.Duration("latency"); d > 0 {
+		v["delay"], v["latency"] = millis(d), millis(d)
+	}
+	v["jitter"] = millis(p.Duration("jitter"))
+	if s, ok := p["share"].(float64); ok {
+		v["loss"] = strconv.FormatFloat(s*100, 'f', -1, 64)
+	}
+	if d := p.Duration("retransmit"); d > 0 {
+		v["retransmit"] = millis(d)
+	}
+	if r := p.ByteRate("rate"); r > 0 {
+		v["rate"] = strconv.FormatInt(r, 10)
+		v["rate_kbit"] = strconv.FormatInt(max(r*8/1000, 1), 10)
+	}
+	return v
+}
+
+// millis writes d in whole milliseconds, as tc and Chaos Mesh read them:
+// "20ms".
+func millis(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + "ms" }
