@@ -55,18 +55,7 @@ func checkOMBResult(t *testing.T, out string, doc *result.Document, held map[str
 		return n
 	}
 	var acked, read, warmAcked, warmRead, offsets int64
-	testStart := time.Time{}
-	for _, w := range rep.Workloads {
-		if w.Producer != nil && len(w.Producer.Intervals) > 0 {
-			if s := w.Producer.Intervals[0].Start; testStart.IsZero() || s.Before(testStart) {
-				testStart = s
-			}
-		}
-	}
-	testStart = testStart.Add(run.Warmup)
-	inWarmup := func(iv result.Interval) bool {
-		return iv.Start.Add(time.Duration(iv.Seconds * float64(time.Second) / 2)).Before(testStart)
-	}
+	inWarmup := warmupOf(rep, run.Warmup)
 	for _, w := range rep.Workloads {
 		switch {
 		case w.Producer != nil:
@@ -234,4 +223,21 @@ func testEndToEnd(t *testing.T, w result.Workload, inWarmup func(result.Interval
 		t.Fatal(err)
 	}
 	return &l
+}
+
+// warmupOf says whether an interval is in the warm-up: its middle before
+// the first producer's start plus the warm-up.
+func warmupOf(rep result.Repeat, warmup time.Duration) func(result.Interval) bool {
+	var testStart time.Time
+	for _, w := range rep.Workloads {
+		if w.Producer != nil && len(w.Producer.Intervals) > 0 {
+			if s := w.Producer.Intervals[0].Start; testStart.IsZero() || s.Before(testStart) {
+				testStart = s
+			}
+		}
+	}
+	testStart = testStart.Add(warmup)
+	return func(iv result.Interval) bool {
+		return iv.Start.Add(time.Duration(iv.Seconds * float64(time.Second) / 2)).Before(testStart)
+	}
 }
