@@ -91,6 +91,9 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 	if len(led) > 0 {
 		t.startElection(i, broker, led, began)
 	}
+	if (eff.Away || eff.Disrupts) && !wasDown && broker >= 0 {
+		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began) })
+	}
 	return began
 }
 

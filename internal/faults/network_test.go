@@ -25,12 +25,14 @@ func (a *netActor) Shape(_ context.Context, op string, l Link, p Params) (string
 	if op == Cut && l[1].Controllers && len(l[0].Nodes) == 1 {
 		b := l[0].Nodes[0]
 		time.AfterFunc(200*time.Millisecond, func() { a.v.move(b, next(b)) })
+		time.AfterFunc(300*time.Millisecond, func() { a.v.dropISR(b) })
 	}
 	return "shaped\n", nil
 }
 
 func (a *netActor) Unshape(_ context.Context, op string, l Link) (string, error) {
 	a.note("unshape " + op + " " + l.String())
+	a.v.fillISR()
 	return "unshaped\n", nil
 }
 
@@ -44,6 +46,31 @@ func (a *netActor) events() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return strings.Join(a.log, "; ")
+}
+
+// dropISR takes broker out of every ISR, as a fencing does; the ISRs are
+// full again at the next move of anything (a heal's metadata).
+func (v *fakeView) dropISR(broker int32) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, d := range v.parts {
+		isr := []int32{}
+		for _, r := range d.ISR {
+			if r != broker {
+				isr = append(isr, r)
+			}
+		}
+		d.ISR = isr
+	}
+}
+
+// fillISR puts every replica back in sync.
+func (v *fakeView) fillISR() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, d := range v.parts {
+		d.ISR = append([]int32(nil), d.Replicas...)
+	}
 }
 
 func leaderSide(p int32) Side {
@@ -66,6 +93,9 @@ func TestTimelineNetworkFaults(t *testing.T) {
 			r := rs[0]
 			if r.Status != StatusDone || r.Broker != 2 || !r.Away || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
 				t.Errorf("partition %+v; want done on broker 2, away, its election 200 ms after the cut", r)
+			}
+			if r.ISRShrunk == nil || *r.ISRShrunk < 300*time.Millisecond || *r.ISRShrunk > 350*time.Millisecond {
+				t.Errorf("ISR shrunk %v; want 300 ms after the cut (to within a 50 ms poll)", r.ISRShrunk)
 			}
 			if r.ISRRecovered == nil || *r.ISRRecovered > 100*time.Millisecond {
 				t.Errorf("ISR recovered %v; want measured from the heal at 3 s (the ISRs were full at once)", r.ISRRecovered)

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -47,4 +48,42 @@ func isrFull(m kadm.Metadata) bool {
 		}
 	}
 	return true
+}
+
+// measureShrink polls metadata, for fault i on broker, until a partition
+// broker replicates has dropped it from its in-sync replica set (the
+// controller fenced it, or its leader gave up on it), or the timeline
+// ends: a fault that never shrinks an ISR (a small delay) must not hold
+// the run for MeasureFor.
+func (t *Timeline) measureShrink(ctx context.Context, i int, broker int32, began time.Time) {
+	tick := time.NewTicker(t.cfg.Poll)
+	defer tick.Stop()
+	for {
+		if m, err := t.metadata(ctx); err == nil && outOfISR(m, broker) {
+			d := time.Since(began)
+			t.set(i, func(r *Result) { r.ISRShrunk = &d })
+			t.cfg.Logf("fault %s: broker %d left an in-sync replica set after %s", t.label(i), broker, d.Round(time.Millisecond))
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// outOfISR reports whether a partition that has broker as a replica lacks
+// it in its ISR.
+func outOfISR(m kadm.Metadata, broker int32) bool {
+	for _, td := range m.Topics {
+		for _, pd := range td.Partitions {
+			if slices.Contains(pd.Replicas, broker) && !slices.Contains(pd.ISR, broker) {
+				return true
+			}
+		}
+	}
+	return false
 }

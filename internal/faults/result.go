@@ -26,7 +26,12 @@ type Result struct {
 	// that brings a broker back, until every partition's ISR was full. Nil
 	// when not measured (the action does neither, or the broker led
 	// nothing) or not seen; the TimedOut flags say measuring gave up first.
-	Election, ISRRecovered                 *time.Duration
+	Election, ISRRecovered *time.Duration
+	// ISRShrunk, for an action that takes its broker away or disrupts it,
+	// is the time until a partition it replicates dropped it from its
+	// in-sync replicas; nil when that did not happen before the timeline
+	// ended.
+	ISRShrunk                              *time.Duration
 	ElectionTimedOut, ISRRecoveredTimedOut bool
 	// ElectionNote and ISRNote say what happened instead, or besides, in
 	// words: "not within 120 s", "t-1 has no other replica and came back

@@ -20,7 +20,7 @@ type table struct {
 }
 
 // FaultColumns are the faults table's columns.
-var FaultColumns = []string{"scenario", "repeat", "fault", "at s from first send", "election_ms", "unavailable_ms", "isr_recovered_ms", "status"}
+var FaultColumns = []string{"scenario", "repeat", "fault", "at s from first send", "election_ms", "unavailable_ms", "isr_shrunk_ms", "isr_recovered_ms", "status"}
 
 // VerificationColumns are the verification table's columns.
 var VerificationColumns = []string{"scenario", "repeat", "workload", "acks", "acked", "lost", "duplicated", "out_of_order", "unacknowledged", "result"}
@@ -49,7 +49,7 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 					at = strconv.FormatFloat(faultAt(rep, f), 'f', 1, 64)
 				}
 				faults.Rows = append(faults.Rows, []string{sc.Name, strconv.Itoa(rep.Index), faultName(f), at,
-					noteCell(f.ElectionMs, f.ElectionNote, timedOut(f, "election")), msCell(f.UnavailableMs),
+					noteCell(f.ElectionMs, f.ElectionNote, timedOut(f, "election")), msCell(f.UnavailableMs), msCell(f.ISRShrunkMs),
 					noteCell(f.ISRRecoveredMs, f.ISRNote, timedOut(f, "isr_recovered")), f.Status})
 				faults.Bad = append(faults.Bad, f.Status == "failed")
 				if f.Note != "" {
@@ -96,6 +96,7 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 			"it belongs to the fault that took the broker away, also when the election came after a restart had begun. A partition with no other in-sync replica has no election: it comes back with its broker, and the row says so. "+
 			"\"not within N s\": the measurement gave up after N s. "+
 			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after. "+
+			"isr_shrunk_ms: from an action that takes a broker away or disrupts its links until a partition it replicates dropped it from its in-sync replicas. "+
 			"isr_recovered_ms: from an action that brings a broker back until every partition's in-sync replicas were complete. A heal is kbench bringing back a broker the plan left down, when the workloads stop sending.")
 	}
 	if verification != nil {

@@ -130,6 +130,10 @@ type Fault struct {
 	// an acknowledgement, from the last before the fault to the first
 	// after it (producers of the fault's topics).
 	UnavailableMs *float64 `json:"unavailable_ms,omitempty"`
+	// ISRShrunkMs is, for an action that takes its broker away or disrupts
+	// it, from the action until a partition it replicates dropped it from
+	// its in-sync replicas (absent when that did not happen while sending).
+	ISRShrunkMs *float64 `json:"isr_shrunk_ms,omitempty"`
 	// ISRRecoveredMs is, for an action that brings a broker back, from the
 	// action until every partition's in-sync replica set was full.
 	ISRRecoveredMs *float64 `json:"isr_recovered_ms,omitempty"`
