@@ -115,6 +115,17 @@ func TestOMBWorkloads(t *testing.T) {
 			if a, b := readFile(t, extra), readFile(t, filepath.Join(out, "omb-result.json")); a != b {
 				t.Errorf("--omb-result wrote another file than omb-result.json")
 			}
+			// kbench report writes OMB's result again, the same, from
+			// result.json alone.
+			if err := os.Remove(filepath.Join(out, "omb-result.json")); err != nil {
+				t.Fatal(err)
+			}
+			if code := runKbench(t, st, "report", out); code != exitOK {
+				t.Fatalf("report: exit %d\n%s", code, stderr.String())
+			}
+			if a, b := readFile(t, extra), readFile(t, filepath.Join(out, "omb-result.json")); a != b {
+				t.Errorf("kbench report wrote another omb-result.json than the run")
+			}
 			for _, f := range []string{"summary.md", "summary.csv", "report.html", "plan.yaml", "omb-result.json"} {
 				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 					t.Errorf("%s: %v", f, err)

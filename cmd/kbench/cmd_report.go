@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kbench/kbench/internal/ombresult"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/userr"
@@ -18,7 +19,8 @@ func newReportCmd(st *state) *cobra.Command {
 		Short: "Write a results folder's reports again from its result.json",
 		Long: `Write summary.md, summary.csv and report.html of a results folder (from
 kbench run) again from its result.json: after an upgrade of kbench, or for a
-result.json copied from elsewhere. DIR may also be the result.json itself.`,
+result.json copied from elsewhere; for a run of OpenMessaging Benchmark files,
+omb-result.json too. DIR may also be the result.json itself.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, path, err := resultPath(args[0])
@@ -40,7 +42,18 @@ result.json copied from elsewhere. DIR may also be the result.json itself.`,
 			if err := report.WriteAll(dir, doc); err != nil {
 				return fmt.Errorf("report: %w", err)
 			}
-			fmt.Fprintf(st.stderr, "kbench: wrote summary.md, summary.csv and report.html in %s\n", dir)
+			written := "summary.md, summary.csv and report.html"
+			if doc.Plan.OMB != nil {
+				w, err := ombresult.WriteAll(dir, "", doc, ombresult.RunOf(doc.Plan.OMB))
+				if err != nil {
+					return fmt.Errorf("report: %w", err)
+				}
+				for _, s := range w.Skipped {
+					fmt.Fprintf(st.stderr, "kbench: OMB's result not written for %s\n", s)
+				}
+				written += " and OMB's result"
+			}
+			fmt.Fprintf(st.stderr, "kbench: wrote %s in %s\n", written, dir)
 			return nil
 		},
 	}

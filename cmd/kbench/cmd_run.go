@@ -155,6 +155,9 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	write := func(doc *result.Document, final bool) error {
 		if doc.Plan != nil {
 			doc.Plan.PlanYAML = planYAML // kbench report of a result.json alone shows it
+			if omb != nil {
+				doc.Plan.OMB = ombRun(p.OMB).Record() // and writes omb-result.json again
+			}
 		}
 		err := errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
 		if omb != nil {

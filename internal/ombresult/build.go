@@ -73,7 +73,9 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 		ProducersPerTopic: run.ProducersPerTopic, ConsumersPerTopic: run.ConsumersPerTopic,
 	}
 	subs := int64(max(run.SubscriptionsPerTopic, 0))
+	var e2e periodLatency // the test's, after the warm-up
 	for _, p := range ps {
+		e2e.join(p.e2e)
 		secs := p.end.Sub(p.start).Seconds()
 		r.PeriodSeconds = append(r.PeriodSeconds, secs)
 		r.PublishRate = append(r.PublishRate, float64(p.sent)/secs)
@@ -85,7 +87,7 @@ func Build(rep result.Repeat, run Run) (*TestResult, error) {
 			return nil, err
 		}
 	}
-	if err := r.aggregate(prods, cons); err != nil {
+	if err := r.aggregate(prods, cons, e2e); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -218,8 +220,11 @@ func upTo(prods []*result.Producer, cons []*result.Workload, t time.Time) (sent,
 
 // aggregate fills the aggregated figures and quantile maps from the
 // workloads' histograms: the producers' publish latency and publish delay
-// after their warm-up (steady state), the consumers' end-to-end latency.
-func (r *TestResult) aggregate(prods []*result.Producer, cons []*result.Workload) error {
+// after their warm-up (steady state); the consumers' end-to-end latency
+// after the warm-up from their intervals' histograms (test, the periods'
+// together), as OMB resets its histograms after the warm-up, or over the
+// whole run when the intervals kept none.
+func (r *TestResult) aggregate(prods []*result.Producer, cons []*result.Workload, test periodLatency) error {
 	pub, delay := measure.NewHistogram(), measure.NewHistogram()
 	for _, p := range prods {
 		steady := p
@@ -242,6 +247,13 @@ func (r *TestResult) aggregate(prods []*result.Producer, cons []*result.Workload
 		}
 	}
 	e2e := measure.NewHistogram()
+	if test.count > 0 {
+		h, err := test.histogram()
+		if err != nil {
+			return fmt.Errorf("end-to-end latency after the warm-up: %w", err)
+		}
+		e2e, cons = h, nil
+	}
 	for _, c := range cons {
 		if c.EndToEnd == nil {
 			continue

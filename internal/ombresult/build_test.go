@@ -202,4 +202,12 @@ func TestBuildPeriodLatencies(t *testing.T) {
 			t.Errorf("period %d: end-to-end avg %v p50 %v p75 %v max %v, want 3, 2, 4, 4 ms", k, e.Avg[k], e.P50[k], e.P75[k], e.Max[k])
 		}
 	}
+	// The aggregated end-to-end latency is the test's, as OMB's: the
+	// warm-up's 9 ms records are left out.
+	if e := r.AggregatedEndToEnd; e.Avg != 3 || e.Max != 4 || e.P99 != 4 {
+		t.Errorf("aggregated end-to-end avg %v p99 %v max %v, want 3, 4 and 4 ms (the warm-up left out)", e.Avg, e.P99, e.Max)
+	}
+	if q := r.AggregatedEndToEndQuantiles; len(q) == 0 || q[len(q)-1].Value != 4 {
+		t.Errorf("end-to-end quantiles %v, want them to end at 4 ms", q)
+	}
 }

@@ -11,6 +11,8 @@ package ombresult
 import (
 	"fmt"
 	"time"
+
+	"github.com/kbench/kbench/internal/result"
 )
 
 // Period is OMB's reporting period: it prints and keeps its figures every
@@ -37,6 +39,24 @@ type Run struct {
 	// workloads made of OMB's producers and subscriptions.
 	Producers []string
 	Consumers []string
+}
+
+// Record is r as result.json keeps it (PlanRun.OMB).
+func (r Run) Record() *result.OMBRun {
+	return &result.OMBRun{
+		Workload: r.Workload, Driver: r.Driver, MessageSize: r.MessageSize, Topics: r.Topics, Partitions: r.Partitions,
+		ProducersPerTopic: r.ProducersPerTopic, ConsumersPerTopic: r.ConsumersPerTopic, SubscriptionsPerTopic: r.SubscriptionsPerTopic,
+		WarmupSeconds: r.Warmup.Seconds(), Producers: r.Producers, Consumers: r.Consumers,
+	}
+}
+
+// RunOf is the Run result.json kept (PlanRun.OMB).
+func RunOf(o *result.OMBRun) Run {
+	return Run{
+		Workload: o.Workload, Driver: o.Driver, MessageSize: o.MessageSize, Topics: o.Topics, Partitions: o.Partitions,
+		ProducersPerTopic: o.ProducersPerTopic, ConsumersPerTopic: o.ConsumersPerTopic, SubscriptionsPerTopic: o.SubscriptionsPerTopic,
+		Warmup: time.Duration(o.WarmupSeconds * float64(time.Second)), Producers: o.Producers, Consumers: o.Consumers,
+	}
 }
 
 // TestResult is OMB's result (io.openmessaging.benchmark.TestResult): one

@@ -37,19 +37,37 @@ func (l *periodLatency) figures(unit float64) (Figures, error) {
 	if l.count == 0 {
 		return Figures{}, nil
 	}
+	h, err := l.histogram()
+	if err != nil {
+		return Figures{}, err
+	}
+	return figures(h, unit), nil
+}
+
+// histogram merges the intervals' histograms, with the exact count, sum
+// and maximum (the minimum stays the buckets').
+func (l *periodLatency) histogram() (*measure.Histogram, error) {
 	h := measure.NewHistogram()
 	for _, enc := range l.encs {
 		ih, err := measure.Decode(enc)
 		if err != nil {
-			return Figures{}, fmt.Errorf("an interval's histogram: %w", err)
+			return nil, fmt.Errorf("an interval's histogram: %w", err)
 		}
 		h.Merge(ih)
 	}
-	f := figures(h, unit)
-	within := func(v float64) float64 { return min(v, float64(l.max)/unit) }
-	f.P50, f.P75, f.P95, f.P99, f.P999, f.P9999 = within(f.P50), within(f.P75), within(f.P95), within(f.P99), within(f.P999), within(f.P9999)
-	f.Avg, f.Max = l.sum/float64(l.count)/unit, float64(l.max)/unit
-	return f, nil
+	if h.Count() != l.count {
+		return nil, fmt.Errorf("the intervals' histograms hold %d values, their counts %d", h.Count(), l.count)
+	}
+	h.SetExact(l.count, int64(math.Round(l.sum)), min(h.Min(), l.max), l.max, h.OverRange(), 0)
+	return h, nil
+}
+
+// join adds o's intervals to l.
+func (l *periodLatency) join(o periodLatency) {
+	l.sum += o.sum
+	l.count += o.count
+	l.max = max(l.max, o.max)
+	l.encs = append(l.encs, o.encs...)
 }
 
 // histogramCount is how many values an interval's histogram holds (0 for

@@ -96,7 +96,7 @@ func (t *ombTranslation) differences() {
 			sizeText(t.backlogBytes()), durationText(w.TestDuration))
 	}
 	if w.WarmupDuration > 0 && w.SubscriptionsPerTopic > 0 && w.BacklogBytes == 0 {
-		t.note("the consumers' end-to-end latency includes the warm-up's records (kbench's consume workloads have no warm-up yet); OMB leaves them out")
+		t.note("the consumers' end-to-end latency in result.json and summary.md includes the warm-up's records (kbench's consume workloads have no warm-up yet); OMB leaves them out, and so does omb-result.json")
 	}
 	if v, long := t.longRequestTimeout(); long {
 		t.note("commonConfig's request.timeout.ms=%s goes to the producers; the consumers get %d, the longest franz-go's consumers take (15 minutes)", v, maxConsumerRequestTimeout)

@@ -30,6 +30,26 @@ type PlanRun struct {
 	// still says what was run.
 	PlanYAML  string     `json:"plan_yaml,omitempty"`
 	Scenarios []Scenario `json:"scenarios"`
+	// OMB, for a run of OpenMessaging Benchmark files, is what OMB's
+	// result (omb-result.json) needs beside the repeats, so that kbench
+	// report writes it again.
+	OMB *OMBRun `json:"omb,omitempty"`
+}
+
+// OMBRun is an OMB run's header fields as OMB writes them, its warm-up,
+// and which workloads were OMB's producers and consumers.
+type OMBRun struct {
+	Workload              string   `json:"workload"`
+	Driver                string   `json:"driver"`
+	MessageSize           int64    `json:"message_size"`
+	Topics                int      `json:"topics"`
+	Partitions            int      `json:"partitions"`
+	ProducersPerTopic     int      `json:"producers_per_topic"`
+	ConsumersPerTopic     int      `json:"consumers_per_topic"`
+	SubscriptionsPerTopic int      `json:"subscriptions_per_topic"`
+	WarmupSeconds         float64  `json:"warmup_seconds"`
+	Producers             []string `json:"producers"`
+	Consumers             []string `json:"consumers,omitempty"`
 }
 
 // Environment is what the numbers were measured on.

@@ -107,8 +107,8 @@ type ConsumerInterval struct {
 	LatSumUs     int64         // end-to-end latency, when ConsumerSpec.Latency
 	LatMaxUs     int64
 	LatencyCount int64
-	// Histogram holds the interval's end-to-end latencies, encoded
-	// (measure.IntervalHistogram); "" when none.
+	// Histogram holds the interval's end-to-end latencies, encoded (a
+	// measure.Histogram); "" when none or not kept.
 	Histogram string
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).

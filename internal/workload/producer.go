@@ -169,7 +169,7 @@ type Interval struct {
 	FailedIn int64
 	// Delay is the interval's send delays (µs; sum, max and count), on a
 	// schedule: OMB's publish delay; DelayHistogram holds them, encoded
-	// (measure.IntervalHistogram; "" when none).
+	// (a measure.Histogram; "" when none or not kept).
 	Delay          measure.WindowStats
 	DelayHistogram string
 	// LatencyHistogram holds the interval's latencies at the run
@@ -362,13 +362,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 		c.startNs = start.UnixNano()
 		c.ivHist, c.pubHist = ivHist, pubHist
 		c.pauses = pauses
-		if spec.Balance != nil {
-			c.pacer = load.NewBalancedPacer(spec.Balance, start)
-			c.balance = spec.Balance
-		}
-		if !c.pacer.Unlimited() && !c.closed {
-			c.delays = newSendDelays(delayHist)
-		}
+		c.onSchedule(spec.Balance, start, delayHist)
 	}
 	stopBalance := func() {}
 	if spec.Balance != nil {

@@ -3,6 +3,7 @@ package workload
 import (
 	"time"
 
+	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/measure"
 )
 
@@ -58,4 +59,17 @@ func mergeDelays(into **measure.Histogram, h *measure.Histogram) {
 		*into = measure.NewHistogram()
 	}
 	(*into).Merge(h)
+}
+
+// onSchedule sets a client started at start on a balanced-rate search's
+// schedule (b, when set), and measures its send delays when it has a
+// schedule at all (delayHist: the workload's, nil when its intervals keep
+// no histograms).
+func (c *producerClient) onSchedule(b *load.Balance, start time.Time, delayHist *intervalHist) {
+	if b != nil {
+		c.pacer, c.balance = load.NewBalancedPacer(b, start), b
+	}
+	if !c.pacer.Unlimited() && !c.closed {
+		c.delays = newSendDelays(delayHist)
+	}
 }
