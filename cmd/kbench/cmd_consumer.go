@@ -138,7 +138,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      compat.ConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "consumers", Kind: runner.Consume, Consumer: &spec}},
+		Workloads: []runner.Workload{{Name: "consumers", Spec: workload.Consume{Spec: spec}}},
 		OnStart: func([]kadmin.TopicInfo) {
 			// Only once the consumers run: a missing topic or broker fails
 			// before the header, as nothing ran.

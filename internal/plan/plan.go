@@ -335,7 +335,7 @@ func (w *Workload) estimate() (time.Duration, bool) {
 			wd = min(wd, w.Duration)
 		}
 		return wd, true
-	case w.Type == Consume:
+	case !w.Sends():
 		return 0, true // ends with the producers, or on its own stop condition
 	}
 	return 0, false

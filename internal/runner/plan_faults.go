@@ -13,6 +13,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/verify"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // Bounds of the steps after a repeat with faults.
@@ -75,25 +76,24 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 	var tr []*tracked
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
-		if w.Kind != Produce || w.Producer == nil {
-			continue
+		ts, ok := w.Spec.(workload.Tracked)
+		if !ok {
+			continue // verification follows the records of specs that can be tracked
 		}
 		v := i < len(ck.verify) && ck.verify[i]
 		if !v && len(ck.faults) == 0 {
 			continue
 		}
-		t := &tracked{index: i, topic: w.Producer.Topic, ledger: verify.New(v), verify: v}
-		spec := *w.Producer
-		spec.Tracker = t.ledger.Tracker
-		w.Producer = &spec
+		t := &tracked{index: i, topic: ts.Producer().Topic, ledger: verify.New(v), verify: v}
+		w.Spec = ts.Track(t.ledger.Tracker)
 		tr = append(tr, t)
 	}
 	sent := newSendEnd()
 	if len(ck.faults) > 0 {
 		for i := range sc.Workloads {
-			if w := &sc.Workloads[i]; w.Producer != nil {
-				spec := sent.add(*w.Producer)
-				w.Producer = &spec
+			w := &sc.Workloads[i]
+			if p, ok := w.Spec.(workload.Producing); ok {
+				w.Spec = p.WithProducer(sent.add(p.Producer()))
 			}
 		}
 	}

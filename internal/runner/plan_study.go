@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // StatusRunning marks a plan's result.json written between repeats.
@@ -241,9 +242,11 @@ const (
 
 // planBounds sets what a plan bounds in its scenario's workloads.
 func planBounds(sc *Scenario) {
-	for _, w := range sc.Workloads {
-		if w.Producer != nil && w.Producer.FlushTimeout == 0 {
-			w.Producer.FlushTimeout = planFlushTimeout
+	for i, w := range sc.Workloads {
+		if p, ok := w.Spec.(workload.Producing); ok && p.Producer().FlushTimeout == 0 {
+			spec := p.Producer()
+			spec.FlushTimeout = planFlushTimeout
+			sc.Workloads[i].Spec = p.WithProducer(spec)
 		}
 	}
 }

@@ -202,10 +202,11 @@ func reseeded(sc Scenario, repeat int) Scenario {
 	out.Workloads = append([]Workload(nil), sc.Workloads...)
 	for i := range out.Workloads {
 		w := &out.Workloads[i]
-		if w.Producer == nil {
+		p, ok := w.Spec.(workload.Producing)
+		if !ok {
 			continue
 		}
-		spec := *w.Producer
+		spec := p.Producer()
 		spec.Values = spec.Values.Clone(x)
 		if spec.Keys != nil {
 			spec.Keys = spec.Keys.Clone(x)
@@ -217,47 +218,20 @@ func reseeded(sc Scenario, repeat int) Scenario {
 		for k := range spec.HeaderSources {
 			spec.HeaderSources[k].Values = spec.HeaderSources[k].Values.Clone(x)
 		}
-		w.Producer = &spec
+		w.Spec = p.WithProducer(spec)
 	}
 	return withBalance(out)
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
-	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
-	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, settings, err := producerSpec(p, w, messageSeed(b.seed, w, index), props, b)
-		if err != nil {
-			return rw, err
-		}
-		rw.Producer, rw.Settings = spec, settings
+	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
+	build, ok := kinds()[w.Type]
+	if !ok {
+		return rw, fmt.Errorf("workload %q: type %q has no engine", w.Name, w.Type)
 	}
-	if rw.Kind == Consume || rw.Kind == EndToEnd {
-		if rw.Kind == EndToEnd {
-			// Its properties are the producer's; its reader takes the
-			// cluster's only.
-			props = clientProps(p.Cluster.Properties, nil, bootstrap)
-		}
-		spec, settings, err := consumerSpec(w, props, b)
-		if err != nil {
-			return rw, err
-		}
-		rw.Consumer = spec
-		if rw.Settings == nil {
-			rw.Settings = settings
-		}
-	}
-	// OMB's result reads each period's percentiles from the intervals'
-	// histograms; other plans' intervals keep none (about 1.5 KB each).
-	if p.OMB != nil {
-		if rw.Producer != nil {
-			rw.Producer.IntervalHistograms = true
-		}
-		if rw.Consumer != nil {
-			rw.Consumer.IntervalHistograms = true
-		}
-	}
-	return rw, nil
+	var err error
+	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
+	return rw, err
 }
 
 // clientProps orders the properties as Java would apply them: the cluster's
@@ -445,7 +419,11 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		return nil, nil, err
 	}
 	cc, opts := parsed.cc, parsed.opts[:len(parsed.opts):len(parsed.opts)] // shared: an append copies
-	if w.Type == plan.Consume {
+	// A workload that only reads warns of its properties; the reader of
+	// one that writes (end-to-end) takes the cluster's only, whose
+	// warnings its producer gives.
+	readerOnly := !w.Sends()
+	if readerOnly {
 		b.warn(w.Name, parsed.warns)
 	}
 	clientID := func(i int) string {
@@ -465,9 +443,9 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID(i)))
 		},
 		Latency: true,
-		Lag:     w.Type == plan.Consume,
+		Lag:     readerOnly,
 	}
-	if w.Type == plan.Consume {
+	if readerOnly {
 		spec.Records = w.Records
 		spec.Duration = w.Duration
 		spec.IdleTimeout = w.Timeout
@@ -561,7 +539,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 	x := payload.Mix(h.Sum64(), 1) // as reseeded for repeat 1
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
-		if (name != "" && w.Name != name) || w.Type == plan.Consume {
+		if (name != "" && w.Name != name) || !w.Sends() {
 			continue
 		}
 		seed := messageSeed(runSeed, w, i)

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// tick is a test-only workload kind: it needs no broker. Prepare makes it
+// ready, Start writes N counted records on the epoch (Env.Written), and
+// Wait returns a publish section. It proves that a new kind runs through
+// the runner with no change to the runner.
+type tick struct {
+	n       int64
+	started *atomic.Int64 // when Start ran, in ns since the epoch
+	late    *atomic.Bool  // whether the runner said it started late
+}
+
+func (tick) Kind() string { return "tick" }
+func (t tick) Engine() workload.Engine {
+	return &tickEngine{spec: t, ready: make(chan struct{}), sent: make(chan struct{})}
+}
+
+type tickEngine struct {
+	spec  tick
+	ready chan struct{}
+	sent  chan struct{}
+	acked int64
+	epoch time.Time
+}
+
+func (e *tickEngine) Prepare(_ context.Context, env workload.Env) error {
+	if e.spec.late != nil {
+		e.spec.late.Store(env.Late)
+	}
+	close(e.ready)
+	return nil
+}
+
+func (e *tickEngine) Ready() <-chan struct{} { return e.ready }
+func (e *tickEngine) Sent() <-chan struct{}  { return e.sent }
+
+func (e *tickEngine) Start(_ context.Context, env workload.Env) error {
+	e.epoch = env.Epoch
+	if e.spec.started != nil {
+		e.spec.started.Store(int64(time.Since(env.Epoch)))
+	}
+	for range e.spec.n {
+		e.acked++
+		env.Written.Add(100) // a record of 100 bytes
+	}
+	close(e.sent)
+	return nil
+}
+
+func (e *tickEngine) Wait() (workload.Measured, error) {
+	select {
+	case <-e.sent:
+	default:
+		return workload.Measured{}, nil // never started
+	}
+	return workload.Measured{Publish: &workload.ProducerResult{Start: e.epoch, Acked: e.acked}}, nil
+}
+
+func (e *tickEngine) Stop() {}
+
+func TestRunANewKind(t *testing.T) {
+	t.Parallel()
+	out, err := Run(context.Background(), Scenario{Name: "ticks", Workloads: []Workload{
+		{Name: "a", Spec: tick{n: 1000}},
+		{Name: "b", Spec: tick{n: 5}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{1000, 5} {
+		o := out.Workloads[i]
+		if o.Kind != "tick" || o.Producer == nil || o.Producer.Acked != want {
+			t.Errorf("workload %s: kind %q, publish %+v; want tick with %d records", o.Name, o.Kind, o.Producer, want)
+		}
+	}
+}
+
+// TestRunANewKindLate: a late engine of a new kind is prepared and started
+// once the workload it waits for has ended, and the backlog it waits for
+// counts what the earlier one wrote.
+func TestRunANewKindLate(t *testing.T) {
+	t.Parallel()
+	started, late := new(atomic.Int64), new(atomic.Bool)
+	out, err := Run(context.Background(), Scenario{Name: "ticks", Workloads: []Workload{
+		{Name: "first", Spec: tick{n: 100}},
+		{Name: "then", Spec: tick{n: 7, started: started, late: late}, AfterWorkload: "first", Backlog: 100 * 100},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := out.Workloads[1]; !o.Late || o.Producer == nil || o.Producer.Acked != 7 {
+		t.Fatalf("late workload: %+v, want 7 records, late", o)
+	}
+	if started.Load() <= 0 || !late.Load() {
+		t.Errorf("the late workload was started %v after the epoch, told late: %v", time.Duration(started.Load()), late.Load())
+	}
+}
