@@ -96,10 +96,10 @@ type WorkloadOutcome struct {
 	Name string
 	Kind string // the spec's (workload.Spec.Kind)
 	// What it measured, by section (workload.Measured).
-	Producer *workload.ProducerResult
-	Consumer *workload.ConsumerResult
-	EndToEnd *workload.ConsumerResult
-	Probe    *workload.E2EResult
+	Producer   *workload.ProducerResult
+	Consumer   *workload.ConsumerResult
+	EndToEnd   *workload.ConsumerResult
+	Probe      *workload.E2EResult
 	Settings   map[string]string
 	StartAfter time.Duration
 	Backlog    int64
