@@ -314,7 +314,7 @@ func lastProp(props []kafkaconf.Prop, key string) (kafkaconf.Prop, bool) {
 
 func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult,
 	cpu time.Duration, started time.Time, runErr error) (*result.Document, error) {
-	cons, e2e, err := res.Summary(cpu)
+	cons, e2e, err := runner.ConsumerSummary(res, cpu)
 	if err != nil {
 		return nil, err
 	}

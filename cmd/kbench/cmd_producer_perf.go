@@ -213,7 +213,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		e2eLat, err = printE2E(st.stdout, out.Workloads[0].EndToEnd, res.Acked)
 		runErr = errors.Join(runErr, err)
 	}
-	summary, err := res.Summary(pa.Throughput, cpu)
+	summary, err := runner.ProducerSummary(res, pa.Throughput, cpu)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}

@@ -18,7 +18,7 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 	}
 	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
 	if w.Producer != nil {
-		p, err := w.Producer.Summary(0, 0)
+		p, err := ProducerSummary(w.Producer, 0, 0)
 		errs = append(errs, err)
 		rw.Producer = p
 		if w.Producer.Failed > 0 {
@@ -27,12 +27,12 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		rw.Generator = generatorOf(out, w.Producer)
 	}
 	if w.EndToEnd != nil {
-		_, lat, err := w.EndToEnd.Summary(0)
+		_, lat, err := ConsumerSummary(w.EndToEnd, 0)
 		errs = append(errs, err)
 		rw.EndToEnd = lat
 	}
 	if w.Consumer != nil {
-		c, lat, err := w.Consumer.Summary(0)
+		c, lat, err := ConsumerSummary(w.Consumer, 0)
 		errs = append(errs, err)
 		rw.Consumer = c
 		if lat != nil && w.Consumer.FromHeader > 0 {
