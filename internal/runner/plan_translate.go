@@ -273,35 +273,12 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	values, err := valuesOf(p, w, seed)
+	src, err := recordSourcesOf(p, w, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, userr.New(err)
 	}
-	var keys *payload.Keys
-	keySize := 0
-	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
-			return nil, nil, userr.Errorf("message.key: %v", err)
-		}
-		keySize = keys.MaxSize()
-	}
-	var keySrc payload.Source
-	if t := w.Message.KeyTemplate; t != nil {
-		if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
-			return nil, nil, userr.Errorf("message.key.template: %v", err)
-		}
-		keySize = keySrc.MaxSize()
-	}
-	var headerSrcs []workload.HeaderSource
-	for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
-		if err != nil {
-			return nil, nil, userr.Errorf("message.headers.%s: %v", name, err)
-		}
-		headerSrcs = append(headerSrcs, workload.HeaderSource{Key: name, Values: src})
-		keySize += len(name) + src.MaxSize()
-	}
-	opts, err := pc.Opts(values.MaxSize() + keySize)
+	values := src.values
+	opts, err := pc.Opts(src.maxSize())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -315,14 +292,14 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		Rate:           w.Rate,
 		VUs:            w.VUs,
 		Stages:         w.Stages,
-		Headers:        headersOf(w.Message.Headers),
-		KeySource:      keySrc,
-		HeaderSources:  headerSrcs,
+		Headers:        src.headers,
+		KeySource:      src.keySrc,
+		HeaderSources:  src.headerSrcs,
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stallOf(w.Name),
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
-		Keys:           keys,
+		Keys:           src.keys,
 		StampSent:      w.SendTimeHeader,
 		// Each repeat gets a Balance of its own (withBalance); this one
 		// marks the workload.
@@ -542,35 +519,12 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		if (name != "" && w.Name != name) || !w.Sends() {
 			continue
 		}
-		seed := messageSeed(runSeed, w, i)
-		values, err := valuesOf(p, w, seed)
+		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
-		values = values.Clone(x).Clone(1)
-		var keySrc payload.Source
-		if t := w.Message.KeyTemplate; t != nil {
-			if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.key.template: %w", w.Name, err)
-			}
-			keySrc = keySrc.Clone(x).Clone(1)
-		}
-		var keys *payload.Keys
-		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
-			}
-			keys = keys.Clone(x).Clone(1)
-		}
-		var hsrc []workload.HeaderSource
-		for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
-			if err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.headers.%s: %w", w.Name, name, err)
-			}
-			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src.Clone(x).Clone(1)})
-		}
-		static := headersOf(w.Message.Headers)
+		src = src.clone(x).clone(1) // as the first client of the first repeat
+		values, keys, keySrc, hsrc, static := src.values, src.keys, src.keySrc, src.headerSrcs, src.headers
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
 			r := PreviewRecord{Value: values.Value(int64(j))}
