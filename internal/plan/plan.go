@@ -164,6 +164,9 @@ type Topic struct {
 // Workload is one workload of a scenario.
 type Workload struct {
 	Name, Type, Topic string
+	// typeRule is what its type does, as the plan was read (a type added
+	// with WithType); nil: the built-in type's.
+	typeRule *TypeRule
 	Clients           int
 	Group             string
 	Properties        map[string]string

@@ -31,6 +31,9 @@ type PlanOptions struct {
 	StartLocal func(ctx context.Context, local plan.Local) (*LocalCluster, error)
 	// Named opens the running local cluster the plan names (cluster.name).
 	Named func(ctx context.Context, cl plan.Cluster) (*LocalCluster, error)
+	// kinds are the workload kinds the plan may use; nil: kinds(). Tests
+	// add their own.
+	kinds map[string]kindBuilder
 	// Observer, if set, follows the run live.
 	Observer observe.Observer
 	// OnRepeat, if set, is called after every repeat with the document so
@@ -82,7 +85,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
+	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds}
 	var stallMu sync.Mutex
 	var stallSaid time.Time
 	b.stall = func(name string, s measure.Stall) {

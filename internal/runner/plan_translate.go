@@ -31,6 +31,7 @@ type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
 	seed     uint64
+	kinds    map[string]kindBuilder // nil: kinds()
 	stall    func(workload string, s measure.Stall)
 	observer observe.Observer
 	abort    context.Context // PlanOptions.Abort
@@ -225,7 +226,11 @@ func reseeded(sc Scenario, repeat int) Scenario {
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
 	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
-	build, ok := kinds()[w.Type]
+	reg := b.kinds
+	if reg == nil {
+		reg = kinds()
+	}
+	build, ok := reg[w.Type]
 	if !ok {
 		return rw, fmt.Errorf("workload %q: type %q has no engine", w.Name, w.Type)
 	}
