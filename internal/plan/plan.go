@@ -166,12 +166,12 @@ type Workload struct {
 	Name, Type, Topic string
 	// typeRule is what its type does, as the plan was read (a type added
 	// with WithType); nil: the built-in type's.
-	typeRule *TypeRule
-	Clients           int
-	Group             string
-	Properties        map[string]string
-	Message           Message
-	Rate              float64 // records/s in total; 0 is unlimited
+	typeRule   *TypeRule
+	Clients    int
+	Group      string
+	Properties map[string]string
+	Message    Message
+	Rate       float64 // records/s in total; 0 is unlimited
 	// MaxRate, with rate: max, searches for the highest rate that keeps
 	// the SLO; each probe lasts Duration.
 	MaxRate *MaxRate
