@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/faults/timeline"
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
@@ -97,7 +98,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 			}
 		}
 	}
-	var tl *faults.Timeline
+	var tl *timeline.Timeline
 	var startErr error
 	var start time.Time
 	var ending sync.WaitGroup
@@ -126,7 +127,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 				names = append(names, ti.Name)
 			}
 			var err error
-			tl, err = faults.Start(ctx, faults.Config{Faults: ck.faults, Actor: ck.actor, Admin: sc.Admin, Topics: names, Logf: ck.logf}, start)
+			tl, err = timeline.Start(ctx, timeline.Config{Faults: ck.faults, Actor: ck.actor, Admin: sc.Admin, Topics: names, Logf: ck.logf}, start)
 			if err != nil {
 				startErr = err
 			}
@@ -155,7 +156,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 	end := time.Since(start)
 
 	// Faults first: brokers must be back before the topic is read.
-	var frs []faults.Result
+	var frs []timeline.Result
 	if tl != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
 		frs = tl.Finish(hctx)
@@ -169,7 +170,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		}
 	}
 	for _, f := range rep.Faults {
-		if f.Status == faults.StatusFailed && rep.Error == "" {
+		if f.Status == timeline.StatusFailed && rep.Error == "" {
 			rep.Status = result.StatusFailed
 			rep.Error = fmt.Sprintf("fault %s: %s", faultLabel(f), f.Error)
 		}
@@ -279,7 +280,7 @@ func verificationProblem(v result.Verification) string {
 // faultResults converts the timeline's results and gives each fault the
 // acknowledgement gaps that began around it: a gap belongs to the first
 // fault that happened during it.
-func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []result.Fault {
+func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []result.Fault {
 	out := make([]result.Fault, len(frs))
 	order := make([]int, len(frs))
 	for i, f := range frs {
@@ -306,7 +307,7 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 		for _, g := range t.ledger.Gaps(end) {
 			for _, i := range order {
 				f := frs[i]
-				if f.Status != faults.StatusDone || !f.Away {
+				if f.Status != timeline.StatusDone || !f.Away {
 					continue
 				}
 				if f.At+gapSlack < g.From || f.At > g.To {
@@ -322,8 +323,8 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 
 // happened reports whether a fault's time came (done or failed), so that
 // its time means something.
-func happened(f faults.Result) bool {
-	return f.Status == faults.StatusDone || f.Status == faults.StatusFailed
+func happened(f timeline.Result) bool {
+	return f.Status == timeline.StatusDone || f.Status == timeline.StatusFailed
 }
 
 func addGap(f *result.Fault, topic string, g verify.Gap) {
