@@ -478,6 +478,12 @@ func waitReady(ctx context.Context, runs []*running) error {
 	return nil
 }
 
+// consEnd is what the consumers' Wait returned.
+type consEnd struct {
+	res *workload.ConsumerResult
+	err error
+}
+
 // finish waits for the workload to end; abort stops consumers at once
 // (a workload of the scenario failed to start).
 func (r *running) finish(abort bool) {
@@ -486,11 +492,16 @@ func (r *running) finish(abort bool) {
 		<-r.late // started (or given up) before it can be waited for
 	}
 	errs := []error{r.err} // a late start's failure
+	var consEnded chan consEnd
 	if r.cons != nil {
-		// Wait for the consumers from now on (Wait may be called again
-		// below): after Ctrl-C they close while the producers drain, not
-		// after them.
-		go r.cons.Wait()
+		// Wait for the consumers from now on: after Ctrl-C they close
+		// while the producers drain, not after them. Joined below, where
+		// its result is the consumers'.
+		consEnded = make(chan consEnd, 1)
+		go func() {
+			res, err := r.cons.Wait()
+			consEnded <- consEnd{res, err}
+		}()
 	}
 	if r.probeDone != nil {
 		<-r.probeDone
@@ -513,9 +524,10 @@ func (r *running) finish(abort bool) {
 			t := time.AfterFunc(drainTimeout, r.cons.Stop)
 			defer t.Stop()
 		}
-		res, err := r.cons.Wait()
+		end := <-consEnded
+		res := end.res
 		r.consRes = res
-		errs = append(errs, err)
+		errs = append(errs, end.err)
 		if r.w.Kind == Consume && res != nil && r.w.Consumer.Records > 0 && res.Records < r.w.Consumer.Records && res.Reason == workload.StopIdle {
 			// Stopped by the idle timeout short of its records: the run did
 			// not measure what was asked (a rebalance, or a slow producer).
