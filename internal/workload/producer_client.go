@@ -173,7 +173,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if spec.Tracker != nil {
 		c.tracker = spec.Tracker(i)
 	}
-	cl, err := kgo.NewClient(append(spec.ClientOpts(i), kgo.WithHooks(&c.conn))...)
+	cl, err := newClient(spec.ClientOpts(i), kgo.WithHooks(&c.conn))
 	if err != nil {
 		return nil, fmt.Errorf("producer client %d: %w", i, err)
 	}
