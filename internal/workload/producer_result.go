@@ -88,7 +88,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 	// No steady record acknowledged (interrupted during warm-up, or a
 	// duration shorter than it): no steady state to report.
 	if r.Steady != nil && !r.Steady.Start.IsZero() {
-		st, err := producerSummary(r.Sending(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
+		st, err := producerSummary(r.SteadySending(), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
 		if err != nil {
 			return nil, err
 		}
@@ -99,6 +99,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 		}
 		at := r.Steady.Start.UTC()
 		st.StartedAt = &at
+		st.WarmupAckLagMs = float64(r.Steady.AckLag.Microseconds()) / 1000
 		out.SteadyState = st
 	}
 	return out, nil
