@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
@@ -359,6 +360,15 @@ func Write(path string, doc *Document) error {
 		return fmt.Errorf("encode result: %w", err)
 	}
 	b = append(b, '\n')
+	// In test binaries every document written is checked, so that the
+	// integration suite holds issue 33's rule (no percentile outside its
+	// exact bounds) in every result.json it writes, without each test
+	// calling CheckPercentiles.
+	if testing.Testing() {
+		if err := CheckPercentiles(doc); err != nil {
+			return fmt.Errorf("write result %s: %w", path, err)
+		}
+	}
 	if err := outfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("write result %s: %w", path, err)
 	}
