@@ -330,9 +330,14 @@ type Aggregate struct {
 	FailedRepeats int   `json:"failed_repeats"`
 	Errors        int64 `json:"errors"`
 	// Unstable: records/s varied by more than UnstableCV between repeats.
-	Unstable         bool     `json:"unstable"`
-	GeneratorBound   bool     `json:"generator_bound"`
-	GeneratorReasons []string `json:"generator_reasons,omitempty"`
+	Unstable bool `json:"unstable"`
+	// ShortSteady: a producer's steady window was under
+	// ShortSteadySeconds in a counted repeat (ShortestSteadySeconds the
+	// shortest): its steady figures rest on too little time.
+	ShortSteady           bool     `json:"short_steady,omitempty"`
+	ShortestSteadySeconds float64  `json:"shortest_steady_seconds,omitempty"`
+	GeneratorBound        bool     `json:"generator_bound"`
+	GeneratorReasons      []string `json:"generator_reasons,omitempty"`
 	// Workloads are each workload's own figures, in the plan's order.
 	Workloads []WorkloadAggregate `json:"workloads,omitempty"`
 }

@@ -52,6 +52,9 @@ func (p *progress) end(rep result.Repeat) {
 		prod := w.Producer
 		if prod.SteadyState != nil {
 			prod, steady = prod.SteadyState, true
+			if d := prod.DurationSeconds; d > 0 && d < result.ShortSteadySeconds {
+				notes = append(notes, w.Name+": "+result.ShortSteadyAdvice(d))
+			}
 			if lag := prod.WarmupAckLagMs; lag >= ackLagNoted.Seconds()*1000 {
 				notes = append(notes, fmt.Sprintf("%s: acknowledgements lagged: the warm-up's last came %.1f s after its send; steady state's rate counts from the send", w.Name, lag/1000))
 			}
