@@ -136,6 +136,10 @@ type Fault struct {
 	AtSeconds float64 `json:"at_seconds"`
 	// Time is when the action began (absent when it did not happen).
 	Time time.Time `json:"time,omitzero"`
+	// FiredAtSeconds is when the fault fired, before the metadata look-ups
+	// that resolve its target and the leaders it takes away; AtSeconds and
+	// Time are the action's own moment, after them.
+	FiredAtSeconds float64 `json:"fired_at_seconds,omitempty"`
 	// ActionMs is how long the action took (a restart waits until the
 	// broker has joined again).
 	ActionMs float64 `json:"action_ms"`
