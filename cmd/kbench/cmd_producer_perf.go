@@ -257,7 +257,7 @@ func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
 	}
 	line(res.Acked, res.Bytes, res.End.Sub(res.Start), res.Latency, false)
 	if res.Steady != nil && !res.Steady.Start.IsZero() {
-		line(res.Steady.Acked, res.Steady.Bytes, res.End.Sub(res.Steady.Start), res.Steady.Latency, true)
+		line(res.Steady.Acked, res.Steady.Bytes, res.Steady.End.Sub(res.Steady.Start), res.Steady.Latency, true)
 	}
 }
 

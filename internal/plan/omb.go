@@ -27,6 +27,10 @@ type OMB struct {
 	YAML   []byte
 	Fields []OMBField
 	Notes  []string
+	// Warnings are what the files hold that OMB ignores (unknown fields,
+	// with a did-you-mean), each with file:line; Plan.Warnings has them
+	// too, so a run says them.
+	Warnings []string
 }
 
 // OMBField is one OMB field, its value and what it became.
@@ -125,7 +129,12 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	// workload), relative to the folder kbench runs in.
 	p.Dir = ""
 	p.OMB = t.source()
-	return &OMB{Plan: p, YAML: p.Redacted(), Fields: t.sortedFields(), Notes: t.notes}, nil
+	var warnings []string
+	for _, w := range append(wc.warnings, dc.warnings...) {
+		warnings = append(warnings, w.String())
+	}
+	p.warnings = append(warnings, p.warnings...)
+	return &OMB{Plan: p, YAML: p.Redacted(), Fields: t.sortedFields(), Notes: t.notes, Warnings: warnings}, nil
 }
 
 // ombFile reads and parses an OMB YAML file.

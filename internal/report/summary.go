@@ -268,6 +268,9 @@ func summarize(doc *result.Document) (*summary, error) {
 		sum.Rows = append(sum.Rows, row)
 	}
 	for _, sc := range run.Scenarios {
+		if a := sc.Aggregate; a != nil && a.ShortSteady {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("Warning (%s): %s.", sc.Name, result.ShortSteadyAdvice(a.ShortestSteadySeconds)))
+		}
 		for _, rep := range sc.Repeats {
 			for _, w := range rep.Workloads {
 				if c := w.CatchUp; c != nil {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
@@ -134,10 +135,17 @@ type Producer struct {
 	// from outside by bench/soak.sh).
 	FirstSendAt *time.Time `json:"first_send_at,omitempty"`
 	FirstAckAt  *time.Time `json:"first_ack_at,omitempty"`
-	// StartedAt, in steady_state only, is when steady state began: the
-	// acknowledgement of the warm-up's last record, or the end of the
-	// warm-up time. Its figures count the records acknowledged after it.
+	// StartedAt, in steady_state only, is when its window began: the send
+	// (intended send at a fixed rate) of the warm-up's last record. Its
+	// figures count the records completing after the warm-up's last one
+	// (or after the warm-up time), its rates over the window from here to
+	// the end, so at a fixed rate they never exceed the rate offered.
 	StartedAt *time.Time `json:"started_at,omitempty"`
+	// WarmupAckLagMs, in steady_state only, is how long after StartedAt
+	// the warm-up ended on the acknowledgement timeline (its last record
+	// acknowledged, or the warm-up time passed): the acknowledgements
+	// lagged the sends by that much.
+	WarmupAckLagMs float64 `json:"warmup_ack_lag_ms,omitempty"`
 	// Transactions is what a transactional producer's commits did.
 	Transactions *Transactions `json:"transactions,omitempty"`
 	// Plateaus are a ramp of virtual users' stretches of a constant
@@ -352,6 +360,15 @@ func Write(path string, doc *Document) error {
 		return fmt.Errorf("encode result: %w", err)
 	}
 	b = append(b, '\n')
+	// In test binaries every document written is checked, so that the
+	// integration suite holds issue 33's rule (no percentile outside its
+	// exact bounds) in every result.json it writes, without each test
+	// calling CheckPercentiles.
+	if testing.Testing() {
+		if err := CheckPercentiles(doc); err != nil {
+			return fmt.Errorf("write result %s: %w", path, err)
+		}
+	}
 	if err := outfile.Write(path, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 		return fmt.Errorf("write result %s: %w", path, err)
 	}

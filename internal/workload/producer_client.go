@@ -132,7 +132,11 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	lastAck        time.Duration // when the last record was acknowledged, since the start
+	// steadyFirstDue and steadyLastDue are the earliest and latest
+	// intended sends of the steady records (-1: none), for the steady
+	// window (warmup.steadyWindow).
+	steadyFirstDue, steadyLastDue time.Duration
+	lastAck                       time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -166,6 +170,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		steadyHist:  measure.NewHistogram(),
 		seenErr:     map[string]bool{},
 	}
+	c.steadyFirstDue = -1 // none yet
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
@@ -320,7 +325,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 		if late > c.behindMax {
 			c.behindMax = late
 		}
-		sl.late = max(late, 0)
+		sl.late = late // negative when sent early: the promise recovers due from it
 		sl.sent = min(sl.sent, due)
 	}
 	if c.stamp {
@@ -436,7 +441,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		}
 		c.failed++
 		if c.warm != nil {
-			c.warm.steady(time.Since(c.start)) // a failed record completes the warm-up too
+			c.warm.steady(time.Since(c.start), sl.due()) // a failed record completes the warm-up too
 		}
 		kind := errorKind(err)
 		c.errs.Add(kind)
@@ -464,15 +469,20 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.plateaus != nil {
 		c.plateaus.add(sl.sent, size, lat)
 	}
-	steady := c.warm != nil && c.warm.steady(now)
+	steady := c.warm != nil && c.warm.steady(now, sl.due())
 	if steady {
+		due := sl.due()
+		if c.steadyFirstDue < 0 || due < c.steadyFirstDue {
+			c.steadyFirstDue = due
+		}
+		c.steadyLastDue = max(c.steadyLastDue, due)
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
 	}
 	if c.delays != nil {
-		c.delays.add(sl.late, steady)
+		c.delays.add(max(sl.late, 0), steady)
 	}
 	if c.pending.Count >= publishEvery || now-c.published >= publishAfter {
 		c.publish(now)
