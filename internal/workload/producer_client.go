@@ -97,8 +97,10 @@ type producerClient struct {
 	// drainMax bounds every flush and transaction commit: the delivery
 	// timeout plus drainMargin, after which franz-go has failed every
 	// record it could not deliver.
-	drainMax  time.Duration
-	completed atomic.Int64 // promise worker: records whose promise ran
+	drainMax time.Duration
+	// gate counts the promises that ran and keeps them off what the run
+	// reads once it has given up on them (producer_promises.go).
+	gate promiseGate
 	// ackedSeen is acked as of the last publish, for the stall watch.
 	ackedSeen atomic.Int64
 	// doneBytes is published from the promise worker's completedBytes at
@@ -110,9 +112,6 @@ type producerClient struct {
 	// measures it from outside.
 	firstSend atomic.Int64
 	firstAck  int64
-	// abandoned is set when the run stops waiting for this client's
-	// promises (see abandon).
-	abandoned atomic.Bool
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
@@ -218,6 +217,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 // (producer_end.go). ctx is the run's: sending stops with it.
 func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
+	c.gate.sent(c.produced)
 	c.sendEnd = time.Since(c.start)
 	if !c.pacer.Unlimited() && !c.closed {
 		c.behindEnd = max(c.sendEnd-c.shift-c.pacer.Due(c.produced), 0)
@@ -379,7 +379,7 @@ func (c *producerClient) produce(r *kgo.Record) {
 // records.
 func (c *producerClient) mayBeFull() bool {
 	if c.produced&63 == 0 {
-		c.seenDone, c.seenDoneBytes = c.completed.Load(), c.doneBytes.Load()
+		c.seenDone, c.seenDoneBytes = c.gate.completed(), c.doneBytes.Load()
 	}
 	return (c.maxBufRecords > 0 && c.produced-c.seenDone+1 >= c.maxBufRecords) ||
 		(c.maxBufBytes > 0 && c.sentBytes-c.seenDoneBytes+c.largest > c.maxBufBytes)
@@ -411,15 +411,23 @@ const (
 )
 
 // promise completes one record; franz-go calls it serially per client.
+// Past the gate it counts the record, unless the run has given up on the
+// client and read its results (abandon).
 func (c *producerClient) promise(r *kgo.Record, err error) {
-	defer c.completed.Add(1) // last: waitPromises relies on it
 	sl := slotOf(r)
-	if done := sl.done; done != nil {
-		defer func() { done <- struct{}{} }() // a virtual user waits for it
+	done := sl.done // read first: complete may hand the slot on
+	entered := c.gate.enter()
+	if entered {
+		c.complete(r, sl, err)
 	}
-	if c.abandoned.Load() {
-		return // the run has given up on this client and read its results
+	if done != nil {
+		done <- struct{}{} // a virtual user waits for it
 	}
+	c.gate.leave(entered) // last: waitPromises relies on it
+}
+
+// complete counts one record's outcome: the promise worker's own fields.
+func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 	if c.tracker != nil {
 		c.tracker.Done(r, sl.seq, err)
 	}
@@ -512,30 +520,6 @@ func (c *producerClient) publish(now time.Duration) {
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
 	c.published = now
 	c.doneBytes.Store(c.completedBytes)
-}
-
-// waitPromises waits, until deadline at most, for every record handed to
-// franz-go to have had its promise called: after an interrupted flush,
-// Close fails the remaining records asynchronously. It reports whether all
-// completed; after it returns true, the promise worker's fields are safe to
-// read.
-func (c *producerClient) waitPromises(deadline time.Time) bool {
-	for c.completed.Load() < c.produced {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return true
-}
-
-// abandon makes the promise worker leave the client's results alone, so
-// that the run can report them while promises are still outstanding. A
-// promise already past its check finishes in microseconds: the pause lets
-// it.
-func (c *producerClient) abandon() {
-	c.abandoned.Store(true)
-	time.Sleep(20 * time.Millisecond)
 }
 
 // errorKind names an error for counting: the Kafka error code name when
