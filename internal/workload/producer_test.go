@@ -362,7 +362,10 @@ func TestRunProducerNoSteadyRecord(t *testing.T) {
 // TestRunProducerSeriesCountsEveryRecord: regression: the interval series
 // dropped warm-up records acknowledged after steady state began, and the
 // series changed meaning at the switch. Every record is in exactly one
-// interval, steady ones flagged, intervals aligned on the epoch.
+// interval, steady ones flagged. Counts only: the intervals' alignment on
+// the epoch and their widths are TestReportersAlignIntervalsOnTheEpoch's,
+// on a synctest clock (checked here against wall time, a 35 ms bound
+// failed on a loaded machine).
 func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	t.Parallel()
 	seeds := fakeCluster(t, "t", 2)
@@ -377,25 +380,17 @@ func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum int64
+	var sum, sumEmitted int64
 	steady := false
-	for i, iv := range res.Intervals {
+	for _, iv := range res.Intervals {
 		sum += iv.Count
 		steady = steady || iv.Steady
-		if i > 0 && !iv.Final && (iv.Length < 40*time.Millisecond || iv.Length > 60*time.Millisecond) {
-			t.Errorf("interval %d is %v wide, want the fixed 50ms", i, iv.Length)
-		}
 	}
-	if sum != res.Acked || !steady {
-		t.Fatalf("series counts %d records of %d acknowledged (steady flagged: %v)", sum, res.Acked, steady)
+	for _, iv := range emitted {
+		sumEmitted += iv.Count
 	}
-	// The first interval ends on the epoch's grid: 50ms - 30ms after the
-	// start. Too short for a rate of its own, the series folds it into the
-	// next.
-	if first := emitted[0]; first.Length > 35*time.Millisecond {
-		t.Errorf("first interval %v: not aligned on the epoch", first.Length)
-	} else if first.Length < 25*time.Millisecond && (!first.Folded || res.Intervals[0].Length < 25*time.Millisecond) {
-		t.Errorf("first interval %v (%v in the series): shorter than half an interval, not folded", first.Length, res.Intervals[0].Length)
+	if sum != res.Acked || sumEmitted != res.Acked || !steady {
+		t.Fatalf("series counts %d records (%d given to OnSeries) of %d acknowledged (steady flagged: %v)", sum, sumEmitted, res.Acked, steady)
 	}
 }
 
