@@ -153,7 +153,6 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		vus:         int(share(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
 		plateaus:    newPlateaus(spec.VURamp),
-		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
 		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
 		onError:     spec.OnError,
@@ -178,22 +177,9 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	}
 	c.cl = cl
 	c.promiseFn = c.promise
-	if len(spec.Stages) > 0 {
-		share := make([]load.Stage, len(spec.Stages))
-		for k, st := range spec.Stages {
-			share[k] = load.Stage{Duration: st.Duration, Rate: st.Rate / float64(spec.Clients)}
-		}
-		if c.pacer, err = load.NewStagedPacer(share); err != nil {
-			cl.Close()
-			return nil, fmt.Errorf("producer: %w", err)
-		}
-	}
-	c.dueCap = -1
-	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
-		c.sendFor = spec.Duration
-		if len(spec.Stages) == 0 {
-			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
-		}
+	if err := c.schedule(spec, i); err != nil {
+		cl.Close()
+		return nil, err
 	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
 		c.maxBufRecords = v
@@ -210,6 +196,30 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		c.drainMax = v + drainMargin
 	}
 	return c, nil
+}
+
+// schedule sets client i's pacer, its share of the rate or stages, and
+// in a timed run the records due before the end (sendFor, dueCap).
+func (c *producerClient) schedule(spec ProducerSpec, i int) error {
+	c.pacer = load.NewPacer(spec.Rate / float64(spec.Clients))
+	if len(spec.Stages) > 0 {
+		share := make([]load.Stage, len(spec.Stages))
+		for k, st := range spec.Stages {
+			share[k] = load.Stage{Duration: st.Duration, Rate: st.Rate / float64(spec.Clients)}
+		}
+		var err error
+		if c.pacer, err = load.NewStagedPacer(share); err != nil {
+			return fmt.Errorf("producer: %w", err)
+		}
+	}
+	c.dueCap = -1
+	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
+		c.sendFor = spec.Duration
+		if len(spec.Stages) == 0 {
+			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
+		}
+	}
+	return nil
 }
 
 // run sends this client's records until its share is done or sendCtx
