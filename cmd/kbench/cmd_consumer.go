@@ -121,7 +121,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 		spec.Regex = ca.Include
 	}
 	if ca.ShowDetailedStats {
-		spec.OnInterval = func(iv workload.ConsumerInterval) {
+		spec.OnInterval = func(iv measure.ConsumerInterval) {
 			if !iv.Final { // the Apache tool prints a line only once an interval has passed
 				printConsumerProgress(st.stdout, ca.DateFormat, iv)
 			}
@@ -199,7 +199,7 @@ func shortRun(ca *compat.ConsumerArgs, res *workload.ConsumerResult) bool {
 	return ca.NumRecords == 0 || res.Records < ca.NumRecords
 }
 
-func printConsumerProgress(w io.Writer, df *compat.DateFormat, iv workload.ConsumerInterval) {
+func printConsumerProgress(w io.Writer, df *compat.DateFormat, iv measure.ConsumerInterval) {
 	compat.ConsumerProgressLine(w, df, compat.ConsumerProgress{
 		StartMs: iv.Start.UnixMilli(), EndMs: iv.End.UnixMilli(),
 		Bytes: iv.TotalBytes, LastBytes: iv.TotalBytes - iv.Bytes,

@@ -163,7 +163,7 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		ClientOpts:          producerClientOpts(opts, pc, metrics),
 		TransactionDuration: txEvery,
 		Interval:            pa.ReportingInterval,
-		OnInterval: func(iv workload.Interval) {
+		OnInterval: func(iv measure.Interval) {
 			if iv.Final {
 				return // the Apache tool prints only whole intervals
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/ombresult"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/plan"
@@ -123,7 +124,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(p.Redacted()); return err }); err != nil {
 		return fmt.Errorf("write the plan as run: %w", err)
 	}
-	var observers runner.Observers
+	var observers observe.Observers
 	if o.metricsAddr != "" {
 		exp := metrics.New(p.Name, version)
 		sctx, stopServing := context.WithCancel(context.WithoutCancel(ctx))

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
@@ -57,8 +58,8 @@ func checkJSONPath(path string) error {
 
 // stallPrinter says on stderr, as it happens, that no record is being
 // acknowledged (the Apache lines on stdout only show 0 records sent).
-func stallPrinter(w io.Writer) func(workload.Stall) {
-	return func(s workload.Stall) {
+func stallPrinter(w io.Writer) func(measure.Stall) {
+	return func(s measure.Stall) {
 		why := ""
 		if s.LastError != "" {
 			why = "; last error: " + s.LastError

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
-	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/observe"
 )
 
 // TestLivePlainRateOverItsWindow: regression: plain output (a CI log,
@@ -19,8 +18,8 @@ func TestLivePlainRateOverItsWindow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out lockedBuffer
 		v := newView(&out, false, 1, 1, PlainEvery)
-		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
-			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}}})
+		v.RepeatStarted(observe.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
+			Workloads: []observe.WorkloadInfo{{Name: "writer", Type: "produce", Sends: true}}})
 		// Intervals end half-way between the view's ticks (every second):
 		// an interval and a tick at one instant would run in either order.
 		time.Sleep(time.Second / 2)
@@ -32,7 +31,7 @@ func TestLivePlainRateOverItsWindow(t *testing.T) {
 			if i == 9 {
 				n = 100 // the last second before the line dips
 			}
-			v.ProducerInterval("writer", workload.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: n, Bytes: n}})
+			v.ProducerInterval("writer", measure.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: n, Bytes: n}})
 		}
 		time.Sleep(time.Second) // the tick at 10 s prints the lines
 		v.Close()
@@ -58,13 +57,13 @@ func TestLiveLinesOfPhases(t *testing.T) {
 		at   time.Duration // after the start
 		want string
 	}{
-		{"after a workload", workloadState{info: runner.WorkloadInfo{Name: "readers", Type: "consume", AfterWorkload: "writers"}}, 40 * time.Second,
+		{"after a workload", workloadState{info: observe.WorkloadInfo{Name: "readers", Type: "consume", Reads: true, AfterWorkload: "writers"}}, 40 * time.Second,
 			"readers: waiting (start_after writers), "},
-		{"after a backlog", workloadState{info: runner.WorkloadInfo{Name: "readers", Type: "consume", Backlog: 5 << 20}}, 40 * time.Second,
+		{"after a backlog", workloadState{info: observe.WorkloadInfo{Name: "readers", Type: "consume", Reads: true, Backlog: 5 << 20}}, 40 * time.Second,
 			"readers: waiting (backlog: 5242880 bytes written first), "},
-		{"done", workloadState{info: runner.WorkloadInfo{Name: "writers", Type: "produce"}, begun: true, done: true, records: 3000}, 40 * time.Second,
+		{"done", workloadState{info: observe.WorkloadInfo{Name: "writers", Type: "produce", Sends: true}, begun: true, done: true, records: 3000}, 40 * time.Second,
 			"writers: done, 3000 records, "},
-		{"ramp at 0 users", workloadState{info: runner.WorkloadInfo{Name: "ramp", Type: "produce", Idle: idleFirst10s}}, 5 * time.Second,
+		{"ramp at 0 users", workloadState{info: observe.WorkloadInfo{Name: "ramp", Type: "produce", Sends: true, Idle: idleFirst10s}}, 5 * time.Second,
 			"ramp: idle (its load asks for no records now), "},
 	}
 	for _, tt := range tests {
@@ -77,7 +76,7 @@ func TestLiveLinesOfPhases(t *testing.T) {
 		})
 	}
 	// Out of the idle stretch, quiet counts from its end, not the start.
-	w := workloadState{info: runner.WorkloadInfo{Name: "ramp", Type: "produce", Idle: idleFirst10s}, started: now, lastData: now}
+	w := workloadState{info: observe.WorkloadInfo{Name: "ramp", Type: "produce", Sends: true, Idle: idleFirst10s}, started: now, lastData: now}
 	w.line(now.Add(9500*time.Millisecond), nil)
 	if got := w.line(now.Add(10500*time.Millisecond), nil); !strings.HasPrefix(got, "ramp: 0 records/s") {
 		t.Fatalf("a second after the idle stretch: %q, want no stall yet", got)

@@ -1,7 +1,7 @@
 // Package live shows a plan run as it goes: on a terminal, a progress bar
 // with the time left and one line per workload (rate, latency, errors,
 // lag), redrawn in place by mpb; anywhere else (a CI log, a file), plain
-// lines every so often, without escape codes. It is a runner.Observer.
+// lines every so often, without escape codes. It is a observe.Observer.
 package live
 
 import (
@@ -17,9 +17,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // PlainEvery is how often plain output prints its status lines.
@@ -57,7 +56,7 @@ type View struct {
 	mu      sync.Mutex
 	total   int // repeats in the plan
 	ended   int // repeats ended
-	cur     runner.RepeatInfo
+	cur     observe.RepeatInfo
 	wl      []*workloadState
 	bars    []*mpb.Bar
 	printed time.Time // plain output: when the status lines were last printed
@@ -67,7 +66,7 @@ type View struct {
 }
 
 type workloadState struct {
-	info    runner.WorkloadInfo
+	info    observe.WorkloadInfo
 	records int64   // so far in this repeat
 	rate    float64 // records/s over the last span shown
 	mibps   float64
@@ -337,13 +336,13 @@ func (w *workloadState) line(now time.Time, win *span) string {
 	case quiet >= QuietAfter && w.firstData.IsZero():
 		// Topics being prepared, a group joining: not a stall yet.
 		what := "acknowledgement"
-		if w.info.Type == "consume" {
+		if !w.info.Sends {
 			what = "record"
 		}
 		fmt.Fprintf(&b, "%s: waiting for the first %s (%s)", w.info.Name, what, quiet.Truncate(time.Second))
 	case quiet >= QuietAfter:
 		what := "acknowledgements"
-		if w.info.Type == "consume" {
+		if !w.info.Sends {
 			what = "records"
 		}
 		fmt.Fprintf(&b, "%s: no %s for %s", w.info.Name, what, quiet.Truncate(time.Second))
@@ -372,8 +371,8 @@ func (w *workloadState) figures(b *strings.Builder) {
 	}
 }
 
-// RepeatStarted implements runner.Observer.
-func (v *View) RepeatStarted(ri runner.RepeatInfo) {
+// RepeatStarted implements observe.Observer.
+func (v *View) RepeatStarted(ri observe.RepeatInfo) {
 	v.mu.Lock()
 	v.cur = ri
 	v.wl = nil
@@ -414,8 +413,8 @@ func (v *View) find(name string) *workloadState {
 	return nil
 }
 
-// ProducerInterval implements runner.Observer.
-func (v *View) ProducerInterval(name string, iv workload.Interval) {
+// ProducerInterval implements observe.Observer.
+func (v *View) ProducerInterval(name string, iv measure.Interval) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	w := v.find(name)
@@ -463,8 +462,8 @@ func (w *workloadState) show(s span, folded, final bool, now time.Time) {
 	w.mibps = measure.PerSecond(s.bytes, s.length) / (1 << 20)
 }
 
-// ConsumerInterval implements runner.Observer.
-func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
+// ConsumerInterval implements observe.Observer.
+func (v *View) ConsumerInterval(name string, iv measure.ConsumerInterval) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	w := v.find(name)
@@ -474,8 +473,8 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 	if iv.LatencyCount > 0 {
 		w.avgMs = float64(iv.LatSumUs) / float64(iv.LatencyCount) / 1000
 	}
-	if w.info.Type == "end-to-end" {
-		return // its producer gives the rate; its consumer the latency
+	if w.info.Sends {
+		return // its writer gives the rate; its reader the latency
 	}
 	w.records += iv.Records
 	w.begun = true
@@ -484,7 +483,7 @@ func (v *View) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 	v.plain()
 }
 
-// WorkloadEnded implements runner.WorkloadEnder: the workload's line says
+// WorkloadEnded implements observe.WorkloadEnder: the workload's line says
 // "done" from now on.
 func (v *View) WorkloadEnded(name string) {
 	v.mu.Lock()
@@ -494,7 +493,7 @@ func (v *View) WorkloadEnded(name string) {
 	}
 }
 
-// ConsumerLag implements runner.Observer.
+// ConsumerLag implements observe.Observer.
 func (v *View) ConsumerLag(name string, records int64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -504,8 +503,8 @@ func (v *View) ConsumerLag(name string, records int64) {
 	}
 }
 
-// RepeatEnded implements runner.Observer.
-func (v *View) RepeatEnded(ri runner.RepeatInfo, _ result.Repeat) {
+// RepeatEnded implements observe.Observer.
+func (v *View) RepeatEnded(ri observe.RepeatInfo, _ result.Repeat) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.ended++

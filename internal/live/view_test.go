@@ -13,9 +13,8 @@ import (
 	"github.com/vbauerster/mpb/v8"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 type lockedBuffer struct {
@@ -38,12 +37,12 @@ func (l *lockedBuffer) String() string {
 // feed plays one repeat of a producer (10,000 records asked, 2,000 per
 // 100 ms interval) and a consumer with lag.
 func feed(v *View) {
-	ri := runner.RepeatInfo{Scenario: 1, Scenarios: 2, Name: "partitions=10", Repeat: 1, Repeats: 1, Started: time.Now(),
-		Workloads: []runner.WorkloadInfo{{Name: "producers", Type: "produce", Records: 10_000}, {Name: "readers", Type: "consume"}}}
+	ri := observe.RepeatInfo{Scenario: 1, Scenarios: 2, Name: "partitions=10", Repeat: 1, Repeats: 1, Started: time.Now(),
+		Workloads: []observe.WorkloadInfo{{Name: "producers", Type: "produce", Sends: true, Records: 10_000}, {Name: "readers", Type: "consume", Reads: true}}}
 	v.RepeatStarted(ri)
 	for i := range 4 {
-		v.ProducerInterval("producers", workload.Interval{Length: 100 * time.Millisecond, WindowStats: measure.WindowStats{Count: 2000, Bytes: 2000 * 1024}, P99Us: 12_300, Failed: int64(i)})
-		v.ConsumerInterval("readers", workload.ConsumerInterval{Start: time.Now().Add(-100 * time.Millisecond), End: time.Now(), Records: 1900, Bytes: 1900 * 1024, LatSumUs: 1900 * 5000, LatencyCount: 1900})
+		v.ProducerInterval("producers", measure.Interval{Length: 100 * time.Millisecond, WindowStats: measure.WindowStats{Count: 2000, Bytes: 2000 * 1024}, P99Us: 12_300, Failed: int64(i)})
+		v.ConsumerInterval("readers", measure.ConsumerInterval{Start: time.Now().Add(-100 * time.Millisecond), End: time.Now(), Records: 1900, Bytes: 1900 * 1024, LatSumUs: 1900 * 5000, LatencyCount: 1900})
 		v.ConsumerLag("readers", 100)
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -57,7 +56,7 @@ func TestPlainOutputHasNoEscapes(t *testing.T) {
 	feed(v)
 	fmt := "line from the run\n"
 	v.Write([]byte(fmt))
-	v.RepeatEnded(runner.RepeatInfo{}, result.Repeat{})
+	v.RepeatEnded(observe.RepeatInfo{}, result.Repeat{})
 	v.Close()
 	got := out.String()
 	if strings.ContainsRune(got, '\x1b') {
@@ -89,7 +88,7 @@ func TestTerminalView(t *testing.T) {
 	feed(v)
 	time.Sleep(400 * time.Millisecond) // a redraw
 	v.Write([]byte("a line above the bars\n"))
-	v.RepeatEnded(runner.RepeatInfo{}, result.Repeat{})
+	v.RepeatEnded(observe.RepeatInfo{}, result.Repeat{})
 	v.Close()
 	got := out.String()
 	for _, want := range []string{"scenario 1/2 partitions=10, repeat 1/1", "producers: 20.0k records/s", "lag 100", "left", "a line above the bars"} {
@@ -103,13 +102,13 @@ func TestFraction(t *testing.T) {
 	v := &View{total: 4}
 	v.ended = 1
 	v.wl = []*workloadState{
-		{info: runner.WorkloadInfo{Records: 1000}, records: 500},
-		{info: runner.WorkloadInfo{Duration: time.Hour}, started: time.Now()}, // just started: the slowest
+		{info: observe.WorkloadInfo{Records: 1000}, records: 500},
+		{info: observe.WorkloadInfo{Duration: time.Hour}, started: time.Now()}, // just started: the slowest
 	}
 	if f, known := v.fraction(); !known || f < 0.25 || f > 0.2501 {
 		t.Errorf("fraction %v (known %v), want 0.25: one repeat of 4 done, the running one barely started", f, known)
 	}
-	v.wl = []*workloadState{{info: runner.WorkloadInfo{Name: "readers"}}} // idle timeout: no known end
+	v.wl = []*workloadState{{info: observe.WorkloadInfo{Name: "readers"}}} // idle timeout: no known end
 	if _, known := v.fraction(); known {
 		t.Error("a repeat with no record count or duration has no known end")
 	}
@@ -156,15 +155,15 @@ func TestLiveRateOfShortIntervals(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var out lockedBuffer
 				v := newView(&out, false, 1, 1, time.Nanosecond) // a status line at every interval
-				v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
-					Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}, {Name: "reader", Type: "consume"}}})
+				v.RepeatStarted(observe.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
+					Workloads: []observe.WorkloadInfo{{Name: "writer", Type: "produce", Sends: true}, {Name: "reader", Type: "consume", Reads: true}}})
 				for _, x := range tt.ivs {
 					time.Sleep(x.length)
 					if tt.consumer {
-						v.ConsumerInterval("reader", workload.ConsumerInterval{Start: time.Now().Add(-x.length), End: time.Now(),
+						v.ConsumerInterval("reader", measure.ConsumerInterval{Start: time.Now().Add(-x.length), End: time.Now(),
 							Records: x.records, Bytes: x.records * 100, Final: x.final, Folded: x.folded})
 					} else {
-						v.ProducerInterval("writer", workload.Interval{Length: x.length, Final: x.final, Folded: x.folded,
+						v.ProducerInterval("writer", measure.Interval{Length: x.length, Final: x.final, Folded: x.folded,
 							WindowStats: measure.WindowStats{Count: x.records, Bytes: x.records * 100}})
 					}
 				}
@@ -190,22 +189,22 @@ func TestLiveQuietWorkloadSaysSo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var out lockedBuffer
 		v := newView(&out, false, 1, 1, time.Second)
-		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
-			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce"}, {Name: "reader", Type: "consume"}}})
+		v.RepeatStarted(observe.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(),
+			Workloads: []observe.WorkloadInfo{{Name: "writer", Type: "produce", Sends: true}, {Name: "reader", Type: "consume", Reads: true}}})
 		time.Sleep(3 * time.Second) // topics prepared, the group joining
 		if w := lastLine(out.String(), "writer"); !strings.Contains(w, "writer: waiting for the first acknowledgement (") {
 			t.Errorf("before any record: %q, want that it waits for the first", w)
 		}
 		for range 3 {
 			time.Sleep(time.Second)
-			v.ProducerInterval("writer", workload.Interval{Length: time.Second, P99Us: 12_300, WindowStats: measure.WindowStats{Count: 1000, Bytes: 1000}})
-			v.ConsumerInterval("reader", workload.ConsumerInterval{Start: time.Now().Add(-time.Second), End: time.Now(), Records: 1000, Bytes: 1000})
+			v.ProducerInterval("writer", measure.Interval{Length: time.Second, P99Us: 12_300, WindowStats: measure.WindowStats{Count: 1000, Bytes: 1000}})
+			v.ConsumerInterval("reader", measure.ConsumerInterval{Start: time.Now().Add(-time.Second), End: time.Now(), Records: 1000, Bytes: 1000})
 		}
 		// The broker pauses: the producer's intervals are empty, the
 		// consumer's are not reported at all.
 		for range 12 {
 			time.Sleep(time.Second)
-			v.ProducerInterval("writer", workload.Interval{Length: time.Second})
+			v.ProducerInterval("writer", measure.Interval{Length: time.Second})
 		}
 		time.Sleep(time.Second) // the plain output's next status lines
 		v.Close()
@@ -228,12 +227,12 @@ func TestLiveETAFromRecordsDone(t *testing.T) {
 		var out lockedBuffer
 		v := New(&out, false, 1, 2)
 		time.Sleep(time.Minute) // the plan's local cluster starts
-		v.RepeatStarted(runner.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 2, Started: time.Now(),
-			Workloads: []runner.WorkloadInfo{{Name: "writer", Type: "produce", Records: 100_000}}})
+		v.RepeatStarted(observe.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 2, Started: time.Now(),
+			Workloads: []observe.WorkloadInfo{{Name: "writer", Type: "produce", Sends: true, Records: 100_000}}})
 		time.Sleep(3 * time.Second) // consumers join their group: no record yet
 		for k := 1; k <= 9; k++ {
 			time.Sleep(time.Second)
-			v.ProducerInterval("writer", workload.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: 10_000, Bytes: 10_000}})
+			v.ProducerInterval("writer", measure.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: 10_000, Bytes: 10_000}})
 			// The truth: 10-k s of this repeat, then another of 13 s.
 			want := time.Duration(10-k+13) * time.Second
 			eta := v.eta()

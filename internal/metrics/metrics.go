@@ -1,7 +1,7 @@
 // Package metrics serves a plan run's live numbers to Prometheus
 // (--metrics-addr): records and bytes sent and consumed, failures by kind,
 // publish latency histograms, consumer lag and the scenario being run. It is
-// a runner.Observer; docs/metrics.md lists every metric.
+// a observe.Observer; docs/metrics.md lists every metric.
 //
 // Counters follow the intervals as they come and are reconciled with each
 // repeat's final result when it ends, so that after the run they equal
@@ -22,9 +22,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // Exporter holds the metrics; Serve exposes them over HTTP.
@@ -109,8 +109,8 @@ func (e *Exporter) Serve(ctx context.Context, addr string) (net.Addr, error) {
 	return ln.Addr(), nil
 }
 
-// RepeatStarted implements runner.Observer.
-func (e *Exporter) RepeatStarted(ri runner.RepeatInfo) {
+// RepeatStarted implements observe.Observer.
+func (e *Exporter) RepeatStarted(ri observe.RepeatInfo) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	index := strconv.Itoa(ri.Scenario)
@@ -132,8 +132,8 @@ func (e *Exporter) liveOf(name string) *liveCounts {
 	return l
 }
 
-// ProducerInterval implements runner.Observer.
-func (e *Exporter) ProducerInterval(name string, iv workload.Interval) {
+// ProducerInterval implements observe.Observer.
+func (e *Exporter) ProducerInterval(name string, iv measure.Interval) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sc := e.scenario
@@ -154,8 +154,8 @@ func (e *Exporter) ProducerInterval(name string, iv workload.Interval) {
 	}
 }
 
-// ConsumerInterval implements runner.Observer.
-func (e *Exporter) ConsumerInterval(name string, iv workload.ConsumerInterval) {
+// ConsumerInterval implements observe.Observer.
+func (e *Exporter) ConsumerInterval(name string, iv measure.ConsumerInterval) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	l := e.liveOf(name)
@@ -165,18 +165,18 @@ func (e *Exporter) ConsumerInterval(name string, iv workload.ConsumerInterval) {
 	l.consumedBytes += iv.Bytes
 }
 
-// ConsumerLag implements runner.Observer.
+// ConsumerLag implements observe.Observer.
 func (e *Exporter) ConsumerLag(name string, records int64) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.lag.WithLabelValues(e.scenario, name).Set(float64(records))
 }
 
-// RepeatEnded implements runner.Observer: it adds what the intervals did
+// RepeatEnded implements observe.Observer: it adds what the intervals did
 // not see (records completed after the last interval, failures counted at
 // the end, a consumer's last partial read), so the counters equal the
 // result's.
-func (e *Exporter) RepeatEnded(ri runner.RepeatInfo, rep result.Repeat) {
+func (e *Exporter) RepeatEnded(ri observe.RepeatInfo, rep result.Repeat) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	sc := ri.Name
@@ -216,7 +216,7 @@ func addRest(c prometheus.Counter, final, seen int64) {
 
 // latencyHistograms is kbench_publish_latency_seconds: the series'
 // interval histograms accumulated per scenario and workload, exposed as
-// Prometheus histograms (buckets workload.LatencyBucketsUs).
+// Prometheus histograms (buckets measure.LatencyBucketsUs()).
 type latencyHistograms struct {
 	desc   *prometheus.Desc
 	bounds []float64
@@ -235,7 +235,7 @@ func newLatencyHistograms() *latencyHistograms {
 			[]string{"scenario", "workload"}, nil),
 		by: map[[2]string]*latencyHist{},
 	}
-	for _, b := range workload.LatencyBucketsUs {
+	for _, b := range measure.LatencyBucketsUs() {
 		h.bounds = append(h.bounds, float64(b)/1e6)
 	}
 	return h

@@ -9,9 +9,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestCountersEqualTheResult: counters follow the intervals, then each
@@ -19,15 +18,15 @@ import (
 // sums; failures by kind too.
 func TestCountersEqualTheResult(t *testing.T) {
 	e := New("study", "test")
-	ri := runner.RepeatInfo{Scenario: 1, Scenarios: 1, Name: "partitions=10", Repeat: 1, Repeats: 2, Started: time.Now()}
+	ri := observe.RepeatInfo{Scenario: 1, Scenarios: 1, Name: "partitions=10", Repeat: 1, Repeats: 2, Started: time.Now()}
 	for r := 1; r <= 2; r++ {
 		ri.Repeat = r
 		e.RepeatStarted(ri)
-		buckets := make([]int64, len(workload.LatencyBucketsUs)+1)
+		buckets := make([]int64, len(measure.LatencyBucketsUs())+1)
 		buckets[2] = 900 // ≤ 2.5 ms
-		e.ProducerInterval("writers", workload.Interval{WindowStats: measure.WindowStats{Count: 900, Bytes: 90_000, LatSumUs: 900 * 2000, LatCount: 900}, Buckets: buckets,
+		e.ProducerInterval("writers", measure.Interval{WindowStats: measure.WindowStats{Count: 900, Bytes: 90_000, LatSumUs: 900 * 2000, LatCount: 900}, Buckets: buckets,
 			Failed: 2, Errors: map[string]int64{"REQUEST_TIMED_OUT": 2}})
-		e.ConsumerInterval("readers", workload.ConsumerInterval{Records: 800, Bytes: 80_000})
+		e.ConsumerInterval("readers", measure.ConsumerInterval{Records: 800, Bytes: 80_000})
 		e.ConsumerLag("readers", 42)
 		e.RepeatEnded(ri, result.Repeat{Workloads: []result.Workload{
 			{Name: "writers", Producer: &result.Producer{Records: 1000, Bytes: 100_000, Failed: 3, Errors: map[string]int64{"REQUEST_TIMED_OUT": 2, "NOT_LEADER_OR_FOLLOWER": 1}}},
@@ -76,8 +75,8 @@ kbench_publish_latency_seconds_bucket{scenario="partitions=10",workload="writers
 
 func TestScenarioRunningMovesOn(t *testing.T) {
 	e := New("study", "test")
-	e.RepeatStarted(runner.RepeatInfo{Scenario: 1, Name: "a", Repeat: 1})
-	e.RepeatStarted(runner.RepeatInfo{Scenario: 2, Name: "b", Repeat: 1})
+	e.RepeatStarted(observe.RepeatInfo{Scenario: 1, Name: "a", Repeat: 1})
+	e.RepeatStarted(observe.RepeatInfo{Scenario: 2, Name: "b", Repeat: 1})
 	if a, b := testutil.ToFloat64(e.running.WithLabelValues("a", "1")), testutil.ToFloat64(e.running.WithLabelValues("b", "2")); a != 0 || b != 1 {
 		t.Errorf("scenario_running: a %v, b %v; want 0 and 1", a, b)
 	}

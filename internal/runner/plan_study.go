@@ -10,9 +10,10 @@ import (
 
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // StatusRunning marks a plan's result.json written between repeats.
@@ -30,7 +31,7 @@ type PlanOptions struct {
 	// Named opens the running local cluster the plan names (cluster.name).
 	Named func(ctx context.Context, cl plan.Cluster) (*LocalCluster, error)
 	// Observer, if set, follows the run live.
-	Observer Observer
+	Observer observe.Observer
 	// OnRepeat, if set, is called after every repeat with the document so
 	// far, so the caller can write partial results as they come.
 	OnRepeat func(*result.Document)
@@ -53,7 +54,7 @@ type LocalCluster struct {
 
 // stallLine says that a workload's producers wait for acknowledgements,
 // with the last connection error; every live line names its workload.
-func stallLine(name string, s workload.Stall) string {
+func stallLine(name string, s measure.Stall) string {
 	why := ""
 	if s.LastError != "" {
 		why = "; last error: " + s.LastError
@@ -83,7 +84,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
 	var stallMu sync.Mutex
 	var stallSaid time.Time
-	b.stall = func(name string, s workload.Stall) {
+	b.stall = func(name string, s measure.Stall) {
 		// The live view shows each workload's stall as it goes; here a line
 		// now and then, with the count and the last error.
 		stallMu.Lock()
@@ -182,7 +183,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			}
 			var rep result.Repeat
 			sc := reseeded(built[i], r)
-			sc.OnEnded = endedOf(opt.Observer)
+			sc.OnEnded = observe.EndedOf(opt.Observer)
 			watched := sc
 			watched.failFast = true // no planned fault: a cluster that stops answering ends the repeat
 			if wi := maxRateWorkload(&scenarios[i]); wi >= 0 {

@@ -16,6 +16,8 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/userr"
@@ -29,8 +31,8 @@ type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
 	seed     uint64
-	stall    func(workload string, s workload.Stall)
-	observer Observer
+	stall    func(workload string, s measure.Stall)
+	observer observe.Observer
 	abort    context.Context // PlanOptions.Abort
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
@@ -378,11 +380,11 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 }
 
 // stallOf is the stall reporter of the named workload (nil: none).
-func (b *build) stallOf(name string) func(workload.Stall) {
+func (b *build) stallOf(name string) func(measure.Stall) {
 	if b.stall == nil {
 		return nil
 	}
-	return func(s workload.Stall) { b.stall(name, s) }
+	return func(s measure.Stall) { b.stall(name, s) }
 }
 
 // valuesOf is the record source of a workload's message: random values of

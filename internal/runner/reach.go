@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/kadmin"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // reachability remembers, across the runs of a plan, that its cluster did
@@ -72,7 +72,7 @@ type watchdog struct {
 }
 
 // stalled is a producer's OnStall: it starts a check when one is due.
-func (w *watchdog) stalled(s workload.Stall) {
+func (w *watchdog) stalled(s measure.Stall) {
 	if s.For < stallCheck {
 		return
 	}
@@ -99,12 +99,12 @@ func (w *watchdog) stalled(s workload.Stall) {
 func (w *watchdog) wait() { w.wg.Wait() }
 
 // chainStall calls both stall callbacks; either may be nil.
-func chainStall(a, b func(workload.Stall)) func(workload.Stall) {
+func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
 		return a
 	}
-	return func(s workload.Stall) { a(s); b(s) }
+	return func(s measure.Stall) { a(s); b(s) }
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // TestStallLine: regression: a plan's stall line named no workload ("kbench:
@@ -13,11 +13,11 @@ import (
 func TestStallLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		s    workload.Stall
+		s    measure.Stall
 		want string
 	}{
-		{workload.Stall{For: 1500 * time.Millisecond, Outstanding: 1}, "kbench: ramp: no acknowledgement for 1.5s: 1 record outstanding"},
-		{workload.Stall{For: 6 * time.Second, Outstanding: 40, LastError: "connection refused"}, "kbench: ramp: no acknowledgement for 6s: 40 records outstanding; last error: connection refused"},
+		{measure.Stall{For: 1500 * time.Millisecond, Outstanding: 1}, "kbench: ramp: no acknowledgement for 1.5s: 1 record outstanding"},
+		{measure.Stall{For: 6 * time.Second, Outstanding: 40, LastError: "connection refused"}, "kbench: ramp: no acknowledgement for 6s: 40 records outstanding; last error: connection refused"},
 	}
 	for _, tt := range tests {
 		if got := stallLine("ramp", tt.s); got != tt.want {

@@ -95,30 +95,6 @@ const (
 	StopFailed   StopReason = "failed"    // a client failed
 )
 
-// ConsumerInterval is what arrived during one reporting interval, over all
-// clients.
-type ConsumerInterval struct {
-	Start, End   time.Time // the interval; an empty one is merged into the next
-	Records      int64     // in the interval
-	Bytes        int64     // key and value bytes in the interval
-	TotalRecords int64     // since the run started
-	TotalBytes   int64
-	Rebalance    time.Duration // spent joining or waiting for an assignment in the interval
-	LatSumUs     int64         // end-to-end latency, when ConsumerSpec.Latency
-	LatMaxUs     int64
-	LatencyCount int64
-	// Histogram holds the interval's end-to-end latencies, encoded (a
-	// measure.Histogram); "" when none or not kept.
-	Histogram string
-	// Final marks the last, partial interval, reported when the run ends
-	// (the Apache tool never prints it).
-	Final bool
-	// Folded marks a partial interval (the first or the last) too short
-	// for a rate of its own (measure.Folds): the series adds it to its
-	// neighbour, and a rate shown from it must too.
-	Folded bool
-}
-
 // ConsumerRun is a consumer workload in progress. Wait for its result.
 type ConsumerRun struct {
 	spec    ConsumerSpec

@@ -41,13 +41,6 @@ func (p *positions) snapshot(out map[topicPartition]int64) {
 	}
 }
 
-// LagSample is the consumers' total lag at one moment: records in the
-// partitions' logs that they had not yet consumed.
-type LagSample struct {
-	Elapsed time.Duration // since the run started
-	Records int64
-}
-
 // lagSampler asks for the partitions' end offsets once per interval and
 // compares them with the consumed positions, on its own goroutine so that
 // neither the poll loops nor the progress lines wait for the broker.

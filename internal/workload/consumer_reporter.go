@@ -30,32 +30,15 @@ func newConsumerReporter(r *ConsumerRun) *consumerReporter {
 
 func (p *consumerReporter) run(ctx context.Context) {
 	// Aligned on the epoch when there is one, as the producer's.
-	w := p.cr.spec.Interval
-	first := w
-	if e := p.cr.spec.Epoch; !e.IsZero() {
-		if since := p.cr.start.Sub(e); since >= 0 {
-			first = w - since%w
-		}
-	}
-	timer := time.NewTimer(first)
-	defer timer.Stop()
-	var tick <-chan time.Time = timer.C
-	var ticker *time.Ticker
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
+	tk := measure.NewTicker(p.cr.spec.Epoch, p.cr.start, p.cr.spec.Interval)
+	defer tk.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return // final, called by Wait once the poll loops are done, takes the rest
-		case now := <-tick:
-			if ticker == nil {
-				ticker = time.NewTicker(w)
-				tick = ticker.C
-			}
+		case now := <-tk.C():
 			p.tick(now, false)
+			tk.Next(now)
 		}
 	}
 }

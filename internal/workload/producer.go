@@ -149,50 +149,6 @@ type RecordTracker interface {
 	Done(r *kgo.Record, seq int64, err error)
 }
 
-// Interval is what completed during one reporting interval, over all clients.
-type Interval struct {
-	Elapsed time.Duration // end of the interval, since the run started
-	Length  time.Duration
-	measure.WindowStats
-	// P50Us, P99Us and P999Us are the interval's latency percentiles, in
-	// microseconds, over every record that completed in it (2 significant
-	// digits).
-	P50Us, P99Us, P999Us int64
-	// With OnSeries only: Buckets counts the interval's latencies into
-	// LatencyBucketsUs (the last counts those above); Failed and Errors are
-	// the failures so far, in all and by kind.
-	Buckets []int64
-	Failed  int64
-	Errors  map[string]int64
-	// FailedIn counts the records that failed in the interval (OMB's
-	// publish errors per period).
-	FailedIn int64
-	// Delay is the interval's send delays (µs; sum, max and count), on a
-	// schedule: OMB's publish delay; DelayHistogram holds them, encoded
-	// (a measure.Histogram; "" when none or not kept).
-	Delay          measure.WindowStats
-	DelayHistogram string
-	// LatencyHistogram holds the interval's latencies at the run
-	// histogram's precision, encoded (measure.Histogram): percentiles over
-	// any span of intervals (OMB's periods) merge from it.
-	LatencyHistogram string
-	// Steady is set once steady state (after warmup) has begun; the stats
-	// then count steady-state records only, as the Apache tool does.
-	Steady bool
-	// Final marks the last, partial interval, taken when the run ends. The
-	// Apache tool never prints it; kbench keeps it in the result.
-	Final bool
-	// Folded marks a partial interval too short for a rate of its own
-	// (measure.Folds): the series adds it to its neighbour, and a rate
-	// shown from it must too.
-	Folded bool
-}
-
-// LatencyBucketsUs are the upper bounds of the latency buckets of
-// Interval.Buckets, in microseconds: 0.5 ms to 10 s, Prometheus's usual
-// spread.
-var LatencyBucketsUs = []int64{500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000}
-
 // HeaderSource renders one header per record.
 type HeaderSource struct {
 	Key    string

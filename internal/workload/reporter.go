@@ -31,31 +31,14 @@ func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) 
 
 func (r *reporter) run() {
 	// Intervals are aligned on the epoch (the scenario's clock) when there
-	// is one: interval k covers [epoch + k*w, epoch + (k+1)*w).
-	w := r.spec.Interval
-	first := w
-	if !r.spec.Epoch.IsZero() {
-		if since := r.start.Sub(r.spec.Epoch); since >= 0 {
-			first = w - since%w
-		}
-	}
-	timer := time.NewTimer(first)
-	defer timer.Stop()
-	var tick <-chan time.Time = timer.C
-	var ticker *time.Ticker
-	defer func() {
-		if ticker != nil {
-			ticker.Stop()
-		}
-	}()
+	// is one.
+	tk := measure.NewTicker(r.spec.Epoch, r.start, r.spec.Interval)
+	defer tk.Stop()
 	for {
 		select {
-		case now := <-tick:
-			if ticker == nil {
-				ticker = time.NewTicker(w)
-				tick = ticker.C
-			}
+		case now := <-tk.C():
 			r.tick(now, false)
+			tk.Next(now)
 		case <-r.done:
 			r.tick(time.Now(), true)
 			return
@@ -102,7 +85,7 @@ func (r *reporter) tick(now time.Time, final bool) {
 	if r.ivHist != nil {
 		var bounds []int64
 		if r.spec.OnSeries != nil {
-			bounds = LatencyBucketsUs
+			bounds = measure.LatencyBucketsUs()
 		}
 		q, counts := r.ivHist.TakeBuckets(bounds, 50, 99, 99.9)
 		series.P50Us, series.P99Us, series.P999Us = q[0], q[1], q[2]
@@ -156,14 +139,6 @@ func (r *reporter) stalled(now time.Time) {
 		return
 	}
 	r.spec.OnStall(Stall{For: now.Sub(r.lastAck), Outstanding: outstanding, LastError: reason})
-}
-
-// Stall is a reporting interval in which no record completed although
-// records were outstanding.
-type Stall struct {
-	For         time.Duration // since a record last completed or nothing waited (or the start)
-	Outstanding int64         // records in the clients' buffers
-	LastError   string        // the last failed connection attempt, if any
 }
 
 // takeDelays adds the interval's send delays (producer_delay.go) to iv,
