@@ -138,7 +138,7 @@ func consume(ctx context.Context, st *state, ca *compat.ConsumerArgs, cc *kafkac
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      compat.ConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "consumers", Kind: runner.Consume, Consumer: &spec}},
+		Workloads: []runner.Workload{{Name: "consumers", Spec: workload.Consume{Spec: spec}}},
 		OnStart: func([]kadmin.TopicInfo) {
 			// Only once the consumers run: a missing topic or broker fails
 			// before the header, as nothing ran.
@@ -314,7 +314,7 @@ func lastProp(props []kafkaconf.Prop, key string) (kafkaconf.Prop, bool) {
 
 func consumerDocument(ca *compat.ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult,
 	cpu time.Duration, started time.Time, runErr error) (*result.Document, error) {
-	cons, e2e, err := res.Summary(cpu)
+	cons, e2e, err := runner.ConsumerSummary(res, cpu)
 	if err != nil {
 		return nil, err
 	}

@@ -94,7 +94,7 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{
 			Name: ea.Topic, Partitions: e2eTopicPartitions, ReplicationFactor: e2eTopicReplication,
 		}}},
-		Workloads: []runner.Workload{{Name: "probe", Kind: runner.Probe, Probe: &spec}},
+		Workloads: []runner.Workload{{Name: "probe", Spec: workload.Probe{Spec: spec}}},
 		OnStart: func(topics []kadmin.TopicInfo) {
 			if topics[0].Created {
 				compat.E2ETopicCreated(st.stdout, ea.Topic, e2eTopicPartitions, e2eTopicReplication)

@@ -179,9 +179,9 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 		Stall:   drain,
 		Abort:   st.abort,
 	}
-	w := runner.Workload{Name: "producers", Kind: runner.Produce, Producer: &spec}
+	w := runner.Workload{Name: "producers", Spec: workload.Produce{Spec: spec}}
 	if e2e != nil {
-		w.Kind, w.Consumer = runner.EndToEnd, e2e
+		w.Spec = workload.EndToEnd{Send: spec, Read: *e2e}
 	}
 	started := time.Now()
 	out, runErr := runner.Run(ctx, runner.Scenario{
@@ -210,10 +210,10 @@ func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkac
 	var e2eLat *result.Latency
 	if e2e != nil {
 		var err error
-		e2eLat, err = printE2E(st.stdout, out.Workloads[0].Consumer, res.Acked)
+		e2eLat, err = printE2E(st.stdout, out.Workloads[0].EndToEnd, res.Acked)
 		runErr = errors.Join(runErr, err)
 	}
-	summary, err := res.Summary(pa.Throughput, cpu)
+	summary, err := runner.ProducerSummary(res, pa.Throughput, cpu)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}

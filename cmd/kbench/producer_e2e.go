@@ -9,6 +9,7 @@ import (
 	"github.com/kbench/kbench/internal/compat"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
 )
 
@@ -46,7 +47,7 @@ func printE2E(w io.Writer, res *workload.ConsumerResult, acked int64) (*result.L
 	if res == nil {
 		return nil, fmt.Errorf("--e2e consumer measured nothing")
 	}
-	_, lat, err := res.Summary(0)
+	_, lat, err := runner.ConsumerSummary(res, 0)
 	if err != nil {
 		return nil, err
 	}

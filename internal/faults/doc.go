@@ -1,8 +1,8 @@
-// Package faults breaks brokers on a timeline while a scenario runs and
-// measures, from the client's side, what the cluster did about it: the
-// time until every partition the broker led has a new leader, and after
-// the broker returns, the time until every partition's in-sync replica set
-// is full again. Learn Kind, Fault and Timeline first.
+// Package faults is what a plan's faults are: their kinds, targets,
+// parameters and the actors that carry them out. Learn Kind and Fault
+// first. Package timeline (internal/faults/timeline) runs them while a
+// scenario runs and measures what the cluster did; this package talks to
+// no Kafka client, so that plans can read it.
 //
 // A fault kind (kill, pause, restart, ...) is a file of its own behind the
 // Kind interface, registered by its action name in Kinds. A kind says what

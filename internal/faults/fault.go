@@ -54,13 +54,6 @@ type Partition struct {
 	Partition int32
 }
 
-func label(f Fault) string {
-	if f.Name != "" {
-		return f.Name
-	}
-	return f.Action + " " + f.TargetString()
-}
-
 // TargetString names what the fault acts on: its target, or for a
 // network fault its link ("leader of t-0 ↔ brokers+controllers").
 func (f Fault) TargetString() string {

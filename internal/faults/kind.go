@@ -198,8 +198,8 @@ func (p Params) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// withDefaults is p with the default of every parameter of k it lacks.
-func withDefaults(k Kind, p Params) Params {
+// WithDefaults is p with the default of every parameter of k it lacks.
+func WithDefaults(k Kind, p Params) Params {
 	out := Params{}
 	for _, param := range k.Params() {
 		if param.Default != nil {

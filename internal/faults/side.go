@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,9 +118,4 @@ func SameNode(a, b Ends) int32 {
 		return a.Nodes[0]
 	}
 	return -1
-}
-
-// errSelfLink says that a link's two ends are one node.
-func errSelfLink(id int32) error {
-	return fmt.Errorf("both ends of the link are broker %d: a broker reaches itself without the network; name another broker, brokers, controllers or clients as the other end", id)
 }

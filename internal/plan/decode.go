@@ -153,7 +153,7 @@ func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 		}
 		wnames[w.Name] = true
 		sc.Workloads = append(sc.Workloads, w)
-		if w.Type == EndToEnd && w.Topic != "" && !names[w.Topic] {
+		if w.rule().EndToEnd && w.Topic != "" && !names[w.Topic] {
 			// Its consumer starts before its producer: a topic nobody
 			// prepared fails only once the run has started.
 			c.addf(w.topicNode, path+".topic", "%q is not in topics; an end-to-end workload reads its topic from the start, so the plan must prepare it: add {name: %s, partitions: N} to topics (existing: reuse keeps a topic that is there already)", w.Topic, w.Topic)

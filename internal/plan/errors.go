@@ -58,10 +58,13 @@ type collector struct {
 	faultsNode, clusterNode *yaml.Node
 	// refs caches whether a node's subtree holds a ${param} reference.
 	refs map[*yaml.Node]bool
+	// types are the workload types the plan may use (Types, WithType).
+	types map[string]TypeRule
 }
 
 func newCollector(file string, sets []string) *collector {
-	return &collector{file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{}}
+	return &collector{file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{},
+		types: Types()}
 }
 
 // setLine marks nodes made by --set i: their Line is -(i+1).

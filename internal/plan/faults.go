@@ -427,14 +427,14 @@ func (c *collector) verifyDefaults(p *Plan) {
 			path := fmt.Sprintf("workloads[%d].verify", wi)
 			tx := transactional(p.Cluster.Properties) || transactional(w.Properties)
 			if w.verifyNode == nil {
-				w.Verify = len(sc.Faults) > 0 && w.Type == Produce && w.MaxRate == nil && !tx
+				w.Verify = len(sc.Faults) > 0 && w.rule().Verify && w.MaxRate == nil && !tx
 				continue
 			}
 			if !w.Verify {
 				continue
 			}
 			switch {
-			case w.Type != Produce:
+			case !w.rule().Verify:
 				c.addf(w.verifyNode, path, "verification reads back what a produce workload wrote; a %s workload has nothing to verify", w.Type)
 			case w.MaxRate != nil:
 				c.addf(w.verifyNode, path, "rate: max runs many short probes; verify a workload with a fixed rate or count")

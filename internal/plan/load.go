@@ -18,12 +18,12 @@ import (
 
 // Load reads the plan file, applies the --set overrides and checks it. A
 // bad plan is a userr error listing every problem.
-func Load(path string, sets []string) (*Plan, error) {
+func Load(path string, sets []string, opts ...Option) (*Plan, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, userr.Errorf("read plan: %v", err)
 	}
-	p, err := Parse(path, data, sets)
+	p, err := Parse(path, data, sets, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -32,8 +32,11 @@ func Load(path string, sets []string) (*Plan, error) {
 }
 
 // Parse checks a plan given as YAML text; file names it in errors.
-func Parse(file string, data []byte, sets []string) (*Plan, error) {
+func Parse(file string, data []byte, sets []string, opts ...Option) (*Plan, error) {
 	c := newCollector(file, sets)
+	for _, o := range opts {
+		o(c)
+	}
 	c.dir = filepath.Dir(file)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

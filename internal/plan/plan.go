@@ -164,11 +164,14 @@ type Topic struct {
 // Workload is one workload of a scenario.
 type Workload struct {
 	Name, Type, Topic string
-	Clients           int
-	Group             string
-	Properties        map[string]string
-	Message           Message
-	Rate              float64 // records/s in total; 0 is unlimited
+	// typeRule is what its type does, as the plan was read (a type added
+	// with WithType); nil: the built-in type's.
+	typeRule   *TypeRule
+	Clients    int
+	Group      string
+	Properties map[string]string
+	Message    Message
+	Rate       float64 // records/s in total; 0 is unlimited
 	// MaxRate, with rate: max, searches for the highest rate that keeps
 	// the SLO; each probe lasts Duration.
 	MaxRate *MaxRate
@@ -335,7 +338,7 @@ func (w *Workload) estimate() (time.Duration, bool) {
 			wd = min(wd, w.Duration)
 		}
 		return wd, true
-	case w.Type == Consume:
+	case !w.Sends():
 		return 0, true // ends with the producers, or on its own stop condition
 	}
 	return 0, false

@@ -24,7 +24,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "name":
 			w.Name = c.text(v, p)
 		case "type":
-			w.Type = c.oneOf(v, p, Produce, Consume, EndToEnd)
+			w.Type = c.oneOf(v, p, c.typeNames()...)
+			if r, ok := c.types[w.Type]; ok {
+				w.typeRule = &r
+			}
 		case "topic":
 			w.topicNode = v
 			w.Topic = c.text(v, p)
@@ -98,8 +101,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			c.addf(n, join(path, f), "missing; %s", missingHint[f])
 		}
 	}
-	switch w.Type {
-	case Produce, EndToEnd:
+	rule := w.rule()
+	switch {
+	case rule.Sends:
 		c.producing(n, path, &w, given)
 		if given["vus"] != nil && given["rate"] != nil {
 			c.addf(given["rate"], join(path, "rate"), "virtual users send as fast as acknowledgements come back (the closed model); give vus or rate, not both")
@@ -137,7 +141,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		if users > 0 && given["clients"] == nil {
 			w.Clients = min(max(users/usersPerProducer, 1), maxVUProducers)
 		}
-	case Consume:
+	case rule.Reads:
 		for _, f := range []string{"message", "rate", "slo", "stages", "vus", "warmup", "profile", "transaction"} {
 			if v := given[f]; v != nil {
 				c.addf(v, join(path, f), "a consume workload sends nothing; %s applies to produce and end-to-end workloads", f)
@@ -147,16 +151,16 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Timeout = DefaultIdleTimeout
 		}
 	}
-	if w.Type != Consume && given["group"] != nil {
+	if !rule.Group && given["group"] != nil {
 		c.addf(given["group"], join(path, "group"), "only consume workloads join a group")
 	}
-	if w.Type != Consume && given["backlog"] != nil {
+	if !rule.Backlog && given["backlog"] != nil {
 		c.addf(given["backlog"], join(path, "backlog"), "only consume workloads wait for a backlog; start this workload with start_after: a duration (2m) or another workload's name")
 	}
-	if v := given["send_time_header"]; v != nil && w.Type != Produce {
+	if v := given["send_time_header"]; v != nil && !rule.SendTimeHeader {
 		c.addf(v, join(path, "send_time_header"), "applies to produce workloads (an end-to-end workload always stamps its records' send time)")
 	}
-	if w.Type != Consume && given["timeout"] != nil {
+	if !rule.IdleTimeout && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
 	}
 	return w
@@ -170,7 +174,7 @@ func (c *collector) balanced(given map[string]*yaml.Node, path string, w *Worklo
 	if !w.Balanced {
 		return
 	}
-	if w.Type != Produce {
+	if !w.rule().Balanced {
 		c.addf(given["rate"], join(path, "rate"), "balanced applies to produce workloads (the search balances them against the plan's consume workloads)")
 	}
 	if given["duration"] == nil {
@@ -187,7 +191,7 @@ func (c *collector) balanced(given map[string]*yaml.Node, path string, w *Worklo
 // wrote against what the scenario's consume workloads read; with none, it
 // would only ever go down.
 func (c *collector) balancedNeedsConsumers(ws []Workload) {
-	consumers := slices.ContainsFunc(ws, func(w Workload) bool { return w.Type == Consume })
+	consumers := slices.ContainsFunc(ws, func(w Workload) bool { return w.Reads() && !w.Sends() })
 	for i, w := range ws {
 		if w.Balanced && !consumers {
 			c.addf(w.rateNode, fmt.Sprintf("workloads[%d].rate", i), "balanced needs a consume workload reading what it writes: the search balances the rate against what is read (OMB's producerRate: 0)")
@@ -521,7 +525,7 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	if n.Kind == yaml.MappingNode && percentiles != 1 {
 		c.addf(n, join(path, "slo"), "name one percentile and its limit, such as {p99: 50ms}")
 	}
-	if w.MaxRate.EndToEnd && w.Type != EndToEnd {
+	if w.MaxRate.EndToEnd && !w.rule().EndToEnd {
 		c.addf(n, join(path, "slo.on"), "end-to-end latency needs type: end-to-end")
 	}
 }

@@ -126,7 +126,7 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				ws.addPublish(&prod.Latency)
 				prodSpans.add(w.Producer.Intervals)
 			}
-			if w.Consumer != nil && w.Type == "consume" {
+			if w.Consumer != nil {
 				consumed = true
 				consumers.add(w.Name)
 				crps += w.Consumer.RecordsPerSec

@@ -46,10 +46,10 @@ func TestRunBalancedRate(t *testing.T) {
 				Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate},
 					{TopicSpec: kadmin.TopicSpec{Name: other, Partitions: 1}, Existing: kadmin.Recreate}},
 				Workloads: []Workload{
-					{Name: "producer", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, Balance: b, Duration: 7 * time.Second,
-						Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second}},
-					{Name: "consumer", Kind: Consume, Consumer: &workload.ConsumerSpec{Topics: []string{read}, Balance: b,
-						IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}},
+					{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Balance: b, Duration: 7 * time.Second,
+						Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second}}},
+					{Name: "consumer", Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{read}, Balance: b,
+						IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 				},
 			})
 			if err != nil {

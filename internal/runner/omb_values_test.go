@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestPlanOMBRecords: the plan forms of OpenMessaging Benchmark's records
@@ -64,7 +65,7 @@ func TestPlanOMBRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := sc.Workloads[0].Producer.StampSent; got != tt.stamp {
+			if got := sc.Workloads[0].Spec.(workload.Producing).Producer().StampSent; got != tt.stamp {
 				t.Errorf("send-time header %v, want %v", got, tt.stamp)
 			}
 		})
@@ -90,10 +91,10 @@ func TestIntervalHistogramsOnlyForOMB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sc.Workloads[0].Producer.IntervalHistograms; got != omb {
+		if got := sc.Workloads[0].Spec.(workload.Producing).Producer().IntervalHistograms; got != omb {
 			t.Errorf("OMB %v: producer keeps interval histograms %v", omb, got)
 		}
-		if got := sc.Workloads[1].Consumer.IntervalHistograms; got != omb {
+		if got := sc.Workloads[1].Spec.(workload.Consume).Spec.IntervalHistograms; got != omb {
 			t.Errorf("OMB %v: consumer keeps interval histograms %v", omb, got)
 		}
 	}

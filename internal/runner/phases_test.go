@@ -61,7 +61,7 @@ workloads:
 		t.Fatal(err)
 	}
 	writers, readers, latency := out.Workloads[0], out.Workloads[1], out.Workloads[2]
-	if writers.Producer == nil || readers.Consumer == nil || latency.Producer == nil || latency.Consumer == nil {
+	if writers.Producer == nil || readers.Consumer == nil || latency.Producer == nil || latency.EndToEnd == nil {
 		t.Fatalf("a phase did not run: %+v", out.Workloads)
 	}
 	if readers.Consumer.Records != writers.Producer.Acked || writers.Producer.Acked != 3000 {
@@ -73,8 +73,8 @@ workloads:
 	if latency.Producer.Start.Before(readers.Consumer.End) {
 		t.Errorf("the end-to-end phase started at %v, before the readers ended at %v", latency.Producer.Start, readers.Consumer.End)
 	}
-	if latency.Consumer.Records != 500 {
-		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.Consumer.Records)
+	if latency.EndToEnd.Records != 500 {
+		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.EndToEnd.Records)
 	}
 	endedMu.Lock()
 	if got := strings.Join(ended, ","); got != "writers,readers,latency" {
@@ -96,7 +96,7 @@ func TestCatchingUp(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(1000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	producer := WorkloadOutcome{Name: "writers", Kind: Produce, ProduceTopic: "t",
+	producer := WorkloadOutcome{Name: "writers", Kind: "produce", ProduceTopic: "t",
 		Producer: &workload.ProducerResult{Start: at(0), End: at(10)}}
 	tests := []struct {
 		name    string
@@ -112,7 +112,7 @@ func TestCatchingUp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			reader := WorkloadOutcome{Name: "readers", Kind: Consume, Late: true,
+			reader := WorkloadOutcome{Name: "readers", Kind: "consume", Late: true,
 				Consumer: &workload.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}
 			out := &Outcome{Start: t0, Workloads: []WorkloadOutcome{producer, reader}}
 			if got := catchingUp(out, reader); got != tt.want {

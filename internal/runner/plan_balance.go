@@ -3,6 +3,7 @@ package runner
 import (
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // balanceOf marks a rate: balanced workload's spec.
@@ -20,8 +21,8 @@ func balanceOf(w *plan.Workload) *load.Balance {
 func withBalance(sc Scenario) Scenario {
 	clients := 0
 	for _, w := range sc.Workloads {
-		if w.Producer != nil && w.Producer.Balance != nil {
-			clients += max(w.Producer.Clients, 1)
+		if b, ok := w.Spec.(workload.Balanced); ok {
+			clients += b.BalanceClients()
 		}
 	}
 	if clients == 0 {
@@ -30,15 +31,8 @@ func withBalance(sc Scenario) Scenario {
 	b := load.NewBalance(load.OMBStartRate, clients)
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
-		switch {
-		case w.Producer != nil && w.Producer.Balance != nil:
-			spec := *w.Producer
-			spec.Balance = b
-			w.Producer = &spec
-		case w.Kind == Consume && w.Consumer != nil:
-			spec := *w.Consumer
-			spec.Balance = b
-			w.Consumer = &spec
+		if bs, ok := w.Spec.(workload.Balanced); ok {
+			w.Spec = bs.WithBalance(b)
 		}
 	}
 	return sc

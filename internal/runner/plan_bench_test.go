@@ -77,6 +77,6 @@ workloads:
 		}
 		spec := workload.ProducerSpec{Topic: "bench", Records: int64(b.N), Values: values,
 			ClientOpts: func(int) []kgo.Opt { return append(opts, kgo.ClientID("producer-1")) }}
-		run(b, Scenario{Name: "producer-perf-test", Workloads: []Workload{{Name: "producers", Kind: Produce, Producer: &spec}}})
+		run(b, Scenario{Name: "producer-perf-test", Workloads: []Workload{{Name: "producers", Spec: workload.Produce{Spec: spec}}}})
 	})
 }

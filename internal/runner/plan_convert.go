@@ -11,14 +11,14 @@ import (
 
 // workloadResult converts one workload's outcome to the result's form.
 func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
-	rw := result.Workload{Name: w.Name, Type: string(w.Kind), Config: w.Settings}
+	rw := result.Workload{Name: w.Name, Type: w.Kind, Config: w.Settings}
 	var errs []error
 	if w.Err != nil {
 		errs = append(errs, w.Err)
 	}
 	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
 	if w.Producer != nil {
-		p, err := w.Producer.Summary(0, 0)
+		p, err := ProducerSummary(w.Producer, 0, 0)
 		errs = append(errs, err)
 		rw.Producer = p
 		if w.Producer.Failed > 0 {
@@ -26,23 +26,24 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		}
 		rw.Generator = generatorOf(out, w.Producer)
 	}
-	if w.Consumer != nil {
-		c, lat, err := w.Consumer.Summary(0)
+	if w.EndToEnd != nil {
+		_, lat, err := ConsumerSummary(w.EndToEnd, 0)
 		errs = append(errs, err)
-		switch {
-		case w.Kind == EndToEnd:
-			rw.EndToEnd = lat
-		case lat != nil && w.Consumer.FromHeader > 0:
+		rw.EndToEnd = lat
+	}
+	if w.Consumer != nil {
+		c, lat, err := ConsumerSummary(w.Consumer, 0)
+		errs = append(errs, err)
+		rw.Consumer = c
+		if lat != nil && w.Consumer.FromHeader > 0 {
 			// Producers that stamp their send time (send_time_header) give
-			// a consume workload end-to-end latency to the microsecond.
-			rw.Consumer, rw.EndToEnd = c, lat
-		default:
-			rw.Consumer = c
+			// a reader end-to-end latency to the microsecond.
+			rw.EndToEnd = lat
 		}
 		for name := range w.Consumer.Topics {
 			topic = name
 		}
-		if w.Kind == Consume && w.Late && catchingUp(out, w) {
+		if w.Late && catchingUp(out, w) {
 			rw.CatchUp = catchUpOf(out, w)
 		}
 	}

@@ -17,15 +17,15 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name                  string
-		kind                  Kind
+		endToEnd              bool // the workload read its own records
 		fromHeader, fromStamp int64
 		wantE2E, wantConsumer bool
 		wantSource            string
 	}{
-		{"consume, stamped records", Consume, 3, 0, true, true, "header"},
-		{"consume, some stamped", Consume, 2, 1, true, true, "mixed"},
-		{"consume, timestamps only", Consume, 0, 3, false, true, ""},
-		{"end-to-end", EndToEnd, 3, 0, true, false, "header"},
+		{"consume, stamped records", false, 3, 0, true, true, "header"},
+		{"consume, some stamped", false, 2, 1, true, true, "mixed"},
+		{"consume, timestamps only", false, 0, 3, false, true, ""},
+		{"end-to-end", true, 3, 0, true, false, "header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,7 +38,11 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 			cons := &workload.ConsumerResult{Start: now, End: now.Add(time.Second), Records: 3, Latency: h,
 				FromHeader: tt.fromHeader, FromTimestamp: tt.fromStamp, Clients: 1}
 			out := &Outcome{Start: now, End: now.Add(time.Second)}
-			rw, err := workloadResult(out, WorkloadOutcome{Name: "w", Kind: tt.kind, Consumer: cons})
+			w := WorkloadOutcome{Name: "w", Kind: "consume", Consumer: cons}
+			if tt.endToEnd {
+				w = WorkloadOutcome{Name: "w", Kind: "end-to-end", EndToEnd: cons}
+			}
+			rw, err := workloadResult(out, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +65,7 @@ func TestWorkloadResultProducerTopic(t *testing.T) {
 	now := time.Now()
 	out := &Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
 	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
-	rw, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: Produce, Producer: prod, ProduceTopic: "b"})
+	rw, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod, ProduceTopic: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}

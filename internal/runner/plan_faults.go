@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/faults/timeline"
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/verify"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // Bounds of the steps after a repeat with faults.
@@ -75,29 +77,28 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 	var tr []*tracked
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
-		if w.Kind != Produce || w.Producer == nil {
-			continue
+		ts, ok := w.Spec.(workload.Tracked)
+		if !ok {
+			continue // verification follows the records of specs that can be tracked
 		}
 		v := i < len(ck.verify) && ck.verify[i]
 		if !v && len(ck.faults) == 0 {
 			continue
 		}
-		t := &tracked{index: i, topic: w.Producer.Topic, ledger: verify.New(v), verify: v}
-		spec := *w.Producer
-		spec.Tracker = t.ledger.Tracker
-		w.Producer = &spec
+		t := &tracked{index: i, topic: ts.Producer().Topic, ledger: verify.New(v), verify: v}
+		w.Spec = ts.Track(t.ledger.Tracker)
 		tr = append(tr, t)
 	}
 	sent := newSendEnd()
 	if len(ck.faults) > 0 {
 		for i := range sc.Workloads {
-			if w := &sc.Workloads[i]; w.Producer != nil {
-				spec := sent.add(*w.Producer)
-				w.Producer = &spec
+			w := &sc.Workloads[i]
+			if p, ok := w.Spec.(workload.Producing); ok {
+				w.Spec = p.WithProducer(sent.add(p.Producer()))
 			}
 		}
 	}
-	var tl *faults.Timeline
+	var tl *timeline.Timeline
 	var startErr error
 	var start time.Time
 	var ending sync.WaitGroup
@@ -126,7 +127,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 				names = append(names, ti.Name)
 			}
 			var err error
-			tl, err = faults.Start(ctx, faults.Config{Faults: ck.faults, Actor: ck.actor, Admin: sc.Admin, Topics: names, Logf: ck.logf}, start)
+			tl, err = timeline.Start(ctx, timeline.Config{Faults: ck.faults, Actor: ck.actor, Admin: sc.Admin, Topics: names, Logf: ck.logf}, start)
 			if err != nil {
 				startErr = err
 			}
@@ -155,7 +156,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 	end := time.Since(start)
 
 	// Faults first: brokers must be back before the topic is read.
-	var frs []faults.Result
+	var frs []timeline.Result
 	if tl != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
 		frs = tl.Finish(hctx)
@@ -169,7 +170,7 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		}
 	}
 	for _, f := range rep.Faults {
-		if f.Status == faults.StatusFailed && rep.Error == "" {
+		if f.Status == timeline.StatusFailed && rep.Error == "" {
 			rep.Status = result.StatusFailed
 			rep.Error = fmt.Sprintf("fault %s: %s", faultLabel(f), f.Error)
 		}
@@ -279,7 +280,7 @@ func verificationProblem(v result.Verification) string {
 // faultResults converts the timeline's results and gives each fault the
 // acknowledgement gaps that began around it: a gap belongs to the first
 // fault that happened during it.
-func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []result.Fault {
+func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []result.Fault {
 	out := make([]result.Fault, len(frs))
 	order := make([]int, len(frs))
 	for i, f := range frs {
@@ -306,7 +307,7 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 		for _, g := range t.ledger.Gaps(end) {
 			for _, i := range order {
 				f := frs[i]
-				if f.Status != faults.StatusDone || !f.Away {
+				if f.Status != timeline.StatusDone || !f.Away {
 					continue
 				}
 				if f.At+gapSlack < g.From || f.At > g.To {
@@ -322,8 +323,8 @@ func faultResults(frs []faults.Result, tr []*tracked, end time.Duration) []resul
 
 // happened reports whether a fault's time came (done or failed), so that
 // its time means something.
-func happened(f faults.Result) bool {
-	return f.Status == faults.StatusDone || f.Status == faults.StatusFailed
+func happened(f timeline.Result) bool {
+	return f.Status == timeline.StatusDone || f.Status == timeline.StatusFailed
 }
 
 func addGap(f *result.Fault, topic string, g verify.Gap) {

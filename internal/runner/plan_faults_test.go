@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/faults/timeline"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/verify"
 )
@@ -45,13 +46,13 @@ func TestJudgeVerification(t *testing.T) {
 func TestFaultGaps(t *testing.T) {
 	s := time.Second
 	d := func(x time.Duration) *time.Duration { return &x }
-	frs := []faults.Result{
+	frs := []timeline.Result{
 		// Away as the timeline sets it from each kind's effect.
-		{Name: "k", Action: faults.Kill, Broker: 2, At: 10 * s, Away: true, Election: d(3 * s), Status: faults.StatusDone,
-			Affected: []faults.Moved{{Topic: "t", Partition: 0, From: 2, To: 1}}},
-		{Action: faults.Pause, Broker: 1, At: 30 * s, Away: true, Status: faults.StatusDone},
-		{Action: faults.Resume, Broker: 1, At: 32 * s, Status: faults.StatusDone},
-		{Name: "heal", Action: faults.Restart, Broker: 2, At: 50 * s, ISRRecovered: d(4 * s), Status: faults.StatusDone},
+		{Name: "k", Action: faults.Kill, Broker: 2, At: 10 * s, Away: true, Election: d(3 * s), Status: timeline.StatusDone,
+			Affected: []timeline.Moved{{Topic: "t", Partition: 0, From: 2, To: 1}}},
+		{Action: faults.Pause, Broker: 1, At: 30 * s, Away: true, Status: timeline.StatusDone},
+		{Action: faults.Resume, Broker: 1, At: 32 * s, Status: timeline.StatusDone},
+		{Name: "heal", Action: faults.Restart, Broker: 2, At: 50 * s, ISRRecovered: d(4 * s), Status: timeline.StatusDone},
 	}
 	// Acknowledgements every 10 ms within these spans, none between.
 	l := verify.New(false)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // Search bounds: at most maxProbes runs; stop when the bracket around the
@@ -192,9 +193,10 @@ func medianProbe(runs []result.Probe, r float64, mr *plan.MaxRate) result.Probe 
 func withRate(sc Scenario, wi int, r float64) Scenario {
 	out := sc
 	out.Workloads = append([]Workload(nil), sc.Workloads...)
-	spec := *out.Workloads[wi].Producer
+	p := out.Workloads[wi].Spec.(workload.Producing) // the plan checks it sends
+	spec := p.Producer()
 	spec.Rate = r
-	out.Workloads[wi].Producer = &spec
+	out.Workloads[wi].Spec = p.WithProducer(spec)
 	return out
 }
 

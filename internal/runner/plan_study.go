@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // StatusRunning marks a plan's result.json written between repeats.
@@ -30,6 +31,9 @@ type PlanOptions struct {
 	StartLocal func(ctx context.Context, local plan.Local) (*LocalCluster, error)
 	// Named opens the running local cluster the plan names (cluster.name).
 	Named func(ctx context.Context, cl plan.Cluster) (*LocalCluster, error)
+	// kinds are the workload kinds the plan may use; nil: kinds(). Tests
+	// add their own.
+	kinds map[string]kindBuilder
 	// Observer, if set, follows the run live.
 	Observer observe.Observer
 	// OnRepeat, if set, is called after every repeat with the document so
@@ -81,7 +85,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort}
+	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds}
 	var stallMu sync.Mutex
 	var stallSaid time.Time
 	b.stall = func(name string, s measure.Stall) {
@@ -241,9 +245,11 @@ const (
 
 // planBounds sets what a plan bounds in its scenario's workloads.
 func planBounds(sc *Scenario) {
-	for _, w := range sc.Workloads {
-		if w.Producer != nil && w.Producer.FlushTimeout == 0 {
-			w.Producer.FlushTimeout = planFlushTimeout
+	for i, w := range sc.Workloads {
+		if p, ok := w.Spec.(workload.Producing); ok && p.Producer().FlushTimeout == 0 {
+			spec := p.Producer()
+			spec.FlushTimeout = planFlushTimeout
+			sc.Workloads[i].Spec = p.WithProducer(spec)
 		}
 	}
 }

@@ -81,8 +81,8 @@ func workloadMetric(w result.Workload, metric string) (float64, bool) {
 			p = p.SteadyState
 		}
 		rate, mib, lat = p.RecordsPerSec, p.MiBPerSec, &p.Latency
-		if w.Type != string(plan.Produce) {
-			lat = w.EndToEnd
+		if w.EndToEnd != nil {
+			lat = w.EndToEnd // it read its own records: end-to-end
 		}
 	case w.Consumer != nil:
 		rate, mib, lat = w.Consumer.RecordsPerSec, w.Consumer.MiBPerSec, w.EndToEnd

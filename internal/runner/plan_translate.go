@@ -31,6 +31,7 @@ type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
 	seed     uint64
+	kinds    map[string]kindBuilder // nil: kinds()
 	stall    func(workload string, s measure.Stall)
 	observer observe.Observer
 	abort    context.Context // PlanOptions.Abort
@@ -202,10 +203,11 @@ func reseeded(sc Scenario, repeat int) Scenario {
 	out.Workloads = append([]Workload(nil), sc.Workloads...)
 	for i := range out.Workloads {
 		w := &out.Workloads[i]
-		if w.Producer == nil {
+		p, ok := w.Spec.(workload.Producing)
+		if !ok {
 			continue
 		}
-		spec := *w.Producer
+		spec := p.Producer()
 		spec.Values = spec.Values.Clone(x)
 		if spec.Keys != nil {
 			spec.Keys = spec.Keys.Clone(x)
@@ -217,47 +219,24 @@ func reseeded(sc Scenario, repeat int) Scenario {
 		for k := range spec.HeaderSources {
 			spec.HeaderSources[k].Values = spec.HeaderSources[k].Values.Clone(x)
 		}
-		w.Producer = &spec
+		w.Spec = p.WithProducer(spec)
 	}
 	return withBalance(out)
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, Kind: Kind(w.Type), StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
-	props := clientProps(p.Cluster.Properties, w.Properties, bootstrap)
-	if rw.Kind == Produce || rw.Kind == EndToEnd {
-		spec, settings, err := producerSpec(p, w, messageSeed(b.seed, w, index), props, b)
-		if err != nil {
-			return rw, err
-		}
-		rw.Producer, rw.Settings = spec, settings
+	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
+	reg := b.kinds
+	if reg == nil {
+		reg = kinds()
 	}
-	if rw.Kind == Consume || rw.Kind == EndToEnd {
-		if rw.Kind == EndToEnd {
-			// Its properties are the producer's; its reader takes the
-			// cluster's only.
-			props = clientProps(p.Cluster.Properties, nil, bootstrap)
-		}
-		spec, settings, err := consumerSpec(w, props, b)
-		if err != nil {
-			return rw, err
-		}
-		rw.Consumer = spec
-		if rw.Settings == nil {
-			rw.Settings = settings
-		}
+	build, ok := reg[w.Type]
+	if !ok {
+		return rw, fmt.Errorf("workload %q: type %q has no engine", w.Name, w.Type)
 	}
-	// OMB's result reads each period's percentiles from the intervals'
-	// histograms; other plans' intervals keep none (about 1.5 KB each).
-	if p.OMB != nil {
-		if rw.Producer != nil {
-			rw.Producer.IntervalHistograms = true
-		}
-		if rw.Consumer != nil {
-			rw.Consumer.IntervalHistograms = true
-		}
-	}
-	return rw, nil
+	var err error
+	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
+	return rw, err
 }
 
 // clientProps orders the properties as Java would apply them: the cluster's
@@ -299,35 +278,12 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	values, err := valuesOf(p, w, seed)
+	src, err := recordSourcesOf(p, w, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, userr.New(err)
 	}
-	var keys *payload.Keys
-	keySize := 0
-	if w.Message.KeyRange > 0 {
-		if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
-			return nil, nil, userr.Errorf("message.key: %v", err)
-		}
-		keySize = keys.MaxSize()
-	}
-	var keySrc payload.Source
-	if t := w.Message.KeyTemplate; t != nil {
-		if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
-			return nil, nil, userr.Errorf("message.key.template: %v", err)
-		}
-		keySize = keySrc.MaxSize()
-	}
-	var headerSrcs []workload.HeaderSource
-	for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-		src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
-		if err != nil {
-			return nil, nil, userr.Errorf("message.headers.%s: %v", name, err)
-		}
-		headerSrcs = append(headerSrcs, workload.HeaderSource{Key: name, Values: src})
-		keySize += len(name) + src.MaxSize()
-	}
-	opts, err := pc.Opts(values.MaxSize() + keySize)
+	values := src.values
+	opts, err := pc.Opts(src.maxSize())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -341,14 +297,14 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		Rate:           w.Rate,
 		VUs:            w.VUs,
 		Stages:         w.Stages,
-		Headers:        headersOf(w.Message.Headers),
-		KeySource:      keySrc,
-		HeaderSources:  headerSrcs,
+		Headers:        src.headers,
+		KeySource:      src.keySrc,
+		HeaderSources:  src.headerSrcs,
 		Warmup:         w.WarmupRecords,
 		OnStall:        b.stallOf(w.Name),
 		WarmupDuration: w.WarmupDuration,
 		Values:         values,
-		Keys:           keys,
+		Keys:           src.keys,
 		StampSent:      w.SendTimeHeader,
 		// Each repeat gets a Balance of its own (withBalance); this one
 		// marks the workload.
@@ -445,7 +401,11 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		return nil, nil, err
 	}
 	cc, opts := parsed.cc, parsed.opts[:len(parsed.opts):len(parsed.opts)] // shared: an append copies
-	if w.Type == plan.Consume {
+	// A workload that only reads warns of its properties; the reader of
+	// one that writes (end-to-end) takes the cluster's only, whose
+	// warnings its producer gives.
+	readerOnly := !w.Sends()
+	if readerOnly {
 		b.warn(w.Name, parsed.warns)
 	}
 	clientID := func(i int) string {
@@ -465,9 +425,9 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID(i)))
 		},
 		Latency: true,
-		Lag:     w.Type == plan.Consume,
+		Lag:     readerOnly,
 	}
-	if w.Type == plan.Consume {
+	if readerOnly {
 		spec.Records = w.Records
 		spec.Duration = w.Duration
 		spec.IdleTimeout = w.Timeout
@@ -561,38 +521,15 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 	x := payload.Mix(h.Sum64(), 1) // as reseeded for repeat 1
 	for i := range sc.Workloads {
 		w := &sc.Workloads[i]
-		if (name != "" && w.Name != name) || w.Type == plan.Consume {
+		if (name != "" && w.Name != name) || !w.Sends() {
 			continue
 		}
-		seed := messageSeed(runSeed, w, i)
-		values, err := valuesOf(p, w, seed)
+		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i))
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
-		values = values.Clone(x).Clone(1)
-		var keySrc payload.Source
-		if t := w.Message.KeyTemplate; t != nil {
-			if keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.key.template: %w", w.Name, err)
-			}
-			keySrc = keySrc.Clone(x).Clone(1)
-		}
-		var keys *payload.Keys
-		if w.Message.KeyRange > 0 {
-			if keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.key_range: %w", w.Name, err)
-			}
-			keys = keys.Clone(x).Clone(1)
-		}
-		var hsrc []workload.HeaderSource
-		for _, name := range sortedKeys(w.Message.HeaderTemplates) {
-			src, err := payload.CompileRaw(w.Message.HeaderTemplates[name], seed+3)
-			if err != nil {
-				return nil, nil, fmt.Errorf("workload %q: message.headers.%s: %w", w.Name, name, err)
-			}
-			hsrc = append(hsrc, workload.HeaderSource{Key: name, Values: src.Clone(x).Clone(1)})
-		}
-		static := headersOf(w.Message.Headers)
+		src = src.clone(x).clone(1) // as the first client of the first repeat
+		values, keys, keySrc, hsrc, static := src.values, src.keys, src.keySrc, src.headerSrcs, src.headers
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
 			r := PreviewRecord{Value: values.Value(int64(j))}

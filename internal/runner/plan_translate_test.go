@@ -6,6 +6,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestPlanConsumerClientID: regression: a plan consumer in group g showed
@@ -52,7 +53,7 @@ workloads:
 				t.Errorf("settings: group.id %q, want g", got)
 			}
 			for i, want := range tt.wantClients {
-				cl, err := kgo.NewClient(w.Consumer.ClientOpts(i)...)
+				cl, err := kgo.NewClient(w.Spec.(workload.Consume).Spec.ClientOpts(i)...)
 				if err != nil {
 					t.Fatal(err)
 				}

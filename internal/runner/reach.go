@@ -97,14 +97,3 @@ func (w *watchdog) stalled(s measure.Stall) {
 
 // wait waits for a check in progress, which ends with the run's context.
 func (w *watchdog) wait() { w.wg.Wait() }
-
-// chainStall calls both stall callbacks; either may be nil.
-func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
-	switch {
-	case a == nil:
-		return b
-	case b == nil:
-		return a
-	}
-	return func(s measure.Stall) { a(s); b(s) }
-}

@@ -23,19 +23,6 @@ import (
 	"github.com/kbench/kbench/internal/workload"
 )
 
-// Kind is what a workload does.
-type Kind string
-
-// The kinds of workload.
-const (
-	Produce  Kind = "produce"    // producers; publish latency
-	Consume  Kind = "consume"    // consumers; throughput, lag
-	EndToEnd Kind = "end-to-end" // producers and a consumer of their records; end-to-end latency
-	// Probe sends one record at a time and waits to consume it before the
-	// next, as Apache's EndToEndLatency tool does.
-	Probe Kind = "probe"
-)
-
 // Scenario is one run: the topics to prepare and the workloads to run
 // side by side.
 type Scenario struct {
@@ -66,24 +53,20 @@ type Topic struct {
 	Existing kadmin.Existing
 }
 
-// Workload is one workload of a scenario. Produce uses Producer, Consume
-// uses Consumer, EndToEnd both: its consumer reads the producer's topic
-// from its end and measures latency from each record's send time.
+// Workload is one workload of a scenario: a spec of a registered kind
+// (workload.Spec), which builds the engine that runs it.
 type Workload struct {
-	Name     string
-	Kind     Kind
-	Producer *workload.ProducerSpec
-	Consumer *workload.ConsumerSpec
-	Probe    *workload.E2ESpec
+	Name string
+	Spec workload.Spec
 	// Settings are the workload's effective client properties (secrets
 	// redacted), for the result.
 	Settings map[string]string
 	// StartAfter starts the workload this long after the producers;
 	// AfterWorkload, once the scenario's workload of that name has ended;
-	// Backlog (consume only), once the producers have written this many
-	// value bytes. With several, after all. A consume workload started late
-	// reads its topics from the start (a catch-up read, or what an earlier
-	// phase wrote); an end-to-end one from their end, as always.
+	// Backlog, once the writers have written this many value bytes. With
+	// several, after all. A late engine is told so (workload.Env.Late): a
+	// reader then reads its topics from the start (a catch-up read, or
+	// what an earlier phase wrote) unless it measures end-to-end latency.
 	StartAfter    time.Duration
 	AfterWorkload string
 	Backlog       int64
@@ -110,10 +93,12 @@ type Outcome struct {
 // WorkloadOutcome is what one workload measured; either part may be nil
 // when the workload failed before measuring.
 type WorkloadOutcome struct {
-	Name       string
-	Kind       Kind
+	Name string
+	Kind string // the spec's (workload.Spec.Kind)
+	// What it measured, by section (workload.Measured).
 	Producer   *workload.ProducerResult
 	Consumer   *workload.ConsumerResult
+	EndToEnd   *workload.ConsumerResult
 	Probe      *workload.E2EResult
 	Settings   map[string]string
 	StartAfter time.Duration
@@ -176,29 +161,32 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	}
 
 	epoch := time.Now()
-	progress := new(atomic.Int64) // value bytes the producers have written, for Backlog
+	env := workload.Env{Epoch: epoch, Written: new(atomic.Int64)}
+	if wd != nil {
+		env.OnStall = wd.stalled
+	}
 	cpu0 := measure.ProcessCPU()
 	runs := make([]*running, len(sc.Workloads))
-	var startErr error
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Kind, Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late()}
-		if w.Producer != nil {
-			out.Workloads[i].ProduceTopic = w.Producer.Topic
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Spec.Kind(), Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late()}
+		if p, ok := w.Spec.(workload.Producing); ok {
+			out.Workloads[i].ProduceTopic = p.Producer().Topic
 		}
-		runs[i] = &running{w: w, ended: make(chan struct{})}
+		runs[i] = &running{w: w, eng: w.Spec.Engine(), ended: make(chan struct{})}
 		if w.late() {
 			runs[i].late = make(chan struct{}) // before any goroutine looks at it
 		}
 	}
+	var startErr error
 	for _, r := range runs {
-		if r.w.Consumer != nil && startErr == nil && !r.w.late() {
-			startErr = r.startConsumer(ctx, epoch)
+		if startErr == nil && r.late == nil {
+			startErr = r.wrap(r.eng.Prepare(ctx, env))
 		}
 	}
-	if startErr == nil && sc.produces() {
-		// Producers wait for the consumers' partitions, so that consumers
-		// see every record; consumers alone need not wait.
-		startErr = waitReady(ctx, runs)
+	if startErr == nil && writes(runs) {
+		// Writers wait for the readers' partitions, so that readers see
+		// every record; readers alone need not wait.
+		startErr = waitReady(ctx, early(runs))
 	}
 	if startErr == nil && sc.OnStart != nil {
 		sc.OnStart(out.Topics)
@@ -209,13 +197,8 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			if r.late != nil {
 				continue
 			}
-			if r.w.Producer != nil {
-				if startErr = r.startProducer(ctx, epoch, progress, wd); startErr != nil {
-					break
-				}
-			}
-			if r.w.Probe != nil {
-				r.startProbe(ctx)
+			if startErr = r.wrap(r.eng.Start(ctx, env)); startErr != nil {
+				break
 			}
 		}
 	}
@@ -227,7 +210,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			close(r.late) // never started
 			continue
 		}
-		r.startLate(ctx, epoch, progress, runs, wd)
+		r.startLate(ctx, env, runs)
 	}
 
 	var wg sync.WaitGroup
@@ -236,9 +219,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		go func() {
 			defer wg.Done()
 			defer close(r.ended)
-			r.finish(startErr != nil)
+			m := r.finish(startErr != nil)
 			o := &out.Workloads[i]
-			o.Producer, o.Consumer, o.Probe, o.Err = r.prodRes, r.consRes, r.probeRes, r.err
+			o.Producer, o.Consumer, o.EndToEnd, o.Probe, o.Err = m.Publish, m.Read, m.EndToEnd, m.Probe, r.err
 			if sc.OnEnded != nil {
 				sc.OnEnded(r.w.Name)
 			}
@@ -270,47 +253,37 @@ func (sc *Scenario) validate() error {
 		return fmt.Errorf("scenario %q: no workloads", sc.Name)
 	}
 	for _, w := range sc.Workloads {
-		ok := false
-		switch w.Kind {
-		case Produce:
-			ok = w.Producer != nil && w.Consumer == nil
-		case Consume:
-			ok = w.Consumer != nil && w.Producer == nil
-		case EndToEnd:
-			ok = w.Producer != nil && w.Consumer != nil
-		case Probe:
-			ok = w.Probe != nil && w.Producer == nil && w.Consumer == nil
-		}
-		if !ok {
-			return fmt.Errorf("scenario %q: workload %q of kind %q has the wrong engines", sc.Name, w.Name, w.Kind)
+		if w.Spec == nil {
+			return fmt.Errorf("scenario %q: workload %q has no spec", sc.Name, w.Name)
 		}
 	}
 	return nil
 }
 
-// running is one workload's engines while the scenario runs.
+// running is one workload's engine while the scenario runs.
 type running struct {
-	w       Workload
-	prod    *workload.ProducerRun
-	cons    *workload.ConsumerRun
-	prodRes *workload.ProducerResult
-	consRes *workload.ConsumerResult
+	w   Workload
+	eng workload.Engine
 	// late is closed once a late workload has started (or could not, or
-	// never will); until then only its own goroutine touches prod and cons.
+	// never will); until then only its own goroutine touches eng.
 	late chan struct{}
 	// ended is closed once the workload has ended (finish returned).
 	ended chan struct{}
-	// probeDone is closed when the probe has ended and probeRes is set.
-	probeDone chan struct{}
-	probeRes  *workload.E2EResult
-	probeErr  error
-	err       error
+	err   error
 }
 
-// produces reports whether any workload writes records.
-func (sc *Scenario) produces() bool {
-	for _, w := range sc.Workloads {
-		if w.Producer != nil || w.Probe != nil {
+// wrap names the workload in an error of its engine.
+func (r *running) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("workload %q: %w", r.w.Name, err)
+}
+
+// writes reports whether any engine writes records.
+func writes(runs []*running) bool {
+	for _, r := range runs {
+		if _, ok := r.eng.(workload.Writer); ok {
 			return true
 		}
 	}
@@ -319,15 +292,16 @@ func (sc *Scenario) produces() bool {
 
 // startLate starts a late workload once its time has come: after
 // StartAfter, then the end of the workload it waits for, then the backlog.
-// A consume workload reads from the start of its topics; an end-to-end
-// workload's consumer gets its partitions before its producers start.
-func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atomic.Int64, runs []*running, wd *watchdog) {
+// An engine that both reads and writes gets its partitions before it
+// starts writing.
+func (r *running) startLate(ctx context.Context, env workload.Env, runs []*running) {
 	var after *running
 	for _, o := range runs {
 		if r.w.AfterWorkload != "" && o.w.Name == r.w.AfterWorkload {
 			after = o
 		}
 	}
+	env.Late = true
 	go func() {
 		defer close(r.late)
 		t := time.NewTimer(r.w.StartAfter)
@@ -344,61 +318,50 @@ func (r *running) startLate(ctx context.Context, epoch time.Time, progress *atom
 			case <-after.ended:
 			}
 		}
-		// Then the backlog, polled: the producers add to progress as their
-		// records complete. Producers that have all ended will add no more.
+		// Then the backlog, polled: the writers add to Written as their
+		// records complete. Writers that have all ended will add no more.
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
-		for r.w.Backlog > 0 && progress.Load() < r.w.Backlog && !producersDone(runs) {
+		for r.w.Backlog > 0 && env.Written.Load() < r.w.Backlog && !writersDone(runs) {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
 		}
-		if r.w.Consumer != nil {
-			w := r.w
-			if w.Kind == Consume {
-				spec := *r.w.Consumer
-				opts := spec.ClientOpts
-				spec.ClientOpts = func(i int) []kgo.Opt {
-					// Both: the start offset decides where a group without
-					// commits begins (auto.offset.reset=latest sets it to the end).
-					start := kgo.NewOffset().AtStart()
-					return append(opts(i), kgo.ConsumeStartOffset(start), kgo.ConsumeResetOffset(start))
-				}
-				spec.Latest = false
-				w.Consumer = &spec
-			}
-			late := &running{w: w}
-			if err := late.startConsumer(ctx, epoch); err != nil {
+		if r.err = r.wrap(r.eng.Prepare(ctx, env)); r.err != nil {
+			return
+		}
+		if _, ok := r.eng.(workload.Writer); ok {
+			if err := waitReady(ctx, []*running{r}); err != nil {
 				r.err = err
+				r.eng.Stop()
 				return
 			}
-			r.cons = late.cons
-			if w.Kind == EndToEnd {
-				if err := waitReady(ctx, []*running{r}); err != nil {
-					r.err = err
-					r.cons.Stop()
-					return
-				}
-			}
 		}
-		if r.w.Producer != nil {
-			if err := r.startProducer(ctx, epoch, progress, wd); err != nil {
-				r.err = err
-				if r.cons != nil {
-					r.cons.Stop()
-				}
-			}
+		if r.err = r.wrap(r.eng.Start(ctx, env)); r.err != nil {
+			r.eng.Stop()
 		}
 	}()
 }
 
-// producersDone reports whether every producer of the scenario has ended
-// (a late one has not while it waits to start).
-func producersDone(runs []*running) bool {
+// early is the runs that start with the scenario, not late.
+func early(runs []*running) []*running {
+	var out []*running
+	for _, r := range runs {
+		if r.late == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// writersDone reports whether every writer of the scenario has stopped
+// writing (a late one has not while it waits to start).
+func writersDone(runs []*running) bool {
 	for _, o := range runs {
-		if o.w.Producer == nil {
+		w, ok := o.eng.(workload.Writer)
+		if !ok {
 			continue
 		}
 		if o.late != nil {
@@ -408,11 +371,8 @@ func producersDone(runs []*running) bool {
 				return false
 			}
 		}
-		if o.prod == nil {
-			continue
-		}
 		select {
-		case <-o.prod.Done():
+		case <-w.Sent():
 		default:
 			return false
 		}
@@ -420,55 +380,17 @@ func producersDone(runs []*running) bool {
 	return true
 }
 
-func (r *running) startProbe(ctx context.Context) {
-	r.probeDone = make(chan struct{})
-	go func() {
-		defer close(r.probeDone)
-		r.probeRes, r.probeErr = workload.RunEndToEnd(ctx, *r.w.Probe)
-	}()
-}
-
-func (r *running) startConsumer(ctx context.Context, epoch time.Time) error {
-	spec := *r.w.Consumer
-	spec.Epoch = epoch // one clock for every workload of the scenario
-	if r.w.Kind == EndToEnd {
-		spec.Latest, spec.Latency = true, true
-		spec.Records = 0 // set by Finish once the producer is done
-	}
-	run, err := workload.StartConsumer(ctx, spec)
-	if err != nil {
-		return fmt.Errorf("workload %q: start consumers: %w", r.w.Name, err)
-	}
-	r.cons = run
-	return nil
-}
-
-func (r *running) startProducer(ctx context.Context, epoch time.Time, progress *atomic.Int64, wd *watchdog) error {
-	spec := *r.w.Producer
-	spec.Epoch = epoch // one clock for every workload of the scenario
-	spec.Progress = progress
-	if wd != nil {
-		spec.OnStall = chainStall(spec.OnStall, wd.stalled)
-	}
-	spec.StampSent = spec.StampSent || r.w.Kind == EndToEnd
-	run, err := workload.StartProducer(ctx, spec)
-	if err != nil {
-		return fmt.Errorf("workload %q: start producers: %w", r.w.Name, err)
-	}
-	r.prod = run
-	return nil
-}
-
-// waitReady waits until every consumer has its first assignment.
+// waitReady waits until every reader among runs has its first assignment.
 func waitReady(ctx context.Context, runs []*running) error {
 	t := time.NewTimer(readyTimeout)
 	defer t.Stop()
 	for _, r := range runs {
-		if r.cons == nil {
+		rd, ok := r.eng.(workload.Reader)
+		if !ok {
 			continue
 		}
 		select {
-		case <-r.cons.Ready():
+		case <-rd.Ready():
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
@@ -478,52 +400,16 @@ func waitReady(ctx context.Context, runs []*running) error {
 	return nil
 }
 
-// finish waits for the workload to end; abort stops consumers at once
-// (a workload of the scenario failed to start).
-func (r *running) finish(abort bool) {
-	acked := int64(-1)
+// finish waits for the workload to end and returns what it measured;
+// abort stops it at once (a workload of the scenario failed to start).
+func (r *running) finish(abort bool) workload.Measured {
 	if r.late != nil {
 		<-r.late // started (or given up) before it can be waited for
 	}
-	errs := []error{r.err} // a late start's failure
-	if r.cons != nil {
-		// Wait for the consumers from now on (Wait may be called again
-		// below): after Ctrl-C they close while the producers drain, not
-		// after them.
-		go r.cons.Wait()
+	if abort {
+		r.eng.Stop()
 	}
-	if r.probeDone != nil {
-		<-r.probeDone
-		errs = append(errs, r.probeErr)
-	}
-	if r.prod != nil {
-		res, err := r.prod.Wait()
-		r.prodRes = res
-		errs = append(errs, err)
-		if res != nil {
-			acked = res.Acked
-		}
-	}
-	if r.cons != nil {
-		switch {
-		case abort || r.w.Kind == EndToEnd && acked < 0:
-			r.cons.Stop()
-		case r.w.Kind == EndToEnd:
-			r.cons.Finish(acked)
-			t := time.AfterFunc(drainTimeout, r.cons.Stop)
-			defer t.Stop()
-		}
-		res, err := r.cons.Wait()
-		r.consRes = res
-		errs = append(errs, err)
-		if r.w.Kind == Consume && res != nil && r.w.Consumer.Records > 0 && res.Records < r.w.Consumer.Records && res.Reason == workload.StopIdle {
-			// Stopped by the idle timeout short of its records: the run did
-			// not measure what was asked (a rebalance, or a slow producer).
-			errs = append(errs, fmt.Errorf("consumed %d of %d records: no record arrived for %s", res.Records, r.w.Consumer.Records, r.w.Consumer.IdleTimeout))
-		}
-		if r.w.Kind == EndToEnd && res != nil && acked >= 0 && res.Records < acked {
-			errs = append(errs, fmt.Errorf("end-to-end consumer read %d of the %d acknowledged records within %s", res.Records, acked, drainTimeout))
-		}
-	}
-	r.err = errors.Join(errs...)
+	m, err := r.eng.Wait()
+	r.err = errors.Join(r.err, err) // a late start's failure first
+	return m
 }

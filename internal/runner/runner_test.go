@@ -101,20 +101,20 @@ func TestIntegrationRunScenario(t *testing.T) {
 			{TopicSpec: kadmin.TopicSpec{Name: probe, Partitions: 1, ReplicationFactor: 1}, Existing: kadmin.Recreate},
 		},
 		Workloads: []Workload{
-			{Name: "producers", Kind: Produce, Producer: &workload.ProducerSpec{
+			{Name: "producers", Spec: workload.Produce{Spec: workload.ProducerSpec{
 				Topic: main, Clients: 2, Records: n, Values: values(t),
 				ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second,
-			}},
-			{Name: "readers", Kind: Consume, Consumer: &workload.ConsumerSpec{
+			}}},
+			{Name: "readers", Spec: workload.Consume{Spec: workload.ConsumerSpec{
 				Topics: []string{main}, Group: main, Clients: 2, Records: n, IdleTimeout: time.Minute,
 				ClientOpts: func(int) []kgo.Opt { return copts }, Interval: time.Second,
-			}},
-			{Name: "probe", Kind: EndToEnd,
-				Producer: &workload.ProducerSpec{Topic: probe, Records: probeN, Rate: 1000, Values: values(t),
+			}}},
+			{Name: "probe", Spec: workload.EndToEnd{
+				Send: workload.ProducerSpec{Topic: probe, Records: probeN, Rate: 1000, Values: values(t),
 					ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second},
-				Consumer: &workload.ConsumerSpec{Topics: []string{probe},
+				Read: workload.ConsumerSpec{Topics: []string{probe},
 					ClientOpts: func(int) []kgo.Opt { return copts }, Interval: time.Second},
-			},
+			}},
 		},
 	}
 	for round := range 2 {
@@ -134,8 +134,8 @@ func TestIntegrationRunScenario(t *testing.T) {
 		if read.Consumer == nil || read.Consumer.Records != n {
 			t.Errorf("round %d: readers consumed %+v, want %d", round, read.Consumer, n)
 		}
-		if e2e.Producer == nil || e2e.Consumer == nil || e2e.Producer.Acked != probeN || e2e.Consumer.Latency.Count() != probeN {
-			t.Errorf("round %d: end-to-end %+v / %+v, want %d records sent and %d latencies", round, e2e.Producer, e2e.Consumer, probeN, probeN)
+		if e2e.Producer == nil || e2e.EndToEnd == nil || e2e.Producer.Acked != probeN || e2e.EndToEnd.Latency.Count() != probeN {
+			t.Errorf("round %d: end-to-end %+v / %+v, want %d records sent and %d latencies", round, e2e.Producer, e2e.EndToEnd, probeN, probeN)
 		}
 		if got := endOffsets(t, bootstrap, main); got != n {
 			t.Errorf("round %d: topic holds %d records, want %d (recreated each run)", round, got, n)
@@ -178,10 +178,10 @@ func TestRunCatchUpRead(t *testing.T) {
 		Admin:  popts,
 		Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 4}, Existing: kadmin.Recreate}},
 		Workloads: []Workload{
-			{Name: "producer", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 6 * time.Second,
-				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: 500 * time.Millisecond}},
-			{Name: "late", Kind: Consume, StartAfter: 3 * time.Second, Consumer: &workload.ConsumerSpec{Topics: []string{topic},
-				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}},
+			{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 6 * time.Second,
+				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: 500 * time.Millisecond}}},
+			{Name: "late", StartAfter: 3 * time.Second, Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{topic},
+				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 		},
 	}
 	out, err := Run(ctx, sc)
@@ -237,8 +237,8 @@ func TestRunVirtualUsersLittlesLaw(t *testing.T) {
 			Name:   "vus",
 			Admin:  popts,
 			Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate}},
-			Workloads: []Workload{{Name: "users", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, VUs: vus,
-				Duration: 3 * time.Second, Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}},
+			Workloads: []Workload{{Name: "users", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, VUs: vus,
+				Duration: 3 * time.Second, Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}}},
 		})
 		cancel()
 		if err != nil {
@@ -270,10 +270,10 @@ func TestRunCatchUpAfterBacklog(t *testing.T) {
 		Admin:  popts,
 		Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 1}, Existing: kadmin.Recreate}},
 		Workloads: []Workload{
-			{Name: "producer", Kind: Produce, Producer: &workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 4 * time.Second,
-				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}},
-			{Name: "late", Kind: Consume, Backlog: 200_000, Consumer: &workload.ConsumerSpec{Topics: []string{topic},
-				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}},
+			{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 4 * time.Second,
+				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}},
+			{Name: "late", Backlog: 200_000, Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{topic},
+				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 		},
 	})
 	if err != nil {

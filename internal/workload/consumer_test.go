@@ -294,15 +294,15 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, lat, err := res.Summary(0)
-	if err != nil {
-		t.Fatal(err)
+	lat := res.Latency
+	// Latency from the records' timestamps only (the result's source
+	// "timestamp").
+	if res.Records != 80 || res.Backlog != 50 || lat.Count() != 30 || res.FromTimestamp == 0 || res.FromHeader != 0 {
+		t.Fatalf("records %d, backlog %d, latency count %d, from timestamps %d, from headers %d; want 80, 50, 30, some, 0",
+			res.Records, res.Backlog, lat.Count(), res.FromTimestamp, res.FromHeader)
 	}
-	if res.Records != 80 || lat.Backlog != 50 || lat.Count != 30 || lat.Source != "timestamp" {
-		t.Fatalf("records %d, backlog %d, latency count %d, source %q; want 80, 50, 30, timestamp", res.Records, lat.Backlog, lat.Count, lat.Source)
-	}
-	if lat.Max > int64(time.Minute/time.Microsecond) {
-		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max)
+	if lat.Max() > int64(time.Minute/time.Microsecond) {
+		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max())
 	}
 	// Each interval keeps its latencies' histogram: together, the run's.
 	var n, maxUs int64
@@ -316,8 +316,8 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 		}
 		n, maxUs = n+h.Count(), max(maxUs, h.Max())
 	}
-	if n != lat.Count || maxUs < lat.Max {
-		t.Fatalf("intervals' histograms hold %d latencies (max %d µs), the run %d (max %d)", n, maxUs, lat.Count, lat.Max)
+	if n != lat.Count() || maxUs < lat.Max() {
+		t.Fatalf("intervals' histograms hold %d latencies (max %d µs), the run %d (max %d)", n, maxUs, lat.Count(), lat.Max())
 	}
 }
 
@@ -380,13 +380,11 @@ func TestConsumerRateOverItsReading(t *testing.T) {
 	if res.Records != 1999 || res.Reason != StopIdle {
 		t.Fatalf("consumed %d (%s), want 1999 and the idle timeout", res.Records, res.Reason)
 	}
-	cons, _, err := res.Summary(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lifetime := float64(res.Records) / cons.DurationSeconds
-	if cons.RecordsPerSec < 2*lifetime {
-		t.Fatalf("records/s %.0f over a %.2f s run (%.0f over the whole run): want the rate over the reading, not the waits", cons.RecordsPerSec, cons.DurationSeconds, lifetime)
+	// The rate the result gives (ConsumerSummary) is over Reading.
+	duration := res.End.Sub(res.Start).Seconds()
+	lifetime, rate := float64(res.Records)/duration, measure.PerSecond(res.Records, res.Reading())
+	if rate < 2*lifetime {
+		t.Fatalf("records/s %.0f over a %.2f s run (%.0f over the whole run): want the rate over the reading, not the waits", rate, duration, lifetime)
 	}
 }
 

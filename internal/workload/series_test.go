@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
-	"github.com/kbench/kbench/internal/result"
 )
 
 // TestSeriesBoundedOver24Hours: a day of one-second intervals stays within
@@ -110,17 +109,21 @@ func TestSeriesFoldsShortPartialIntervals(t *testing.T) {
 				crep.tick(t0.Add(k.at), k.final)
 				total += k.records
 			}
-			end := t0.Add(tt.ticks[len(tt.ticks)-1].at)
-			pr := &ProducerResult{Start: t0, End: end, Acked: total, Latency: measure.NewHistogram(), Intervals: rep.intervals}
-			ps, err := pr.Summary(0, 0)
-			if err != nil {
-				t.Fatal(err)
+			// Each interval as the result holds it: its records over its
+			// own length.
+			type kept struct {
+				Records                int64
+				Seconds, RecordsPerSec float64
 			}
-			cs, _, err := (&ConsumerResult{Start: t0, End: end, Records: total, Intervals: crep.intervals}).Summary(0)
-			if err != nil {
-				t.Fatal(err)
+			var ps, cs []kept
+			for _, iv := range rep.intervals {
+				ps = append(ps, kept{iv.Count, iv.Length.Seconds(), float64(iv.Count) / iv.Length.Seconds()})
 			}
-			for who, ivs := range map[string][]result.Interval{"producer": ps.Intervals, "consumer": cs.Intervals} {
+			for _, iv := range crep.intervals {
+				secs := iv.End.Sub(iv.Start).Seconds()
+				cs = append(cs, kept{iv.Records, secs, float64(iv.Records) / secs})
+			}
+			for who, ivs := range map[string][]kept{"producer": ps, "consumer": cs} {
 				var sum int64
 				for _, iv := range ivs {
 					sum += iv.Records

@@ -1,4 +1,4 @@
-package faults
+package timeline
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // The election measurement: after an action takes a broker away, how long
@@ -33,16 +35,16 @@ func (t *Timeline) metadata(ctx context.Context) (kadm.Metadata, error) {
 }
 
 // leadersOf lists the partitions of the scenario's topics broker leads.
-func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[Partition]watched, error) {
+func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[faults.Partition]watched, error) {
 	m, err := t.metadata(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := map[Partition]watched{}
+	out := map[faults.Partition]watched{}
 	for _, td := range m.Topics {
 		for _, pd := range td.Partitions {
 			if pd.Leader == broker {
-				out[Partition{Topic: td.Topic, Partition: pd.Partition}] = watched{epoch: pd.LeaderEpoch, replicas: len(pd.Replicas), isr: len(pd.ISR)}
+				out[faults.Partition{Topic: td.Topic, Partition: pd.Partition}] = watched{epoch: pd.LeaderEpoch, replicas: len(pd.Replicas), isr: len(pd.ISR)}
 			}
 		}
 	}
@@ -51,7 +53,7 @@ func (t *Timeline) leadersOf(ctx context.Context, broker int32) (map[Partition]w
 
 // startElection measures, for fault i, the election of new leaders for
 // the partitions broker led.
-func (t *Timeline) startElection(i int, broker int32, led map[Partition]watched, began time.Time) {
+func (t *Timeline) startElection(i int, broker int32, led map[faults.Partition]watched, began time.Time) {
 	e := &election{back: make(chan struct{})}
 	t.mu.Lock()
 	t.elections[broker] = e
@@ -82,9 +84,9 @@ func (t *Timeline) resumed(broker int32) {
 // back is closed (broker resumed), it watches Settle longer: a broker
 // resumed before its session expired keeps its partitions, and no election
 // comes.
-func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led map[Partition]watched, began time.Time, back <-chan struct{}) {
-	moved := map[Partition]int32{}   // by partition: its new leader
-	returned := map[Partition]bool{} // back with broker
+func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led map[faults.Partition]watched, began time.Time, back <-chan struct{}) {
+	moved := map[faults.Partition]int32{}   // by partition: its new leader
+	returned := map[faults.Partition]bool{} // back with broker
 	var lastMove, lastBack time.Duration
 	var settle <-chan time.Time
 	tick := time.NewTicker(t.cfg.Poll)
@@ -141,7 +143,7 @@ func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led
 
 // electionSeen records an election measurement that saw every partition
 // get a leader again.
-func (t *Timeline) electionSeen(i int, broker int32, led map[Partition]watched, moved map[Partition]int32, returned map[Partition]bool, lastMove, lastBack time.Duration) {
+func (t *Timeline) electionSeen(i int, broker int32, led map[faults.Partition]watched, moved map[faults.Partition]int32, returned map[faults.Partition]bool, lastMove, lastBack time.Duration) {
 	note := ""
 	if len(returned) > 0 {
 		note = backNote(led, returned, broker, lastBack)
@@ -167,7 +169,7 @@ func (t *Timeline) electionSeen(i int, broker int32, led map[Partition]watched, 
 
 // backNote says which partitions came back with their broker, and why no
 // other broker took them.
-func backNote(led map[Partition]watched, returned map[Partition]bool, broker int32, after time.Duration) string {
+func backNote(led map[faults.Partition]watched, returned map[faults.Partition]bool, broker int32, after time.Duration) string {
 	names := make([]string, 0, len(returned))
 	alone := true // no other replica at all, rather than none in sync
 	for p := range returned {
@@ -200,7 +202,7 @@ func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.1f s", d.Seconds())
 }
 
-func movedList(led map[Partition]watched, moved map[Partition]int32, returned map[Partition]bool, broker int32) []Moved {
+func movedList(led map[faults.Partition]watched, moved map[faults.Partition]int32, returned map[faults.Partition]bool, broker int32) []Moved {
 	out := make([]Moved, 0, len(led))
 	for p := range led {
 		to, ok := moved[p]

@@ -1,17 +1,19 @@
-package faults
+package timeline
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // leaderTries bounds the looks for a partition's leader (one per Poll).
 const leaderTries = 20
 
 // resolve finds the broker a target means now.
-func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
+func (t *Timeline) resolve(ctx context.Context, tg faults.Target) (int32, error) {
 	switch {
 	case tg.Fault != "":
 		i := t.index(tg.Fault)
@@ -33,8 +35,8 @@ func (t *Timeline) resolve(ctx context.Context, tg Target) (int32, error) {
 // resolveFault finds the broker a fault acts on now and, for a network
 // fault, its link's two ends. The broker is -1 for a link whose first
 // end is no single broker (every broker, the clients).
-func (t *Timeline) resolveFault(ctx context.Context, f Fault) (int32, *Link, error) {
-	if f.Action == HealLink && f.Target.Fault != "" {
+func (t *Timeline) resolveFault(ctx context.Context, f faults.Fault) (int32, *faults.Link, error) {
+	if f.Action == faults.HealLink && f.Target.Fault != "" {
 		// The broker of the fault it heals, if that fault had one.
 		if j := t.index(f.Target.Fault); j >= 0 {
 			return t.get(j).Broker, nil, nil
@@ -44,9 +46,9 @@ func (t *Timeline) resolveFault(ctx context.Context, f Fault) (int32, *Link, err
 		b, err := t.resolve(ctx, f.Target)
 		return b, nil, err
 	}
-	var l Link
+	var l faults.Link
 	for side, s := range f.Between {
-		e := Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
+		e := faults.Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
 		for _, tg := range s.Targets {
 			b, err := t.resolve(ctx, tg)
 			if err != nil {
@@ -58,7 +60,7 @@ func (t *Timeline) resolveFault(ctx context.Context, f Fault) (int32, *Link, err
 		}
 		l[side] = e
 	}
-	if id := SameNode(l[0], l[1]); id >= 0 {
+	if id := faults.SameNode(l[0], l[1]); id >= 0 {
 		return id, nil, errSelfLink(id)
 	}
 	var broker int32 = -1
@@ -70,7 +72,7 @@ func (t *Timeline) resolveFault(ctx context.Context, f Fault) (int32, *Link, err
 
 // leaderNow is p's leader, looked for every Poll while it has none (an
 // election under way), at most leaderTries times.
-func (t *Timeline) leaderNow(ctx context.Context, p Partition) (int32, error) {
+func (t *Timeline) leaderNow(ctx context.Context, p faults.Partition) (int32, error) {
 	var lastErr error
 	for try := 0; try < leaderTries; try++ {
 		leader, err := t.leader(ctx, p)
@@ -89,7 +91,7 @@ func (t *Timeline) leaderNow(ctx context.Context, p Partition) (int32, error) {
 	return -1, fmt.Errorf("find the leader of %s-%d: %w", p.Topic, p.Partition, lastErr)
 }
 
-func (t *Timeline) leader(ctx context.Context, p Partition) (int32, error) {
+func (t *Timeline) leader(ctx context.Context, p faults.Partition) (int32, error) {
 	m, err := t.view.metadata(ctx, p.Topic)
 	if err != nil {
 		return -1, err
@@ -115,4 +117,9 @@ func (t *Timeline) controller(ctx context.Context) (int32, error) {
 		return -1, fmt.Errorf("find the controller: %w", err)
 	}
 	return m.Controller, nil
+}
+
+// errSelfLink says that a link's two ends are one node.
+func errSelfLink(id int32) error {
+	return fmt.Errorf("both ends of the link are broker %d: a broker reaches itself without the network; name another broker, brokers, controllers or clients as the other end", id)
 }

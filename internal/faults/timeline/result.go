@@ -1,6 +1,10 @@
-package faults
+package timeline
 
-import "time"
+import (
+	"time"
+
+	"github.com/kbench/kbench/internal/faults"
+)
 
 // Result statuses.
 const (
@@ -53,9 +57,18 @@ type Moved struct {
 	From, To int32
 }
 
+// resultLabel names r in log lines.
 func resultLabel(r Result) string {
 	if r.Name != "" {
 		return r.Name
 	}
 	return r.Action + " " + r.Target
+}
+
+// label names fault f in log lines.
+func label(f faults.Fault) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Action + " " + f.TargetString()
 }

@@ -1,15 +1,17 @@
-package workload
+package runner
 
 import (
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/workload"
 )
 
-// Summary converts what the producers measured into the result document's
-// form. cpu is the process CPU time spent during the run (0 if unknown).
-func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result.Producer, error) {
+// ProducerSummary converts what producers measured into the result
+// document's form: engines return measurements, documents are built here.
+// cpu is the process CPU time spent during the run (0 if unknown).
+func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Duration) (*result.Producer, error) {
 	out, err := producerSummary(r.Sending(r.Start), r.Acked, r.Bytes, r.Latency)
 	if err != nil {
 		return nil, err
@@ -105,7 +107,7 @@ func (r *ProducerResult) Summary(targetRate float64, cpu time.Duration) (*result
 }
 
 // plateauOf is a plateau's figures, with Little's law's check.
-func plateauOf(pl PlateauResult) (result.Plateau, error) {
+func plateauOf(pl workload.PlateauResult) (result.Plateau, error) {
 	lat, err := result.LatencyOf(pl.Latency)
 	if err != nil {
 		return result.Plateau{}, err

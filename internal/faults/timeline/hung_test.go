@@ -1,4 +1,4 @@
-package faults
+package timeline
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // hungBroker accepts connections and reads requests, and never answers,
@@ -65,7 +67,7 @@ func TestTimelineReturnsFromAHungBroker(t *testing.T) {
 	defer cancel()
 	tl, err := Start(ctx, Config{
 		Admin: []kgo.Opt{kgo.SeedBrokers(addr)}, Topics: []string{"t"}, Actor: newEventActor(nil), Poll: time.Hour,
-		Faults: []Fault{{Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}}},
+		Faults: []faults.Fault{{Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}}},
 	}, time.Now())
 	if err != nil {
 		t.Fatal(err)

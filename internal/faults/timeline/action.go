@@ -1,9 +1,11 @@
-package faults
+package timeline
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // fire carries out fault i and starts its measurements: what they are
@@ -13,7 +15,7 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	at := time.Since(t.start)
 	kind, ok := t.cfg.Kinds[f.Action]
 	var broker int32 = -1
-	var link *Link
+	var link *faults.Link
 	err := fmt.Errorf("unknown fault action %q", f.Action)
 	if ok {
 		broker, link, err = t.resolveFault(ctx, f)
@@ -30,8 +32,8 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 		defer t.release(broker)
 	}
 	eff := effectOn(kind, link)
-	a := Action{Brokers: []int32{broker}, Params: withDefaults(kind, f.Params), Actor: t.cfg.Actor, Link: link, Ended: t.stop}
-	if f.Action == HealLink {
+	a := faults.Action{Brokers: []int32{broker}, Params: faults.WithDefaults(kind, f.Params), Actor: t.cfg.Actor, Link: link, Ended: t.stop}
+	if f.Action == faults.HealLink {
 		a.Undo = t.takeHeal(f.Target.Fault)
 	}
 	began := t.begin(ctx, i, broker, eff, at)
@@ -61,7 +63,7 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 // effectOn is kind's effect on link: a network partition that leaves the
 // brokers it cuts their controllers (cut from clients only) moves no
 // leaders: it disrupts, it takes nothing away.
-func effectOn(kind Kind, link *Link) Effect {
+func effectOn(kind faults.Kind, link *faults.Link) faults.Effect {
 	eff := kind.Effect()
 	if link != nil && eff.Away && !link[1].Controllers && len(link[1].Nodes) == 0 {
 		eff.Away, eff.Down, eff.Disrupts = false, false, true
@@ -73,7 +75,7 @@ func effectOn(kind Kind, link *Link) Effect {
 // takes a running broker away has the partitions it leads watched until
 // each has a leader again (the election). It returns when the action
 // begins.
-func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, at time.Duration) time.Time {
+func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Effect, at time.Duration) time.Time {
 	f := t.cfg.Faults[i]
 	t.mu.Lock()
 	wasDown := t.down[broker]
@@ -81,7 +83,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 	// Only an action on a running broker moves its leaders: after a kill,
 	// the broker keeps them until it is fenced, and that election belongs
 	// to the kill, also when a restart has begun by then.
-	var led map[Partition]watched
+	var led map[faults.Partition]watched
 	if eff.Away && !wasDown {
 		led, _ = t.leadersOf(ctx, broker)
 	}
@@ -99,7 +101,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff Effect, a
 
 // after records that fault i's action was done, and measures what its
 // effect calls for.
-func (t *Timeline) after(i int, broker int32, eff Effect, began time.Time) {
+func (t *Timeline) after(i int, broker int32, eff faults.Effect, began time.Time) {
 	t.mu.Lock()
 	t.doneAt[i] = time.Since(t.start)
 	if broker < 0 {
@@ -169,7 +171,7 @@ func (t *Timeline) heal(ctx context.Context) {
 	}
 	if err != nil {
 		t.mu.Lock()
-		t.results = append(t.results, Result{Name: "heal", Action: Heal, Broker: -1, At: time.Since(t.start), Status: StatusFailed, Error: err.Error()})
+		t.results = append(t.results, Result{Name: "heal", Action: faults.Heal, Broker: -1, At: time.Since(t.start), Status: StatusFailed, Error: err.Error()})
 		t.mu.Unlock()
 	}
 }
@@ -217,7 +219,7 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 // actedOn names what an action was done to: the broker it resolved to
 // first ("kill broker 2 (leader of orders-0)"), as users grep the log for
 // the broker, then the target as the plan gave it.
-func actedOn(f Fault, broker int32) string {
+func actedOn(f faults.Fault, broker int32) string {
 	target := f.TargetString()
 	if broker < 0 || len(f.Between) == 2 {
 		return target

@@ -1,4 +1,4 @@
-package faults
+package timeline
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // Config is a timeline to run.
 type Config struct {
-	Faults []Fault
-	Actor  Actor
-	// Kinds are the fault kinds by action name (default Kinds()).
-	Kinds map[string]Kind
+	Faults []faults.Fault
+	Actor  faults.Actor
+	// Kinds are the fault kinds by action name (default faults.Kinds()).
+	Kinds map[string]faults.Kind
 	// Admin are the client options for metadata (bootstrap, security).
 	Admin []kgo.Opt
 	// Topics are the scenario's topics: their partitions are watched.
@@ -83,7 +85,7 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 		cfg.Logf = func(string, ...any) {}
 	}
 	if cfg.Kinds == nil {
-		cfg.Kinds = Kinds()
+		cfg.Kinds = faults.Kinds()
 	}
 	v := cfg.view
 	if v == nil {

@@ -1,4 +1,4 @@
-package faults
+package timeline
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // eventActor runs the test's function per action and reports every action
@@ -33,7 +35,7 @@ func (a *eventActor) Act(ctx context.Context, action string, broker int32) (stri
 	return "", a.act(ctx, action, broker)
 }
 
-func (a *eventActor) Heal(context.Context) ([]Healed, error) { return nil, nil }
+func (a *eventActor) Heal(context.Context) ([]faults.Healed, error) { return nil, nil }
 
 // await waits for the actor to report want, failing the test after bound.
 func (a *eventActor) await(t *testing.T, want string, bound time.Duration) {
@@ -74,16 +76,16 @@ func TestTimelineElectionBelongsToItsFault(t *testing.T) {
 	// The restart waits for the fencing, as a restarted broker waits for its
 	// old session to expire before it may register again.
 	actor := newEventActor(func(_ context.Context, action string, broker int32) error {
-		if action == Restart {
+		if action == faults.Restart {
 			moveLeaders(c, broker, (broker+1)%3)
 		}
 		return nil
 	})
 	tl, err := Start(context.Background(), Config{
 		Admin: opts, Topics: []string{"t"}, Actor: actor, Poll: 10 * time.Millisecond, MeasureFor: 20 * time.Second,
-		Faults: []Fault{
-			{Name: "k", Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}},
-			{Action: Restart, Target: Target{Fault: "k"}, After: "k"},
+		Faults: []faults.Fault{
+			{Name: "k", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}},
+			{Action: faults.Restart, Target: faults.Target{Fault: "k"}, After: "k"},
 		},
 	}, time.Now())
 	if err != nil {
@@ -115,7 +117,7 @@ func TestTimelineRunsFaultsAtTheirTimes(t *testing.T) {
 	_, opts := cluster(t)
 	release := make(chan struct{})
 	actor := newEventActor(func(ctx context.Context, action string, _ int32) error {
-		if action == Restart {
+		if action == faults.Restart {
 			select { // a broker slow to come back
 			case <-release:
 			case <-ctx.Done():
@@ -125,9 +127,9 @@ func TestTimelineRunsFaultsAtTheirTimes(t *testing.T) {
 	})
 	tl, err := Start(context.Background(), Config{
 		Admin: opts, Topics: []string{"t"}, Actor: actor, MeasureFor: time.Second,
-		Faults: []Fault{
-			{Action: Restart, Target: Target{Broker: 1}},
-			{Action: Pause, Target: Target{Broker: 2}, At: 50 * time.Millisecond},
+		Faults: []faults.Fault{
+			{Action: faults.Restart, Target: faults.Target{Broker: 1}},
+			{Action: faults.Pause, Target: faults.Target{Broker: 2}, At: 50 * time.Millisecond},
 		},
 	}, time.Now())
 	if err != nil {
@@ -160,7 +162,7 @@ func TestTimelineWaitsWatchTheContext(t *testing.T) {
 	})
 	tl, err := Start(ctx, Config{
 		Admin: opts, Topics: []string{"t"}, Actor: newEventActor(nil), Poll: time.Second,
-		Faults: []Fault{{Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 7}}}}, // no such partition
+		Faults: []faults.Fault{{Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 7}}}}, // no such partition
 	}, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +183,7 @@ func TestTimelineWaitsWatchTheContext(t *testing.T) {
 func TestTimelineElectionOutcomes(t *testing.T) {
 	tests := []struct {
 		name   string
-		faults []Fault
+		faults []faults.Fault
 		// act moves leaders as the cluster would; await is the last action.
 		act      func(v *fakeView, action string, broker int32)
 		await    string
@@ -192,33 +194,33 @@ func TestTimelineElectionOutcomes(t *testing.T) {
 	}{
 		{
 			name: "no other replica: back with its broker",
-			faults: []Fault{
-				{Name: "k", Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}},
-				{Action: Restart, Target: Target{Fault: "k"}, After: "k"},
+			faults: []faults.Fault{
+				{Name: "k", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}},
+				{Action: faults.Restart, Target: faults.Target{Fault: "k"}, After: "k"},
 			},
 			// Offline until the broker is back, then led by it again.
 			act: func(v *fakeView, action string, broker int32) {
-				if action == Restart {
+				if action == faults.Restart {
 					v.move(broker, broker)
 				}
 			},
-			await: Restart, measure: 20 * time.Second, noteHas: "none: t-0",
+			await: faults.Restart, measure: 20 * time.Second, noteHas: "none: t-0",
 			noteAlso: "no other in-sync replica and came back with broker",
 		},
 		{
 			name: "resumed before it was fenced",
-			faults: []Fault{
-				{Name: "p", Action: Pause, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}},
-				{Action: Resume, Target: Target{Fault: "p"}, After: "p"},
+			faults: []faults.Fault{
+				{Name: "p", Action: faults.Pause, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}},
+				{Action: faults.Resume, Target: faults.Target{Fault: "p"}, After: "p"},
 			},
-			await: Resume, measure: 20 * time.Second, noteHas: "was resumed before the cluster moved its leaders",
+			await: faults.Resume, measure: 20 * time.Second, noteHas: "was resumed before the cluster moved its leaders",
 		},
 		{
 			name: "bound runs out",
-			faults: []Fault{
-				{Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}},
+			faults: []faults.Fault{
+				{Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}},
 			},
-			await: Kill, measure: 300 * time.Millisecond, noteHas: "not within 0.3 s", timedOut: true,
+			await: faults.Kill, measure: 300 * time.Millisecond, noteHas: "not within 0.3 s", timedOut: true,
 		},
 	}
 	for _, tt := range tests {
@@ -260,7 +262,7 @@ func TestTimelineEnd(t *testing.T) {
 	_, opts := cluster(t)
 	release := make(chan struct{})
 	actor := &healActor{eventActor: newEventActor(func(ctx context.Context, action string, _ int32) error {
-		if action == Restart {
+		if action == faults.Restart {
 			select {
 			case <-release:
 			case <-ctx.Done():
@@ -272,11 +274,11 @@ func TestTimelineEnd(t *testing.T) {
 	tl, err := Start(context.Background(), Config{
 		Admin: opts, Topics: []string{"t"}, Actor: actor, MeasureFor: time.Second,
 		Logf: func(format string, args ...any) { logs <- fmt.Sprintf(format, args...) },
-		Faults: []Fault{
-			{Name: "r", Action: Restart, Target: Target{Broker: 1}},
-			{Action: Kill, Target: Target{Broker: 1}, At: 50 * time.Millisecond},
-			{Name: "late", Action: Pause, Target: Target{Broker: 2}, At: time.Hour},
-			{Action: Resume, Target: Target{Broker: 2}, After: "late"},
+		Faults: []faults.Fault{
+			{Name: "r", Action: faults.Restart, Target: faults.Target{Broker: 1}},
+			{Action: faults.Kill, Target: faults.Target{Broker: 1}, At: 50 * time.Millisecond},
+			{Name: "late", Action: faults.Pause, Target: faults.Target{Broker: 2}, At: time.Hour},
+			{Action: faults.Resume, Target: faults.Target{Broker: 2}, After: "late"},
 		},
 	}, time.Now())
 	if err != nil {
@@ -312,9 +314,9 @@ type healActor struct {
 	heals atomic.Int32
 }
 
-func (a *healActor) Heal(context.Context) ([]Healed, error) {
+func (a *healActor) Heal(context.Context) ([]faults.Healed, error) {
 	a.heals.Add(1)
-	return []Healed{{Broker: 1, Action: Restart}}, nil
+	return []faults.Healed{{Broker: 1, Action: faults.Restart}}, nil
 }
 
 // awaitLog waits for a log line containing want.

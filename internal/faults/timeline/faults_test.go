@@ -1,4 +1,4 @@
-package faults
+package timeline
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 // Unit tests of the timeline: in a synctest bubble against a cluster in
@@ -36,14 +38,14 @@ func (a *moverActor) Act(_ context.Context, op string, broker int32) (string, er
 	if err := a.fail[op]; err != nil {
 		return "it broke", err
 	}
-	if op == Kill || op == Stop || op == Pause {
+	if op == faults.Kill || op == faults.Stop || op == faults.Pause {
 		time.AfterFunc(a.delay, func() { a.v.move(broker, next(broker)) })
 	}
 	return "", nil
 }
 
-func (a *moverActor) Heal(context.Context) ([]Healed, error) {
-	return []Healed{{Broker: 1, Action: Restart}}, nil
+func (a *moverActor) Heal(context.Context) ([]faults.Healed, error) {
+	return []faults.Healed{{Broker: 1, Action: faults.Restart}}, nil
 }
 
 func cluster(t *testing.T) (*kfake.Cluster, []kgo.Opt) {
@@ -64,10 +66,10 @@ func TestTimeline(t *testing.T) {
 		start := time.Now()
 		tl, err := Start(context.Background(), Config{
 			view: v, Topics: []string{"t"}, Actor: actor,
-			Faults: []Fault{
-				{Name: "k", Action: Kill, Target: Target{Leader: &Partition{Topic: "t", Partition: 0}}, At: 100 * time.Millisecond},
-				{Action: Restart, Target: Target{Fault: "k"}, After: "k", At: 500 * time.Millisecond},
-				{Action: Pause, Target: Target{Broker: 2}, At: time.Hour}, // never reached
+			Faults: []faults.Fault{
+				{Name: "k", Action: faults.Kill, Target: faults.Target{Leader: &faults.Partition{Topic: "t", Partition: 0}}, At: 100 * time.Millisecond},
+				{Action: faults.Restart, Target: faults.Target{Fault: "k"}, After: "k", At: 500 * time.Millisecond},
+				{Action: faults.Pause, Target: faults.Target{Broker: 2}, At: time.Hour}, // never reached
 			},
 		}, start)
 		if err != nil {
@@ -104,7 +106,7 @@ func TestTimeline(t *testing.T) {
 		if pause.Status != StatusNotReached {
 			t.Errorf("pause %+v; want not reached", pause)
 		}
-		if heal.Name != "heal" || heal.Action != Restart || heal.ISRRecovered == nil {
+		if heal.Name != "heal" || heal.Action != faults.Restart || heal.ISRRecovered == nil {
 			t.Errorf("heal %+v", heal)
 		}
 		if !kill.Away || !restart.Away || heal.Away {
@@ -115,12 +117,12 @@ func TestTimeline(t *testing.T) {
 
 func TestTimelineFailedActionSkipsFollowers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		actor := &moverActor{v: newFakeView(), fail: map[string]error{Stop: errors.New("no such pod")}}
+		actor := &moverActor{v: newFakeView(), fail: map[string]error{faults.Stop: errors.New("no such pod")}}
 		tl, err := Start(context.Background(), Config{
 			view: actor.v, Topics: []string{"t"}, Actor: actor,
-			Faults: []Fault{
-				{Name: "s", Action: Stop, Target: Target{Broker: 3}},
-				{Action: Restart, Target: Target{Fault: "s"}, After: "s"},
+			Faults: []faults.Fault{
+				{Name: "s", Action: faults.Stop, Target: faults.Target{Broker: 3}},
+				{Action: faults.Restart, Target: faults.Target{Fault: "s"}, After: "s"},
 			},
 		}, time.Now())
 		if err != nil {

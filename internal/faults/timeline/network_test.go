@@ -1,0 +1,160 @@
+package timeline
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kbench/kbench/internal/faults"
+)
+
+// netActor records the network faults set and cleared, at the bubble's
+// time since start; shaping a link cut from the controllers moves its
+// broker's leaders 200 ms later, as a fencing would.
+type netActor struct {
+	eventActor
+	v     *fakeView
+	start time.Time
+	mu    sync.Mutex
+	log   []string
+}
+
+func (a *netActor) Shape(_ context.Context, op string, l faults.Link, p faults.Params) (string, error) {
+	a.note("shape " + op + " " + l.String())
+	if op == faults.Cut && l[1].Controllers && len(l[0].Nodes) == 1 {
+		b := l[0].Nodes[0]
+		time.AfterFunc(200*time.Millisecond, func() { a.v.move(b, next(b)) })
+		time.AfterFunc(300*time.Millisecond, func() { a.v.dropISR(b) })
+	}
+	return "shaped\n", nil
+}
+
+func (a *netActor) Unshape(_ context.Context, op string, l faults.Link) (string, error) {
+	a.note("unshape " + op + " " + l.String())
+	a.v.fillISR()
+	return "unshaped\n", nil
+}
+
+func (a *netActor) note(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.log = append(a.log, s+" at "+time.Since(a.start).String())
+}
+
+func (a *netActor) events() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return strings.Join(a.log, "; ")
+}
+
+// dropISR takes broker out of every ISR, as a fencing does; the ISRs are
+// full again at the next move of anything (a heal's metadata).
+func (v *fakeView) dropISR(broker int32) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, d := range v.parts {
+		isr := []int32{}
+		for _, r := range d.ISR {
+			if r != broker {
+				isr = append(isr, r)
+			}
+		}
+		d.ISR = isr
+	}
+}
+
+// fillISR puts every replica back in sync.
+func (v *fakeView) fillISR() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, d := range v.parts {
+		d.ISR = append([]int32(nil), d.Replicas...)
+	}
+}
+
+func leaderSide(p int32) faults.Side {
+	return faults.Side{Targets: []faults.Target{{Leader: &faults.Partition{Topic: "t", Partition: p}}}}
+}
+
+func TestTimelineNetworkFaults(t *testing.T) {
+	quorum := faults.Side{Brokers: true, Controllers: true}
+	tests := []struct {
+		name   string
+		faults []faults.Fault
+		events string
+		check  func(t *testing.T, rs []Result)
+	}{{
+		name: "a partition with a duration heals itself, its election and ISR recovery measured",
+		faults: []faults.Fault{{Action: faults.Cut, At: time.Second, Between: []faults.Side{leaderSide(1), quorum},
+			Params: faults.Params{"duration": 2 * time.Second}}},
+		events: "shape partition broker 2 ↔ every broker and every controller at 1s; unshape partition broker 2 ↔ every broker and every controller at 3s",
+		check: func(t *testing.T, rs []Result) {
+			r := rs[0]
+			if r.Status != StatusDone || r.Broker != 2 || !r.Away || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
+				t.Errorf("partition %+v; want done on broker 2, away, its election 200 ms after the cut", r)
+			}
+			if r.ISRShrunk == nil || *r.ISRShrunk < 300*time.Millisecond || *r.ISRShrunk > 350*time.Millisecond {
+				t.Errorf("ISR shrunk %v; want 300 ms after the cut (to within a 50 ms poll)", r.ISRShrunk)
+			}
+			if r.ISRRecovered == nil || *r.ISRRecovered > 100*time.Millisecond {
+				t.Errorf("ISR recovered %v; want measured from the heal at 3 s (the ISRs were full at once)", r.ISRRecovered)
+			}
+			if len(rs) != 1 {
+				t.Errorf("results %+v; a partition that healed itself has nothing left to undo", rs)
+			}
+		},
+	}, {
+		name: "an explicit heal undoes its fault once",
+		faults: []faults.Fault{
+			{Name: "cut", Action: faults.Cut, At: time.Second, Between: []faults.Side{leaderSide(0), {Clients: true}}},
+			{Action: faults.HealLink, Target: faults.Target{Fault: "cut"}, After: "cut", At: 2 * time.Second},
+		},
+		events: "shape partition broker 1 ↔ the clients at 1s; unshape partition broker 1 ↔ the clients at 3s",
+		check: func(t *testing.T, rs []Result) {
+			if rs[0].Away != true || rs[0].Election != nil {
+				t.Errorf("cut from the clients %+v; want its gaps (away) but no election: its leaders do not move", rs[0])
+			}
+			if rs[1].Status != StatusDone || rs[1].Output != "unshaped\n" || len(rs) != 2 {
+				t.Errorf("results %+v; want the heal done, and no heal row at the end", rs)
+			}
+		},
+	}, {
+		name:   "a link between a broker and itself fails",
+		faults: []faults.Fault{{Action: faults.Delay, At: time.Second, Between: []faults.Side{leaderSide(1), {Targets: []faults.Target{{Broker: 2}}}}, Params: faults.Params{"latency": 20 * time.Millisecond}}},
+		check: func(t *testing.T, rs []Result) {
+			if rs[0].Status != StatusFailed || !strings.Contains(rs[0].Error, "both ends of the link are broker 2") {
+				t.Errorf("delay %+v; want failed: both ends are broker 2", rs[0])
+			}
+		},
+	}, {
+		name:   "a delay left in place is undone at the end",
+		faults: []faults.Fault{{Action: faults.Delay, At: time.Second, Between: []faults.Side{{Brokers: true}, {Brokers: true}}, Params: faults.Params{"latency": 20 * time.Millisecond}}},
+		events: "shape delay every broker ↔ every broker at 1s; unshape delay every broker ↔ every broker at 5s",
+		check: func(t *testing.T, rs []Result) {
+			if len(rs) != 2 || rs[0].Broker != -1 || !rs[0].Away || rs[1].Name != "heal" || rs[1].Status != StatusDone {
+				t.Errorf("results %+v; want the delay (no single broker, its gaps counted) and its heal at the end", rs)
+			}
+		},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				v := newFakeView()
+				a := &netActor{eventActor: *newEventActor(nil), v: v, start: time.Now()}
+				tl, err := Start(context.Background(), Config{view: v, Topics: []string{"t"}, Actor: a, Faults: tc.faults}, a.start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(5 * time.Second)
+				rs := tl.Finish(context.Background())
+				if got := a.events(); got != tc.events {
+					t.Errorf("network events:\n %s\nwant\n %s", got, tc.events)
+				}
+				tc.check(t, rs)
+			})
+		})
+	}
+}

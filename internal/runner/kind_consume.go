@@ -1,0 +1,13 @@
+package runner
+
+import "github.com/kbench/kbench/internal/workload"
+
+// buildConsume builds a "consume" workload: consumer clients.
+func buildConsume(in kindInput) (workload.Spec, map[string]string, error) {
+	spec, settings, err := consumerSpec(in.w, in.props(), in.b)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.IntervalHistograms = in.omb()
+	return workload.Consume{Spec: *spec}, settings, nil
+}

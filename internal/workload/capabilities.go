@@ -1,0 +1,37 @@
+package workload
+
+import "github.com/kbench/kbench/internal/load"
+
+// The optional capabilities of a Spec. A study asks a spec what it can
+// do, never what kind it is: a new kind gets every per-repeat change that
+// applies to it by implementing the capability.
+
+// Producing is a spec that writes with a producer: fresh record streams
+// per repeat, flush bounds, a max-rate probe's rate and the end of sending
+// act on its producer.
+type Producing interface {
+	Spec
+	// Producer returns a copy of the producer's spec.
+	Producer() ProducerSpec
+	// WithProducer returns the spec with its producer replaced.
+	WithProducer(ProducerSpec) Spec
+}
+
+// Tracked is a producing spec whose records can be verified one by one:
+// each client's records go through the RecordTracker the function returns.
+type Tracked interface {
+	Producing
+	Track(func(client int) RecordTracker) Spec
+}
+
+// Balanced is a spec that takes part in OMB's balanced-rate search: its
+// writers set their rate from a shared load.Balance, its readers tell it
+// what they read.
+type Balanced interface {
+	Spec
+	// BalanceClients is how many of its clients write at the balanced
+	// rate (0: none; a reader only tells).
+	BalanceClients() int
+	// WithBalance returns the spec taking part in b.
+	WithBalance(b *load.Balance) Spec
+}

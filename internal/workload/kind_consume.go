@@ -1,0 +1,80 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/load"
+)
+
+// Consume is the "consume" kind: consumer clients reading topics,
+// measuring rates and lag. Started late (Env.Late), it reads its topics
+// from the start: a catch-up read, or what an earlier phase wrote.
+type Consume struct{ Spec ConsumerSpec }
+
+func (Consume) Kind() string        { return "consume" }
+func (c Consume) Engine() Engine    { return &consumeEngine{spec: c.Spec} }
+func (Consume) BalanceClients() int { return 0 }
+
+// WithBalance implements Balanced: the readers tell b what they read.
+func (c Consume) WithBalance(b *load.Balance) Spec {
+	c.Spec.Balance = b
+	return c
+}
+
+type consumeEngine struct {
+	spec ConsumerSpec
+	run  *ConsumerRun
+}
+
+func (e *consumeEngine) Prepare(ctx context.Context, env Env) error {
+	spec := e.spec
+	spec.Epoch = env.Epoch
+	if env.Late {
+		opts := spec.ClientOpts
+		spec.ClientOpts = func(i int) []kgo.Opt {
+			// Both: the start offset decides where a group without
+			// commits begins (auto.offset.reset=latest sets it to the end).
+			start := kgo.NewOffset().AtStart()
+			return append(opts(i), kgo.ConsumeStartOffset(start), kgo.ConsumeResetOffset(start))
+		}
+		spec.Latest = false
+	}
+	run, err := StartConsumer(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("start consumers: %w", err)
+	}
+	e.run = run
+	return nil
+}
+
+func (e *consumeEngine) Start(context.Context, Env) error { return nil }
+
+func (e *consumeEngine) Ready() <-chan struct{} {
+	if e.run == nil {
+		return closed // never started: nothing to wait for
+	}
+	return e.run.Ready()
+}
+
+func (e *consumeEngine) Wait() (Measured, error) {
+	if e.run == nil {
+		return Measured{}, nil
+	}
+	res, err := e.run.Wait()
+	if res != nil && e.spec.Records > 0 && res.Records < e.spec.Records && res.Reason == StopIdle {
+		// Stopped by the idle timeout short of its records: the run did
+		// not measure what was asked (a rebalance, or a slow producer).
+		err = errors.Join(err, fmt.Errorf("consumed %d of %d records: no record arrived for %s", res.Records, e.spec.Records, e.spec.IdleTimeout))
+	}
+	return Measured{Read: res}, err
+}
+
+func (e *consumeEngine) Stop() {
+	if e.run != nil {
+		e.run.Stop()
+	}
+}
