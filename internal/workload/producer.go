@@ -411,7 +411,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 
 	res := collect(spec, clients, start, rep.intervals, pauses.Stop())
 	for _, c := range clients {
-		if c.abandoned.Load() {
+		if c.gate.abandoned() {
 			// Promises that ran after abandon counted nothing.
 			n := c.produced - c.acked - c.failed
 			res.Unresolved += n

@@ -360,7 +360,10 @@ func TestRunProducerNoSteadyRecord(t *testing.T) {
 // TestRunProducerSeriesCountsEveryRecord: regression: the interval series
 // dropped warm-up records acknowledged after steady state began, and the
 // series changed meaning at the switch. Every record is in exactly one
-// interval, steady ones flagged, intervals aligned on the epoch.
+// interval, steady ones flagged. Counts only: the intervals' alignment on
+// the epoch and their widths are TestReportersAlignIntervalsOnTheEpoch's,
+// on a synctest clock (checked here against wall time, a 35 ms bound
+// failed on a loaded machine).
 func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	t.Parallel()
 	seeds := fakeCluster(t, "t", 2)
@@ -375,25 +378,17 @@ func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum int64
+	var sum, sumEmitted int64
 	steady := false
-	for i, iv := range res.Intervals {
+	for _, iv := range res.Intervals {
 		sum += iv.Count
 		steady = steady || iv.Steady
-		if i > 0 && !iv.Final && (iv.Length < 40*time.Millisecond || iv.Length > 60*time.Millisecond) {
-			t.Errorf("interval %d is %v wide, want the fixed 50ms", i, iv.Length)
-		}
 	}
-	if sum != res.Acked || !steady {
-		t.Fatalf("series counts %d records of %d acknowledged (steady flagged: %v)", sum, res.Acked, steady)
+	for _, iv := range emitted {
+		sumEmitted += iv.Count
 	}
-	// The first interval ends on the epoch's grid: 50ms - 30ms after the
-	// start. Too short for a rate of its own, the series folds it into the
-	// next.
-	if first := emitted[0]; first.Length > 35*time.Millisecond {
-		t.Errorf("first interval %v: not aligned on the epoch", first.Length)
-	} else if first.Length < 25*time.Millisecond && (!first.Folded || res.Intervals[0].Length < 25*time.Millisecond) {
-		t.Errorf("first interval %v (%v in the series): shorter than half an interval, not folded", first.Length, res.Intervals[0].Length)
+	if sum != res.Acked || sumEmitted != res.Acked || !steady {
+		t.Fatalf("series counts %d records (%d given to OnSeries) of %d acknowledged (steady flagged: %v)", sum, sumEmitted, res.Acked, steady)
 	}
 }
 
@@ -401,7 +396,10 @@ func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 // Ctrl-C with records still outstanding (the broker not answering),
 // RunProducer returned no result at all: nothing printed, no JSON. It now
 // returns what was measured, with the unresolved records counted, within
-// its flush bound.
+// its flush bound. The broker answers the first produce request and holds
+// the rest; Ctrl-C comes once one is held (it came at 700 ms, and on a
+// loaded machine under -race the client had by then sent all its records
+// in the three requests answered: nothing was outstanding).
 func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	t.Parallel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
@@ -410,8 +408,13 @@ func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	}
 	defer c.Close()
 	var produced atomic.Int64
+	held := make(chan struct{}, 1)
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
-		if produced.Add(1) > 3 {
+		if produced.Add(1) > 1 {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
 			c.SleepControl(func() { time.Sleep(5 * time.Second) }) // the broker stops answering
 		}
 		return nil, nil, false
@@ -419,17 +422,23 @@ func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	spec := testSpec(t, c.ListenAddrs(), "t")
 	spec.Rate, spec.FlushTimeout = 2000, 500*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(700*time.Millisecond, cancel) // Ctrl-C
-	start := time.Now()
+	defer cancel()
+	var interrupted atomic.Int64
+	go func() {
+		<-held
+		interrupted.Store(time.Now().UnixNano())
+		cancel() // Ctrl-C
+	}()
 	res, err := RunProducer(ctx, spec)
-	if el := time.Since(start); el > 4*time.Second {
-		t.Fatalf("interrupted run took %v; bound: the 500ms flush and close waits", el)
+	// A hang guard: the bound is the 500ms flush and the 1s close wait.
+	if el := time.Since(time.Unix(0, interrupted.Load())); el > 4*time.Second {
+		t.Fatalf("interrupted run took %v after the interrupt; bound: the 500ms flush and close waits", el)
 	}
 	if res == nil {
 		t.Fatalf("no result after the interrupt (err %v)", err)
 	}
 	if res.Unresolved == 0 || res.Acked == 0 {
-		t.Fatalf("acked %d, unresolved %d: want both counted", res.Acked, res.Unresolved)
+		t.Fatalf("acked %d, unresolved %d: want both counted (failed %d, errors %v, not sent %d, err %v)", res.Acked, res.Unresolved, res.Failed, res.Errors, res.NotSent, err)
 	}
 }
 
