@@ -16,12 +16,7 @@ import (
 // known are the edges that break a rule today. The list only shrinks:
 // TestImportRules fails on an edge not in it, and on one in it that no
 // longer occurs. Each entry says which step of the engine work removes it.
-var known = []edge{
-	// The drop-in commands build runner.Workload specs and read workload results
-	// (cmd_producer_perf.go, cmd_consumer.go, cmd_e2e.go): the compat front-ends remove them.
-	{"cmd/kbench", "internal/workload"},
-	{"cmd/kbench", kgo},
-}
+var known = []edge{}
 
 // TestImportRules checks the repo's import rules (docs/notes.md, "Import
 // rules") over `go list -json ./...`, with known as the ratchet.

@@ -267,7 +267,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
-	if w.Transaction != nil && !hasProp(props, "transactional.id") {
+	if w.Transaction != nil && !kafkaconf.Has(props, "transactional.id") {
 		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
 	}
 	if profile != "" {
@@ -325,7 +325,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if t := w.Transaction; t != nil {
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
-	if hasProp(props, "delivery.timeout.ms") {
+	if kafkaconf.Has(props, "delivery.timeout.ms") {
 		// After duration, and without an acknowledgement in a run of
 		// records: as long as the user asked.
 		spec.Drain, spec.Stall = pc.DeliveryTimeout, pc.DeliveryTimeout
@@ -455,15 +455,6 @@ func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	opts = opts[:len(opts):len(opts)] // shared: an append copies
 	b.admin[bootstrap] = opts
 	return opts, nil
-}
-
-func hasProp(props []kafkaconf.Prop, key string) bool {
-	for _, p := range props {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {
