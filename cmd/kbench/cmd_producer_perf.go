@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -134,18 +132,12 @@ func producerProps(pa *compat.ProducerArgs) ([]kafkaconf.Prop, error) {
 	}
 	txID := pa.TransactionalID
 	if txID == "" && pa.TransactionMs > 0 && !kafkaconf.Has(props, "transactional.id") {
-		txID = "performance-producer-" + randomID()
+		txID = kafkaconf.GeneratedTransactionalID("performance-producer")
 	}
 	if txID != "" {
 		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: txID, Source: "--transactional-id"})
 	}
 	return props, nil
-}
-
-func randomID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // producerValues builds the record values, printing the payload file lines

@@ -54,7 +54,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 	var metrics []*workload.ProducerMetrics
 	if pa.PrintMetrics {
 		for i := range pa.Producers {
-			metrics = append(metrics, workload.NewProducerMetrics(clientID(pc.ClientID, i), env.Version, pc.BufferMemory))
+			metrics = append(metrics, workload.NewProducerMetrics(kafkaconf.ClientID(pc.ClientID, "", i), env.Version, pc.BufferMemory))
 		}
 	}
 	steadyAnnounced := false
@@ -136,18 +136,17 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 	return runErr
 }
 
-// producerClientOpts gives each client its options: its own client id,
-// its metrics hooks, and what runner.ProducerClientOpts gives plans' clients
-// too (its own transactional id, or permission to give up on in-flight
-// records after the delivery timeout).
+// producerClientOpts gives each client its options: what plans' clients
+// get too (kafkaconf's ClientOpts: its own client id and transactional id,
+// or permission to give up on in-flight records after the delivery
+// timeout), and its metrics hooks.
 func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
 	return func(i int) []kgo.Opt {
-		out := append([]kgo.Opt(nil), opts...)
-		out = append(out, kgo.ClientID(clientID(pc.ClientID, i)))
+		out := append(append([]kgo.Opt(nil), opts...), pc.ClientOpts("", i)...)
 		if i < len(metrics) {
 			out = append(out, metrics[i].Hooks())
 		}
-		return append(out, runner.ProducerClientOpts(pc, i)...)
+		return out
 	}
 }
 
@@ -171,15 +170,6 @@ func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
 // resultTopic is the topic as the result document records it.
 func resultTopic(t kadmin.TopicInfo) *result.Topic {
 	return &result.Topic{Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor}
-}
-
-// clientID names client i: the configured id for the first, with a suffix
-// for the others so that their metrics and broker logs tell them apart.
-func clientID(base string, i int) string {
-	if i == 0 {
-		return base
-	}
-	return base + "-" + strconv.Itoa(i)
 }
 
 // roundMs converts microseconds to whole milliseconds, rounding half up.

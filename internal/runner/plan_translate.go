@@ -268,7 +268,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		return nil, nil, userr.New(err)
 	}
 	if w.Transaction != nil && !kafkaconf.Has(props, "transactional.id") {
-		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
+		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: kafkaconf.GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
 	}
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
@@ -287,7 +287,6 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, err
 	}
-	clientID := pc.ClientID
 	spec := &workload.ProducerSpec{
 		Interval:       seriesInterval,
 		Topic:          w.Topic,
@@ -310,9 +309,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		// marks the workload.
 		Balance: balanceOf(w),
 		ClientOpts: func(i int) []kgo.Opt {
-			out := append([]kgo.Opt(nil), opts...)
-			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
-			return append(out, ProducerClientOpts(pc, i)...)
+			return append(append([]kgo.Opt(nil), opts...), pc.ClientOpts(w.Name, i)...)
 		},
 	}
 	if len(w.VUStages) > 0 {
