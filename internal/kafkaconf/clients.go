@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-
 )
 
 // ClientID is client i's client.id, one rule for plans and drop-ins: in a
