@@ -44,6 +44,8 @@ var ConsumerOptions = []Option{
 	{Name: "--json", Kind: Value, Metavar: "FILE", Help: "Write the result document (JSON: throughput, lag over time, end-to-end latency histogram) to FILE.", Kbench: true},
 	{Name: "--duration", Kind: Value, Metavar: "DURATION", Help: "Stop after this long (e.g. 30s, 5m); --num-records becomes optional.", Kbench: true},
 	{Name: "--assign", Kind: Flag, Help: "Assign the partitions directly (split between --threads) instead of joining a consumer group.", Kbench: true},
+	{Name: "--metrics-addr", Kind: Value, Metavar: "HOST:PORT", Help: "Serve Prometheus metrics at HOST:PORT during the run, the names a plan serves (docs/metrics.md).", Kbench: true},
+	{Name: "--metrics-hold", Kind: Value, Metavar: "DURATION", Help: "With --metrics-addr: keep serving this long after the run, for a last scrape.", Kbench: true},
 	{Name: "--strict", Kind: Flag, Help: "Exit with status 1 when --timeout ends the run before --num-records were consumed (without it kbench exits 0, as the Apache tool does, and says the shortfall on stderr).", Kbench: true},
 }
 
@@ -83,6 +85,7 @@ type ConsumerArgs struct {
 	PropPairs         []PropPair
 	Help, Version     bool
 	JSONPath          string
+	Metrics           MetricsArgs
 	Duration          time.Duration
 	Assign            bool
 	// Strict makes a run --timeout ended short exit 1; the Apache tool
@@ -177,6 +180,7 @@ func ParseConsumerArgs(args []string, random func(n int) int) (*ConsumerArgs, er
 		c.PropPairs = append(c.PropPairs, PropPair{Item: item, Option: "--command-property"})
 	}
 	c.JSONPath = jsonPath(a, &errs)
+	c.Metrics = metricsArgs(a, &errs)
 	c.Assign = a.Has("--assign")
 	c.Strict = a.Has("--strict")
 	if a.Has("--duration") {

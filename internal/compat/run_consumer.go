@@ -11,6 +11,7 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
@@ -81,6 +82,15 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 			return []kgo.Hook{metrics[i]}
 		}
 	}
+	prom, err := serveMetrics(ctx, env, ca.Metrics, ConsumerTool, observe.WorkloadInfo{Name: "consumers", Type: "consume",
+		Reads: true, Records: ca.NumRecords, Duration: ca.Duration})
+	if err != nil {
+		return FailedJSON(env, ca.JSONPath, result.KindConsumerPerf, started, err)
+	}
+	var final result.Workload // what the endpoint is told at the end
+	defer func() { prom.ended(final) }()
+	spec.OnInterval = prom.consumerSeries("consumers", spec.OnInterval)
+	spec.OnLag = prom.consumerLag("consumers")
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      ConsumerTool,
 		Admin:     opts,
@@ -107,6 +117,11 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 		return runErr
 	}
 	res, cpu := out.Workloads[0].Consumer, out.CPU
+	if prom != nil {
+		if cons, _, err := runner.ConsumerSummary(res, cpu); err == nil {
+			final = result.Workload{Name: "consumers", Consumer: cons}
+		}
+	}
 	short := shortRun(ca, res)
 	if short {
 		ConsumerTimeoutWarning(env.Stdout, ca.Timeout.Milliseconds())

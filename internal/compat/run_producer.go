@@ -15,6 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
@@ -86,6 +87,14 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		Stall:   drain,
 		Abort:   env.Abort,
 	}
+	prom, err := serveMetrics(ctx, env, pa.Metrics, ProducerTool, observe.WorkloadInfo{Name: "producers", Type: "produce",
+		Sends: true, Reads: e2e != nil, Records: pa.NumRecords, Duration: pa.Duration})
+	if err != nil {
+		return err
+	}
+	var final result.Workload // what the endpoint is told at the end
+	defer func() { prom.ended(final) }()
+	spec.OnSeries = prom.producerSeries("producers")
 	w := runner.Workload{Name: "producers", Spec: workload.Produce{Spec: spec}}
 	if e2e != nil {
 		w.Spec = workload.EndToEnd{Send: spec, Read: *e2e}
@@ -124,6 +133,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
+	final = result.Workload{Name: "producers", Producer: summary}
 	runErr = errors.Join(runErr, failedRecordsError(res))
 	if pa.JSONPath != "" {
 		doc := producerDocument(env, pa, pc, out.Topics[0], summary, started, runErr)
