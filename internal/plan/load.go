@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,13 +12,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/userr"
 )
 
 // Load reads the plan file, applies the --set overrides and checks it. A
 // bad plan is a userr error listing every problem.
 func Load(path string, sets []string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFile, "a plan")
 	if err != nil {
 		return nil, userr.Errorf("read plan: %v", err)
 	}

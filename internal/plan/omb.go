@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -130,7 +131,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 
 // ombFile reads and parses an OMB YAML file.
 func ombFile(path, what string) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFile, "an OMB "+what+" file")
 	if err != nil {
 		return nil, userr.Errorf("read the OMB %s file: %v", what, err)
 	}
@@ -176,9 +177,13 @@ func hasKey(n *yaml.Node, key string) bool {
 }
 
 // LooksLikeOMB reports whether the file at path is an OMB workload (for a
-// plan that fails to load: the user forgot --omb-driver).
+// plan that fails to load: the user forgot --omb-driver). Only a regular
+// file is read again: a FIFO's data went to the first reading.
 func LooksLikeOMB(path string) bool {
-	data, err := os.ReadFile(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := infile.Read(path, MaxFile, "a plan")
 	if err != nil {
 		return false
 	}

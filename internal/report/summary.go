@@ -8,11 +8,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
 )
@@ -384,6 +384,9 @@ func optPm(s *result.Stats, prec int) string {
 	return pm(*s, prec)
 }
 
+// maxPlanFile bounds an older result's plan.yaml (plan.MaxFile).
+const maxPlanFile = 16 << 20
+
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
 // through outfile.Write (atomic and synced), so a reader never sees half a
 // report. All three are rendered before any is written: a result that
@@ -393,7 +396,7 @@ func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
 	if doc.Plan != nil && doc.Plan.PlanYAML != "" {
 		in.PlanYAML = doc.Plan.PlanYAML
-	} else if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+	} else if b, err := infile.Read(filepath.Join(dir, "plan.yaml"), maxPlanFile, "a plan"); err == nil {
 		in.PlanYAML = string(b)
 	}
 	files := []struct {

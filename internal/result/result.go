@@ -10,10 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/outfile"
 )
@@ -358,13 +358,34 @@ func Write(path string, doc *Document) error {
 	return nil
 }
 
+// MaxFile bounds a result document kbench reads (report, compare, size
+// --from): a day's soak writes a few hundred MB. The document is decoded
+// as it is read, so other data (a FIFO fed by yes, /dev/zero) fails at its
+// first bytes, and a document that never ends at the bound.
+const MaxFile = 1 << 30 // bytes
+
 // Read loads a result document and checks it (Parse).
 func Read(path string) (*Document, error) {
-	b, err := os.ReadFile(path)
+	f, err := infile.Open(path, MaxFile, "a result document")
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
-	return Parse(path, b)
+	defer f.Close()
+	var doc Document
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, infile.ErrTooLarge) {
+			return nil, fmt.Errorf("read result: %w", err)
+		}
+		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if errors.Is(err, infile.ErrTooLarge) {
+			return nil, fmt.Errorf("read result: %w", err)
+		}
+		return nil, fmt.Errorf("read result %s: not a kbench result document: more follows the document's end", path)
+	}
+	return checked(path, &doc)
 }
 
 // Parse decodes a result document read from name and checks its schema and
@@ -375,6 +396,11 @@ func Parse(name string, b []byte) (*Document, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", name, err)
 	}
+	return checked(name, &doc)
+}
+
+// checked is doc if its schema is this kbench's and its content holds.
+func checked(name string, doc *Document) (*Document, error) {
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
 		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
 	}
@@ -384,5 +410,5 @@ func Parse(name string, b []byte) (*Document, error) {
 	if err := doc.check(); err != nil {
 		return nil, fmt.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
 	}
-	return &doc, nil
+	return doc, nil
 }

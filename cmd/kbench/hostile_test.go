@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildKbench builds the kbench binary once per test binary, for tests that
+// measure the process (its memory) or signal it.
+var buildKbench = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "kbench-bin")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "kbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", errors.New(string(out))
+	}
+	return bin, nil
+})
+
+// endlessFIFO makes a FIFO at path fed "y\n" forever (as `yes` would) until
+// the test ends.
+func endlessFIFO(t *testing.T, path string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		buf := bytes.Repeat([]byte("y\n"), 32<<10)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		// A reader that never came: open (and close) the other end so
+		// the writer's open returns and its write fails.
+		if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			r.Close()
+		}
+		<-done
+	})
+}
+
+// TestEndlessInputs: regression: a plan, an OMB workload or driver file,
+// a template, a result.json for report/compare/size --from, or a payload
+// file that is a FIFO of endless data was read until the kernel's OOM
+// killer came (20.9 GB once), printing nothing. Each reader now stops at
+// its bound, or at the first bytes that cannot be what it reads, with an
+// error naming the file; the process stays under 100 MB.
+func TestEndlessInputs(t *testing.T) {
+	t.Parallel()
+	bin, err := buildKbench()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	workload, driver := omb(t)
+	tests := []struct {
+		name string
+		at   string // the FIFO's path in the test's folder; "input" if empty
+		args func(fifo, dir string) []string
+		want []string
+	}{
+		{"plan", "", func(fifo, _ string) []string { return []string{"run", fifo, "--dry-run"} },
+			[]string{"larger than 16 MiB, the most kbench reads for a plan: is it the right file?"}},
+		{"omb workload", "", func(fifo, _ string) []string { return []string{"run", fifo, "--omb-driver", driver, "--dry-run"} },
+			[]string{"larger than 16 MiB, the most kbench reads for an OMB workload file: is it the right file?"}},
+		{"omb driver", "", func(fifo, _ string) []string { return []string{"run", workload, "--omb-driver", fifo, "--dry-run"} },
+			[]string{"larger than 16 MiB, the most kbench reads for an OMB driver file: is it the right file?"}},
+		{"template", "", func(fifo, dir string) []string {
+			return []string{"run", writePlan(t, dir, "message: {template_file: "+fifo+"}"), "--dry-run"}
+		}, []string{"larger than 16 MiB, the most kbench reads for a template: is it the right file?"}},
+		{"payload", "", func(fifo, dir string) []string {
+			return []string{"run", writePlan(t, dir, "message: {payload_file: "+fifo+"}"), "--dry-run"}
+		}, []string{"holds more than 10000000 records"}},
+		{"report", "res/result.json", func(_, dir string) []string { return []string{"report", filepath.Join(dir, "res")} },
+			[]string{"not a kbench result document"}},
+		{"compare", "", func(fifo, _ string) []string { return []string{"compare", fifo, fifo} },
+			[]string{"not a kbench result document"}},
+		{"size", "", func(fifo, _ string) []string {
+			return []string{"size", "--rate", "10k/s", "--record-size", "1KB", "--retention", "1d", "--from-results", fifo}
+		},
+			[]string{"not a kbench result document"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "input")
+			if tt.at != "" {
+				fifo = filepath.Join(dir, tt.at)
+				must(t, os.MkdirAll(filepath.Dir(fifo), 0o755))
+			}
+			endlessFIFO(t, fifo)
+			args := tt.args(fifo, dir)
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, args...)
+			cmd.Stdout, cmd.Stderr, cmd.Dir = &stdout, &stderr, dir
+			must(t, cmd.Start())
+			// Before the bounds the process grew without end: stop it at
+			// 300 MB rather than let it take the machine.
+			stop := make(chan struct{})
+			go func() {
+				for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+					select {
+					case <-stop:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+					if rssKB(cmd.Process.Pid) > 300<<10 {
+						break
+					}
+				}
+				_ = cmd.Process.Kill()
+			}()
+			err := cmd.Wait()
+			close(stop)
+			if err == nil {
+				t.Fatalf("exit 0\nstdout:\n%s\nstderr:\n%s", &stdout, &stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, &stderr)
+				}
+			}
+			if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 100<<10 {
+				t.Errorf("resident memory reached %d MB, want under 100 MB", rss>>10)
+			}
+		})
+	}
+}
+
+// rssKB is a process's resident memory in KiB (0 once it is gone).
+func rssKB(pid int) int64 {
+	b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// omb writes a minimal OMB workload and Kafka driver file.
+func omb(t *testing.T) (workload, driver string) {
+	dir := t.TempDir()
+	workload, driver = filepath.Join(dir, "workload.yaml"), filepath.Join(dir, "driver.yaml")
+	must(t, os.WriteFile(workload, []byte("name: w\ntopics: 1\npartitionsPerTopic: 1\nmessageSize: 100\npayloadFile: payload.data\nsubscriptionsPerTopic: 1\nconsumerPerSubscription: 1\nproducersPerTopic: 1\nproducerRate: 100\ntestDurationMinutes: 1\n"), 0o600))
+	must(t, os.WriteFile(driver, []byte("name: Kafka\ndriverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver\nreplicationFactor: 1\ncommonConfig: |\n  bootstrap.servers=127.0.0.1:1\n"), 0o600))
+	return workload, driver
+}
+
+// writePlan writes a one-workload plan into dir whose producer sends the
+// message given.
+func writePlan(t *testing.T, dir, message string) string {
+	p := filepath.Join(dir, "plan.yaml")
+	must(t, os.WriteFile(p, []byte("name: p\ncluster: {bootstrap: 127.0.0.1:1}\nworkloads:\n  - name: w\n    type: produce\n    topic: t\n    "+message+"\n    rate: 10/s\n    duration: 1s\n"), 0o600))
+	return p
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
