@@ -163,6 +163,7 @@ func rssKB(pid int) int64 {
 func omb(t *testing.T) (workload, driver string) {
 	dir := t.TempDir()
 	workload, driver = filepath.Join(dir, "workload.yaml"), filepath.Join(dir, "driver.yaml")
+	must(t, os.WriteFile(filepath.Join(dir, "payload.data"), bytes.Repeat([]byte{'x'}, 100), 0o600))
 	must(t, os.WriteFile(workload, []byte("name: w\ntopics: 1\npartitionsPerTopic: 1\nmessageSize: 100\npayloadFile: payload.data\nsubscriptionsPerTopic: 1\nconsumerPerSubscription: 1\nproducersPerTopic: 1\nproducerRate: 100\ntestDurationMinutes: 1\n"), 0o600))
 	must(t, os.WriteFile(driver, []byte("name: Kafka\ndriverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver\nreplicationFactor: 1\ncommonConfig: |\n  bootstrap.servers=127.0.0.1:1\n"), 0o600))
 	return workload, driver
@@ -180,5 +181,68 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// hostileState is a command-line state writing to buffers.
+func hostileState() (*state, *bytes.Buffer, *bytes.Buffer) {
+	var stdout, stderr bytes.Buffer
+	getenv := func(k string) string {
+		if k == "GOGC" {
+			return "100"
+		}
+		return ""
+	}
+	return &state{stdout: &stdout, stderr: &stderr, getenv: getenv}, &stdout, &stderr
+}
+
+// secretDriver is an OMB Kafka driver whose properties hold secrets, in
+// values and in a comment.
+const secretDriver = `name: Kafka
+driverClass: io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver
+replicationFactor: 1
+commonConfig: |
+  bootstrap.servers=127.0.0.1:1
+  security.protocol=SASL_SSL
+  sasl.mechanism=PLAIN
+  sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" \
+      password="LEAK-DRIVER-1";
+  # ssl.key.password=LEAK-DRIVER-2
+  ssl.keystore.password=LEAK-DRIVER-3
+  ssl.truststore.password : LEAK-DRIVER-4
+producerConfig: |
+  acks=all
+  sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="LEAK-DRIVER-5";
+consumerConfig: |
+  auto.offset.reset=earliest
+`
+
+// TestOMBDryRunHidesDriverSecrets: regression: an OMB run's --dry-run
+// printed the driver's sasl.jaas.config password and
+// ssl.keystore.password, twice each, where it shows what every OMB field
+// becomes (plan from-omb and the run redacted them). Dry runs are what CI
+// logs keep.
+func TestOMBDryRunHidesDriverSecrets(t *testing.T) {
+	t.Parallel()
+	workload, _ := omb(t)
+	driver := filepath.Join(t.TempDir(), "driver.yaml")
+	must(t, os.WriteFile(driver, []byte(secretDriver), 0o600))
+	for _, args := range [][]string{
+		{"run", workload, "--omb-driver", driver, "--dry-run"},
+		{"run", workload, "--omb-driver", driver, "--dry-run", "--set", `driver.commonConfig.ssl\.key\.password=LEAK-SET-1`},
+		{"plan", "from-omb", workload, "--omb-driver", driver},
+	} {
+		st, stdout, stderr := hostileState()
+		code := runKbench(t, st, args...)
+		out := stdout.String() + stderr.String()
+		if code != exitOK && code != exitUsage {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+		if !strings.Contains(out, "[redacted]") {
+			t.Errorf("%v shows no [redacted] value:\n%s", args, out)
+		}
+		if i := strings.Index(out, "LEAK"); i >= 0 {
+			t.Errorf("%v shows a secret: ...%s...", args, out[max(i-120, 0):min(i+40, len(out))])
+		}
 	}
 }
