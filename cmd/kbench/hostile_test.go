@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/testkafka"
 )
 
 // buildKbench builds the kbench binary once per test binary, for tests that
@@ -244,5 +246,65 @@ func TestOMBDryRunHidesDriverSecrets(t *testing.T) {
 		if i := strings.Index(out, "LEAK"); i >= 0 {
 			t.Errorf("%v shows a secret: ...%s...", args, out[max(i-120, 0):min(i+40, len(out))])
 		}
+	}
+}
+
+// TestPlanCommentProseNeverWritten: regression: secrets written as prose
+// in a plan's comments ("# the truststore password is LEAK8") were copied
+// into plan.yaml, result.json and report.html: the keyword redaction of
+// comments could not see them. The plan as run keeps no comment; no file of
+// the results folder, and no output of the run, --dry-run or preview,
+// holds a secret planted in a comment or a --set.
+func TestPlanCommentProseNeverWritten(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	dir := t.TempDir()
+	topic := uniqueTopic(t, "prose")
+	planFile := filepath.Join(dir, "plan.yaml")
+	must(t, os.WriteFile(planFile, []byte(`# admin login: alice / LEAK-s3cret
+name: prose
+cluster:
+  properties:
+    # pw: LEAK2
+    # passwd=LEAK3
+    client.id: kbench # secret LEAK5
+topics: [{name: `+topic+`, partitions: 1}]
+# the truststore password is LEAK8
+workloads:
+  - {name: p, type: produce, topic: `+topic+`, message: {size: 10}, records: 100}
+`), 0o644))
+	set := `cluster.properties.ssl\.truststore\.password=LEAK-SET`
+	for _, args := range [][]string{
+		{"run", planFile, "--out", filepath.Join(dir, "out"), "--set", "cluster.bootstrap=" + bootstrap, "--set", set},
+		{"run", planFile, "--dry-run", "--set", set},
+		{"preview", planFile, "--set", set},
+	} {
+		st, stdout, stderr := hostileState()
+		if code := runKbench(t, st, args...); code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", args[:2], code, stderr)
+		}
+		for name, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
+			if i := strings.Index(text, "LEAK"); i >= 0 {
+				t.Errorf("%v: %s shows a secret: ...%s...", args[:2], name, text[max(i-80, 0):min(i+40, len(text))])
+			}
+		}
+	}
+	files := 0
+	must(t, filepath.WalkDir(filepath.Join(dir, "out"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if i := strings.Index(string(b), "LEAK"); i >= 0 {
+			t.Errorf("%s holds a secret: ...%s...", filepath.Base(path), b[max(i-80, 0):min(i+40, len(b))])
+		}
+		return nil
+	}))
+	if files < 5 { // result.json, summary.md, summary.csv, report.html, plan.yaml
+		t.Fatalf("the run wrote %d files", files)
 	}
 }

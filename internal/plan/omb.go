@@ -118,7 +118,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	if err != nil {
 		return nil, fmt.Errorf("write the OMB workload as a kbench plan: %w", err)
 	}
-	p, err := Parse(workloadPath+" (as a kbench plan)", data, kbenchSets)
+	p, err := parse(workloadPath+" (as a kbench plan)", data, kbenchSets, true)
 	if err != nil {
 		return nil, err
 	}

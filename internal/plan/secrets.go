@@ -8,7 +8,8 @@ import (
 )
 
 // Secrets never leave kbench: the plan as run (plan.yaml, report.html)
-// has secret values replaced, in comments too, and no error echoes a value
+// has secret values replaced and the user's comments left out (the OMB
+// translation's own comments are redacted), and no error echoes a value
 // given for a secret key or under one.
 
 var (
@@ -19,6 +20,14 @@ var (
 	pemBegin     = regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)
 	pemEnd       = regexp.MustCompile(`-----END [A-Z ]*PRIVATE KEY-----`)
 )
+
+// dropComments removes every comment of the tree.
+func dropComments(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, ch := range n.Content {
+		dropComments(ch)
+	}
+}
 
 // redactComments replaces secret values in every comment of the tree: a
 // commented-out property (# sasl.jaas.config: ... password="x";) keeps
