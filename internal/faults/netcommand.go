@@ -91,7 +91,7 @@ func netValues(p Params) map[string]string {
 // netPlaceholders are the parameters netValues may fill, sorted.
 var netPlaceholders = []string{"delay", "jitter", "latency", "loss", "rate", "rate_kbit", "retransmit"}
 
-// placeholder finds {name} in a command; ${name} is the shell's, left alone.
+// placeholder finds {name} in a command; ${name} is not one.
 var placeholder = regexp.MustCompile(`\$?\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
 // Placeholders lists, sorted, the {names} kbench fills in op's command
