@@ -308,3 +308,26 @@ workloads:
 		t.Fatalf("the run wrote %d files", files)
 	}
 }
+
+// TestClusterBrokerZero: regression: `cluster kill --broker 0` said
+// "--broker is missing": it was given, and names no broker.
+func TestClusterBrokerZero(t *testing.T) {
+	t.Parallel()
+	st, _, stderr := hostileState()
+	st.stateDir = t.TempDir()
+	dir := filepath.Join(st.stateDir, "three")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "cluster.json"), []byte(`{"name": "three", "dir": "`+dir+`", "brokers": [{"id": 1}, {"id": 2}, {"id": 3}]}`), 0o600))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"cluster", "kill", "--name", "three", "--broker", "0"}, `cluster kill: --broker 0: cluster "three" has brokers 1 to 3`},
+		{[]string{"cluster", "kill", "--name", "three"}, `cluster kill: --broker is missing: cluster "three" has brokers 1 to 3`},
+	} {
+		stderr.Reset()
+		if code := runKbench(t, st, tt.args...); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%v: exit %d, want %d and %q:\n%s", tt.args, code, exitUsage, tt.want, stderr)
+		}
+	}
+}

@@ -127,7 +127,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 				w.Duration += s.Duration
 			}
 		}
-		if given["vus"] != nil && w.VUs == 0 && len(w.VUStages) == 0 {
+		// Only a vus read as 0: one out of range is said so, and reads 0 too.
+		if n := given["vus"]; n != nil && n.Value == "0" && len(w.VUStages) == 0 {
 			c.addf(given["vus"], join(path, "vus"), "0 virtual users send nothing; give 1 or more (0 is only a ramp's start)")
 		}
 		users := w.VUs
@@ -408,7 +409,11 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 // (100/s) and as users when it is a bare number (k6's stages shortcut).
 func (c *collector) stages(n *yaml.Node, path string) (rates []load.Stage, users []load.VUStage) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}] or [{duration: 30s, vus: 100}]", kindName(n))
+		what := kindName(n)
+		if n.Kind == yaml.SequenceNode {
+			what = "an empty list: a load needs at least one stage"
+		}
+		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}] or [{duration: 30s, vus: 100}]", what)
 		return nil, nil
 	}
 	firstKind := ""
