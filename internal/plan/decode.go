@@ -97,7 +97,7 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 				if !contains(faultCommandActions, action) {
 					c.addf(v, "cluster.fault_commands."+action, "is not an action that runs a command; use %s", quoteList(faultCommandActions))
 				} else if cmd == "" {
-					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. kubectl delete pod kafka-{broker}")
+					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. %s", commandExample(action))
 				} else if bad := faults.UnknownPlaceholders(kinds, action, cmd); len(bad) > 0 {
 					c.addf(valueNode(v, action), "cluster.fault_commands."+action, "%s: not filled by kbench, so it would reach the command as written; this command takes %s",
 						strings.Join(bad, ", "), braced(faults.Placeholders(kinds, action)))

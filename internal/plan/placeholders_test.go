@@ -49,3 +49,30 @@ faults:
 		t.Fatalf("err %v\nwant %q", err, want)
 	}
 }
+
+// TestFaultCommandExamples: regression: a remote plan without heal_delay
+// was told to use `kubectl delete pod` to undo a delay. Each missing
+// command's example is one for its action, and every action has one.
+func TestFaultCommandExamples(t *testing.T) {
+	t.Parallel()
+	net := `name: remote
+cluster:
+  bootstrap: kafka-0:9092
+  fault_commands: {delay: "true {broker} {peer} {delay}"}
+topics: [{name: t, partitions: 3}]
+workloads:
+  - {name: writer, type: produce, topic: t, message: {size: 100}, rate: 1k/s, duration: 60s}
+faults:
+  - {action: delay, between: [{broker: 0}, {broker: 1}], latency: 20ms, at: 10s, duration: 5s}
+`
+	_, err := Parse("plan.yaml", []byte(net), nil)
+	want := `cluster.fault_commands.heal_delay: missing; on a remote cluster kbench runs your command for each action, e.g. heal_delay: ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "kubectl") {
+		t.Fatalf("err %v\nwant %q", err, want)
+	}
+	for _, a := range faultCommandActions {
+		if _, ok := commandExamples[a]; !ok {
+			t.Errorf("no example command for %s", a)
+		}
+	}
+}
