@@ -331,3 +331,16 @@ func TestClusterBrokerZero(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalVersionRefusedFirst: regression: --local-kafka-version 3.0.0
+// announced "starting a local Apache Kafka 3.0.0" before refusing it.
+func TestLocalVersionRefusedFirst(t *testing.T) {
+	t.Parallel()
+	st, _, stderr := hostileState()
+	st.cacheDir = t.TempDir()
+	code := runKbench(t, st, "producer-perf-test", "--local", "--local-kafka-version", "3.0.0", "--topic", "t",
+		"--num-records", "10", "--record-size", "10", "--throughput", "-1")
+	if code != exitUsage || !strings.Contains(stderr.String(), `--local-kafka-version "3.0.0": only Apache Kafka 4.x`) || strings.Contains(stderr.String(), "starting") {
+		t.Fatalf("exit %d, want %d, a refusal and no start:\n%s", code, exitUsage, stderr)
+	}
+}
