@@ -62,7 +62,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			optNum(r.rate, 1),
 			stdev,
 			optNum(r.mib, 3),
-			optNum(r.p50, 3), optNum(r.p95, 3), optNum(r.p99, 3), optNum(r.p999, 3), optNum(r.maxMs, 3),
+			r.latencyNum(r.p50), r.latencyNum(r.p95), r.latencyNum(r.p99), r.latencyNum(r.p999), r.latencyNum(r.maxMs),
 			optNum(r.e2e, 3),
 			optNum(r.consume, 1),
 			failed,
@@ -258,7 +258,7 @@ func summarize(doc *result.Document) (*summary, error) {
 			rate += " †"
 			bound = true
 		}
-		row = append(row, reps, rate, optPm(r.mib, 2), optPm(r.p50, 1), optPm(r.p95, 1), optPm(r.p99, 1), optPm(r.p999, 1))
+		row = append(row, reps, rate, optPm(r.mib, 2), r.latency(r.p50), r.latency(r.p95), r.latency(r.p99), r.latency(r.p999))
 		if hasE2E {
 			row = append(row, optPm(r.e2e, 1))
 		}
@@ -375,6 +375,26 @@ func pm(s result.Stats, prec int) string {
 		return num(s.Mean, prec) + " ± " + num(s.Stdev, prec)
 	}
 	return num(s.Mean, prec)
+}
+
+// noSamples reports whether the row's latencies have no sample: no record
+// was acknowledged in any repeat, and the 0 they hold is no latency.
+func (r row) noSamples() bool { return r.records != nil && r.records.Max == 0 }
+
+// latency is a latency cell of the table: "–" with no sample.
+func (r row) latency(s *result.Stats) string {
+	if s != nil && r.noSamples() {
+		return "–"
+	}
+	return optPm(s, 1)
+}
+
+// latencyNum is a latency of summary.csv: empty with no sample.
+func (r row) latencyNum(s *result.Stats) string {
+	if r.noSamples() {
+		return ""
+	}
+	return optNum(s, 3)
 }
 
 func optPm(s *result.Stats, prec int) string {
