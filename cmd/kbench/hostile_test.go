@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/outfile"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -342,5 +345,41 @@ func TestLocalVersionRefusedFirst(t *testing.T) {
 		"--num-records", "10", "--record-size", "10", "--throughput", "-1")
 	if code != exitUsage || !strings.Contains(stderr.String(), `--local-kafka-version "3.0.0": only Apache Kafka 4.x`) || strings.Contains(stderr.String(), "starting") {
 		t.Fatalf("exit %d, want %d, a refusal and no start:\n%s", code, exitUsage, stderr)
+	}
+}
+
+// TestReportCutOffRun: regression: `kbench report` on a results folder
+// whose run was killed (kill -9) between repeats said "Status: running".
+// With no process holding the folder it says "cut off"; while its run
+// holds the folder, still "running".
+func TestReportCutOffRun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sc := result.Scenario{Index: 1, Name: "s", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK,
+		StartedAt: time.Unix(0, 0).UTC(), EndedAt: time.Unix(1, 0).UTC(),
+		Workloads: []result.Workload{{Name: "p", Type: "produce", Producer: &result.Producer{Records: 1}}}}}}
+	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
+	doc.Status = runner.StatusRunning
+	doc.Plan = &result.PlanRun{Name: "cut", Repeat: 2, Scenarios: []result.Scenario{sc}}
+	must(t, result.Write(filepath.Join(dir, "result.json"), doc))
+	// A lock file left by the killed run, which no process holds.
+	must(t, os.WriteFile(filepath.Join(dir, outfile.LockName), []byte("999999\n"), 0o644))
+	status := func() string {
+		st, _, stderr := hostileState()
+		if code := runKbench(t, st, "report", dir); code != exitOK {
+			t.Fatalf("report: exit %d\n%s", code, stderr)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+		must(t, err)
+		return string(b)
+	}
+	if s := status(); !strings.Contains(s, "Status: cut off.") {
+		t.Errorf("summary.md of a killed run:\n%s", s)
+	}
+	unlock, err := outfile.Lock(dir)
+	must(t, err)
+	defer unlock()
+	if s := status(); !strings.Contains(s, "Status: running.") {
+		t.Errorf("summary.md of a run going on:\n%s", s)
 	}
 }
