@@ -66,18 +66,36 @@ func New(kind, kbenchVersion string, started time.Time, config map[string]string
 }
 
 // Finish stamps the end time and the status: ok; interrupted when runErr
-// is a cancellation (Ctrl-C, SIGTERM); else failed with runErr. A document
-// keeps everything measured before the failure.
+// is a cancellation (Ctrl-C, SIGTERM) and nothing else; else failed with
+// what is not a cancellation. A run ended by its own bound (a producer's
+// stall) cancels its clients too, and was "interrupted" though no signal
+// came. A document keeps everything measured before the failure.
 func (d *Document) Finish(runErr error) {
 	d.EndedAt = time.Now()
 	d.Status = StatusOK
-	switch {
-	case runErr == nil:
-	case errors.Is(runErr, context.Canceled):
-		d.Status, d.Error = StatusInterrupted, "interrupted"
-	default:
-		d.Status, d.Error = StatusFailed, runErr.Error()
+	if runErr == nil {
+		return
 	}
+	if failed := notCancelled(runErr); len(failed) > 0 {
+		d.Status, d.Error = StatusFailed, errors.Join(failed...).Error()
+		return
+	}
+	d.Status, d.Error = StatusInterrupted, "interrupted"
+}
+
+// notCancelled are the errors joined in err that are not cancellations.
+func notCancelled(err error) []error {
+	if many, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range many.Unwrap() {
+			out = append(out, notCancelled(e)...)
+		}
+		return out
+	}
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return []error{err}
 }
 
 // Topic describes the topic a run used, as the cluster reported it.
