@@ -383,3 +383,29 @@ func TestReportCutOffRun(t *testing.T) {
 		t.Errorf("summary.md of a run going on:\n%s", s)
 	}
 }
+
+// TestDryRunSaysLateFault: regression: a fault due after its scenario
+// stops sending got no warning in --dry-run, though docs/faults.md promises
+// one with file:line:column (the plan check made it; CheckPlan left the
+// plan's own warnings out).
+func TestDryRunSaysLateFault(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "late.yaml")
+	must(t, os.WriteFile(planFile, []byte(`name: late
+cluster: {local: {brokers: 3}}
+topics: [{name: t, partitions: 3, replication: 3}]
+workloads:
+  - {name: w, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s}
+faults:
+  - {action: kill, target: {broker: 1}, at: 30s}
+`), 0o644))
+	st, _, stderr := hostileState()
+	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := planFile + `:7:45: faults[0]: is due at 30s, but scenario "late" stops sending at 10s: it will not happen`
+	if !strings.Contains(stderr.String(), "kbench: warning: "+want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
