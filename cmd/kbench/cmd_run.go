@@ -101,6 +101,17 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		if err != nil {
 			return err
 		}
+		if p.Cluster.Name != "" && p.Cluster.Bootstrap == "" {
+			// What the run checks first from the cluster's state file
+			// alone: the name, and the brokers the faults target.
+			c, err := namedCluster(st, p.Cluster)
+			if err != nil {
+				return err
+			}
+			if err := p.CheckBrokers(len(c.Brokers)); err != nil {
+				return err
+			}
+		}
 		if omb != nil {
 			printOMB(st.stdout, omb, path, o.ombDriver)
 		}
@@ -428,18 +439,29 @@ func localActor(c *cluster.Cluster) faults.Actor {
 	}}
 }
 
+// namedCluster loads the state of the local cluster a plan names
+// (cluster.name): the run and --dry-run alike refuse a name that is not
+// there.
+func namedCluster(st *state, pc plan.Cluster) (*cluster.Cluster, error) {
+	c, err := cluster.Load(clusterStateDir(st), pc.Name)
+	if errors.Is(err, cluster.ErrNotFound) {
+		return nil, userr.Errorf("%s: no local cluster named %q (known: %s); start it first: kbench cluster up --name %s --brokers 3",
+			pc.NameAt, pc.Name, knownClusters(st), pc.Name)
+	}
+	if err != nil {
+		return nil, clusterErr("for the plan", err)
+	}
+	return c, nil
+}
+
 // planNamedCluster opens the running local cluster a plan names
 // (cluster.name), as `kbench cluster up` left it; the plan leaves it
 // running.
 func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.LocalCluster, error) {
 	return func(ctx context.Context, pc plan.Cluster) (*runner.LocalCluster, error) {
-		c, err := cluster.Load(clusterStateDir(st), pc.Name)
-		if errors.Is(err, cluster.ErrNotFound) {
-			return nil, userr.Errorf("%s: no local cluster named %q (known: %s); start it first: kbench cluster up --name %s --brokers 3",
-				pc.NameAt, pc.Name, knownClusters(st), pc.Name)
-		}
+		c, err := namedCluster(st, pc)
 		if err != nil {
-			return nil, clusterErr("for the plan", err)
+			return nil, err
 		}
 		for _, b := range c.Brokers {
 			if alive, paused := c.Proc(b.ID); !alive || paused {

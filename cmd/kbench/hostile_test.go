@@ -409,3 +409,43 @@ faults:
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 }
+
+// TestDryRunChecksNamedCluster: regression: --dry-run passed what the run
+// refuses at once from the named cluster's state file: a broker the
+// cluster lacks ({broker: 7} of 3, a link to broker 99) and a cluster.name
+// that does not exist.
+func TestDryRunChecksNamedCluster(t *testing.T) {
+	t.Parallel()
+	st, _, stderr := hostileState()
+	st.stateDir = t.TempDir()
+	dir := filepath.Join(st.stateDir, "three")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, "cluster.json"), []byte(`{"name": "three", "dir": "`+dir+`", "brokers": [{"id": 1}, {"id": 2}, {"id": 3}]}`), 0o600))
+	planFile := filepath.Join(t.TempDir(), "named.yaml")
+	write := func(name, fault string) {
+		must(t, os.WriteFile(planFile, []byte(`name: named
+cluster: {name: `+name+`}
+topics: [{name: t, partitions: 3, replication: 3}]
+workloads:
+  - {name: w, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 60s}
+faults:
+  - `+fault+`
+`), 0o644))
+	}
+	for _, tt := range []struct{ name, fault, want string }{
+		{"three", "{action: kill, target: {broker: 7}, at: 5s}", `cluster "three" has brokers 1 to 3, not 7`},
+		{"three", "{action: delay, between: [{broker: 1}, {broker: 99}], latency: 5ms, at: 5s, duration: 5s}", `cluster "three" has brokers 1 to 3, not 99`},
+		{"nosuch", "{action: kill, target: {broker: 1}, at: 5s}", `no local cluster named "nosuch" (known: three)`},
+	} {
+		write(tt.name, tt.fault)
+		stderr.Reset()
+		if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitUsage || !strings.Contains(stderr.String(), tt.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s", tt.fault, code, exitUsage, tt.want, stderr)
+		}
+	}
+	write("three", "{action: kill, target: {broker: 3}, at: 5s}")
+	stderr.Reset()
+	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
+		t.Errorf("a good plan: exit %d\n%s", code, stderr)
+	}
+}
