@@ -176,6 +176,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		}
 		return err
 	}
+	partial := &partialWrites{w: st.stderr}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
 		Progress:   view,
 		Observer:   observers,
@@ -183,17 +184,14 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		StartLocal: planLocalCluster(st),
 		Abort:      st.abort,
 		Named:      planNamedCluster(st),
-		OnRepeat: func(doc *result.Document) {
-			if err := write(doc, false); err != nil {
-				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)
-			}
-		},
+		OnRepeat:   func(doc *result.Document) { partial.wrote(write(doc, false)) },
 	})
 	view.Close()
 	if doc == nil {
+		partial.wrote(nil)
 		return runErr
 	}
-	if err := write(doc, true); err != nil {
+	if err := partial.final(write(doc, true)); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if err := report.WriteSummaryMarkdown(st.stdout, doc); err != nil {
@@ -204,6 +202,32 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		runErr = crossedThresholds(st, doc)
 	}
 	return runErr
+}
+
+// partialWrites says the errors of the writes between repeats once each:
+// an error is held until the next write, and not said when the final
+// write fails the same way (the run's error says it; --omb-result onto a
+// full device printed it twice).
+type partialWrites struct {
+	w       io.Writer
+	pending error
+}
+
+// wrote takes the error of a write between repeats (nil: it worked).
+func (p *partialWrites) wrote(err error) {
+	if p.pending != nil && (err == nil || err.Error() != p.pending.Error()) {
+		fmt.Fprintf(p.w, "kbench: write partial results: %v\n", p.pending)
+	}
+	p.pending = err
+}
+
+// final takes the final write's error and returns it.
+func (p *partialWrites) final(err error) error {
+	if err != nil && p.pending != nil && err.Error() == p.pending.Error() {
+		p.pending = nil
+	}
+	p.wrote(nil)
+	return err
 }
 
 // thresholdsCrossed ends a run whose thresholds failed: exit 99, after
