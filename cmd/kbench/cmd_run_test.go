@@ -305,7 +305,7 @@ workloads:
 	if code := runKbench(t, st, "report", filepath.Join(alone, "result.json")); code != exitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr.String())
 	}
-	if html, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(html), "# the plan as run") {
+	if html, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(html), "topics: [{name: "+topic) {
 		t.Error("report.html of a result.json alone lacks the plan as run")
 	}
 	var help syncBuffer

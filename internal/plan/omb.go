@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -121,7 +122,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	if err != nil {
 		return nil, fmt.Errorf("write the OMB workload as a kbench plan: %w", err)
 	}
-	p, err := Parse(workloadPath+" (as a kbench plan)", data, kbenchSets)
+	p, err := parse(workloadPath+" (as a kbench plan)", data, kbenchSets, true)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +140,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 
 // ombFile reads and parses an OMB YAML file.
 func ombFile(path, what string) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFile, "an OMB "+what+" file")
 	if err != nil {
 		return nil, userr.Errorf("read the OMB %s file: %v", what, err)
 	}
@@ -185,9 +186,13 @@ func hasKey(n *yaml.Node, key string) bool {
 }
 
 // LooksLikeOMB reports whether the file at path is an OMB workload (for a
-// plan that fails to load: the user forgot --omb-driver).
+// plan that fails to load: the user forgot --omb-driver). Only a regular
+// file is read again: a FIFO's data went to the first reading.
 func LooksLikeOMB(path string) bool {
-	data, err := os.ReadFile(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := infile.Read(path, MaxFile, "a plan")
 	if err != nil {
 		return false
 	}

@@ -202,11 +202,12 @@ func without(list []OMBProperty, keys ...string) []OMBProperty {
 	return out
 }
 
-// propertiesText is list as properties lines, for messages.
+// propertiesText is list as properties lines, for messages (secret
+// values redacted).
 func propertiesText(list []OMBProperty) string {
 	var parts []string
 	for _, p := range list {
-		parts = append(parts, p.Key+"="+p.Value)
+		parts = append(parts, p.Key+"="+shownProperty(p.Key, p.Value))
 	}
 	return strings.Join(parts, " ")
 }

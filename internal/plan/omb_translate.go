@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,9 +43,13 @@ func (t *ombTranslation) field(file, name, def, becomes string, args ...any) {
 	}
 	value := def
 	if n := given[name]; n != nil {
-		value = strings.TrimSpace(n.Value)
+		text := n.Value
+		if file == "driver" && slices.Contains(ombConfigFields, name) {
+			text = redactPropertiesText(text) // what OMB runs with, no secret shown
+		}
+		value = strings.TrimSpace(text)
 		if n.Kind == yaml.ScalarNode && n.Style == yaml.LiteralStyle {
-			value = strings.Join(strings.Fields(strings.ReplaceAll(n.Value, "\n", " ")), " ")
+			value = strings.Join(strings.Fields(strings.ReplaceAll(text, "\n", " ")), " ")
 		}
 		if n.Line < 0 {
 			value += " (--set)"

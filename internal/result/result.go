@@ -10,11 +10,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/outfile"
 )
@@ -67,18 +67,36 @@ func New(kind, kbenchVersion string, started time.Time, config map[string]string
 }
 
 // Finish stamps the end time and the status: ok; interrupted when runErr
-// is a cancellation (Ctrl-C, SIGTERM); else failed with runErr. A document
-// keeps everything measured before the failure.
+// is a cancellation (Ctrl-C, SIGTERM) and nothing else; else failed with
+// what is not a cancellation. A run ended by its own bound (a producer's
+// stall) cancels its clients too, and was "interrupted" though no signal
+// came. A document keeps everything measured before the failure.
 func (d *Document) Finish(runErr error) {
 	d.EndedAt = time.Now()
 	d.Status = StatusOK
-	switch {
-	case runErr == nil:
-	case errors.Is(runErr, context.Canceled):
-		d.Status, d.Error = StatusInterrupted, "interrupted"
-	default:
-		d.Status, d.Error = StatusFailed, runErr.Error()
+	if runErr == nil {
+		return
 	}
+	if failed := notCancelled(runErr); len(failed) > 0 {
+		d.Status, d.Error = StatusFailed, errors.Join(failed...).Error()
+		return
+	}
+	d.Status, d.Error = StatusInterrupted, "interrupted"
+}
+
+// notCancelled are the errors joined in err that are not cancellations.
+func notCancelled(err error) []error {
+	if many, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range many.Unwrap() {
+			out = append(out, notCancelled(e)...)
+		}
+		return out
+	}
+	if err == nil || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return []error{err}
 }
 
 // Topic describes the topic a run used, as the cluster reported it.
@@ -375,13 +393,34 @@ func Write(path string, doc *Document) error {
 	return nil
 }
 
+// MaxFile bounds a result document kbench reads (report, compare, size
+// --from): a day's soak writes a few hundred MB. The document is decoded
+// as it is read, so other data (a FIFO fed by yes, /dev/zero) fails at its
+// first bytes, and a document that never ends at the bound.
+const MaxFile = 1 << 30 // bytes
+
 // Read loads a result document and checks it (Parse).
 func Read(path string) (*Document, error) {
-	b, err := os.ReadFile(path)
+	f, err := infile.Open(path, MaxFile, "a result document")
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
-	return Parse(path, b)
+	defer f.Close()
+	var doc Document
+	dec := json.NewDecoder(f)
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, infile.ErrTooLarge) {
+			return nil, fmt.Errorf("read result: %w", err)
+		}
+		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if errors.Is(err, infile.ErrTooLarge) {
+			return nil, fmt.Errorf("read result: %w", err)
+		}
+		return nil, fmt.Errorf("read result %s: not a kbench result document: more follows the document's end", path)
+	}
+	return checked(path, &doc)
 }
 
 // Parse decodes a result document read from name and checks its schema and
@@ -392,6 +431,11 @@ func Parse(name string, b []byte) (*Document, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", name, err)
 	}
+	return checked(name, &doc)
+}
+
+// checked is doc if its schema is this kbench's and its content holds.
+func checked(name string, doc *Document) (*Document, error) {
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
 		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
 	}
@@ -401,5 +445,5 @@ func Parse(name string, b []byte) (*Document, error) {
 	if err := doc.check(); err != nil {
 		return nil, fmt.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
 	}
-	return &doc, nil
+	return doc, nil
 }
