@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,6 +149,53 @@ func waitFor(t *testing.T, timeout time.Duration, cond func() bool) bool {
 			return true
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+// hangGuard fails the test when took passed guard. A guard is not a
+// measurement: it is set far above the bound the product promises (said
+// in what, with its args) and far below what the regression it guards
+// against took, so that it holds on a machine twice as slow and twice as
+// fast, and a hang fails with the output instead of running into go
+// test's timeout. It logs took either way, so a run shows the real times.
+func hangGuard(t *testing.T, took, guard time.Duration, what string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(what, args...)
+	t.Logf("took %v (hang guard %v): %s", took.Round(time.Millisecond), guard, firstLine(msg))
+	if took > guard {
+		t.Errorf("took %v, over the hang guard of %v: %s", took.Round(time.Millisecond), guard, msg)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// signalPending says whether sig is pending for process pid, sent and not
+// yet taken by it (Linux: /proc/PID/status). A second signal of a kind
+// sent while the first is pending is lost: the kernel keeps one.
+func signalPending(t *testing.T, pid int, sig syscall.Signal) bool {
+	t.Helper()
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false // gone: nothing pending
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || (k != "ShdPnd" && k != "SigPnd") {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		if err != nil {
+			t.Fatalf("%s: %q: %v", k, v, err)
+		}
+		if mask&(1<<(uint(sig)-1)) != 0 {
+			return true
+		}
 	}
 	return false
 }
