@@ -85,6 +85,7 @@ func produceConsume(t *testing.T, bootstrap, props string, extra ...string) stri
 // s; an untrusted server certificate is refused saying so; and nothing
 // any run wrote, nor its output, holds the password.
 func TestSASLSSLCluster(t *testing.T) {
+	t.Parallel()
 	c, s := securedCluster(t, cluster.SecuritySASLSSL)
 	bootstrap := c.Bootstrap()
 	var written []string // every output, searched for the password at the end
@@ -180,6 +181,7 @@ workloads:
 // kbench's from a PKCS12 and from a JKS keystore, and one without a
 // certificate is told what to give.
 func TestMutualTLSCluster(t *testing.T) {
+	t.Parallel()
 	c, s := securedCluster(t, cluster.SecuritySSL)
 	bootstrap := c.Bootstrap()
 	for _, ks := range []struct{ typ, path string }{{"PKCS12", s.KeyPKCS12}, {"JKS", s.KeyJKS}} {

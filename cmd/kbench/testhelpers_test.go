@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,10 +30,13 @@ func runKbench(t *testing.T, st *state, args ...string) int {
 	return run(ctx, append([]string{"kbench"}, args...), st)
 }
 
-// uniqueTopic names a topic no other test uses.
+// uniqueTopic names a topic (or a group, a transactional id) no other
+// test uses, nor this one before.
 func uniqueTopic(t *testing.T, prefix string) string {
-	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(uniqueN.Add(1), 36)
 }
+
+var uniqueN atomic.Int64
 
 // topicRecords reads a non-transactional topic from the start to its end
 // offsets (transaction markers would take offsets too) and returns the value
@@ -198,4 +202,16 @@ func signalPending(t *testing.T, pid int, sig syscall.Signal) bool {
 		}
 	}
 	return false
+}
+
+// recordsFlowing says whether producer-perf-test's output shows records
+// acknowledged: two progress lines, the last with records.
+func recordsFlowing(stdout string) bool {
+	var lines []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, " records sent, ") {
+			lines = append(lines, l)
+		}
+	}
+	return len(lines) >= 2 && !strings.HasPrefix(lines[len(lines)-1], "0 ")
 }
