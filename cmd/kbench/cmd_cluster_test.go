@@ -37,6 +37,9 @@ func clusterTestState(t *testing.T) (*state, *bytes.Buffer, *bytes.Buffer) {
 
 func runCluster(t *testing.T, st *state, args ...string) int {
 	t.Helper()
+	if len(args) > 0 && (args[0] == "up" || args[0] == "restart") {
+		defer gateStart(t)()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return run(ctx, append([]string{"kbench", "cluster"}, args...), st)

@@ -18,8 +18,9 @@ import (
 // machine). Most of these tests wait: for a stalled broker's bound, a
 // fault's timeline, a run's duration; the ones that break brokers also
 // wait for a shared cluster of their shape (sharedcluster_test.go), which
-// bounds how many of those run at once.
-const testParallel = 8
+// bounds how many of those run at once, holding a place of the -parallel
+// count while they wait; cluster starts go one at a time (startGate).
+const testParallel = 24
 
 // TestMain stops the real local broker that integration tests start on
 // first use (testkafka.Bootstrap) and the shared clusters that tests

@@ -101,6 +101,18 @@ func runPlanOnly(t *testing.T, pool *clusterPool, text string) (*result.Document
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
+	if pool == nil {
+		// kbench starts the plan's cluster: hold the start gate until it
+		// says the cluster is up.
+		release := gateStart(t)
+		defer release()
+		go func() {
+			defer release()
+			for ctx.Err() == nil && !strings.Contains(stderr.String(), " up in ") {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}()
+	}
 	code := run(ctx, []string{"kbench", "run", planFile, "--out", out}, st)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())

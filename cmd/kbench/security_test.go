@@ -22,9 +22,11 @@ func securedCluster(t *testing.T, mode string) (*cluster.Cluster, *cluster.Secre
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
+	st, _, _ := clusterTestState(t)
+	release := gateStart(t)
+	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	st, _, _ := clusterTestState(t)
 	c, err := cluster.Start(ctx, append(clusterOpts(st), cluster.WithName("sec"), cluster.WithHeap("512m"),
 		cluster.WithStopOnExit(true), cluster.WithSecurity(mode))...)
 	if err != nil {

@@ -115,10 +115,13 @@ func (p *clusterPool) start(t *testing.T) (*cluster.Cluster, error) {
 	st.stateDir, st.stderr = dir, &log
 	// A cluster outlives the test that started it: no context of the
 	// test's, and brokers that die with the test binary.
+	opts := append(clusterOpts(st), cluster.WithName(name), cluster.WithBrokers(p.brokers),
+		cluster.WithHeap("512m"), cluster.WithStopOnExit(true), cluster.WithNetworkFaults(p.network),
+		cluster.WithStartTimeout(2*time.Minute))
+	release := gateStartOf(t, p.brokers > 1)
+	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	opts := append(clusterOpts(st), cluster.WithName(name), cluster.WithBrokers(p.brokers),
-		cluster.WithHeap("512m"), cluster.WithStopOnExit(true), cluster.WithNetworkFaults(p.network))
 	began := time.Now()
 	c, err := cluster.Start(ctx, opts...)
 	if err != nil {
@@ -151,11 +154,11 @@ func warmCluster(ctx context.Context, c *cluster.Cluster) error {
 
 // giveBack restores the cluster for the next test, or stops it.
 func (p *clusterPool) giveBack(t *testing.T, c *cluster.Cluster) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	began := time.Now()
-	if err := restoreCluster(ctx, c); err != nil {
+	if err := restoreCluster(t, c); err != nil {
 		t.Logf("the shared %s cluster %s could not be restored, stopped (the next test starts another): %v", p.name, c.Name, err)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		if err := c.Stop(ctx, false); err != nil {
 			t.Logf("stop %s: %v", c.Name, err)
 		}
@@ -168,7 +171,18 @@ func (p *clusterPool) giveBack(t *testing.T, c *cluster.Cluster) {
 
 // restoreCluster brings every broker back, clears the network faults, and
 // deletes every topic and group the test left.
-func restoreCluster(ctx context.Context, c *cluster.Cluster) error {
+func restoreCluster(t *testing.T, c *cluster.Cluster) error {
+	down := false // a broker to start again
+	for _, b := range c.Brokers {
+		if alive, _ := c.Proc(b.ID); !alive {
+			down = true
+		}
+	}
+	if down {
+		defer gateStart(t)()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	if _, err := c.Heal(ctx); err != nil {
 		return fmt.Errorf("heal: %w", err)
 	}

@@ -100,8 +100,6 @@ func privateClusterOf(t *testing.T, brokers int, props map[string]string) *clust
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	cache := os.Getenv("KBENCH_HOME")
 	if cache == "" {
 		d, err := os.UserCacheDir()
@@ -110,6 +108,10 @@ func privateClusterOf(t *testing.T, brokers int, props map[string]string) *clust
 		}
 		cache = filepath.Join(d, "kbench")
 	}
+	release := gateStart(t)
+	defer release()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithBrokers(brokers), cluster.WithCacheDir(cache),
 		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
 		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
@@ -214,4 +216,69 @@ func recordsFlowing(stdout string) bool {
 		}
 	}
 	return len(lines) >= 2 && !strings.HasPrefix(lines[len(lines)-1], "0 ")
+}
+
+// startGate lets one Kafka cluster (or broker) start at a time in this
+// test binary. Starting a JVM is CPU-bound: a dozen at once on two cores,
+// when the parallel tests begin, each took more than the cluster package's
+// 90 s start bound. Tests hold it around each start they make (gateStart);
+// the shared 3-broker clusters, whose tests are the longest chain, go
+// first.
+var startGate gate
+
+type gate struct {
+	mu    sync.Mutex
+	busy  bool
+	first []chan struct{} // waiting, served before rest
+	rest  []chan struct{}
+}
+
+func (g *gate) acquire(first bool) {
+	g.mu.Lock()
+	if !g.busy {
+		g.busy = true
+		g.mu.Unlock()
+		return
+	}
+	ch := make(chan struct{})
+	if first {
+		g.first = append(g.first, ch)
+	} else {
+		g.rest = append(g.rest, ch)
+	}
+	g.mu.Unlock()
+	<-ch // handed over by release: busy stays true
+}
+
+func (g *gate) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	switch {
+	case len(g.first) > 0:
+		close(g.first[0])
+		g.first = g.first[1:]
+	case len(g.rest) > 0:
+		close(g.rest[0])
+		g.rest = g.rest[1:]
+	default:
+		g.busy = false
+	}
+}
+
+// gateStart waits for the start gate and returns its release, which may
+// be called more than once.
+func gateStart(t testing.TB) (release func()) {
+	t.Helper()
+	return gateStartOf(t, false)
+}
+
+func gateStartOf(t testing.TB, first bool) (release func()) {
+	t.Helper()
+	began := time.Now()
+	startGate.acquire(first)
+	if waited := time.Since(began); waited > time.Second {
+		t.Logf("waited %v for other tests' cluster starts", waited.Round(time.Millisecond))
+	}
+	var once sync.Once
+	return func() { once.Do(startGate.release) }
 }
