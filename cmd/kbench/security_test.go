@@ -28,7 +28,7 @@ func securedCluster(t *testing.T, mode string) (*cluster.Cluster, *cluster.Secre
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c, err := cluster.Start(ctx, append(clusterOpts(st), cluster.WithName("sec"), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithSecurity(mode))...)
+		cluster.WithStopOnExit(true), cluster.WithSecurity(mode), cluster.WithStartTimeout(2*time.Minute))...)
 	if err != nil {
 		t.Fatalf("start a %s cluster: %v", mode, err)
 	}

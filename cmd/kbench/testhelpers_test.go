@@ -114,7 +114,7 @@ func privateClusterOf(t *testing.T, brokers int, props map[string]string) *clust
 	defer cancel()
 	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithBrokers(brokers), cluster.WithCacheDir(cache),
 		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
+		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props), cluster.WithStartTimeout(2*time.Minute))
 	if err != nil {
 		t.Fatalf("start private cluster: %v", err)
 	}
