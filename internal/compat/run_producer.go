@@ -308,17 +308,7 @@ func firstErrors(w io.Writer, what string) func(kind string, err error) {
 // stallPrinter says on stderr, as it happens, that no record is being
 // acknowledged (the Apache lines on stdout only show 0 records sent).
 func stallPrinter(w io.Writer) func(measure.Stall) {
-	return func(s measure.Stall) {
-		why := ""
-		if s.LastError != "" {
-			why = "; last error: " + s.LastError
-		}
-		noun := "records"
-		if s.Outstanding == 1 {
-			noun = "record"
-		}
-		fmt.Fprintf(w, "kbench: no acknowledgement for %s: %d %s outstanding%s\n", s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
-	}
+	return func(s measure.Stall) { fmt.Fprintf(w, "kbench: %s\n", s) }
 }
 
 // printUnresolved reports records whose outcome is unknown: cancelled by

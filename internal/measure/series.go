@@ -1,6 +1,9 @@
 package measure
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // The measurements engines report while they run, in the types observers
 // (the live view, the Prometheus endpoint) and the runner receive: a
@@ -90,4 +93,18 @@ type Stall struct {
 	For         time.Duration // since a record last completed or nothing waited (or the start)
 	Outstanding int64         // records in the clients' buffers
 	LastError   string        // the last failed connection attempt, if any
+}
+
+// String says the stall as kbench prints it: "no acknowledgement for 6s:
+// 40 records outstanding; last error: connection refused".
+func (s Stall) String() string {
+	why := ""
+	if s.LastError != "" {
+		why = "; last error: " + s.LastError
+	}
+	noun := "records"
+	if s.Outstanding == 1 {
+		noun = "record"
+	}
+	return fmt.Sprintf("no acknowledgement for %s: %d %s outstanding%s", s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
 }

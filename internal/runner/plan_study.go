@@ -59,15 +59,7 @@ type LocalCluster struct {
 // stallLine says that a workload's producers wait for acknowledgements,
 // with the last connection error; every live line names its workload.
 func stallLine(name string, s measure.Stall) string {
-	why := ""
-	if s.LastError != "" {
-		why = "; last error: " + s.LastError
-	}
-	noun := "records"
-	if s.Outstanding == 1 {
-		noun = "record"
-	}
-	return fmt.Sprintf("kbench: %s: no acknowledgement for %s: %d %s outstanding%s", name, s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
+	return "kbench: " + name + ": " + s.String()
 }
 
 // RunPlan runs every scenario of the plan and returns the document: also
