@@ -42,6 +42,9 @@ func (d *Document) checkIntervals() error {
 					ivs, at = w.Consumer.Intervals, at+".consumer"
 				}
 				for n, iv := range ivs {
+					if _, err := iv.latencyHistogram(); err != nil {
+						return fmt.Errorf("%s.intervals[%d].latency_histogram: %w", at, n, err)
+					}
 					for field, enc := range map[string]string{"publish_histogram": iv.PublishHistogram, "publish_delay_histogram": iv.PublishDelayHistogram, "end_to_end_histogram": iv.EndToEndHistogram} {
 						if enc == "" {
 							continue
