@@ -192,3 +192,34 @@ func TestSeriesSizePerHour(t *testing.T) {
 		t.Errorf("%d bytes of histograms per workload-hour, over the goal of 1 MB", hist)
 	}
 }
+
+// TestV1DocumentLoads: a v1 result (testdata/v1-result.json, written by a
+// plan run of the kbench before v2) still reads, and its intervals, which
+// have no histograms, merge as upper bounds, marked so.
+func TestV1DocumentLoads(t *testing.T) {
+	doc, err := Read("testdata/v1-result.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != SchemaV1 {
+		t.Fatalf("schema %q, want %q", doc.Schema, SchemaV1)
+	}
+	w := doc.Plan.Scenarios[0].Repeats[0].Workloads[0]
+	if w.Producer == nil || len(w.Producer.Intervals) == 0 {
+		t.Fatalf("workload %q: no producer intervals", w.Name)
+	}
+	ivs := w.Producer.Intervals
+	merged, err := MergeSeries(ivs, ivs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(merged) != len(ivs) {
+		t.Fatalf("%d merged intervals, want %d", len(merged), len(ivs))
+	}
+	for i, m := range merged {
+		if m.Records != 2*ivs[i].Records || m.P99LatencyMs != ivs[i].P99LatencyMs || m.UpperBound != ivs[i].hasLatency() || m.LatencyHistogram != "" {
+			t.Errorf("interval %d: records %d p99 %g upper bound %v histogram %q, want %d %g %v none",
+				i, m.Records, m.P99LatencyMs, m.UpperBound, m.LatencyHistogram, 2*ivs[i].Records, ivs[i].P99LatencyMs, ivs[i].hasLatency())
+		}
+	}
+}
