@@ -35,14 +35,23 @@ func (iv *Interval) hasLatency() bool {
 	return iv.LatencyCount > 0 || iv.AvgLatencyMs > 0 || iv.MaxLatencyMs > 0 || iv.P50LatencyMs > 0
 }
 
-// SetLatency sets the interval's latency fields from h: the exact count,
-// sum, min and max, the histogram, and the mean, max and percentile columns
-// read from them. An empty h leaves them all zero.
-func (iv *Interval) SetLatency(h *measure.SeriesHistogram) {
+// SetHistogram keeps h in the interval: the exact count, sum, min and max
+// beside the histogram. The columns (mean, max, percentiles) are left as
+// they are: the reporter's own. A nil h (no latency measured) sets nothing.
+func (iv *Interval) SetHistogram(h *measure.SeriesHistogram) {
+	if h == nil {
+		return
+	}
 	iv.LatencyCount, iv.LatencySumUs, iv.LatencyMinUs, iv.LatencyMaxUs = h.Count(), h.Sum(), h.Min(), h.Max()
 	iv.LatencyHistogram = h.Encode()
+}
+
+// SetLatency is SetHistogram, and sets the mean, max and percentile columns
+// from h too: those of a merged interval. An empty h leaves them all zero.
+func (iv *Interval) SetLatency(h *measure.SeriesHistogram) {
+	iv.SetHistogram(h)
 	iv.AvgLatencyMs, iv.MaxLatencyMs, iv.P50LatencyMs, iv.P99LatencyMs, iv.P999LatencyMs = 0, 0, 0, 0, 0
-	if h.Count() == 0 {
+	if h == nil || h.Count() == 0 {
 		return
 	}
 	iv.AvgLatencyMs = float64(h.Sum()) / float64(h.Count()) / 1000
