@@ -14,7 +14,7 @@ import (
 // power of two (a value reads back within 1.6%), beside the exact count,
 // sum, minimum and maximum. An HdrHistogram at 2 significant digits has 128
 // buckets per power of two and encodes to 0.75–0.95 KB for an interval of
-// 20,000 records spread over 1–50 ms (3 digits: 1.5–3.4 KB); these buckets
+// 20,000 records spread over 1–50 ms (3 digits: 2.8–3.4 KB); these buckets
 // take about a fifth of that, so an hour of 1 s intervals stays under 1 MB,
 // and they merge exactly as well (a value always falls in the same bucket).
 // It is not safe for concurrent use.

@@ -21,7 +21,9 @@ import (
 // Schema names this document format and its version. Readers accept any
 // document whose schema starts with SchemaName; the version after the slash
 // changes only when a field changes meaning or is removed (adding a field
-// keeps the version).
+// keeps the version). v2 added fields, but also a promise a reader relies
+// on: every interval with latencies has its histogram, so series merge
+// exactly; a v1 interval's merge is an upper bound.
 const (
 	SchemaName = "kbench.result"
 	Schema     = SchemaName + "/v2"
