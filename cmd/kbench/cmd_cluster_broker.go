@@ -26,6 +26,7 @@ var brokerActions = []struct{ name, short string }{
 type clusterBrokerOptions struct {
 	name   string
 	broker int
+	given  bool // --broker was given (0 included)
 }
 
 func (o *clusterBrokerOptions) AddFlags(f *pflag.FlagSet) {
@@ -41,6 +42,7 @@ func newClusterBrokerCmd(st *state, action, short string) *cobra.Command {
 		Example: fmt.Sprintf("  kbench cluster %s --broker 2\n  kbench cluster status", action),
 		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			o.given = c.Flags().Changed("broker")
 			return runClusterBroker(c.Context(), action, o, st)
 		},
 	}
@@ -58,7 +60,7 @@ func runClusterBroker(ctx context.Context, action string, o clusterBrokerOptions
 	}
 	if _, ok := c.Broker(o.broker); !ok {
 		what := fmt.Sprintf("--broker %d", o.broker)
-		if o.broker == 0 {
+		if !o.given {
 			what = "--broker is missing"
 		}
 		return userr.Errorf("cluster %s: %s: cluster %q has brokers 1 to %d; say which one, e.g. --broker 1", action, what, c.Name, len(c.Brokers))

@@ -5,18 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/compat"
-	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 func newEndToEndCmd(st *state) *cobra.Command {
@@ -31,15 +27,6 @@ func newEndToEndCmd(st *state) *cobra.Command {
 		},
 	}
 }
-
-// e2eTopicPartitions and e2eTopicReplication are what the Apache tool
-// creates a missing topic with; e2ePollTimeout bounds each record's trip,
-// its poll timeout.
-const (
-	e2eTopicPartitions  = 1
-	e2eTopicReplication = 1
-	e2ePollTimeout      = 60 * time.Second
-)
 
 func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	ea, err := compat.ParseE2EArgs(args)
@@ -60,78 +47,9 @@ func runEndToEnd(ctx context.Context, args []string, st *state) error {
 	started := time.Now()
 	pc, cc, err := e2eConfigs(ea, st.stderr)
 	if err != nil {
-		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
+		return compat.FailedJSON(st.env(), ea.JSONPath, result.KindEndToEnd, started, err)
 	}
-	popts, err := pc.Opts(ea.RecordSize + max(ea.KeySize, 0) + ea.NumHeaders*(ea.HeaderKeySize+max(ea.HeaderSize, 0)))
-	if err != nil {
-		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
-	}
-	copts, err := cc.Opts()
-	if err != nil {
-		return failedJSON(ea.JSONPath, result.KindEndToEnd, started, err)
-	}
-	spec := workload.E2ESpec{
-		Topic: ea.Topic, Records: ea.NumRecords,
-		ValueSize: ea.RecordSize, KeySize: ea.KeySize,
-		Headers: ea.NumHeaders, HeaderKeySize: ea.HeaderKeySize, HeaderValueSize: ea.HeaderSize,
-		ProducerOpts: popts, ConsumerOpts: copts, PollTimeout: e2ePollTimeout,
-		OnRecord: func(i int, d time.Duration) {
-			if i%1000 == 0 {
-				compat.E2EProgressLine(st.stdout, i, d)
-			}
-		},
-		OnStall: func(i int, waited time.Duration, acked bool) {
-			what := "no acknowledgement"
-			if acked {
-				what = "acknowledged, not consumed"
-			}
-			fmt.Fprintf(st.stderr, "kbench: record %d: %s after %s (each record is given %s)\n", i, what, waited.Round(time.Second), e2ePollTimeout)
-		},
-	}
-	out, runErr := runner.Run(ctx, runner.Scenario{
-		Name:  compat.E2ETool,
-		Admin: copts,
-		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{
-			Name: ea.Topic, Partitions: e2eTopicPartitions, ReplicationFactor: e2eTopicReplication,
-		}}},
-		Workloads: []runner.Workload{{Name: "probe", Spec: workload.Probe{Spec: spec}}},
-		OnStart: func(topics []kadmin.TopicInfo) {
-			if topics[0].Created {
-				compat.E2ETopicCreated(st.stdout, ea.Topic, e2eTopicPartitions, e2eTopicReplication)
-			}
-		},
-	})
-	if out == nil || out.Workloads[0].Probe == nil {
-		// Nothing measured (the cluster did not answer): the JSON says why,
-		// with the settings.
-		if ea.JSONPath != "" {
-			doc := result.New(result.KindEndToEnd, version, started, e2eConfig(ea, pc, cc))
-			if out != nil {
-				doc.BrokerVersions = out.BrokerVersions
-			}
-			doc.Finish(runErr)
-			runErr = errors.Join(runErr, result.Write(ea.JSONPath, doc))
-		}
-		return runErr
-	}
-	res, topic := out.Workloads[0].Probe, out.Topics[0]
-	if runErr == nil {
-		// Like the Apache tool, the summary is printed only for a complete
-		// run; a failed one leaves its partial numbers in --json.
-		compat.E2ESummary(st.stdout, res.Count, res.TotalNanos,
-			compat.E2EPercentile(res.MsCounts, 0.5), compat.E2EPercentile(res.MsCounts, 0.99), compat.E2EPercentile(res.MsCounts, 0.999))
-	} else {
-		runErr = fmt.Errorf("%w (%d of %d records measured)", runErr, res.Count, ea.NumRecords)
-	}
-	if ea.JSONPath != "" {
-		doc, err := e2eDocument(ea, pc, cc, topic, res, started, runErr)
-		if err == nil {
-			doc.BrokerVersions = out.BrokerVersions
-			err = result.Write(ea.JSONPath, doc)
-		}
-		runErr = errors.Join(runErr, err)
-	}
-	return runErr
+	return compat.RunEndToEnd(ctx, st.env(), ea, pc, cc, started)
 }
 
 // e2eConfigs builds the producer and the consumer configuration from the
@@ -174,74 +92,11 @@ func e2eConfigs(ea *compat.E2EArgs, stderr io.Writer) (*kafkaconf.Producer, *kaf
 		kafkaconf.Prop{Key: "fetch.max.wait.ms", Value: "10", Source: tool})
 	pc, pw, perr := kafkaconf.ParseProducer(pp)
 	cc, cw, cerr := kafkaconf.ParseConsumer(cp)
-	for _, w := range e2eWarnings(pw, cw) {
+	for _, w := range compat.E2EWarnings(pw, cw) {
 		fmt.Fprintf(stderr, "kbench: warning: %s\n", w)
 	}
 	if err := errors.Join(perr, cerr); err != nil {
 		return nil, nil, err
 	}
 	return pc, cc, nil
-}
-
-// e2eWarnings merges the two clients' warnings about the shared file,
-// leaving out each client's warning about the other's properties, which
-// belong there.
-func e2eWarnings(producer, consumer []kafkaconf.Warning) []kafkaconf.Warning {
-	keys := func(ds []kafkaconf.Default) map[string]bool {
-		m := map[string]bool{}
-		for _, d := range ds {
-			m[d.Key] = true
-		}
-		return m
-	}
-	consumerKeys, producerKeys := keys(kafkaconf.ConsumerDefaults()), keys(kafkaconf.ProducerDefaults())
-	seen := map[kafkaconf.Warning]bool{}
-	var out []kafkaconf.Warning
-	add := func(ws []kafkaconf.Warning, otherKeys map[string]bool) {
-		for _, w := range ws {
-			if otherKeys[w.Key] || seen[w] {
-				continue
-			}
-			seen[w] = true
-			out = append(out, w)
-		}
-	}
-	add(producer, consumerKeys)
-	add(consumer, producerKeys)
-	return out
-}
-
-func e2eDocument(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consumer, topic kadmin.TopicInfo,
-	res *workload.E2EResult, started time.Time, runErr error) (*result.Document, error) {
-	lat, err := result.LatencyOf(res.Latency)
-	if err != nil {
-		return nil, err
-	}
-	doc := result.New(result.KindEndToEnd, version, started, e2eConfig(ea, pc, cc))
-	doc.Topic = resultTopic(topic)
-	doc.EndToEnd = &lat
-	doc.Finish(runErr)
-	return doc, nil
-}
-
-// e2eConfig is the run's settings as the result document records them.
-func e2eConfig(ea *compat.E2EArgs, pc *kafkaconf.Producer, cc *kafkaconf.Consumer) map[string]string {
-	cfg := map[string]string{}
-	for k, v := range pc.Settings() {
-		cfg["producer."+k] = v
-	}
-	for k, v := range cc.Settings() {
-		cfg["consumer."+k] = v
-	}
-	for k, v := range map[string]string{
-		"num.records":            strconv.Itoa(ea.NumRecords),
-		"record.size":            strconv.Itoa(ea.RecordSize),
-		"record.key.size":        strconv.Itoa(ea.KeySize),
-		"num.headers":            strconv.Itoa(ea.NumHeaders),
-		"record.header.key.size": strconv.Itoa(ea.HeaderKeySize),
-		"record.header.size":     strconv.Itoa(ea.HeaderSize),
-	} {
-		cfg["kbench."+k] = v
-	}
-	return cfg
 }

@@ -2,31 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
-	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
-	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/payload"
-	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 func newProducerPerfCmd(st *state) *cobra.Command {
@@ -110,188 +97,13 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 		defer stop()
 		pc.BootstrapServers = []string{bootstrap}
 	}
-	opts, err := pc.Opts(maxRecord)
-	if err != nil {
-		return err
-	}
-	var e2e *workload.ConsumerSpec
-	if pa.EndToEnd {
-		if e2e, err = e2eConsumerSpec(st, props, pc, pa); err != nil {
-			return fmt.Errorf("--e2e: %w", err)
-		}
-	}
 	// After --duration: workload.DefaultDrain; without an acknowledgement
 	// in a run of --num-records: workload.DefaultStall.
 	var drain time.Duration
-	if hasProp(props, "delivery.timeout.ms") {
+	if kafkaconf.Has(props, "delivery.timeout.ms") {
 		drain = pc.DeliveryTimeout // the user asked to wait that long
 	}
-	return produce(ctx, st, pa, pc, opts, values, keys, e2e, drain)
-}
-
-// produce runs the workload through the runner (which prepares the topic)
-// and reports it, writing every result measured even when the run fails
-// part way.
-func produce(ctx context.Context, st *state, pa *compat.ProducerArgs, pc *kafkaconf.Producer, opts []kgo.Opt,
-	values payload.Source, keys *payload.Keys, e2e *workload.ConsumerSpec, drain time.Duration) error {
-	if pa.WarmupRecords > 0 {
-		fmt.Fprintf(st.stdout, "Warmup first %d records. Steady state results will print after the complete test summary.\n", pa.WarmupRecords)
-	}
-	var txEvery time.Duration
-	if pc.TransactionalID != "" {
-		txEvery = compat.DefaultTransactionDuration
-		if pa.TransactionMs > 0 {
-			txEvery = time.Duration(pa.TransactionMs) * time.Millisecond
-		}
-	}
-	var metrics []*workload.ProducerMetrics
-	if pa.PrintMetrics {
-		for i := range pa.Producers {
-			metrics = append(metrics, workload.NewProducerMetrics(clientID(pc.ClientID, i), version, pc.BufferMemory))
-		}
-	}
-	steadyAnnounced := false
-	spec := workload.ProducerSpec{
-		Topic:               pa.Topic,
-		Clients:             pa.Producers,
-		Records:             pa.NumRecords,
-		Duration:            pa.Duration,
-		Rate:                pa.Throughput,
-		Warmup:              pa.WarmupRecords,
-		Values:              values,
-		Keys:                keys,
-		ClientOpts:          producerClientOpts(opts, pc, metrics),
-		TransactionDuration: txEvery,
-		Interval:            pa.ReportingInterval,
-		OnInterval: func(iv measure.Interval) {
-			if iv.Final {
-				return // the Apache tool prints only whole intervals
-			}
-			if iv.Steady && !steadyAnnounced {
-				steadyAnnounced = true
-				fmt.Fprintln(st.stdout, "In steady state.")
-			}
-			compat.WindowLine(st.stdout, iv.Count, iv.Length, iv.Bytes, iv.AvgLatencyMicros()/1000, float64(iv.LatMaxUs)/1000)
-		},
-		OnError: firstErrors(st.stderr, "produce failed"),
-		OnStall: stallPrinter(st.stderr),
-		Drain:   drain,
-		Stall:   drain,
-		Abort:   st.abort,
-	}
-	w := runner.Workload{Name: "producers", Spec: workload.Produce{Spec: spec}}
-	if e2e != nil {
-		w.Spec = workload.EndToEnd{Send: spec, Read: *e2e}
-	}
-	started := time.Now()
-	out, runErr := runner.Run(ctx, runner.Scenario{
-		Name:  compat.ProducerTool,
-		Admin: opts,
-		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{
-			Name: pa.Topic, Partitions: pa.Partitions, ReplicationFactor: pa.ReplicationFactor,
-			PartitionsFlag: "--partitions", ReplicationFlag: "--replication-factor",
-		}}},
-		Workloads: []runner.Workload{w},
-	})
-	if out == nil || out.Workloads[0].Producer == nil {
-		return runErr
-	}
-	res, cpu := out.Workloads[0].Producer, out.CPU
-	printProducerTotals(st.stdout, res)
-	printUnresolved(st.stderr, res)
-	if len(metrics) > 0 {
-		var table []measure.Metric
-		now := time.Now()
-		for _, m := range metrics {
-			table = append(table, m.Metrics(now)...)
-		}
-		compat.PrintMetrics(st.stdout, table)
-	}
-	var e2eLat *result.Latency
-	if e2e != nil {
-		var err error
-		e2eLat, err = printE2E(st.stdout, out.Workloads[0].EndToEnd, res.Acked)
-		runErr = errors.Join(runErr, err)
-	}
-	summary, err := runner.ProducerSummary(res, pa.Throughput, cpu)
-	if err != nil {
-		return errors.Join(runErr, err)
-	}
-	runErr = errors.Join(runErr, failedRecordsError(res))
-	if pa.JSONPath != "" {
-		doc := producerDocument(pa, pc, out.Topics[0], summary, started, runErr)
-		doc.BrokerVersions = out.BrokerVersions
-		doc.EndToEnd = e2eLat
-		if err := result.Write(pa.JSONPath, doc); err != nil {
-			runErr = errors.Join(runErr, err)
-		}
-	}
-	return runErr
-}
-
-// producerClientOpts gives each client its options: its own client id,
-// its metrics hooks, and what runner.ProducerClientOpts gives plans' clients
-// too (its own transactional id, or permission to give up on in-flight
-// records after the delivery timeout).
-func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
-	return func(i int) []kgo.Opt {
-		out := append([]kgo.Opt(nil), opts...)
-		out = append(out, kgo.ClientID(clientID(pc.ClientID, i)))
-		if i < len(metrics) {
-			out = append(out, metrics[i].Hooks())
-		}
-		return append(out, runner.ProducerClientOpts(pc, i)...)
-	}
-}
-
-func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
-	line := func(acked, bytes int64, elapsed time.Duration, h *measure.Histogram, steady bool) {
-		avg := math.NaN() // what the Apache tool prints when nothing was acknowledged
-		if acked > 0 {
-			avg = h.Mean() / 1000
-		}
-		compat.TotalLine(w, acked, steady, elapsed, bytes, avg, float64(h.Max())/1000, compat.Percentiles{
-			P50: roundMs(h.Quantile(0.50)), P95: roundMs(h.Quantile(0.95)),
-			P99: roundMs(h.Quantile(0.99)), P999: roundMs(h.Quantile(0.999)),
-		})
-	}
-	line(res.Acked, res.Bytes, res.End.Sub(res.Start), res.Latency, false)
-	if res.Steady != nil && !res.Steady.Start.IsZero() {
-		line(res.Steady.Acked, res.Steady.Bytes, res.End.Sub(res.Steady.Start), res.Steady.Latency, true)
-	}
-}
-
-// resultTopic is the topic as the result document records it.
-func resultTopic(t kadmin.TopicInfo) *result.Topic {
-	return &result.Topic{Name: t.Name, Partitions: t.Partitions, ReplicationFactor: t.ReplicationFactor}
-}
-
-// clientID names client i: the configured id for the first, with a suffix
-// for the others so that their metrics and broker logs tell them apart.
-func clientID(base string, i int) string {
-	if i == 0 {
-		return base
-	}
-	return base + "-" + strconv.Itoa(i)
-}
-
-// roundMs converts microseconds to whole milliseconds, rounding half up.
-func roundMs(us int64) int64 { return (us + 500) / 1000 }
-
-func failedRecordsError(res *workload.ProducerResult) error {
-	if res.Failed == 0 {
-		return nil
-	}
-	kinds := make([]string, 0, len(res.Errors))
-	for k := range res.Errors {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool { return res.Errors[kinds[i]] > res.Errors[kinds[j]] })
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %s", res.Errors[k], k)
-	}
-	return fmt.Errorf("%d of %d records failed (%s)", res.Failed, res.Failed+res.Acked+res.NotSent, strings.Join(parts, ", "))
+	return compat.RunProducer(ctx, st.env(), pa, pc, props, maxRecord, values, keys, drain)
 }
 
 // producerProps gathers properties in the Apache tool's order of
@@ -315,32 +127,17 @@ func producerProps(pa *compat.ProducerArgs) ([]kafkaconf.Prop, error) {
 	if pa.BootstrapServer != "" {
 		props = append(props, kafkaconf.Prop{Key: "bootstrap.servers", Value: pa.BootstrapServer, Source: "--bootstrap-server"})
 	}
-	if !hasProp(props, "client.id") {
+	if !kafkaconf.Has(props, "client.id") {
 		props = append(props, kafkaconf.Prop{Key: "client.id", Value: "perf-producer-client", Source: "default of " + compat.ProducerTool})
 	}
 	txID := pa.TransactionalID
-	if txID == "" && pa.TransactionMs > 0 && !hasProp(props, "transactional.id") {
-		txID = "performance-producer-" + randomID()
+	if txID == "" && pa.TransactionMs > 0 && !kafkaconf.Has(props, "transactional.id") {
+		txID = kafkaconf.GeneratedTransactionalID("performance-producer")
 	}
 	if txID != "" {
 		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: txID, Source: "--transactional-id"})
 	}
 	return props, nil
-}
-
-func hasProp(props []kafkaconf.Prop, key string) bool {
-	for _, p := range props {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
-}
-
-func randomID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // producerValues builds the record values, printing the payload file lines
@@ -365,37 +162,4 @@ func producerValues(pa *compat.ProducerArgs, stdout io.Writer) (payload.Source, 
 		}
 		return src, nil
 	}
-}
-
-func producerDocument(pa *compat.ProducerArgs, pc *kafkaconf.Producer, topic kadmin.TopicInfo,
-	p *result.Producer, started time.Time, runErr error) *result.Document {
-	cfg := pc.Settings()
-	tool := map[string]string{
-		"topic":       pa.Topic,
-		"num.records": strconv.FormatInt(pa.NumRecords, 10),
-		"throughput":  strconv.FormatFloat(pa.Throughput, 'f', -1, 64),
-		"producers":   strconv.Itoa(pa.Producers),
-	}
-	switch {
-	case pa.PayloadFile != "":
-		tool["payload.file"] = pa.PayloadFile
-	case pa.PayloadMonotonic:
-		tool["payload.monotonic"] = "true"
-	default:
-		tool["record.size"] = strconv.Itoa(pa.RecordSize)
-	}
-	if pa.Duration > 0 {
-		tool["duration"] = pa.Duration.String()
-	}
-	if pa.WarmupRecords > 0 {
-		tool["warmup.records"] = strconv.FormatInt(pa.WarmupRecords, 10)
-	}
-	for k, v := range tool {
-		cfg["kbench."+k] = v
-	}
-	doc := result.New(result.KindProducerPerf, version, started, cfg)
-	doc.Topic = resultTopic(topic)
-	doc.Producer = p
-	doc.Finish(runErr)
-	return doc
 }

@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/ombresult"
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -34,6 +36,7 @@ omb-result.json too. DIR may also be the result.json itself.`,
 			if doc.Plan == nil {
 				return userr.Errorf("report: %s is a %s result; reports are written for study plans (kbench run)", path, doc.Kind)
 			}
+			cutOff(dir, doc)
 			// The statistics are computed again from the repeats, so a
 			// result written by an older kbench gets today's.
 			if err := doc.Plan.Reaggregate(); err != nil {
@@ -69,4 +72,18 @@ func resultPath(arg string) (dir, path string, err error) {
 		return arg, filepath.Join(arg, "result.json"), nil
 	}
 	return filepath.Dir(arg), arg, nil
+}
+
+// cutOff marks a result whose run is gone before it finished (killed with
+// kill -9, or the machine went down): result.json says "running", which it
+// holds only between repeats, and no process holds the results folder.
+// The reports then say "cut off", with the repeats that were finished.
+func cutOff(dir string, doc *result.Document) {
+	if doc.Status != runner.StatusRunning || outfile.Held(dir) {
+		return
+	}
+	doc.Status = "cut off"
+	if doc.Error == "" {
+		doc.Error = "the run ended before it finished (its process was killed or the machine stopped); the results are the repeats it finished"
+	}
 }

@@ -102,6 +102,17 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		if err != nil {
 			return err
 		}
+		if p.Cluster.Name != "" && p.Cluster.Bootstrap == "" {
+			// What the run checks first from the cluster's state file
+			// alone: the name, and the brokers the faults target.
+			c, err := namedCluster(st, p.Cluster)
+			if err != nil {
+				return err
+			}
+			if err := p.CheckBrokers(len(c.Brokers)); err != nil {
+				return err
+			}
+		}
 		if omb != nil {
 			printOMB(st.stdout, omb, path, o.ombDriver)
 		}
@@ -166,6 +177,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		}
 		return err
 	}
+	partial := &partialWrites{w: st.stderr}
 	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
 		Progress:   view,
 		Observer:   observers,
@@ -173,17 +185,14 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		StartLocal: planLocalCluster(st),
 		Abort:      st.abort,
 		Named:      planNamedCluster(st),
-		OnRepeat: func(doc *result.Document) {
-			if err := write(doc, false); err != nil {
-				fmt.Fprintf(st.stderr, "kbench: write partial results: %v\n", err)
-			}
-		},
+		OnRepeat:   func(doc *result.Document) { partial.wrote(write(doc, false)) },
 	})
 	view.Close()
 	if doc == nil {
+		partial.wrote(nil)
 		return runErr
 	}
-	if err := write(doc, true); err != nil {
+	if err := partial.final(write(doc, true)); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if err := report.WriteSummaryMarkdown(st.stdout, doc); err != nil {
@@ -194,6 +203,32 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		runErr = crossedThresholds(st, doc)
 	}
 	return runErr
+}
+
+// partialWrites says the errors of the writes between repeats once each:
+// an error is held until the next write, and not said when the final
+// write fails the same way (the run's error says it; --omb-result onto a
+// full device printed it twice).
+type partialWrites struct {
+	w       io.Writer
+	pending error
+}
+
+// wrote takes the error of a write between repeats (nil: it worked).
+func (p *partialWrites) wrote(err error) {
+	if p.pending != nil && (err == nil || err.Error() != p.pending.Error()) {
+		fmt.Fprintf(p.w, "kbench: write partial results: %v\n", p.pending)
+	}
+	p.pending = err
+}
+
+// final takes the final write's error and returns it.
+func (p *partialWrites) final(err error) error {
+	if err != nil && p.pending != nil && err.Error() == p.pending.Error() {
+		p.pending = nil
+	}
+	p.wrote(nil)
+	return err
 }
 
 // thresholdsCrossed ends a run whose thresholds failed: exit 99, after
@@ -429,18 +464,29 @@ func localActor(c *cluster.Cluster) faults.Actor {
 	}}
 }
 
+// namedCluster loads the state of the local cluster a plan names
+// (cluster.name): the run and --dry-run alike refuse a name that is not
+// there.
+func namedCluster(st *state, pc plan.Cluster) (*cluster.Cluster, error) {
+	c, err := cluster.Load(clusterStateDir(st), pc.Name)
+	if errors.Is(err, cluster.ErrNotFound) {
+		return nil, userr.Errorf("%s: no local cluster named %q (known: %s); start it first: kbench cluster up --name %s --brokers 3",
+			pc.NameAt, pc.Name, knownClusters(st), pc.Name)
+	}
+	if err != nil {
+		return nil, clusterErr("for the plan", err)
+	}
+	return c, nil
+}
+
 // planNamedCluster opens the running local cluster a plan names
 // (cluster.name), as `kbench cluster up` left it; the plan leaves it
 // running.
 func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.LocalCluster, error) {
 	return func(ctx context.Context, pc plan.Cluster) (*runner.LocalCluster, error) {
-		c, err := cluster.Load(clusterStateDir(st), pc.Name)
-		if errors.Is(err, cluster.ErrNotFound) {
-			return nil, userr.Errorf("%s: no local cluster named %q (known: %s); start it first: kbench cluster up --name %s --brokers 3",
-				pc.NameAt, pc.Name, knownClusters(st), pc.Name)
-		}
+		c, err := namedCluster(st, pc)
 		if err != nil {
-			return nil, clusterErr("for the plan", err)
+			return nil, err
 		}
 		for _, b := range c.Brokers {
 			if alive, paused := c.Proc(b.ID); !alive || paused {

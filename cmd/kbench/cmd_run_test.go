@@ -57,13 +57,12 @@ func checkReport(t *testing.T, out, name string) {
 }
 
 // TestExamplePlans runs every example plan, scaled down with --set, against
-// a real 3-broker cluster, and checks what a reviewer would: one summary row
-// per scenario, and result.json's record counts equal what the topics hold.
+// a real 3-broker cluster (the shared one of the fault tests), and checks
+// what a reviewer would: one summary row per scenario, and result.json's
+// record counts equal what the topics hold.
 func TestExamplePlans(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: starts a real 3-broker Kafka cluster")
-	}
-	c := privateClusterOf(t, 3, nil)
+	t.Parallel()
+	c := faultPool.borrow(t)
 	bootstrap := c.Bootstrap()
 	tests := []struct {
 		file      string
@@ -305,7 +304,7 @@ workloads:
 	if code := runKbench(t, st, "report", filepath.Join(alone, "result.json")); code != exitOK {
 		t.Fatalf("report: exit %d\n%s", code, stderr.String())
 	}
-	if html, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(html), "# the plan as run") {
+	if html, _ := os.ReadFile(filepath.Join(alone, "report.html")); !strings.Contains(string(html), "topics: [{name: "+topic) {
 		t.Error("report.html of a result.json alone lacks the plan as run")
 	}
 	var help syncBuffer

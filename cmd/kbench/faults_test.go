@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,33 +28,31 @@ func TestProducerPerfDeadBrokerBounded(t *testing.T) {
 		extra []string
 	}{
 		{"timed", nil},
-		{"transactional", []string{"--transactional-id", "tx-dead", "--transaction-duration-ms", "500"}},
+		{"transactional", []string{"--transactional-id", uniqueTopic(t, "tx-dead"), "--transaction-duration-ms", "500"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := privateCluster(t, nil)
+			c := breakablePool.borrow(t)
 			st, _, _ := clusterTestState(t)
 			stdout, stderr := &syncBuffer{}, &syncBuffer{}
 			st.stdout, st.stderr = stdout, stderr
 			go func() {
-				if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
+				if !waitFor(t, time.Minute, func() bool { return recordsFlowing(stdout.String()) }) {
 					t.Errorf("no progress lines before the kill:\n%s\n%s", stdout, stderr)
 				}
 				if err := c.Kill(c.Brokers[0].ID); err != nil {
 					t.Errorf("kill broker: %v", err)
 				}
 			}()
-			args := append([]string{"producer-perf-test", "--topic", "dead-" + tt.name, "--duration", "6s", "--record-size", "100",
+			args := append([]string{"producer-perf-test", "--topic", uniqueTopic(t, "dead-"+tt.name), "--duration", "6s", "--record-size", "100",
 				"--throughput", "5000", "--reporting-interval", "1000",
 				"--producer-props", "bootstrap.servers=" + c.Bootstrap(), "delivery.timeout.ms=4000", "request.timeout.ms=2000", "linger.ms=5"}, tt.extra...)
 			start := time.Now()
 			code := runKbench(t, st, args...)
 			// The bound: 6 s of sending, the 4 s delivery timeout, the 5 s
-			// margin; plus slack for a loaded machine.
-			if el := time.Since(start); el > 35*time.Second {
-				t.Fatalf("run took %v with its broker dead; bound 15 s\nstderr:\n%s", el, stderr)
-			}
+			// margin (15 s); the regression took the 120 s delivery timeout.
+			hangGuard(t, time.Since(start), 35*time.Second, "run with its broker dead; bound 15 s\nstderr:\n%s", stderr)
 			if code != exitFailure {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
 			}
@@ -88,7 +87,7 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
+	if !waitFor(t, time.Minute, func() bool { return recordsFlowing(stdout.String()) }) {
 		t.Fatalf("no progress lines:\n%s\n%s", stdout, stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
@@ -121,9 +120,10 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 // 5 s close bound), and writes what it read.
 func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 	t.Parallel()
-	c := privateCluster(t, nil)
+	c := breakablePool.borrow(t)
 	t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
-	topic := "paused"
+	topic := uniqueTopic(t, "paused")
+	group := topic + "-group"
 	st, _, _ := clusterTestState(t)
 	if code := runKbench(t, st, "producer-perf-test", "--topic", topic, "--num-records", "20000", "--record-size", "100",
 		"--throughput", "-1", "--bootstrap-server", c.Bootstrap()); code != exitOK {
@@ -131,20 +131,35 @@ func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 	}
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	st.stdout, st.stderr = stdout, stderr
+	paused := make(chan time.Time, 1)
 	go func() {
-		// Pause once the group has its assignment and records flow.
-		time.Sleep(3 * time.Second)
+		defer close(paused)
+		// Pause once the group has its assignment and records flow: the
+		// first interval line (after the header) says records were read.
+		if !waitFor(t, time.Minute, func() bool {
+			return slices.ContainsFunc(strings.Split(stdout.String(), "\n"), consumerDetailRE.MatchString)
+		}) {
+			t.Errorf("no interval line before the pause:\n%s\n%s", stdout, stderr)
+			return
+		}
 		if err := c.Pause(c.Brokers[0].ID); err != nil {
 			t.Errorf("pause broker: %v", err)
+			return
 		}
+		paused <- time.Now()
 	}()
-	start := time.Now()
 	out := filepath.Join(t.TempDir(), "r.json")
-	code := runKbench(t, st, "consumer-perf-test", "--topic", topic, "--messages", "100000000", "--group", "paused-group",
-		"--timeout", "3000", "--bootstrap-server", c.Bootstrap(), "--command-property", "request.timeout.ms=2000", "--json", out)
-	if el := time.Since(start); el > 40*time.Second {
-		t.Fatalf("run took %v with its broker paused; bound: 3 s of start, --timeout 3 s, 7 s to end\nstderr:\n%s", el, stderr)
+	code := runKbench(t, st, "consumer-perf-test", "--topic", topic, "--messages", "100000000", "--group", group,
+		"--timeout", "3000", "--bootstrap-server", c.Bootstrap(), "--command-property", "request.timeout.ms=2000", "--json", out,
+		"--show-detailed-stats", "--reporting-interval", "200", "--strict")
+	ended := time.Now()
+	at, ok := <-paused
+	if !ok {
+		t.Fatalf("the broker was not paused\nstdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
+	// The bound: --timeout 3 s, a last lag sample (2 s), the 5 s close
+	// bound (10 s); the regression took 183 s.
+	hangGuard(t, ended.Sub(at), 30*time.Second, "run with its broker paused; bound: --timeout 3 s, 7 s to end\nstderr:\n%s", stderr)
 	if code == exitOK {
 		t.Fatalf("exit 0 after consuming too few records\nstdout:\n%s", stdout)
 	}

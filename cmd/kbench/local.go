@@ -17,13 +17,16 @@ func startLocalCluster(ctx context.Context, st *state, brokers int, version stri
 	if version == "" {
 		version = cluster.DefaultVersion
 	}
-	fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this run\n", version, brokers)
 	opts := append(clusterOpts(st),
 		cluster.WithBrokers(brokers),
 		cluster.WithVersion(version),
 		cluster.WithName(fmt.Sprintf("run-%d", os.Getpid())),
 		cluster.WithStopOnExit(true), // never leave brokers behind if kbench dies
 	)
+	if err := cluster.Check(opts...); err != nil { // before saying it starts
+		return nil, "", localClusterErr("start for --local", localFlags, err)
+	}
+	fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this run\n", version, brokers)
 	c, err := cluster.Start(ctx, opts...)
 	if err != nil {
 		return nil, "", localClusterErr("start for --local", localFlags, err)

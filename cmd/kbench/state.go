@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/compat"
 )
 
 // state is everything kbench takes from its process: streams, environment
@@ -65,4 +66,9 @@ func gcPercent(getenv func(string) string) (int, bool) {
 		return 0, false
 	}
 	return benchGCPercent, true
+}
+
+// env is what a drop-in run takes from the process (compat.Env).
+func (st *state) env() compat.Env {
+	return compat.Env{Stdout: st.stdout, Stderr: st.stderr, Abort: st.abort, Version: version}
 }

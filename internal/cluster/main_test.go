@@ -7,6 +7,8 @@ import (
 	ossignal "os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/kbench/kbench/internal/leaktest"
 )
 
 // serveProxiesArg makes this test binary serve a network-faults cluster's
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	leaktest.Main(m, nil) // fails the package when a goroutine outlives its tests
 }
 
 // testProxyCommand runs this test binary as the proxy process.

@@ -160,6 +160,13 @@ func (e *OptionError) Error() string {
 	return fmt.Sprintf("%s %q: %s", e.Option, e.Value, e.Reason)
 }
 
+// Check checks opts as Start does first, starting nothing: a caller can
+// refuse a bad option before it says it starts a cluster.
+func Check(opts ...Opt) error {
+	_, err := newConfig(opts)
+	return err
+}
+
 func newConfig(opts []Opt) (config, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {

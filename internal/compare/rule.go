@@ -124,6 +124,16 @@ func (c Crossing) String() string {
 	return s
 }
 
+// faultFigures are the metrics only some plans measure, and what measures
+// them.
+var faultFigures = map[string]string{
+	"election_ms":      "only a plan with faults measures it",
+	"unavailable_ms":   "only a plan with faults measures it",
+	"isr_recovered_ms": "only a plan with faults measures it",
+	"lost":             "only a verified run measures it: a plan with faults, or verify: true",
+	"duplicated":       "only a verified run measures it: a plan with faults, or verify: true",
+}
+
 // Crossed is the error of a comparison that crossed --fail-if rules: the
 // comparison itself succeeded, B failed the gate.
 type Crossed struct {
@@ -141,11 +151,19 @@ func (e *Crossed) Error() string {
 
 // Check applies rules to the report and returns every crossing. A rule on
 // a metric not measured by both sides is the user's error: it could never
-// be crossed, and a gate that cannot fail must not pass silently.
+// be crossed, and a gate that cannot fail must not pass silently. A rule
+// on a figure only faults or verification measure (lost, election_ms)
+// that neither side measured passes with a note in the report: a CI gate
+// such as lost>0, kept for every plan, exited 2 on the plans without
+// faults.
 func Check(r *Report, rules []Rule) ([]Crossing, error) {
 	var out []Crossing
 	for _, rule := range rules {
 		name := rule.Metric.Name
+		if why, ok := faultFigures[name]; ok && !r.measuredA[name] && !r.measuredB[name] {
+			r.Notes = append(r.Notes, fmt.Sprintf("--fail-if %s not checked: neither result measured %s (%s)", rule.Text, rule.Metric.What, why))
+			continue
+		}
 		if rule.Absolute {
 			if !r.measuredB[name] {
 				return nil, userr.Errorf("--fail-if %q: B did not measure %s", rule.Text, rule.Metric.What)

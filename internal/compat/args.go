@@ -5,6 +5,7 @@
 package compat
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -186,6 +187,13 @@ func (a *Args) Int64(name string, def int64) (int64, error) {
 		return def, nil
 	}
 	v, err := strconv.ParseInt(strings.TrimSpace(a.String(name)), 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		size := "large: at most 9223372036854775807"
+		if v < 0 {
+			size = "small: at least -9223372036854775808"
+		}
+		return 0, userr.Errorf("option %s: %q is too %s", name, a.String(name), size)
+	}
 	if err != nil {
 		return 0, userr.Errorf("option %s: %q is not a whole number", name, a.String(name))
 	}

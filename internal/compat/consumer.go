@@ -30,7 +30,7 @@ var ConsumerOptions = []Option{
 	{Name: "--socket-buffer-size", Kind: Value, Metavar: "SIZE", Help: "The size of the tcp RECV size (receive.buffer.bytes; franz-go sizes socket buffers itself). (default: 2097152)"},
 	{Name: "--group", Kind: Value, Metavar: "GID", Help: "The group id to consume on; overrides group.id. (default: perf-consumer-<random>)"},
 	{Name: "--from-latest", Kind: Flag, Help: "If the consumer does not already have an established offset to consume from, start with the latest record present in the log rather than the earliest record."},
-	{Name: "--timeout", Kind: OptionalValue, Metavar: "MILLISECONDS", Help: "The maximum allowed time in milliseconds between returned records; kbench then exits with status 1. (default: 10000)"},
+	{Name: "--timeout", Kind: OptionalValue, Metavar: "MILLISECONDS", Help: "The maximum allowed time in milliseconds between returned records. (default: 10000)"},
 	{Name: "--show-detailed-stats", Kind: Flag, Help: "If set, stats are reported for each reporting interval as configured by reporting-interval."},
 	{Name: "--reporting-interval", Kind: Value, Metavar: "INTERVAL-MS", Help: "Interval in milliseconds at which to print progress info. (default: 5000)"},
 	{Name: "--hide-header", Kind: Flag, Help: "If set, skips printing the header for the stats."},
@@ -44,6 +44,9 @@ var ConsumerOptions = []Option{
 	{Name: "--json", Kind: Value, Metavar: "FILE", Help: "Write the result document (JSON: throughput, lag over time, end-to-end latency histogram) to FILE.", Kbench: true},
 	{Name: "--duration", Kind: Value, Metavar: "DURATION", Help: "Stop after this long (e.g. 30s, 5m); --num-records becomes optional.", Kbench: true},
 	{Name: "--assign", Kind: Flag, Help: "Assign the partitions directly (split between --threads) instead of joining a consumer group.", Kbench: true},
+	{Name: "--metrics-addr", Kind: Value, Metavar: "HOST:PORT", Help: "Serve Prometheus metrics at HOST:PORT during the run, the names a plan serves (docs/metrics.md).", Kbench: true},
+	{Name: "--metrics-hold", Kind: Value, Metavar: "DURATION", Help: "With --metrics-addr: keep serving this long after the run, for a last scrape.", Kbench: true},
+	{Name: "--strict", Kind: Flag, Help: "Exit with status 1 when --timeout ends the run before --num-records were consumed (without it kbench exits 0, as the Apache tool does, and says the shortfall on stderr).", Kbench: true},
 }
 
 // ConsumerUsage is the synopsis printed by --help.
@@ -82,8 +85,12 @@ type ConsumerArgs struct {
 	PropPairs         []PropPair
 	Help, Version     bool
 	JSONPath          string
+	Metrics           MetricsArgs
 	Duration          time.Duration
 	Assign            bool
+	// Strict makes a run --timeout ended short exit 1; the Apache tool
+	// exits 0.
+	Strict bool
 	// Warnings are the lines the Apache tool prints on stdout for renamed
 	// options, printed the same way so the output stays comparable.
 	Warnings []string
@@ -173,7 +180,9 @@ func ParseConsumerArgs(args []string, random func(n int) int) (*ConsumerArgs, er
 		c.PropPairs = append(c.PropPairs, PropPair{Item: item, Option: "--command-property"})
 	}
 	c.JSONPath = jsonPath(a, &errs)
+	c.Metrics = metricsArgs(a, &errs)
 	c.Assign = a.Has("--assign")
+	c.Strict = a.Has("--strict")
 	if a.Has("--duration") {
 		d, err := units.ParseDuration(a.String("--duration"))
 		switch {

@@ -43,6 +43,8 @@ var ProducerOptions = []Option{
 	{Name: "--replication-factor", Kind: Value, Metavar: "R", Help: "Replication factor when kbench creates the topic; an existing topic must have R. (default: broker default)", Kbench: true},
 	{Name: "--e2e", Kind: Flag, Help: "Also consume the topic while producing and report end-to-end latency (send → consumed).", Kbench: true},
 	{Name: "--profile", Kind: Value, Metavar: "PROFILE", Help: "Producer properties as the fastest clients set them, under yours: throughput (batch.size 1 MiB, linger.ms 0, buffer.memory 256 MiB, 5 in flight). (default: Java's defaults)", Kbench: true},
+	{Name: "--metrics-addr", Kind: Value, Metavar: "HOST:PORT", Help: "Serve Prometheus metrics at HOST:PORT during the run, the names a plan serves (docs/metrics.md).", Kbench: true},
+	{Name: "--metrics-hold", Kind: Value, Metavar: "DURATION", Help: "With --metrics-addr: keep serving this long after the run, for a last scrape.", Kbench: true},
 	{Name: "--local", Kind: Flag, Help: "Start a local Apache Kafka for this run and stop it afterwards.", Kbench: true},
 	{Name: "--local-brokers", Kind: Value, Metavar: "N", Help: "Brokers of the --local cluster. (default: 1)", Kbench: true},
 	{Name: "--local-kafka-version", Kind: Value, Metavar: "VERSION", Help: "Apache Kafka release of the --local cluster, any 4.x release Maven Central serves. (default: the local cluster's default)", Kbench: true},
@@ -76,6 +78,7 @@ type ProducerArgs struct {
 	RecordKeyRange    int
 	Help              bool
 	JSONPath          string
+	Metrics           MetricsArgs
 	Duration          time.Duration
 	Producers         int
 	Partitions        int32
@@ -162,6 +165,7 @@ func ParseProducerArgs(args []string) (*ProducerArgs, error) {
 	p.ReportingInterval = time.Duration(num("--reporting-interval", 5000)) * time.Millisecond
 	p.RecordKeyRange = int(num("--record-key-range", 0))
 	p.JSONPath = jsonPath(a, &errs)
+	p.Metrics = metricsArgs(a, &errs)
 	p.Producers = int(num("--producers", 1))
 	p.Partitions = int32(bounded(a, "--partitions", 0, math.MaxInt32, &errs))
 	p.ReplicationFactor = int16(bounded(a, "--replication-factor", -1, math.MaxInt16, &errs))

@@ -3,6 +3,8 @@ package faults
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,6 +86,43 @@ func netValues(p Params) map[string]string {
 		v["rate_kbit"] = strconv.FormatInt(max(r*8/1000, 1), 10)
 	}
 	return v
+}
+
+// netPlaceholders are the parameters netValues may fill, sorted.
+var netPlaceholders = []string{"delay", "jitter", "latency", "loss", "rate", "rate_kbit", "retransmit"}
+
+// placeholder finds {name} in a command; ${name} is not one.
+var placeholder = regexp.MustCompile(`\$?\{[A-Za-z_][A-Za-z0-9_]*\}`)
+
+// Placeholders lists, sorted, the {names} kbench fills in op's command
+// (a key of cluster.fault_commands): {broker} always; {peer} in a network
+// fault's commands, and its parameters in the command that sets it.
+func Placeholders(kinds map[string]Kind, op string) []string {
+	for _, k := range kinds {
+		if !IsNetwork(k) || !slices.Contains(k.Commands(), op) {
+			continue
+		}
+		if strings.HasPrefix(op, "heal_") {
+			return []string{"broker", "peer"}
+		}
+		out := append([]string{"broker", "peer"}, netPlaceholders...)
+		slices.Sort(out)
+		return out
+	}
+	return []string{"broker"}
+}
+
+// UnknownPlaceholders lists the {names} of command (op's) that kbench
+// does not fill: they would reach the command as written.
+func UnknownPlaceholders(kinds map[string]Kind, op, command string) []string {
+	known := Placeholders(kinds, op)
+	var unknown []string
+	for _, m := range placeholder.FindAllString(command, -1) {
+		if name := strings.Trim(m, "{}"); m[0] != '$' && !slices.Contains(known, name) && !slices.Contains(unknown, m) {
+			unknown = append(unknown, m)
+		}
+	}
+	return unknown
 }
 
 // millis writes d in whole milliseconds, as tc and Chaos Mesh read them:

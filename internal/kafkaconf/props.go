@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -57,7 +58,7 @@ func showItem(item string) string {
 // UTF-8 (the Java tools read ISO-8859-1; the two agree on ASCII). Errors are
 // marked with userr.
 func ReadFile(path string) ([]Prop, error) {
-	data, err := readBounded(path, MaxPropertiesFile, "a properties file")
+	data, err := infile.Read(path, MaxPropertiesFile, "a properties file")
 	if err != nil {
 		return nil, userr.New(fmt.Errorf("read properties file: %w", err))
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
+
+	"github.com/kbench/kbench/internal/infile"
 )
 
 // oauthMechanism takes the token from the JAAS options: token (static),
@@ -37,7 +39,7 @@ func oauthMechanism(jp Prop, e jaasEntry) (sasl.Mechanism, error) {
 			return nil, propError(jp, fmt.Sprintf("tokenFile: %v", err), "")
 		}
 		return oauth.Oauth(func(context.Context) (oauth.Auth, error) {
-			b, err := os.ReadFile(file)
+			b, err := infile.Read(file, MaxPropertiesFile, "an OAuth token file")
 			if err != nil {
 				return oauth.Auth{}, fmt.Errorf("read the OAuth token file: %w", err)
 			}

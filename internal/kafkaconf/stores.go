@@ -13,6 +13,8 @@ import (
 
 	"github.com/pavlo-v-chernykh/keystore-go/v4"
 	"software.sslmate.com/src/go-pkcs12"
+
+	"github.com/kbench/kbench/internal/infile"
 )
 
 // Trust and key stores as the Java client reads them: JKS (Java's
@@ -212,7 +214,7 @@ func pemKeyPair(certPEM, keyPEM []byte) (tls.Certificate, error) {
 
 // readStore reads a store file named by a property.
 func readStore(path string) ([]byte, error) {
-	data, err := readBounded(path, MaxStoreFile, "a key or trust store")
+	data, err := infile.Read(path, MaxStoreFile, "a key or trust store")
 	if err != nil {
 		return nil, fmt.Errorf("cannot read it: %w", err)
 	}

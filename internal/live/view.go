@@ -211,59 +211,11 @@ func (v *View) eta() string {
 	if frac >= 1 {
 		return "100%  done"
 	}
-	left, known := v.left()
+	left, known, why := v.left()
 	if !known {
-		return fmt.Sprintf("%3.0f%%  time left unknown", 100*frac)
+		return fmt.Sprintf("%3.0f%%  time left unknown (%s)", 100*frac, why)
 	}
 	return fmt.Sprintf("%3.0f%%  about %s left", 100*frac, left.Round(time.Second))
-}
-
-// left estimates the time the plan still needs from the records done:
-// the running repeat's rest at the pace its workloads kept since their
-// first records (the time before, a cluster starting or a group joining,
-// says nothing about the pace), and each repeat yet to start as long as
-// the ended ones took on average (before any ended, as long as this one
-// will have taken). Unknown while no workload's end can be estimated.
-func (v *View) left() (time.Duration, bool) {
-	now := time.Now()
-	cur, known := time.Duration(0), false
-	for _, w := range v.wl {
-		if l, ok := w.left(now); ok {
-			cur, known = max(cur, l), true // the slowest decides
-		}
-	}
-	if !known {
-		return 0, false
-	}
-	after := v.total - v.ended - 1 // repeats after the running one
-	if after <= 0 {
-		return cur, true
-	}
-	per := now.Sub(v.cur.Started) + cur
-	if v.ended > 0 {
-		per = v.took / time.Duration(v.ended)
-	}
-	return cur + per*time.Duration(after), true
-}
-
-// left is the time the workload still needs: its records left at its pace
-// so far, or the rest of its duration, whichever ends it first.
-func (w *workloadState) left(now time.Time) (time.Duration, bool) {
-	l, ok := time.Duration(0), false
-	if w.info.Records > 0 && w.records > 0 {
-		if spent := now.Sub(w.firstData); spent > 0 {
-			rest := max(w.info.Records-w.records, 0)
-			l, ok = time.Duration(float64(spent)*float64(rest)/float64(w.records)), true
-		}
-	}
-	if w.info.Duration > 0 {
-		d := max(w.started.Add(w.info.StartAfter+w.info.Duration).Sub(now), 0)
-		if !ok || d < l {
-			l = d
-		}
-		ok = true
-	}
-	return l, ok
 }
 
 // fraction is how much of the plan is done: ended repeats plus the running
@@ -529,9 +481,11 @@ func (v *View) plain() {
 			w.shownWin, w.win = w.win, span{} // shown; a shorter one is shown with what follows
 		}
 	}
-	if left, known := v.left(); known {
-		frac, _ := v.fraction()
+	frac, _ := v.fraction()
+	if left, known, why := v.left(); known {
 		fmt.Fprintf(v.out, "%s: %.0f%% of the plan done, about %s left\n", where, 100*frac, left.Round(time.Second))
+	} else {
+		fmt.Fprintf(v.out, "%s: %.0f%% of the plan done, time left unknown (%s)\n", where, 100*frac, why)
 	}
 }
 

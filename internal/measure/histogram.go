@@ -120,8 +120,13 @@ func (h *Histogram) Quantile(q float64) int64 {
 	if h.count == 0 {
 		return 0
 	}
-	return min(max(h.h.ValueAtQuantile(q*100), h.min), h.max)
+	return Clamp(h.h.ValueAtQuantile(q*100), h.min, h.max)
 }
+
+// Clamp keeps a percentile read off a histogram within the exact min and
+// max of the values recorded: a histogram bucket's value lies up to its
+// precision past them. Every percentile kbench reports goes through it.
+func Clamp(v, lo, hi int64) int64 { return min(max(v, lo), hi) }
 
 // SetExact restores the exact statistics of a histogram rebuilt with
 // Decode, which holds only the HdrHistogram part.

@@ -16,9 +16,15 @@ const intervalSigFigs = 2
 // shared by a workload's clients: each adds a batch now and then (one lock
 // per batch, not per record) and the reporter takes the percentiles once per
 // interval, which starts the next.
+//
+// Beside the 2-digit histogram it keeps the interval's exact min and max,
+// and the percentiles stay within them: a value read off a 2-digit bucket
+// can lie up to 1% past the largest value recorded, and 345 of a run's 575
+// intervals had a p99 above their exact max (970.751 ms against 970.543).
 type IntervalHistogram struct {
-	mu sync.Mutex
-	h  *hdrhistogram.Histogram
+	mu       sync.Mutex
+	h        *hdrhistogram.Histogram
+	min, max int64 // exact, of the values recorded since the last Take
 }
 
 // NewIntervalHistogram returns an empty interval histogram.
@@ -37,13 +43,18 @@ func (ih *IntervalHistogram) RecordAll(us []int64) {
 		if v < 0 {
 			continue
 		}
+		if ih.h.TotalCount() == 0 || v < ih.min {
+			ih.min = v
+		}
+		ih.max = max(ih.max, v)
 		_ = ih.h.RecordValue(min(max(v, 1), MaxLatencyMicros))
 	}
 	ih.mu.Unlock()
 }
 
-// Take returns the interval's percentiles (q in 0..100) in microseconds
-// and empties the histogram. An empty interval gives zeros.
+// Take returns the interval's percentiles (q in 0..100) in microseconds,
+// kept within the interval's exact min and max, and empties the
+// histogram. An empty interval gives zeros.
 func (ih *IntervalHistogram) Take(qs ...float64) []int64 {
 	out, _ := ih.TakeBuckets(nil, qs...)
 	return out
@@ -64,7 +75,7 @@ func (ih *IntervalHistogram) TakeBuckets(bounds []int64, qs ...float64) (quantil
 		return quantiles, counts
 	}
 	for i, q := range qs {
-		quantiles[i] = ih.h.ValueAtQuantile(q)
+		quantiles[i] = Clamp(ih.h.ValueAtQuantile(q), ih.min, ih.max)
 	}
 	if bounds != nil {
 		for _, bar := range ih.h.Distribution() {
@@ -76,5 +87,6 @@ func (ih *IntervalHistogram) TakeBuckets(bounds []int64, qs ...float64) (quantil
 		}
 	}
 	ih.h.Reset()
+	ih.min, ih.max = 0, 0
 	return quantiles, counts
 }

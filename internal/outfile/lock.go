@@ -79,3 +79,20 @@ func samePath(f *os.File, path string) bool {
 	b, err := os.Stat(path)
 	return err == nil && os.SameFile(a, b)
 }
+
+// Held reports whether a live process holds dir's Lock: false when no lock
+// file is there, or when one is but no process holds it (its owner died,
+// kill -9, leaving the file). It creates and removes nothing.
+func Held(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, LockName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if err == nil {
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false
+	}
+	return errors.Is(err, syscall.EWOULDBLOCK)
+}

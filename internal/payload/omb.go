@@ -20,7 +20,7 @@ func WholeFile(path string, seed uint64) (Source, error) {
 	// "" names the whole-file reading in the cache: File refuses an empty
 	// delimiter, so no split file shares its entry.
 	src, _, err := cachedFile(path, "", seed, func() (*fileRecords, error) {
-		data, err := readPayload(path)
+		data, err := readPayload(path, nil)
 		if err != nil {
 			return nil, err
 		}

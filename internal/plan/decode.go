@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/faults"
 )
 
 var (
@@ -95,7 +97,10 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 				if !contains(faultCommandActions, action) {
 					c.addf(v, "cluster.fault_commands."+action, "is not an action that runs a command; use %s", quoteList(faultCommandActions))
 				} else if cmd == "" {
-					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. kubectl delete pod kafka-{broker}")
+					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. %s", commandExample(action))
+				} else if bad := faults.UnknownPlaceholders(kinds, action, cmd); len(bad) > 0 {
+					c.addf(valueNode(v, action), "cluster.fault_commands."+action, "%s: not filled by kbench, so it would reach the command as written; this command takes %s",
+						strings.Join(bad, ", "), braced(faults.Placeholders(kinds, action)))
 				}
 			}
 		case "fault_shell":
@@ -218,4 +223,23 @@ func (c *collector) clusterConflicts(given map[string]*yaml.Node) {
 	if given["fault_commands"] != nil {
 		c.addf(given["fault_commands"], "cluster.fault_commands", "apply to a remote cluster; kbench signals the brokers of the cluster named in cluster.name itself: leave fault_commands out")
 	}
+}
+
+// valueNode is the value of key in mapping m, or m itself.
+func valueNode(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return m
+}
+
+// braced writes names as placeholders: {broker}, {peer}.
+func braced(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "{" + n + "}"
+	}
+	return strings.Join(out, ", ")
 }

@@ -273,7 +273,7 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	for _, action := range sortedSet(used) {
 		cmd, ok := p.Cluster.FaultCommands[action]
 		if !ok {
-			c.addf(clusterNode, "cluster.fault_commands."+action, "missing; on a remote cluster kbench runs your command for each action, e.g. %s: kubectl delete pod kafka-{broker}", action)
+			c.addf(clusterNode, "cluster.fault_commands."+action, "missing; on a remote cluster kbench runs your command for each action, e.g. %s: %s (docs/faults.md)", action, commandExample(action))
 			continue
 		}
 		prog := "sh"
@@ -406,6 +406,32 @@ func sortedSet(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// commandExamples are a command for each key of cluster.fault_commands,
+// for messages (docs/faults.md has them with their setup).
+var commandExamples = map[string]string{
+	"kill":           "kubectl delete pod kafka-{broker} --grace-period=0 --force",
+	"stop":           "kubectl delete pod kafka-{broker}",
+	"restart":        "kubectl wait --for=condition=Ready pod/kafka-{broker} --timeout=5m",
+	"pause":          `ssh kafka-{broker} "sudo pkill -STOP -f kafka.Kafka"`,
+	"resume":         `ssh kafka-{broker} "sudo pkill -CONT -f kafka.Kafka"`,
+	"delay":          `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root netem delay {delay} {jitter}"`,
+	"loss":           `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root netem loss {loss}%"`,
+	"bandwidth":      `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root tbf rate {rate_kbit}kbit burst 32kbit latency 400ms"`,
+	"partition":      `ssh kafka-{broker} "sudo iptables -I INPUT -s kafka-{peer} -j DROP && sudo iptables -I OUTPUT -d kafka-{peer} -j DROP"`,
+	"heal_delay":     `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
+	"heal_loss":      `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
+	"heal_bandwidth": `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
+	"heal_partition": `ssh kafka-{broker} "sudo iptables -D INPUT -s kafka-{peer} -j DROP; sudo iptables -D OUTPUT -d kafka-{peer} -j DROP"`,
+}
+
+// commandExample is an example command for action.
+func commandExample(action string) string {
+	if e, ok := commandExamples[action]; ok {
+		return e
+	}
+	return "kubectl delete pod kafka-{broker}"
 }
 
 // faultCommandActions are the keys cluster.fault_commands takes: the

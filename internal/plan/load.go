@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,13 +12,14 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/userr"
 )
 
 // Load reads the plan file, applies the --set overrides and checks it. A
 // bad plan is a userr error listing every problem.
 func Load(path string, sets []string, opts ...Option) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFile, "a plan")
 	if err != nil {
 		return nil, userr.Errorf("read plan: %v", err)
 	}
@@ -31,8 +31,16 @@ func Load(path string, sets []string, opts ...Option) (*Plan, error) {
 	return p, nil
 }
 
-// Parse checks a plan given as YAML text; file names it in errors.
+// Parse checks a plan given as YAML text; file names it in errors. The
+// plan as run (Redacted) has no comments: a comment is prose, and prose
+// can hold a secret no pattern finds ("the truststore password is x").
 func Parse(file string, data []byte, sets []string, opts ...Option) (*Plan, error) {
+	return parse(file, data, sets, false, opts...)
+}
+
+// parse is Parse; ownComments keeps the comments in the plan as run, for
+// a plan whose text kbench wrote (an OMB workload's translation).
+func parse(file string, data []byte, sets []string, ownComments bool, opts ...Option) (*Plan, error) {
 	c := newCollector(file, sets)
 	for _, o := range opts {
 		o(c)
@@ -110,7 +118,11 @@ func Parse(file string, data []byte, sets []string, opts ...Option) (*Plan, erro
 		p.warnings = append(p.warnings, w.String())
 	}
 	redactSecrets(root)
-	redactComments(&doc)
+	if ownComments {
+		redactComments(&doc)
+	} else {
+		dropComments(&doc)
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)

@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/suggest"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -27,6 +28,10 @@ type OMB struct {
 	YAML   []byte
 	Fields []OMBField
 	Notes  []string
+	// Warnings are what the files hold that OMB ignores (unknown fields,
+	// with a did-you-mean), each with file:line; Plan.Warnings has them
+	// too, so a run says them.
+	Warnings []string
 }
 
 // OMBField is one OMB field, its value and what it became.
@@ -117,7 +122,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	if err != nil {
 		return nil, fmt.Errorf("write the OMB workload as a kbench plan: %w", err)
 	}
-	p, err := Parse(workloadPath+" (as a kbench plan)", data, kbenchSets)
+	p, err := parse(workloadPath+" (as a kbench plan)", data, kbenchSets, true)
 	if err != nil {
 		return nil, err
 	}
@@ -125,12 +130,17 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	// workload), relative to the folder kbench runs in.
 	p.Dir = ""
 	p.OMB = t.source()
-	return &OMB{Plan: p, YAML: p.Redacted(), Fields: t.sortedFields(), Notes: t.notes}, nil
+	var warnings []string
+	for _, w := range append(wc.warnings, dc.warnings...) {
+		warnings = append(warnings, w.String())
+	}
+	p.warnings = append(warnings, p.warnings...)
+	return &OMB{Plan: p, YAML: p.Redacted(), Fields: t.sortedFields(), Notes: t.notes, Warnings: warnings}, nil
 }
 
 // ombFile reads and parses an OMB YAML file.
 func ombFile(path, what string) (*yaml.Node, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.Read(path, MaxFile, "an OMB "+what+" file")
 	if err != nil {
 		return nil, userr.Errorf("read the OMB %s file: %v", what, err)
 	}
@@ -176,9 +186,13 @@ func hasKey(n *yaml.Node, key string) bool {
 }
 
 // LooksLikeOMB reports whether the file at path is an OMB workload (for a
-// plan that fails to load: the user forgot --omb-driver).
+// plan that fails to load: the user forgot --omb-driver). Only a regular
+// file is read again: a FIFO's data went to the first reading.
 func LooksLikeOMB(path string) bool {
-	data, err := os.ReadFile(path)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := infile.Read(path, MaxFile, "a plan")
 	if err != nil {
 		return false
 	}

@@ -11,6 +11,16 @@ import (
 // runs.
 const OMBKafkaDriver = "io.openmessaging.benchmark.driver.kafka.KafkaBenchmarkDriver"
 
+// OMBKafkaProtocolDrivers are the driver classes kbench runs: OMB's Kafka
+// driver, which the Confluent and AutoMQ forks keep under its name, and
+// the Redpanda fork's, a Kafka-protocol driver with the same fields (its
+// Config.java: replicationFactor, reset and the four *Config texts). Each
+// says what it is in --dry-run's field list.
+var OMBKafkaProtocolDrivers = map[string]string{
+	OMBKafkaDriver: "OMB's Kafka driver (also the Confluent and AutoMQ forks')",
+	"io.openmessaging.benchmark.driver.redpanda.RedpandaBenchmarkDriver": "the Redpanda fork's Kafka-protocol driver",
+}
+
 // ombDrivers names the systems of OMB's other drivers, to refuse a driver
 // file by what it is.
 var ombDrivers = map[string]string{
@@ -32,7 +42,8 @@ var ombDrivers = map[string]string{
 
 // ombDriverFields are the Kafka driver's fields (DriverConfiguration.java
 // and the Kafka driver's Config.java).
-var ombDriverFields = []string{"name", "driverClass", "replicationFactor", "topicConfig", "commonConfig", "producerConfig", "consumerConfig"}
+// reset is OMB's before 2022 and the forks' (Redpanda, AutoMQ) still.
+var ombDriverFields = []string{"name", "driverClass", "replicationFactor", "reset", "topicConfig", "commonConfig", "producerConfig", "consumerConfig"}
 
 // ombConfigFields are the driver's fields that hold Java properties text.
 var ombConfigFields = []string{"topicConfig", "commonConfig", "producerConfig", "consumerConfig"}
@@ -42,11 +53,16 @@ var ombConfigFields = []string{"topicConfig", "commonConfig", "producerConfig", 
 // wins, as java.util.Properties does).
 type OMBDriver struct {
 	Name              string
+	Class             string
 	ReplicationFactor int
-	TopicConfig       []OMBProperty
-	CommonConfig      []OMBProperty
-	ProducerConfig    []OMBProperty
-	ConsumerConfig    []OMBProperty
+	// Reset is the forks' reset: true, deleting the benchmark's topics
+	// before the run (see the translation's note); kbench deletes and
+	// creates its own topics before each repeat either way.
+	Reset          bool
+	TopicConfig    []OMBProperty
+	CommonConfig   []OMBProperty
+	ProducerConfig []OMBProperty
+	ConsumerConfig []OMBProperty
 
 	given map[string]*yaml.Node
 }
@@ -68,20 +84,17 @@ func (c *collector) ombDriver(root *yaml.Node, props []ombPropSet) *OMBDriver {
 	if root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			k, v := root.Content[i], root.Content[i+1]
-			if k.Value == "reset" {
-				c.addf(k, "reset", "OMB removed this field in 2022 (reset: true deleted every topic of the cluster); kbench deletes and creates only its own topics before each repeat: remove the line")
-				root.Content = append(root.Content[:i:i], root.Content[i+2:]...)
-				i -= 2
-				continue
-			}
-			if k.Value == "driverClass" && v.Kind == yaml.ScalarNode && v.Value != OMBKafkaDriver {
+			if k.Value == "driverClass" && v.Kind == yaml.ScalarNode && OMBKafkaProtocolDrivers[v.Value] == "" {
 				what := ombDrivers[v.Value]
-				if what == "" {
-					what = "not OMB's Kafka driver"
-				} else {
+				switch {
+				case strings.Contains(v.Value, ".redpanda."):
+					what = "a driver of the Redpanda fork kbench does not translate (transactions or swarm clients)"
+				case what == "":
+					what = "not a Kafka-protocol driver kbench knows"
+				default:
 					what = "OMB's driver for " + what
 				}
-				c.addf(v, "driverClass", "%s is %s; kbench runs Kafka only: give a driver file of OMB's driver-kafka folder (driverClass: %s), such as driver-kafka/kafka-throughput.yaml", v.Value, what, OMBKafkaDriver)
+				c.addf(v, "driverClass", "%s is %s; kbench runs Kafka only: give a driver file of OMB's driver-kafka folder (driverClass: %s) or the Redpanda fork's driver-redpanda/redpanda-*.yaml (driverClass: io.openmessaging.benchmark.driver.redpanda.RedpandaBenchmarkDriver)", v.Value, what, OMBKafkaDriver)
 				return d // its other fields are another system's
 			}
 		}
@@ -97,7 +110,10 @@ func (c *collector) ombDriver(root *yaml.Node, props []ombPropSet) *OMBDriver {
 		d.Name = c.ombText(v, "name")
 	}
 	if v := g["driverClass"]; v != nil {
-		c.ombText(v, "driverClass")
+		d.Class = c.ombText(v, "driverClass")
+	}
+	if v := g["reset"]; v != nil {
+		d.Reset = c.ombBool(v, "reset")
 	}
 	if v := g["replicationFactor"]; v != nil {
 		d.ReplicationFactor = int(c.ombInt(v, "replicationFactor", 1, 32767, ""))
@@ -186,11 +202,12 @@ func without(list []OMBProperty, keys ...string) []OMBProperty {
 	return out
 }
 
-// propertiesText is list as properties lines, for messages.
+// propertiesText is list as properties lines, for messages (secret
+// values redacted).
 func propertiesText(list []OMBProperty) string {
 	var parts []string
 	for _, p := range list {
-		parts = append(parts, p.Key+"="+p.Value)
+		parts = append(parts, p.Key+"="+shownProperty(p.Key, p.Value))
 	}
 	return strings.Join(parts, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,9 +43,13 @@ func (t *ombTranslation) field(file, name, def, becomes string, args ...any) {
 	}
 	value := def
 	if n := given[name]; n != nil {
-		value = strings.TrimSpace(n.Value)
+		text := n.Value
+		if file == "driver" && slices.Contains(ombConfigFields, name) {
+			text = redactPropertiesText(text) // what OMB runs with, no secret shown
+		}
+		value = strings.TrimSpace(text)
 		if n.Kind == yaml.ScalarNode && n.Style == yaml.LiteralStyle {
-			value = strings.Join(strings.Fields(strings.ReplaceAll(n.Value, "\n", " ")), " ")
+			value = strings.Join(strings.Fields(strings.ReplaceAll(text, "\n", " ")), " ")
 		}
 		if n.Line < 0 {
 			value += " (--set)"
@@ -129,7 +134,11 @@ func (t *ombTranslation) cluster() *yaml.Node {
 		becomes = fmt.Sprintf("bootstrap.servers is cluster.bootstrap (%s; --set cluster.local.brokers=3 runs on a local cluster kbench starts instead); the rest cluster.properties (every producer, consumer and the admin client, as OMB's)", bootstrap)
 	}
 	t.field("driver", "name", "", "the plan's description")
-	t.field("driver", "driverClass", "", "Kafka's driver: kbench runs it with franz-go clients")
+	t.field("driver", "driverClass", "", "%s: kbench runs it with franz-go clients", OMBKafkaProtocolDrivers[t.d.Class])
+	t.field("driver", "reset", "false", "not needed: kbench deletes and creates the run's own topics before each repeat (names of its own, as OMB's), and never touches the cluster's other topics")
+	if t.d.Reset {
+		t.note("reset: true deleted the benchmark's topics before the run in OMB (every topic of the cluster in OMB before 2022, those with the run's prefix in the Redpanda fork); kbench deletes and creates only the topics this run names, before each repeat, so topics left by other runs stay")
+	}
 	t.field("driver", "commonConfig", "", "%s", becomes)
 	if len(cl.Content) == 0 {
 		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}

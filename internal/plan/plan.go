@@ -47,8 +47,11 @@ const (
 	MaxLocalBrokers    = 9 // the local cluster's limit
 	DefaultIdleTimeout = 10 * time.Second
 	MaxScenarios       = 10_000
-	MaxVUs             = 100_000
-	MaxSeed            = 1<<53 - 1 // exact in JSON readers that hold numbers as doubles
+	// MaxFile bounds a plan, template, OMB workload or OMB driver file
+	// (a plan of MaxScenarios written out is a few MB).
+	MaxFile = 16 << 20 // bytes
+	MaxVUs  = 100_000
+	MaxSeed = 1<<53 - 1 // exact in JSON readers that hold numbers as doubles
 	// usersPerProducer and maxVUProducers share virtual users among
 	// producer clients as the virtual-users study did: one producer per
 	// 2000 users, at least 1, at most 100.

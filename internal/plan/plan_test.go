@@ -380,7 +380,7 @@ func TestParseStages(t *testing.T) {
 	for _, bad := range []struct{ stages, want string }{
 		{"[{duration: 1m}]", "plan.yaml:7:14: workloads[0].stages[0]: needs a duration and one of rate (records/s) or vus (virtual users)"},
 		{"[{duration: 1m, rate: fast}]", `plan.yaml:7:35: workloads[0].stages[0].rate: "fast" is not a rate`},
-		{"[]", "plan.yaml:7:13: workloads[0].stages: is a list"},
+		{"[]", "plan.yaml:7:13: workloads[0].stages: is an empty list: a load needs at least one stage"},
 		{"[{duration: 1m, rate: 1k/s}]\n    rate: 5k/s", "plan.yaml:8:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
 	} {
 		text := strings.Replace("name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: STAGES\n", "STAGES", bad.stages, 1)

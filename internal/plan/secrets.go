@@ -8,7 +8,8 @@ import (
 )
 
 // Secrets never leave kbench: the plan as run (plan.yaml, report.html)
-// has secret values replaced, in comments too, and no error echoes a value
+// has secret values replaced and the user's comments left out (the OMB
+// translation's own comments are redacted), and no error echoes a value
 // given for a secret key or under one.
 
 var (
@@ -19,6 +20,14 @@ var (
 	pemBegin     = regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----`)
 	pemEnd       = regexp.MustCompile(`-----END [A-Z ]*PRIVATE KEY-----`)
 )
+
+// dropComments removes every comment of the tree.
+func dropComments(n *yaml.Node) {
+	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
+	for _, ch := range n.Content {
+		dropComments(ch)
+	}
+}
 
 // redactComments replaces secret values in every comment of the tree: a
 // commented-out property (# sasl.jaas.config: ... password="x";) keeps
@@ -72,6 +81,46 @@ func commentPrefix(l string) string {
 }
 
 const redacted = "[redacted]"
+
+// shownProperty is a property's value as kbench shows it: redacted when
+// its name is secret.
+func shownProperty(key, value string) string {
+	if secretKey.MatchString(key) {
+		return redacted
+	}
+	return value
+}
+
+// propertyKey finds the key of a Java properties line: up to the first
+// unescaped '=', ':' or white space. sep is where the value part starts.
+var propertyKey = regexp.MustCompile(`^\s*((?:\\.|[^=:\s\\])+)\s*[=:\s]?`)
+
+// redactPropertiesText redacts the values of secret keys in properties
+// text as written (an OMB driver's commonConfig), continuation lines
+// included.
+func redactPropertiesText(text string) string {
+	lines := strings.Split(text, "\n")
+	cont := false // the line continues a secret value
+	for i, l := range lines {
+		if cont {
+			cont = strings.HasSuffix(l, "\\")
+			lines[i] = ""
+			continue
+		}
+		t := strings.TrimSpace(l)
+		if t == "" || t[0] == '#' || t[0] == '!' {
+			if secretKey.MatchString(t) {
+				lines[i] = redactText(l)
+			}
+			continue
+		}
+		if m := propertyKey.FindStringSubmatchIndex(l); m != nil && secretKey.MatchString(l[m[2]:m[3]]) {
+			cont = strings.HasSuffix(l, "\\")
+			lines[i] = l[:m[1]] + redacted
+		}
+	}
+	return strings.Join(lines, "\n")
+}
 
 // secretPath reports whether a --set path names a secret key or a key
 // under one: cluster.properties.sasl\.jaas\.config, and

@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/suggest"
 )
@@ -247,7 +247,7 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) *payload.Templa
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
-	data, err := os.ReadFile(file)
+	data, err := infile.Read(file, MaxFile, "a template")
 	if err != nil {
 		c.addf(n, path, "%v", err)
 		return nil

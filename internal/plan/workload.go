@@ -131,7 +131,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 				w.Duration += s.Duration
 			}
 		}
-		if given["vus"] != nil && w.VUs == 0 && len(w.VUStages) == 0 {
+		c.sendsSomething(given, path, &w)
+		// Only a vus read as 0: one out of range is said so, and reads 0 too.
+		if n := given["vus"]; n != nil && n.Value == "0" && len(w.VUStages) == 0 {
 			c.addf(given["vus"], join(path, "vus"), "0 virtual users send nothing; give 1 or more (0 is only a ramp's start)")
 		}
 		users := w.VUs
@@ -412,7 +414,11 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 // (100/s) and as users when it is a bare number (k6's stages shortcut).
 func (c *collector) stages(n *yaml.Node, path string) (rates []load.Stage, users []load.VUStage) {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}] or [{duration: 30s, vus: 100}]", kindName(n))
+		what := kindName(n)
+		if n.Kind == yaml.SequenceNode {
+			what = "an empty list: a load needs at least one stage"
+		}
+		c.addf(n, path, "is %s; write a list such as [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}] or [{duration: 30s, vus: 100}]", what)
 		return nil, nil
 	}
 	firstKind := ""
@@ -555,4 +561,23 @@ func (c *collector) headers(n *yaml.Node, path string) (static map[string]string
 		}
 	}
 	return static, templates
+}
+
+// sendsSomething refuses a paced load that asks for less than one record
+// in all (stages of 1ns ran, sent nothing and reported "ok").
+func (c *collector) sendsSomething(given map[string]*yaml.Node, path string, w *Workload) {
+	if n := given["stages"]; n != nil && len(w.Stages) > 0 {
+		prev, due := 0.0, 0.0
+		for _, st := range w.Stages {
+			due += (prev + st.Rate) / 2 * st.Duration.Seconds()
+			prev = st.Rate
+		}
+		if due < 1 {
+			c.addf(n, join(path, "stages"), "ask for %.2g records in %s, less than one: nothing would be sent; make the stages longer or their rates higher", due, w.Duration)
+		}
+		return
+	}
+	if n := given["duration"]; n != nil && w.Rate > 0 && w.Duration > 0 && w.Records == 0 && w.Rate*w.Duration.Seconds() < 1 {
+		c.addf(n, join(path, "duration"), "%s at %g records/s is %.2g records, less than one: nothing would be sent; make it longer or the rate higher", w.Duration, w.Rate, w.Rate*w.Duration.Seconds())
+	}
 }

@@ -58,10 +58,14 @@ type workloadSeries struct {
 	SteadyAt *float64 `json:"steady_at,omitempty"`
 	// LatencyOf says which latency the percentiles are: publish (send to
 	// acknowledgement) or end-to-end (send to consume).
-	LatencyOf string     `json:"latency_of"`
-	LagT      []float64  `json:"lag_t,omitempty"`
-	Lag       []int64    `json:"lag,omitempty"`
-	Marks     []timeMark `json:"marks,omitempty"`
+	LatencyOf string `json:"latency_of"`
+	// RateAxis and LatencyAxis are how the throughput and latency charts
+	// draw their y axes (axes.go).
+	RateAxis    yAxis      `json:"rate_axis"`
+	LatencyAxis yAxis      `json:"latency_axis"`
+	LagT        []float64  `json:"lag_t,omitempty"`
+	Lag         []int64    `json:"lag,omitempty"`
+	Marks       []timeMark `json:"marks,omitempty"`
 	// UnseenT and Unseen are a verified workload's acknowledged records
 	// not yet read back, over time.
 	UnseenT []float64 `json:"unseen_t,omitempty"`
@@ -195,7 +199,7 @@ func consumerIntervals(w result.Workload) []result.Interval {
 }
 
 func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
-	ws := workloadSeries{Name: w.Name, Type: w.Type, LatencyOf: "publish"}
+	ws := workloadSeries{Name: w.Name, Type: w.Type, LatencyOf: "publish", RateAxis: rateAxis()}
 	t0 := chartOrigin(rep)
 	var ivs []result.Interval
 	switch {
@@ -283,6 +287,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 			ws.Marks = append(ws.Marks, timeMark{At: round3(started + c.DrainSeconds), Label: "caught up"})
 		}
 	}
+	ws.LatencyAxis = latencyAxis(ws.P50, ws.P99, ws.P999, ws.Avg, ws.Max)
 	return ws
 }
 

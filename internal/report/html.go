@@ -249,6 +249,9 @@ func warnings(run *result.PlanRun) []string {
 				out = append(out, sc.Name+": generator-bound")
 			}
 		}
+		if a := sc.Aggregate; a != nil && a.ShortSteady {
+			out = append(out, sc.Name+": "+result.ShortSteadyAdvice(a.ShortestSteadySeconds))
+		}
 		if a := sc.Aggregate; a != nil && a.Unstable {
 			out = append(out, fmt.Sprintf("%s: unstable: records/s varied by %.0f%% (coefficient of variation) between repeats", sc.Name, 100*a.RecordsPerSec.CV))
 		}

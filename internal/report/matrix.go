@@ -36,6 +36,8 @@ type matrixMetric struct {
 	Name   string         `json:"name"`
 	Unit   string         `json:"unit"`
 	Series []matrixSeries `json:"series"`
+	// Axis is how its y axis is drawn (axes.go).
+	Axis yAxis `json:"axis"`
 }
 
 // matrixSeries is one line (or one bar of each group): the mean over
@@ -249,6 +251,7 @@ func matrix(run *result.PlanRun) *matrixData {
 		}
 		if len(kept) > 0 {
 			mm.Series = kept
+			mm.Axis = metricAxis(mm.Unit, kept, m.Numeric)
 			m.Metrics = append(m.Metrics, mm)
 		}
 	}

@@ -8,11 +8,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
 )
@@ -62,7 +62,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			optNum(r.rate, 1),
 			stdev,
 			optNum(r.mib, 3),
-			optNum(r.p50, 3), optNum(r.p95, 3), optNum(r.p99, 3), optNum(r.p999, 3), optNum(r.maxMs, 3),
+			r.latencyNum(r.p50), r.latencyNum(r.p95), r.latencyNum(r.p99), r.latencyNum(r.p999), r.latencyNum(r.maxMs),
 			optNum(r.e2e, 3),
 			optNum(r.consume, 1),
 			failed,
@@ -258,7 +258,7 @@ func summarize(doc *result.Document) (*summary, error) {
 			rate += " †"
 			bound = true
 		}
-		row = append(row, reps, rate, optPm(r.mib, 2), optPm(r.p50, 1), optPm(r.p95, 1), optPm(r.p99, 1), optPm(r.p999, 1))
+		row = append(row, reps, rate, optPm(r.mib, 2), r.latency(r.p50), r.latency(r.p95), r.latency(r.p99), r.latency(r.p999))
 		if hasE2E {
 			row = append(row, optPm(r.e2e, 1))
 		}
@@ -268,6 +268,9 @@ func summarize(doc *result.Document) (*summary, error) {
 		sum.Rows = append(sum.Rows, row)
 	}
 	for _, sc := range run.Scenarios {
+		if a := sc.Aggregate; a != nil && a.ShortSteady {
+			sum.Notes = append(sum.Notes, fmt.Sprintf("Warning (%s): %s.", sc.Name, result.ShortSteadyAdvice(a.ShortestSteadySeconds)))
+		}
 		for _, rep := range sc.Repeats {
 			for _, w := range rep.Workloads {
 				if c := w.CatchUp; c != nil {
@@ -377,12 +380,35 @@ func pm(s result.Stats, prec int) string {
 	return num(s.Mean, prec)
 }
 
+// noSamples reports whether the row's latencies have no sample: no record
+// was acknowledged in any repeat, and the 0 they hold is no latency.
+func (r row) noSamples() bool { return r.records != nil && r.records.Max == 0 }
+
+// latency is a latency cell of the table: "–" with no sample.
+func (r row) latency(s *result.Stats) string {
+	if s != nil && r.noSamples() {
+		return "–"
+	}
+	return optPm(s, 1)
+}
+
+// latencyNum is a latency of summary.csv: empty with no sample.
+func (r row) latencyNum(s *result.Stats) string {
+	if r.noSamples() {
+		return ""
+	}
+	return optNum(s, 3)
+}
+
 func optPm(s *result.Stats, prec int) string {
 	if s == nil {
 		return ""
 	}
 	return pm(*s, prec)
 }
+
+// maxPlanFile bounds an older result's plan.yaml (plan.MaxFile).
+const maxPlanFile = 16 << 20
 
 // WriteAll writes summary.md, summary.csv and report.html into dir, each
 // through outfile.Write (atomic and synced), so a reader never sees half a
@@ -393,7 +419,7 @@ func WriteAll(dir string, doc *result.Document) error {
 	var in HTMLInput
 	if doc.Plan != nil && doc.Plan.PlanYAML != "" {
 		in.PlanYAML = doc.Plan.PlanYAML
-	} else if b, err := os.ReadFile(filepath.Join(dir, "plan.yaml")); err == nil {
+	} else if b, err := infile.Read(filepath.Join(dir, "plan.yaml"), maxPlanFile, "a plan"); err == nil {
 		in.PlanYAML = string(b)
 	}
 	files := []struct {

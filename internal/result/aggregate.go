@@ -90,6 +90,7 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 	index := map[string]int{}
 	var perW []*series
 	agg.Workloads = nil
+	agg.ShortSteady, agg.ShortestSteadySeconds = false, 0
 	reasons := map[string]bool{}
 	producers, consumers, publishers, e2es := names{}, names{}, names{}, names{}
 	for _, rep := range reps {
@@ -113,6 +114,12 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				prod := w.Producer
 				if prod.SteadyState != nil {
 					prod = prod.SteadyState
+					if d := prod.DurationSeconds; d > 0 && d < ShortSteadySeconds {
+						agg.ShortSteady = true
+						if agg.ShortestSteadySeconds == 0 || d < agg.ShortestSteadySeconds {
+							agg.ShortestSteadySeconds = d
+						}
+					}
 				}
 				produced = true
 				producers.add(w.Name)

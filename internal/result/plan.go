@@ -136,6 +136,10 @@ type Fault struct {
 	AtSeconds float64 `json:"at_seconds"`
 	// Time is when the action began (absent when it did not happen).
 	Time time.Time `json:"time,omitzero"`
+	// FiredAtSeconds is when the fault fired, before the metadata look-ups
+	// that resolve its target and the leaders it takes away; AtSeconds and
+	// Time are the action's own moment, after them.
+	FiredAtSeconds float64 `json:"fired_at_seconds,omitempty"`
 	// ActionMs is how long the action took (a restart waits until the
 	// broker has joined again).
 	ActionMs float64 `json:"action_ms"`
@@ -330,9 +334,14 @@ type Aggregate struct {
 	FailedRepeats int   `json:"failed_repeats"`
 	Errors        int64 `json:"errors"`
 	// Unstable: records/s varied by more than UnstableCV between repeats.
-	Unstable         bool     `json:"unstable"`
-	GeneratorBound   bool     `json:"generator_bound"`
-	GeneratorReasons []string `json:"generator_reasons,omitempty"`
+	Unstable bool `json:"unstable"`
+	// ShortSteady: a producer's steady window was under
+	// ShortSteadySeconds in a counted repeat (ShortestSteadySeconds the
+	// shortest): its steady figures rest on too little time.
+	ShortSteady           bool     `json:"short_steady,omitempty"`
+	ShortestSteadySeconds float64  `json:"shortest_steady_seconds,omitempty"`
+	GeneratorBound        bool     `json:"generator_bound"`
+	GeneratorReasons      []string `json:"generator_reasons,omitempty"`
 	// Workloads are each workload's own figures, in the plan's order.
 	Workloads []WorkloadAggregate `json:"workloads,omitempty"`
 }

@@ -287,7 +287,7 @@ func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []res
 		order[i] = i
 		out[i] = result.Fault{
 			Name: f.Name, Action: f.Action, Target: f.Target, Broker: f.Broker,
-			AtSeconds: f.At.Seconds(), ActionMs: ms(f.Took),
+			AtSeconds: f.At.Seconds(), FiredAtSeconds: f.Fired.Seconds(), ActionMs: ms(f.Took),
 			ElectionMs: msPtr(f.Election), ISRShrunkMs: msPtr(f.ISRShrunk), ISRRecoveredMs: msPtr(f.ISRRecovered),
 			ElectionNote: f.ElectionNote, ISRNote: f.ISRNote, Note: f.Note,
 			Status: f.Status, Error: f.Error, Output: f.Output,

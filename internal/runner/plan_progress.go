@@ -29,6 +29,11 @@ func (p *progress) begin(scenario, repeat int, name string) {
 	fmt.Fprintf(p.w, "kbench: scenario %d of %d (%s), repeat %d of %d: running\n", scenario, p.scenarios, name, repeat, p.repeats)
 }
 
+// ackLagNoted is how late the warm-up's last acknowledgement may come
+// before the repeat's line says so: the steady window then starts well
+// before the steady records' first acknowledgements.
+const ackLagNoted = 500 * time.Millisecond
+
 func (p *progress) end(rep result.Repeat) {
 	took := time.Since(p.started)
 	p.done++
@@ -47,6 +52,12 @@ func (p *progress) end(rep result.Repeat) {
 		prod := w.Producer
 		if prod.SteadyState != nil {
 			prod, steady = prod.SteadyState, true
+			if d := prod.DurationSeconds; d > 0 && d < result.ShortSteadySeconds {
+				notes = append(notes, w.Name+": "+result.ShortSteadyAdvice(d))
+			}
+			if lag := prod.WarmupAckLagMs; lag >= ackLagNoted.Seconds()*1000 {
+				notes = append(notes, fmt.Sprintf("%s: acknowledgements lagged: the warm-up's last came %.1f s after its send; steady state's rate counts from the send", w.Name, lag/1000))
+			}
 		}
 		steadyRecords += prod.Records
 		rate += prod.RecordsPerSec

@@ -258,7 +258,9 @@ func planBounds(sc *Scenario) {
 // properties parsed, payload files read) without contacting a broker, and
 // returns the client warnings: what --dry-run checks.
 func CheckPlan(p *plan.Plan, scenarios []plan.Scenario) (warnings []string, err error) {
-	b := &build{seed: RunSeed(p)}
+	// The plan's own warnings (a fault due after sending ends) first, as
+	// the run prints them.
+	b := &build{seed: RunSeed(p), warnings: append([]string(nil), p.Warnings()...)}
 	bootstrap := bootstrapOrPlaceholder(p.Cluster.Bootstrap)
 	for i := range scenarios {
 		// Each is dropped once checked: a check of 10,000 scenarios holds one.

@@ -267,8 +267,8 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
-	if w.Transaction != nil && !hasProp(props, "transactional.id") {
-		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
+	if w.Transaction != nil && !kafkaconf.Has(props, "transactional.id") {
+		props = append(props, kafkaconf.Prop{Key: "transactional.id", Value: kafkaconf.GeneratedTransactionalID("kbench-" + w.Name), Source: "transaction"})
 	}
 	if profile != "" {
 		b.note(fmt.Sprintf("workload %q: %s", w.Name, profile))
@@ -287,7 +287,6 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, err
 	}
-	clientID := pc.ClientID
 	spec := &workload.ProducerSpec{
 		Interval:       seriesInterval,
 		Topic:          w.Topic,
@@ -310,9 +309,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		// marks the workload.
 		Balance: balanceOf(w),
 		ClientOpts: func(i int) []kgo.Opt {
-			out := append([]kgo.Opt(nil), opts...)
-			out = append(out, kgo.ClientID(clientID+"-"+w.Name+"-"+strconv.Itoa(i)))
-			return append(out, ProducerClientOpts(pc, i)...)
+			return append(append([]kgo.Opt(nil), opts...), pc.ClientOpts(w.Name, i)...)
 		},
 	}
 	if len(w.VUStages) > 0 {
@@ -325,7 +322,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if t := w.Transaction; t != nil {
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
 	}
-	if hasProp(props, "delivery.timeout.ms") {
+	if kafkaconf.Has(props, "delivery.timeout.ms") {
 		// After duration, and without an acknowledgement in a run of
 		// records: as long as the user asked.
 		spec.Drain, spec.Stall = pc.DeliveryTimeout, pc.DeliveryTimeout
@@ -455,15 +452,6 @@ func (b *build) adminOpts(p *plan.Plan, bootstrap string) ([]kgo.Opt, error) {
 	opts = opts[:len(opts):len(opts)] // shared: an append copies
 	b.admin[bootstrap] = opts
 	return opts, nil
-}
-
-func hasProp(props []kafkaconf.Prop, key string) bool {
-	for _, p := range props {
-		if p.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -71,9 +71,14 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 			PublishHistogram:      iv.LatencyHistogram,
 			AvgLatencyMs:          iv.AvgLatencyMicros() / 1000,
 			MaxLatencyMs:          float64(iv.LatMaxUs) / 1000,
-			P50LatencyMs:          float64(iv.P50Us) / 1000,
-			P99LatencyMs:          float64(iv.P99Us) / 1000,
-			P999LatencyMs:         float64(iv.P999Us) / 1000,
+			// The interval histogram keeps its percentiles within its
+			// exact bounds; its records and the window's (LatMaxUs) are
+			// taken one after the other by the reporter, so a batch
+			// published between lands in this interval's histogram and
+			// the next one's window: the window's max bounds them too.
+			P50LatencyMs:  float64(measure.Clamp(iv.P50Us, 0, iv.LatMaxUs)) / 1000,
+			P99LatencyMs:  float64(measure.Clamp(iv.P99Us, 0, iv.LatMaxUs)) / 1000,
+			P999LatencyMs: float64(measure.Clamp(iv.P999Us, 0, iv.LatMaxUs)) / 1000,
 		}
 		if secs > 0 {
 			ri.RecordsPerSec = float64(iv.Count) / secs
@@ -91,7 +96,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 	// No steady record acknowledged (interrupted during warm-up, or a
 	// duration shorter than it): no steady state to report.
 	if r.Steady != nil && !r.Steady.Start.IsZero() {
-		st, err := producerSummary(r.Sending(r.Steady.Start), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
+		st, err := producerSummary(r.SteadySending(), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +107,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 		}
 		at := r.Steady.Start.UTC()
 		st.StartedAt = &at
+		st.WarmupAckLagMs = float64(r.Steady.AckLag.Microseconds()) / 1000
 		out.SteadyState = st
 	}
 	return out, nil

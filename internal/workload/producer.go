@@ -225,6 +225,12 @@ func (r *ProducerResult) Sending(from time.Time) time.Duration {
 	return r.End.Sub(from) - measure.PausedWithin(r.Pauses, from, r.End)
 }
 
+// SteadySending is the time steady state's rates divide by: its window
+// less the pauses of kbench itself within it.
+func (r *ProducerResult) SteadySending() time.Duration {
+	return r.Steady.End.Sub(r.Steady.Start) - measure.PausedWithin(r.Pauses, r.Steady.Start, r.Steady.End)
+}
+
 // TransactionResult counts a run's transactions; Commit is the commit
 // latency (flush and EndTransaction) of those committed, in microseconds.
 type TransactionResult struct {
@@ -232,14 +238,18 @@ type TransactionResult struct {
 	Commit            *measure.Histogram
 }
 
-// SteadyResult is the part of a run after warmup: the records acknowledged
-// after Start, when the warm-up's last record completed (see warmup).
+// SteadyResult is the part of a run after warmup: the records completing
+// after the warm-up's last one (or the warm-up time), over the window from
+// Start to End (see warmup.steadyWindow): the warm-up's last send to the
+// run's end. AckLag is how long after Start the warm-up's last record
+// completed: the acknowledgements lagged the sends by that much.
 type SteadyResult struct {
-	Start     time.Time
-	Acked     int64
-	Bytes     int64
-	Latency   *measure.Histogram
-	SendDelay *measure.Histogram // nil at an unlimited rate
+	Start, End time.Time
+	AckLag     time.Duration
+	Acked      int64
+	Bytes      int64
+	Latency    *measure.Histogram
+	SendDelay  *measure.Histogram // nil at an unlimited rate
 }
 
 func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
@@ -404,7 +414,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 
 	res := collect(spec, clients, start, rep.intervals, pauses.Stop())
 	for _, c := range clients {
-		if c.abandoned.Load() {
+		if c.gate.abandoned() {
 			// Promises that ran after abandon counted nothing.
 			n := c.produced - c.acked - c.failed
 			res.Unresolved += n
@@ -490,7 +500,21 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 	res.Plateaus = mergePlateaus(clients)
 	// Steady state is reported once a steady record was acknowledged.
 	if at, ok := clients[0].warm.at(end); ok && res.Steady.Acked > 0 {
-		res.Steady.Start = start.Add(at)
+		first, last := time.Duration(-1), time.Duration(0)
+		for _, c := range clients {
+			if c.steadyFirstDue >= 0 && (first < 0 || c.steadyFirstDue < first) {
+				first = c.steadyFirstDue
+			}
+			last = max(last, c.steadyLastDue)
+		}
+		from, to, lag := clients[0].warm.steadyWindow(at, end, first, last)
+		res.Steady.Start, res.Steady.End, res.Steady.AckLag = start.Add(from), start.Add(to), lag
+		// The series marks steady the intervals ending after the window's
+		// start, as the report shades the warm-up up to it; the reporter
+		// marked them live from when steady state was known.
+		for i := range res.Intervals {
+			res.Intervals[i].Steady = res.Intervals[i].Elapsed >= from
+		}
 	}
 	return res
 }

@@ -97,8 +97,10 @@ type producerClient struct {
 	// drainMax bounds every flush and transaction commit: the delivery
 	// timeout plus drainMargin, after which franz-go has failed every
 	// record it could not deliver.
-	drainMax  time.Duration
-	completed atomic.Int64 // promise worker: records whose promise ran
+	drainMax time.Duration
+	// gate counts the promises that ran and keeps them off what the run
+	// reads once it has given up on them (producer_promises.go).
+	gate promiseGate
 	// ackedSeen is acked as of the last publish, for the stall watch.
 	ackedSeen atomic.Int64
 	// doneBytes is published from the promise worker's completedBytes at
@@ -110,9 +112,6 @@ type producerClient struct {
 	// measures it from outside.
 	firstSend atomic.Int64
 	firstAck  int64
-	// abandoned is set when the run stops waiting for this client's
-	// promises (see abandon).
-	abandoned atomic.Bool
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
@@ -132,7 +131,11 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	lastAck        time.Duration // when the last record was acknowledged, since the start
+	// steadyFirstDue and steadyLastDue are the earliest and latest
+	// intended sends of the steady records (-1: none), for the steady
+	// window (warmup.steadyWindow).
+	steadyFirstDue, steadyLastDue time.Duration
+	lastAck                       time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
 	// unresolvedWait is the longest any of them had waited.
@@ -154,7 +157,6 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		vus:         int(share(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
 		plateaus:    newPlateaus(spec.VURamp),
-		pacer:       load.NewPacer(spec.Rate / float64(spec.Clients)),
 		values:      spec.Values.Clone(uint64(i) + 1),
 		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
 		onError:     spec.OnError,
@@ -166,6 +168,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		steadyHist:  measure.NewHistogram(),
 		seenErr:     map[string]bool{},
 	}
+	c.steadyFirstDue = -1 // none yet
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
@@ -173,28 +176,15 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if spec.Tracker != nil {
 		c.tracker = spec.Tracker(i)
 	}
-	cl, err := kgo.NewClient(append(spec.ClientOpts(i), kgo.WithHooks(&c.conn))...)
+	cl, err := newClient(spec.ClientOpts(i), kgo.WithHooks(&c.conn))
 	if err != nil {
 		return nil, fmt.Errorf("producer client %d: %w", i, err)
 	}
 	c.cl = cl
 	c.promiseFn = c.promise
-	if len(spec.Stages) > 0 {
-		share := make([]load.Stage, len(spec.Stages))
-		for k, st := range spec.Stages {
-			share[k] = load.Stage{Duration: st.Duration, Rate: st.Rate / float64(spec.Clients)}
-		}
-		if c.pacer, err = load.NewStagedPacer(share); err != nil {
-			cl.Close()
-			return nil, fmt.Errorf("producer: %w", err)
-		}
-	}
-	c.dueCap = -1
-	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
-		c.sendFor = spec.Duration
-		if len(spec.Stages) == 0 {
-			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
-		}
+	if err := c.schedule(spec, i); err != nil {
+		cl.Close()
+		return nil, err
 	}
 	if v, ok := cl.OptValue(kgo.MaxBufferedRecords).(int64); ok {
 		c.maxBufRecords = v
@@ -213,11 +203,36 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	return c, nil
 }
 
+// schedule sets client i's pacer, its share of the rate or stages, and
+// in a timed run the records due before the end (sendFor, dueCap).
+func (c *producerClient) schedule(spec ProducerSpec, i int) error {
+	c.pacer = load.NewPacer(spec.Rate / float64(spec.Clients))
+	if len(spec.Stages) > 0 {
+		share := make([]load.Stage, len(spec.Stages))
+		for k, st := range spec.Stages {
+			share[k] = load.Stage{Duration: st.Duration, Rate: st.Rate / float64(spec.Clients)}
+		}
+		var err error
+		if c.pacer, err = load.NewStagedPacer(share); err != nil {
+			return fmt.Errorf("producer: %w", err)
+		}
+	}
+	c.dueCap = -1
+	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
+		c.sendFor = spec.Duration
+		if len(spec.Stages) == 0 {
+			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
+		}
+	}
+	return nil
+}
+
 // run sends this client's records until its share is done or sendCtx
 // ends, then waits for the outstanding ones until the client's deadline
 // (producer_end.go). ctx is the run's: sending stops with it.
 func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	sendErr := c.send(ctx, sendCtx)
+	c.gate.sent(c.produced)
 	c.sendEnd = time.Since(c.start)
 	if !c.pacer.Unlimited() && !c.closed {
 		c.behindEnd = max(c.sendEnd-c.shift-c.pacer.Due(c.produced), 0)
@@ -320,7 +335,7 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 		if late > c.behindMax {
 			c.behindMax = late
 		}
-		sl.late = max(late, 0)
+		sl.late = late // negative when sent early: the promise recovers due from it
 		sl.sent = min(sl.sent, due)
 	}
 	if c.stamp {
@@ -379,7 +394,7 @@ func (c *producerClient) produce(r *kgo.Record) {
 // records.
 func (c *producerClient) mayBeFull() bool {
 	if c.produced&63 == 0 {
-		c.seenDone, c.seenDoneBytes = c.completed.Load(), c.doneBytes.Load()
+		c.seenDone, c.seenDoneBytes = c.gate.completed(), c.doneBytes.Load()
 	}
 	return (c.maxBufRecords > 0 && c.produced-c.seenDone+1 >= c.maxBufRecords) ||
 		(c.maxBufBytes > 0 && c.sentBytes-c.seenDoneBytes+c.largest > c.maxBufBytes)
@@ -411,15 +426,23 @@ const (
 )
 
 // promise completes one record; franz-go calls it serially per client.
+// Past the gate it counts the record, unless the run has given up on the
+// client and read its results (abandon).
 func (c *producerClient) promise(r *kgo.Record, err error) {
-	defer c.completed.Add(1) // last: waitPromises relies on it
 	sl := slotOf(r)
-	if done := sl.done; done != nil {
-		defer func() { done <- struct{}{} }() // a virtual user waits for it
+	done := sl.done // read first: complete may hand the slot on
+	entered := c.gate.enter()
+	if entered {
+		c.complete(r, sl, err)
 	}
-	if c.abandoned.Load() {
-		return // the run has given up on this client and read its results
+	if done != nil {
+		done <- struct{}{} // a virtual user waits for it
 	}
+	c.gate.leave(entered) // last: waitPromises relies on it
+}
+
+// complete counts one record's outcome: the promise worker's own fields.
+func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 	if c.tracker != nil {
 		c.tracker.Done(r, sl.seq, err)
 	}
@@ -436,7 +459,7 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 		}
 		c.failed++
 		if c.warm != nil {
-			c.warm.steady(time.Since(c.start)) // a failed record completes the warm-up too
+			c.warm.steady(time.Since(c.start), sl.due()) // a failed record completes the warm-up too
 		}
 		kind := errorKind(err)
 		c.errs.Add(kind)
@@ -464,15 +487,20 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 	if c.plateaus != nil {
 		c.plateaus.add(sl.sent, size, lat)
 	}
-	steady := c.warm != nil && c.warm.steady(now)
+	steady := c.warm != nil && c.warm.steady(now, sl.due())
 	if steady {
+		due := sl.due()
+		if c.steadyFirstDue < 0 || due < c.steadyFirstDue {
+			c.steadyFirstDue = due
+		}
+		c.steadyLastDue = max(c.steadyLastDue, due)
 		c.steadyHist.Record(lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
 	}
 	if c.delays != nil {
-		c.delays.add(sl.late, steady)
+		c.delays.add(max(sl.late, 0), steady)
 	}
 	if c.pending.Count >= publishEvery || now-c.published >= publishAfter {
 		c.publish(now)
@@ -512,30 +540,6 @@ func (c *producerClient) publish(now time.Duration) {
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
 	c.published = now
 	c.doneBytes.Store(c.completedBytes)
-}
-
-// waitPromises waits, until deadline at most, for every record handed to
-// franz-go to have had its promise called: after an interrupted flush,
-// Close fails the remaining records asynchronously. It reports whether all
-// completed; after it returns true, the promise worker's fields are safe to
-// read.
-func (c *producerClient) waitPromises(deadline time.Time) bool {
-	for c.completed.Load() < c.produced {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(time.Millisecond)
-	}
-	return true
-}
-
-// abandon makes the promise worker leave the client's results alone, so
-// that the run can report them while promises are still outstanding. A
-// promise already past its check finishes in microseconds: the pause lets
-// it.
-func (c *producerClient) abandon() {
-	c.abandoned.Store(true)
-	time.Sleep(20 * time.Millisecond)
 }
 
 // errorKind names an error for counting: the Kafka error code name when

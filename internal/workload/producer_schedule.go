@@ -7,9 +7,12 @@ import (
 )
 
 // waitDue waits until record i is due on the schedule moved on by
-// kbench's pauses; false when sending ends first. Every record due within
-// a timed run's duration is sent; past it, sending ends with the
-// duration, as it would have.
+// kbench's pauses; false when sending ends first. A timed run sends the
+// records due before its end that the sender reaches before it: the
+// record due exactly at the end is not sent (nor any after it), and a
+// sender behind its schedule when the duration ends (kbench slow or
+// paused) leaves the rest unsent, counted in NotSent, rather than run
+// past the duration to catch up.
 func (c *producerClient) waitDue(sendCtx context.Context, i int64) bool {
 	for {
 		now := time.Since(c.start)

@@ -8,6 +8,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+// due is when the record was meant to be sent (the actual send at an
+// unlimited rate), since the start.
+func (sl *slot) due() time.Duration { return sl.sent - min(sl.late, 0) }
+
 // slot is a record plus what kbench needs to know when it completes. The
 // record must stay the first field: the promise receives the *kgo.Record and
 // recovers its slot from the same address.
@@ -21,7 +25,8 @@ type slot struct {
 	// done, for a virtual user's record, is signalled when it completes.
 	done chan struct{}
 	// late is how long after its intended send time the record was
-	// handed to franz-go (0 at an unlimited rate): OMB's publish delay.
+	// handed to franz-go (0 at an unlimited rate): OMB's publish delay
+	// when positive; negative for a record the pacer sent early.
 	late time.Duration
 	// seq is the record's number within its client, for the tracker.
 	seq int64

@@ -5,16 +5,20 @@ import (
 	"time"
 )
 
-// warmup decides when a producer run's steady state begins, on the
-// acknowledgement timeline: once the first `records` records of the run
-// (over every client, failed ones included) have completed, and `until`
-// after the start, whichever is later. A record that completes after that
-// is steady. Deciding on completions, not sends, keeps every figure on one
-// timeline: the steady window, its records and its latencies, and the
-// interval series' steady marks, all begin where the warm-up's last
-// acknowledgement arrived; a window starting at the send of the first
-// steady record began before the warm-up's acknowledgements had arrived
-// and counted the whole warm-up inside it.
+// warmup decides when a producer run's steady state begins. Which records
+// are steady is decided on the acknowledgement timeline: once the first
+// `records` records of the run (over every client, failed ones included)
+// have completed, and `until` after the start, whichever is later, a
+// record that completes is steady. Deciding on completions, not sends,
+// keeps the steady latencies free of the warm-up's acknowledgements.
+//
+// The steady window the rates divide by starts at the warm-up's last send
+// instead (intended send at a fixed rate), or at the earliest send of a
+// steady record if that is earlier (see steadyWindow): a window starting
+// at the warm-up's last acknowledgement was shortened by however late that
+// acknowledgement came, while the records queued behind it still counted,
+// so at 2,000 records/s offered it reported 2,344/s (18,000 records over
+// 7.68 s of a 10.32 s send).
 //
 // During the warm-up each completion is counted once on one shared atomic;
 // after it, completions only read a flag.
@@ -23,10 +27,12 @@ type warmup struct {
 	until   time.Duration // 0: no time
 	done    atomic.Int64  // completions counted while warming up
 	// lastAt is when the records-th completion happened (ns since the
-	// start, +1 so that 0 means not yet); steady is set by the first
-	// steady record.
-	lastAt atomic.Int64
-	begun  atomic.Bool
+	// start, +1 so that 0 means not yet); lastSent the latest send of a
+	// record that completed in the warm-up (same encoding); steady is set
+	// by the first steady record.
+	lastAt   atomic.Int64
+	lastSent atomic.Int64
+	begun    atomic.Bool
 }
 
 func newWarmup(records int64, until time.Duration) *warmup {
@@ -36,9 +42,10 @@ func newWarmup(records int64, until time.Duration) *warmup {
 	return &warmup{records: max(records, 0), until: max(until, 0)}
 }
 
-// steady counts a record completing at now (since the start) and reports
-// whether it belongs to steady state. Promise workers call it.
-func (w *warmup) steady(now time.Duration) bool {
+// steady counts a record sent at sent completing at now (both since the
+// start) and reports whether it belongs to steady state. Promise workers
+// call it.
+func (w *warmup) steady(now, sent time.Duration) bool {
 	if w.begun.Load() {
 		return true
 	}
@@ -48,19 +55,31 @@ func (w *warmup) steady(now time.Duration) bool {
 			w.lastAt.Store(int64(now) + 1)
 		}
 		if n <= w.records {
+			w.sentAt(sent)
 			return false
 		}
 	}
 	if now < w.until {
+		w.sentAt(sent)
 		return false
 	}
 	w.begun.Store(true)
 	return true
 }
 
-// at is when steady state begins, since the start: the later of `until`
-// and the last warm-up completion; begun says whether that is known and
-// not after now.
+// sentAt keeps the latest send of a warm-up record.
+func (w *warmup) sentAt(sent time.Duration) {
+	for {
+		old := w.lastSent.Load()
+		if old > int64(sent) || w.lastSent.CompareAndSwap(old, int64(sent)+1) {
+			return
+		}
+	}
+}
+
+// at is when steady state's records begin, since the start: the later of
+// `until` and the last warm-up completion; begun says whether that is
+// known and not after now.
 func (w *warmup) at(now time.Duration) (at time.Duration, begun bool) {
 	if w == nil {
 		return 0, false
@@ -74,4 +93,24 @@ func (w *warmup) at(now time.Duration) (at time.Duration, begun bool) {
 		at = max(at, time.Duration(last-1))
 	}
 	return at, at <= now
+}
+
+// steadyWindow is the window steady state's rate divides by, since the
+// start: from the warm-up's last send, or firstSent (the earliest send of
+// a steady record; -1: none) if earlier, so that every steady record was
+// sent inside it; to end, or lastSent (the latest intended send of a
+// steady record) if later, as the pacer sends up to 1 ms early. At a fixed
+// rate the records sent inside a window are at most the rate times its
+// length, so the steady rate never exceeds the rate offered. ackLag is how
+// much later than the window's start steady state's records began (the
+// warm-up's last acknowledgement or the warm-up time).
+func (w *warmup) steadyWindow(at, end, firstSent, lastSent time.Duration) (from, to, ackLag time.Duration) {
+	from = at
+	if s := w.lastSent.Load(); s > 0 {
+		from = min(from, time.Duration(s-1))
+	}
+	if firstSent >= 0 {
+		from = min(from, firstSent)
+	}
+	return from, max(end, lastSent), at - from
 }

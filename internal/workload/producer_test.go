@@ -360,7 +360,10 @@ func TestRunProducerNoSteadyRecord(t *testing.T) {
 // TestRunProducerSeriesCountsEveryRecord: regression: the interval series
 // dropped warm-up records acknowledged after steady state began, and the
 // series changed meaning at the switch. Every record is in exactly one
-// interval, steady ones flagged, intervals aligned on the epoch.
+// interval, steady ones flagged. Counts only: the intervals' alignment on
+// the epoch and their widths are TestReportersAlignIntervalsOnTheEpoch's,
+// on a synctest clock (checked here against wall time, a 35 ms bound
+// failed on a loaded machine).
 func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	t.Parallel()
 	seeds := fakeCluster(t, "t", 2)
@@ -375,25 +378,17 @@ func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sum int64
+	var sum, sumEmitted int64
 	steady := false
-	for i, iv := range res.Intervals {
+	for _, iv := range res.Intervals {
 		sum += iv.Count
 		steady = steady || iv.Steady
-		if i > 0 && !iv.Final && (iv.Length < 40*time.Millisecond || iv.Length > 60*time.Millisecond) {
-			t.Errorf("interval %d is %v wide, want the fixed 50ms", i, iv.Length)
-		}
 	}
-	if sum != res.Acked || !steady {
-		t.Fatalf("series counts %d records of %d acknowledged (steady flagged: %v)", sum, res.Acked, steady)
+	for _, iv := range emitted {
+		sumEmitted += iv.Count
 	}
-	// The first interval ends on the epoch's grid: 50ms - 30ms after the
-	// start. Too short for a rate of its own, the series folds it into the
-	// next.
-	if first := emitted[0]; first.Length > 35*time.Millisecond {
-		t.Errorf("first interval %v: not aligned on the epoch", first.Length)
-	} else if first.Length < 25*time.Millisecond && (!first.Folded || res.Intervals[0].Length < 25*time.Millisecond) {
-		t.Errorf("first interval %v (%v in the series): shorter than half an interval, not folded", first.Length, res.Intervals[0].Length)
+	if sum != res.Acked || sumEmitted != res.Acked || !steady {
+		t.Fatalf("series counts %d records (%d given to OnSeries) of %d acknowledged (steady flagged: %v)", sum, sumEmitted, res.Acked, steady)
 	}
 }
 
@@ -401,7 +396,10 @@ func TestRunProducerSeriesCountsEveryRecord(t *testing.T) {
 // Ctrl-C with records still outstanding (the broker not answering),
 // RunProducer returned no result at all: nothing printed, no JSON. It now
 // returns what was measured, with the unresolved records counted, within
-// its flush bound.
+// its flush bound. The broker answers the first produce request and holds
+// the rest; Ctrl-C comes once one is held (it came at 700 ms, and on a
+// loaded machine under -race the client had by then sent all its records
+// in the three requests answered: nothing was outstanding).
 func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	t.Parallel()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
@@ -410,8 +408,13 @@ func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	}
 	defer c.Close()
 	var produced atomic.Int64
+	held := make(chan struct{}, 1)
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
-		if produced.Add(1) > 3 {
+		if produced.Add(1) > 1 {
+			select {
+			case held <- struct{}{}:
+			default:
+			}
 			c.SleepControl(func() { time.Sleep(5 * time.Second) }) // the broker stops answering
 		}
 		return nil, nil, false
@@ -419,17 +422,23 @@ func TestRunProducerInterruptedWithOutstandingRecords(t *testing.T) {
 	spec := testSpec(t, c.ListenAddrs(), "t")
 	spec.Rate, spec.FlushTimeout = 2000, 500*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(700*time.Millisecond, cancel) // Ctrl-C
-	start := time.Now()
+	defer cancel()
+	var interrupted atomic.Int64
+	go func() {
+		<-held
+		interrupted.Store(time.Now().UnixNano())
+		cancel() // Ctrl-C
+	}()
 	res, err := RunProducer(ctx, spec)
-	if el := time.Since(start); el > 4*time.Second {
-		t.Fatalf("interrupted run took %v; bound: the 500ms flush and close waits", el)
+	// A hang guard: the bound is the 500ms flush and the 1s close wait.
+	if el := time.Since(time.Unix(0, interrupted.Load())); el > 4*time.Second {
+		t.Fatalf("interrupted run took %v after the interrupt; bound: the 500ms flush and close waits", el)
 	}
 	if res == nil {
 		t.Fatalf("no result after the interrupt (err %v)", err)
 	}
 	if res.Unresolved == 0 || res.Acked == 0 {
-		t.Fatalf("acked %d, unresolved %d: want both counted", res.Acked, res.Unresolved)
+		t.Fatalf("acked %d, unresolved %d: want both counted (failed %d, errors %v, not sent %d, err %v)", res.Acked, res.Unresolved, res.Failed, res.Errors, res.NotSent, err)
 	}
 }
 
@@ -621,29 +630,32 @@ func TestTimestampAtKeepsKafkasMilliseconds(t *testing.T) {
 // when the first record past the warm-up was sent, so with a broker that
 // answered late the window opened before the first acknowledgement and
 // every acknowledgement fell inside it, while the interval series marked
-// steady intervals in which only warm-up records completed. Steady state
-// now begins on the acknowledgement timeline: when the warm-up's last
-// record completed (or the warm-up time passed), and the window, its
-// records and the series' marks all start there.
+// steady intervals in which only warm-up records completed. Steady
+// state's records are decided on the acknowledgement timeline: those
+// completing after the warm-up's last one (or the warm-up time). Its
+// window starts at the warm-up's last send (issue 33), which the series'
+// marks follow, and AckLag says how late the acknowledgements came.
 func TestRunProducerSteadyStateOnAckTimeline(t *testing.T) {
 	t.Parallel()
 	const stall = 500 * time.Millisecond
 	tests := []struct {
-		name           string
-		records        int64
-		rate           float64
-		warmup         int64
-		warmupFor      time.Duration
-		wantSteady     int64
-		wantAtLeast    time.Duration // steady state began at least this late
-		wantExactStart time.Duration // 0: not checked
+		name       string
+		records    int64
+		rate       float64
+		warmup     int64
+		warmupFor  time.Duration
+		wantSteady int64
+		wantLag    time.Duration // the acknowledgements lagged at least this
+		wantBefore time.Duration // the window starts before this
 	}{
 		// Unlimited: the 200 warm-up records are sent at once, and
 		// acknowledged only after the stall.
-		{name: "record warm-up", records: 2000, warmup: 200, wantSteady: 1800, wantAtLeast: stall - 50*time.Millisecond},
+		{name: "record warm-up", records: 2000, warmup: 200, wantSteady: 1800, wantLag: stall - 50*time.Millisecond, wantBefore: 50 * time.Millisecond},
 		// Records sent from 0 to 0.8 s, none acknowledged before the
-		// stall ends: every acknowledgement is past the 300 ms warm-up.
-		{name: "time warm-up", records: 1600, rate: 2000, warmupFor: 300 * time.Millisecond, wantSteady: 1600, wantExactStart: 300 * time.Millisecond},
+		// stall ends: every acknowledgement is past the 300 ms warm-up,
+		// and every record is steady, so the window starts at the first
+		// send.
+		{name: "time warm-up", records: 1600, rate: 2000, warmupFor: 300 * time.Millisecond, wantSteady: 1600, wantLag: 300 * time.Millisecond, wantBefore: time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -661,8 +673,8 @@ func TestRunProducerSteadyStateOnAckTimeline(t *testing.T) {
 				t.Fatalf("steady state %+v, want %d records", res.Steady, tt.wantSteady)
 			}
 			at := res.Steady.Start.Sub(res.Start)
-			if at < tt.wantAtLeast || (tt.wantExactStart > 0 && at != tt.wantExactStart) {
-				t.Fatalf("steady state began %v after the start; want at least %v (exactly %v)", at, tt.wantAtLeast, tt.wantExactStart)
+			if at >= tt.wantBefore || res.Steady.AckLag < tt.wantLag {
+				t.Fatalf("steady window began %v after the start, acknowledgements lagged %v; want before %v, lagging at least %v", at, res.Steady.AckLag, tt.wantBefore, tt.wantLag)
 			}
 			for i, iv := range res.Intervals {
 				if ends := iv.Elapsed; iv.Steady != (ends >= at) {

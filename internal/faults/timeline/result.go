@@ -19,7 +19,11 @@ type Result struct {
 	Name, Action, Target string
 	Broker               int32         // -1 when the target could not be resolved
 	At                   time.Duration // since the workloads' start, when the action began
-	Took                 time.Duration // the action itself (a restart waits for the broker)
+	// Fired is when the fault fired, before resolving its target and the
+	// leaders it takes away (metadata round trips): At less Fired is what
+	// they took.
+	Fired time.Duration
+	Took  time.Duration // the action itself (a restart waits for the broker)
 	// Away says the action took its broker away (its kind's Effect): the
 	// acknowledgement gaps that began during it are the fault's.
 	Away bool

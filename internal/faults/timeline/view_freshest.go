@@ -50,11 +50,11 @@ func (s *slowBrokers) mark(id int32, now time.Time) {
 // freshest asks each broker m lists for topics' metadata and merges the
 // newer leaders into m.
 func (v *clientView) freshest(ctx context.Context, m *kadm.Metadata, topics []string) {
-	req := kmsg.NewPtrMetadataRequest()
+	var reqTopics []kmsg.MetadataRequestTopic
 	for _, t := range topics {
 		rt := kmsg.NewMetadataRequestTopic()
 		rt.Topic = kmsg.StringPtr(t)
-		req.Topics = append(req.Topics, rt)
+		reqTopics = append(reqTopics, rt)
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -67,6 +67,13 @@ func (v *clientView) freshest(ctx context.Context, m *kadm.Metadata, topics []st
 			defer wg.Done()
 			bctx, cancel := context.WithTimeout(ctx, brokerAskTimeout)
 			defer cancel()
+			// One request per broker: franz-go sets a request's version for
+			// the broker it goes to, so a shared request is written by one
+			// goroutine while another encodes it (a data race), and a
+			// broker of another version could be sent the wrong encoding.
+			// The topics are only read, so they are shared.
+			req := kmsg.NewPtrMetadataRequest()
+			req.Topics = reqTopics
 			resp, err := kadmin.Await(bctx, func(ctx context.Context) (kmsg.Response, error) {
 				return v.cl.Broker(int(id)).Request(ctx, req)
 			})

@@ -47,3 +47,26 @@ func TestMergeNewer(t *testing.T) {
 		})
 	}
 }
+
+// TestFreshestAsksEveryBrokerAtOnce: regression: freshest sent one shared
+// MetadataRequest to every broker at once, and franz-go sets a request's
+// version per broker, so under -race this reported a data race (as did
+// TestTimelineEnd and TestTimelineElectionBelongsToItsFault, which poll
+// through it). Each broker now gets its own request.
+func TestFreshestAsksEveryBrokerAtOnce(t *testing.T) {
+	_, opts := cluster(t)
+	v, err := newClientView(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(v.close)
+	for range 5 {
+		m, err := v.metadata(t.Context(), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Brokers) != 3 || len(m.Topics["t"].Partitions) != 3 {
+			t.Fatalf("%d brokers, %d partitions of t: want 3 and 3", len(m.Brokers), len(m.Topics["t"].Partitions))
+		}
+	}
+}

@@ -116,6 +116,16 @@
     return s;
   }
 
+  // yScale draws a y axis as the Go side decided (axes.go): from 0, or
+  // logarithmic for latencies spanning decades.
+  function yScale(a) {
+    if (a && a.log) return { distr: 3 };
+    if (a && a.zero) return { range: function (u, lo, hi) { return [0, hi > 0 ? hi * 1.05 : 1]; } };
+    return {};
+  }
+  // positive leaves out what a log axis cannot draw.
+  function positive(s) { return s.map(function (v) { return v > 0 ? v : null; }); }
+
   var timeX = { time: false };
   // timeScale fixes every time chart of a scenario, in every repeat, to
   // the scenario's x range, so they line up one under another.
@@ -135,7 +145,7 @@
       return;
     }
     chart(box, 'Throughput', {
-      scales: { x: timeX, rec: {}, mb: {} },
+      scales: { x: timeX, rec: yScale(w.rate_axis), mb: yScale(w.rate_axis) },
       series: [{ label: 'time (s)' }, series('records/s', 0, { scale: 'rec' }), series('MB/s', 2, { scale: 'mb', dash: [5, 4] })],
       axes: [secondsAxis, { scale: 'rec', label: 'records/s', size: 70 }, { scale: 'mb', side: 1, label: 'MB/s', grid: { show: false } }],
       plugins: timePlugins(w)
@@ -148,15 +158,17 @@
       lat = [series('mean', 0), series('max', 7, { dash: [4, 3] })];
       data = [w.t, w.avg, w.max];
     }
-    chart(box, (w.latency_of === 'publish' ? 'Publish' : 'End-to-end') + ' latency (ms)', {
-      scales: { x: timeX },
+    var latLog = w.latency_axis && w.latency_axis.log;
+    if (latLog) data = [data[0]].concat(data.slice(1).map(positive));
+    chart(box, (w.latency_of === 'publish' ? 'Publish' : 'End-to-end') + ' latency (ms' + (latLog ? ', log' : '') + ')', {
+      scales: { x: timeX, y: yScale(w.latency_axis) },
       series: [{ label: 'time (s)' }].concat(lat),
-      axes: [secondsAxis, { label: 'ms', size: 60 }],
+      axes: [secondsAxis, { label: latLog ? 'ms (log)' : 'ms', size: 60 }],
       plugins: timePlugins(w)
     }, data);
     if (w.lag && w.lag.length) {
       chart(box, 'Consumer lag (records)', {
-        scales: { x: timeX },
+        scales: { x: timeX, y: yScale({ zero: true }) },
         series: [{ label: 'time (s)' }, series('lag', 3, { fill: 'rgba(154, 103, 0, 0.12)' })],
         axes: [secondsAxis, { label: 'records', size: 70 }],
         plugins: timePlugins(w)
@@ -164,7 +176,7 @@
     }
     if (w.unseen && w.unseen.length) {
       chart(box, 'Acknowledged, not yet read back (records)', {
-        scales: { x: timeX },
+        scales: { x: timeX, y: yScale({ zero: true }) },
         series: [{ label: 'time (s)' }, series('unseen', 5, { fill: 'rgba(207, 34, 46, 0.10)' })],
         axes: [secondsAxis, { label: 'records', size: 70 }],
         plugins: timePlugins(w)
@@ -371,14 +383,20 @@
         s.min.forEach(function (v) { if (v != null && v < bottom) bottom = v; });
       });
       // The y range holds the spread, not the means only.
+      // From 0 (mt.axis.zero), or logarithmic for latencies spanning
+      // decades (axes.go).
+      var ax = mt.axis || {};
       var spread = function (u, lo, hi) {
         var a = Math.min(lo, bottom), b = Math.max(hi, top), pad = (b - a) * 0.08 || Math.abs(b) * 0.1 || 1;
+        if (ax.zero) return [0, b + pad];
         return [a >= 0 ? Math.max(0, a - pad) : a - pad, b + pad]; // rates and latencies stay above 0
       };
+      var yOf = ax.log ? { distr: 3 } : m.numeric ? { range: spread } : { range: [0, top > 0 ? top * 1.1 : 1] };
+      if (ax.log) data = [data[0]].concat(data.slice(1).map(positive));
       chart(parent, mt.name + ' by ' + m.parameter, {
-        scales: { x: xScale, y: m.numeric ? { range: spread } : { range: [0, top > 0 ? top * 1.1 : 1] } },
+        scales: { x: xScale, y: yOf },
         series: ser,
-        axes: [xAxis, { label: mt.unit, size: 70 }],
+        axes: [xAxis, { label: mt.unit + (ax.log ? ' (log)' : ''), size: 70 }],
         plugins: [m.numeric ? bandPlugin(mt.series, colorOf) : barsPlugin(mt.series, colorOf)]
       }, data, 2);
     });

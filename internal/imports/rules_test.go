@@ -1,0 +1,187 @@
+package imports
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Import paths the rules name that are not kbench packages.
+const (
+	kgo   = "github.com/twmb/franz-go/pkg/kgo"
+	kfake = "github.com/twmb/franz-go/pkg/kfake"
+)
+
+// pkg is one kbench package as `go list -json` describes it; paths of
+// kbench packages are relative to the module ("internal/plan"), others
+// are as written ("github.com/twmb/franz-go/pkg/kgo", "fmt").
+type pkg struct {
+	Imports      []string // non-test imports
+	Deps         []string // every package its non-test code needs, transitively
+	TestImports  []string // imports of its _test.go files in the package
+	XTestImports []string // imports of its _test.go files in package x_test
+}
+
+// graph is every kbench package by its path relative to the module.
+type graph map[string]pkg
+
+// edge is one import that breaks a rule: From imports To. It is also how
+// the known list names a violation.
+type edge struct{ From, To string }
+
+func (e edge) String() string { return e.From + " → " + e.To }
+
+// violation is an edge and the rule it breaks.
+type violation struct {
+	edge
+	Rule string
+}
+
+// rule checks one package of g; it returns the edges that break it.
+type rule struct {
+	Name  string
+	From  string // the packages it applies to: a path, or "path/..." for the path and below
+	check func(g graph, from string) []string
+}
+
+// match reports whether path is pattern, or below it for "x/...".
+func match(pattern, path string) bool {
+	if base, ok := strings.CutSuffix(pattern, "/..."); ok {
+		return path == base || strings.HasPrefix(path, base+"/")
+	}
+	return path == pattern
+}
+
+// importsNone breaks on any direct import matching one of patterns.
+func importsNone(patterns ...string) func(graph, string) []string {
+	return func(g graph, from string) []string {
+		var bad []string
+		for _, imp := range g[from].Imports {
+			if slices.ContainsFunc(patterns, func(p string) bool { return match(p, imp) }) {
+				bad = append(bad, imp)
+			}
+		}
+		return bad
+	}
+}
+
+// importsNoKbench breaks on any direct import of a kbench package.
+func importsNoKbench(g graph, from string) []string {
+	var bad []string
+	for _, imp := range g[from].Imports {
+		if _, ok := g[imp]; ok {
+			bad = append(bad, imp)
+		}
+	}
+	return bad
+}
+
+// reachesNoKgo breaks on a direct import of kgo and on a direct import of
+// a kbench package that needs kgo (imports it, or a package that does).
+// kgo needed only through an outside package is the edge from → kgo.
+func reachesNoKgo(g graph, from string) []string {
+	var bad []string
+	for _, imp := range g[from].Imports {
+		if imp == kgo {
+			bad = append(bad, imp)
+			continue
+		}
+		if p, ok := g[imp]; ok && (slices.Contains(p.Imports, kgo) || slices.Contains(p.Deps, kgo)) {
+			bad = append(bad, imp)
+		}
+	}
+	if len(bad) == 0 && slices.Contains(g[from].Deps, kgo) {
+		bad = append(bad, kgo)
+	}
+	return bad
+}
+
+// rules are the repo's import rules (docs/notes.md, "Import rules").
+var rules = []rule{
+	{"the CLI wires, it does not drive engines or Kafka", "cmd/kbench", importsNone("internal/workload/...", kgo)},
+	{"engines return measurements, never result documents", "internal/workload/...", importsNone("internal/result/...")},
+	{"observers see measurements, never engines or the runner", "internal/live/...", importsNone("internal/runner/...", "internal/workload/...")},
+	{"observers see measurements, never engines or the runner", "internal/metrics/...", importsNone("internal/runner/...", "internal/workload/...")},
+	{"the plan parser never talks to Kafka", "internal/plan/...", reachesNoKgo},
+	{"the report never talks to Kafka", "internal/report/...", reachesNoKgo},
+	{"leaf packages import no kbench package", "internal/measure/...", importsNoKbench},
+	{"leaf packages import no kbench package", "internal/units/...", importsNoKbench},
+	{"leaf packages import no kbench package", "internal/outfile/...", importsNoKbench},
+	{"leaf packages import no kbench package", "internal/userr/...", importsNoKbench},
+	{"leaf packages import no kbench package", "internal/suggest/...", importsNoKbench},
+	{"kfake is for tests: only _test.go files import it", "...", importsNone(kfake)},
+}
+
+// check returns every violation of rules in g, cycles among kbench
+// packages included, sorted by edge.
+func check(g graph, rules []rule) []violation {
+	var vs []violation
+	for _, r := range rules {
+		for _, from := range sortedKeys(g) {
+			if r.From != "..." && !match(r.From, from) {
+				continue
+			}
+			for _, to := range r.check(g, from) {
+				vs = append(vs, violation{edge{from, to}, r.Name})
+			}
+		}
+	}
+	vs = append(vs, cycles(g)...)
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].From != vs[j].From {
+			return vs[i].From < vs[j].From
+		}
+		return vs[i].To < vs[j].To
+	})
+	return vs
+}
+
+// cycles returns one violation per import that closes a cycle among
+// kbench packages' non-test imports (go list refuses such a graph, but
+// the checker should not depend on that), naming the whole cycle.
+func cycles(g graph) []violation {
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var vs []violation
+	var visit func(p string)
+	visit = func(p string) {
+		state[p] = open
+		path = append(path, p)
+		for _, imp := range g[p].Imports {
+			if _, ok := g[imp]; !ok {
+				continue
+			}
+			switch state[imp] {
+			case unseen:
+				visit(imp)
+			case open:
+				i := slices.Index(path, imp)
+				cycle := strings.Join(append(slices.Clone(path[i:]), imp), " → ")
+				vs = append(vs, violation{edge{p, imp}, fmt.Sprintf("no import cycles: %s", cycle)})
+			}
+		}
+		path = path[:len(path)-1]
+		state[p] = done
+	}
+	for _, p := range sortedKeys(g) {
+		if state[p] == unseen {
+			visit(p)
+		}
+	}
+	return vs
+}
+
+func sortedKeys(g graph) []string {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
