@@ -35,8 +35,12 @@ type Interval struct {
 	DelayHistogram string
 	// LatencyHistogram holds the interval's latencies at the run
 	// histogram's precision, encoded (Histogram): percentiles over
-	// any span of intervals (OMB's periods) merge from it.
+	// any span of intervals (OMB's periods) merge from it. OMB runs only.
 	LatencyHistogram string
+	// Series holds the interval's latencies in the compact form every
+	// run keeps (exact count, sum, min and max beside the buckets); nil
+	// when none completed.
+	Series *SeriesHistogram
 	// Steady is set once steady state (after warmup) has begun; the stats
 	// then count steady-state records only, as the Apache tool does.
 	Steady bool
@@ -69,8 +73,11 @@ type ConsumerInterval struct {
 	LatMaxUs     int64
 	LatencyCount int64
 	// Histogram holds the interval's end-to-end latencies, encoded (a
-	// Histogram); "" when none or not kept.
+	// Histogram); "" when none or not kept (OMB runs only).
 	Histogram string
+	// Series holds them in the compact form every run with latencies
+	// keeps; nil when none.
+	Series *SeriesHistogram
 	// Final marks the last, partial interval, reported when the run ends
 	// (the Apache tool never prints it).
 	Final bool

@@ -25,8 +25,19 @@ func (d *Document) check() error {
 	return first
 }
 
-// checkIntervals decodes the intervals' histograms of a plan run.
+// checkIntervals decodes the intervals' histograms of a drop-in run or a
+// plan run.
 func (d *Document) checkIntervals() error {
+	if d.Producer != nil {
+		if err := checkSeries("producer", d.Producer.Intervals); err != nil {
+			return err
+		}
+	}
+	if d.Consumer != nil {
+		if err := checkSeries("consumer", d.Consumer.Intervals); err != nil {
+			return err
+		}
+	}
 	if d.Plan == nil {
 		return nil
 	}
@@ -34,23 +45,36 @@ func (d *Document) checkIntervals() error {
 		for j, rep := range sc.Repeats {
 			for k, w := range rep.Workloads {
 				at := fmt.Sprintf("plan.scenarios[%d].repeats[%d].workloads[%d]", i, j, k)
-				var ivs []Interval
-				switch {
-				case w.Producer != nil:
-					ivs, at = w.Producer.Intervals, at+".producer"
-				case w.Consumer != nil:
-					ivs, at = w.Consumer.Intervals, at+".consumer"
-				}
-				for n, iv := range ivs {
-					for field, enc := range map[string]string{"publish_histogram": iv.PublishHistogram, "publish_delay_histogram": iv.PublishDelayHistogram, "end_to_end_histogram": iv.EndToEndHistogram} {
-						if enc == "" {
-							continue
-						}
-						if _, err := measure.Decode(enc); err != nil {
-							return fmt.Errorf("%s.intervals[%d].%s: %w", at, n, field, err)
-						}
+				// An end-to-end workload has both series.
+				if w.Producer != nil {
+					if err := checkSeries(at+".producer", w.Producer.Intervals); err != nil {
+						return err
 					}
 				}
+				if w.Consumer != nil {
+					if err := checkSeries(at+".consumer", w.Consumer.Intervals); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkSeries decodes every histogram of a series' intervals; at is the
+// series' JSON path.
+func checkSeries(at string, ivs []Interval) error {
+	for n, iv := range ivs {
+		if _, err := iv.latencyHistogram(); err != nil {
+			return fmt.Errorf("%s.intervals[%d].latency_histogram: %w", at, n, err)
+		}
+		for field, enc := range map[string]string{"publish_histogram": iv.PublishHistogram, "publish_delay_histogram": iv.PublishDelayHistogram, "end_to_end_histogram": iv.EndToEndHistogram} {
+			if enc == "" {
+				continue
+			}
+			if _, err := measure.Decode(enc); err != nil {
+				return fmt.Errorf("%s.intervals[%d].%s: %w", at, n, field, err)
 			}
 		}
 	}

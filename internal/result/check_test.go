@@ -48,6 +48,16 @@ func TestParseRejectsDamagedHistograms(t *testing.T) {
 			"plan.scenarios[0].aggregate.latency.histogram: decode histogram"},
 		{"a workload's aggregate", func(d *Document) { d.Plan.Scenarios[0].Aggregate.Workloads[0].Latency = &Latency{Count: 2} },
 			"plan.scenarios[0].aggregate.workloads[0].latency.histogram: histogram is empty"},
+		{"an interval's series count", func(d *Document) {
+			w := &d.Plan.Scenarios[0].Repeats[0].Workloads[0]
+			w.Type, w.Consumer = "end-to-end", &Consumer{Intervals: seriesOf(time.Unix(0, 0), [][]int64{{1, 2}})}
+			w.Consumer.Intervals[0].LatencyCount = 3
+		}, "workloads[0].consumer.intervals[0].latency_histogram: histogram holds 2 values but latency_count is 3"},
+		{"an interval's series damaged", func(d *Document) {
+			ivs := seriesOf(time.Unix(0, 0), [][]int64{{1, 2}})
+			ivs[0].LatencyHistogram = "Ag"
+			d.Plan.Scenarios[0].Repeats[0].Workloads[0].Producer.Intervals = ivs
+		}, "producer.intervals[0].latency_histogram: decode interval histogram: not format"},
 		{"drop-in steady state", func(d *Document) {
 			d.Plan = nil
 			d.Producer = &Producer{Latency: *latencyOf(t, 5), SteadyState: &Producer{Latency: Latency{Count: 1}}}

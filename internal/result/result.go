@@ -22,10 +22,16 @@ import (
 // Schema names this document format and its version. Readers accept any
 // document whose schema starts with SchemaName; the version after the slash
 // changes only when a field changes meaning or is removed (adding a field
-// keeps the version).
+// keeps the version). v2 added fields, but also a promise a reader relies
+// on: every interval with latencies has its histogram, so series merge
+// exactly; a v1 interval's merge is an upper bound.
 const (
 	SchemaName = "kbench.result"
-	Schema     = SchemaName + "/v1"
+	Schema     = SchemaName + "/v2"
+	// SchemaV1 is the previous version, still read: its intervals have no
+	// latency histogram (Interval.LatencyHistogram), so merging them gives
+	// upper bounds (Interval.UpperBound), not exact percentiles.
+	SchemaV1 = SchemaName + "/v1"
 )
 
 // Kinds of run, the value of Document.Kind.
@@ -268,8 +274,9 @@ type Interval struct {
 	// The interval's histograms (µs, encoded as Latency.Histogram, read
 	// with measure.Decode): a producer's publish latencies and send
 	// delays, a consumer's end-to-end latencies. Percentiles over any span
-	// of intervals (OMB's 10 s periods) merge from them exactly. Kept for
-	// OMB runs only.
+	// of intervals (OMB's 10 s periods) merge from them exactly, at the
+	// precision of OMB's own quantiles (3 significant digits). Kept for
+	// OMB runs only: every run has LatencyHistogram.
 	PublishHistogram      string  `json:"publish_histogram,omitempty"`
 	PublishDelayHistogram string  `json:"publish_delay_histogram,omitempty"`
 	EndToEndHistogram     string  `json:"end_to_end_histogram,omitempty"`
@@ -283,6 +290,21 @@ type Interval struct {
 	P999LatencyMs float64 `json:"p99_9_latency_ms,omitempty"`
 	Steady        bool    `json:"steady,omitempty"`
 	Final         bool    `json:"final,omitempty"` // the partial interval at the end
+	// Since v2, every interval's latencies (a producer's publish latency,
+	// a consumer's end-to-end latency): the exact count, sum, min and max
+	// (µs) beside a compact histogram (measure.SeriesHistogram, 32
+	// buckets per power of two), so that series of clients, repeats and
+	// workers merge exactly (MergeSeries). The percentile columns above
+	// are the reporter's own; those of a merged interval come from it.
+	LatencyCount     int64  `json:"latency_count,omitempty"`
+	LatencySumUs     int64  `json:"latency_sum_us,omitempty"`
+	LatencyMinUs     int64  `json:"latency_min_us,omitempty"`
+	LatencyMaxUs     int64  `json:"latency_max_us,omitempty"`
+	LatencyHistogram string `json:"latency_histogram,omitempty"`
+	// UpperBound marks a merged interval one of whose parts had latencies
+	// but no histogram (a v1 document): its percentiles are the largest
+	// of the parts', an upper bound, and its mean is weighted by records.
+	UpperBound bool `json:"upper_bound,omitempty"`
 }
 
 // Latency summarises a latency histogram. Every value is in microseconds.
@@ -439,7 +461,7 @@ func checked(name string, doc *Document) (*Document, error) {
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
 		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
 	}
-	if doc.Schema != Schema {
+	if doc.Schema != Schema && doc.Schema != SchemaV1 {
 		return nil, fmt.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", name, doc.Schema, Schema)
 	}
 	if err := doc.check(); err != nil {

@@ -73,8 +73,10 @@ func TestPlanOMBRecords(t *testing.T) {
 }
 
 // TestIntervalHistogramsOnlyForOMB: only a plan translated from OMB keeps
-// each interval's histograms (its result's periods read them); another
-// plan's result.json does not carry them.
+// each interval's 3-digit histograms (its result's periods read them at
+// OMB's precision); another plan's result.json does not carry them. Every
+// run keeps the compact series histogram (workload's
+// TestIntervalsKeepSeriesHistograms).
 func TestIntervalHistogramsOnlyForOMB(t *testing.T) {
 	t.Parallel()
 	text := "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 10, message: {size: 10}}\n  - {name: c, type: consume, topic: t}\n"

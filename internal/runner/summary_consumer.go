@@ -49,6 +49,7 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 			ri.AvgLatencyMs = float64(iv.LatSumUs) / float64(iv.LatencyCount) / 1000
 			ri.MaxLatencyMs = float64(iv.LatMaxUs) / 1000
 		}
+		ri.SetHistogram(iv.Series)
 		out.Intervals = append(out.Intervals, ri)
 	}
 	for _, l := range r.Lag {

@@ -83,6 +83,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 		if secs > 0 {
 			ri.RecordsPerSec = float64(iv.Count) / secs
 		}
+		ri.SetHistogram(iv.Series)
 		out.Intervals = append(out.Intervals, ri)
 	}
 	for _, pl := range r.Plateaus {

@@ -28,7 +28,8 @@ type ConsumerSpec struct {
 	// split between the clients: no rebalances and no commits.
 	Group string
 	// IntervalHistograms keeps each interval's end-to-end latencies as a
-	// histogram (ConsumerInterval.Histogram; with Latency).
+	// 3-digit histogram too (ConsumerInterval.Histogram; with Latency), for
+	// OMB's quantiles. Every run with Latency keeps ConsumerInterval.Series.
 	IntervalHistograms bool
 	// Balance, when set, is told how many records the consumers read
 	// (OMB's balanced-rate search; see ProducerSpec.Balance).
@@ -215,8 +216,8 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
 	}
-	if spec.Latency && spec.IntervalHistograms {
-		r.ivHist = newIntervalHist()
+	if spec.Latency {
+		r.ivHist = newIntervalHist(spec.IntervalHistograms)
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {

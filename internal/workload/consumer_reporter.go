@@ -62,7 +62,7 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 		}
 	}
 	iv.Rebalance = rebalance
-	iv.Histogram = p.cr.ivHist.take()
+	iv.Series, iv.Histogram = p.cr.ivHist.take()
 	if final && iv.Records == 0 && now.Sub(p.last) < p.cr.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -289,11 +290,23 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true, IntervalHistograms: true,
-		ClientOpts: consFakeOpts(c.ListenAddrs())})
-	if err != nil {
-		t.Fatal(err)
+	// Every run keeps each interval's series histogram; OMB's
+	// (IntervalHistograms) also a 3-digit one.
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprintf("3-digit histograms %v", full), func(t *testing.T) {
+			res, err := RunConsumer(ctx, ConsumerSpec{Topics: []string{"b"}, Records: 80, Latency: true, IntervalHistograms: full,
+				ClientOpts: consFakeOpts(c.ListenAddrs())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBacklogRun(t, res, full)
+		})
 	}
+}
+
+// checkBacklogRun checks TestRunConsumerBacklogIsNotLatency's run.
+func checkBacklogRun(t *testing.T, res *ConsumerResult, full bool) {
+	t.Helper()
 	lat := res.Latency
 	// Latency from the records' timestamps only (the result's source
 	// "timestamp").
@@ -304,9 +317,11 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	if lat.Max() > int64(time.Minute/time.Microsecond) {
 		t.Fatalf("max latency %dµs: the backlog's age leaked into the latency", lat.Max())
 	}
-	// Each interval keeps its latencies' histogram: together, the run's.
+	// Each interval keeps its latencies' histograms: together, the run's.
 	var n, maxUs int64
+	series := measure.NewSeriesHistogram()
 	for _, iv := range res.Intervals {
+		series.Merge(iv.Series)
 		if iv.Histogram == "" {
 			continue
 		}
@@ -316,8 +331,15 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 		}
 		n, maxUs = n+h.Count(), max(maxUs, h.Max())
 	}
-	if n != lat.Count() || maxUs < lat.Max() {
+	if full && (n != lat.Count() || maxUs < lat.Max()) {
 		t.Fatalf("intervals' histograms hold %d latencies (max %d µs), the run %d (max %d)", n, maxUs, lat.Count(), lat.Max())
+	}
+	if !full && n != 0 {
+		t.Fatalf("intervals keep 3-digit histograms of %d latencies without IntervalHistograms", n)
+	}
+	if series.Count() != lat.Count() || series.Sum() != lat.Sum() || series.Min() != lat.Min() || series.Max() != lat.Max() {
+		t.Fatalf("intervals' series hold %d/%d/%d/%d (count/sum/min/max), the run %d/%d/%d/%d",
+			series.Count(), series.Sum(), series.Min(), series.Max(), lat.Count(), lat.Sum(), lat.Min(), lat.Max())
 	}
 }
 

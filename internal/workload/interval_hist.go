@@ -7,17 +7,27 @@ import (
 )
 
 // intervalHist holds one interval's values of a latency (µs) that the
-// result keeps per interval as a histogram (the consumers' end-to-end
-// latency, the producers' send delay): clients add a batch at a time
-// (one lock per batch), the reporter takes it encoded once per interval.
-// It is a measure.Histogram, so intervals merge exactly and read back with
-// measure.Decode.
+// result keeps per interval (the producers' publish latency and send
+// delay, the consumers' end-to-end latency): clients add a batch at a time
+// (one lock per batch), the reporter takes it once per interval. Every run
+// keeps the compact series histogram (measure.SeriesHistogram, with the
+// exact count, sum, min and max), which merges exactly across clients,
+// repeats and workers; with full, also a measure.Histogram at 3
+// significant digits, encoded: OMB's per-period quantiles need that
+// precision, and it is about six times the size.
 type intervalHist struct {
 	mu sync.Mutex
-	h  *measure.Histogram
+	s  *measure.SeriesHistogram
+	h  *measure.Histogram // nil unless full
 }
 
-func newIntervalHist() *intervalHist { return &intervalHist{h: measure.NewHistogram()} }
+func newIntervalHist(full bool) *intervalHist {
+	ih := &intervalHist{s: measure.NewSeriesHistogram()}
+	if full {
+		ih.h = measure.NewHistogram()
+	}
+	return ih
+}
 
 // recordAll adds a batch of values (none to a nil one: a series without
 // histograms).
@@ -27,27 +37,51 @@ func (ih *intervalHist) recordAll(us []int64) {
 	}
 	ih.mu.Lock()
 	for _, v := range us {
-		ih.h.Record(v)
+		ih.s.Record(v)
+		if ih.h != nil {
+			ih.h.Record(v)
+		}
 	}
 	ih.mu.Unlock()
 }
 
-// take empties the histogram and returns what it held, encoded ("" when
-// nothing, or for a nil one).
-func (ih *intervalHist) take() string {
+// take empties the histograms and returns what they held: the series
+// histogram (nil when nothing, or for a nil one) and the full one encoded
+// ("" when nothing or not kept).
+func (ih *intervalHist) take() (*measure.SeriesHistogram, string) {
 	if ih == nil {
-		return ""
+		return nil, ""
 	}
 	ih.mu.Lock()
 	defer ih.mu.Unlock()
-	if ih.h.Count() == 0 {
-		return ""
+	if ih.s.Count() == 0 {
+		return nil, ""
+	}
+	s := ih.s
+	ih.s = measure.NewSeriesHistogram()
+	if ih.h == nil || ih.h.Count() == 0 {
+		return s, ""
 	}
 	// Encoding a histogram of measure's own range cannot fail; were it
 	// to, the interval keeps its exact mean and maximum only.
 	enc, _ := ih.h.Encode()
 	ih.h.Reset()
-	return enc
+	return s, enc
+}
+
+// mergeSeries adds two intervals' series histograms together, in a new one
+// (the intervals' own may still be read).
+func mergeSeries(a, b *measure.SeriesHistogram) *measure.SeriesHistogram {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	m := measure.NewSeriesHistogram()
+	m.Merge(a)
+	m.Merge(b)
+	return m
 }
 
 // mergeHistograms adds two intervals' encoded histograms together; one

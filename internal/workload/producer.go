@@ -48,9 +48,9 @@ type ProducerSpec struct {
 	// clients; the run should last its Duration.
 	VURamp *load.VURamp
 	// IntervalHistograms keeps each interval's latencies and send delays
-	// as histograms in the series (Interval.LatencyHistogram,
-	// DelayHistogram; about 1.5 KB each), for percentiles over spans of
-	// intervals.
+	// as 3-digit histograms too (Interval.LatencyHistogram,
+	// DelayHistogram; about 1.5 KB each), for OMB's quantiles over its
+	// periods. Every run keeps the compact Interval.Series.
 	IntervalHistograms bool
 	// Balance, when set, replaces Rate with OMB's balanced-rate search
 	// (load.Balance, shared by every producer and consumer of the search):
@@ -319,9 +319,12 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	start := time.Now()
 	pauses := measure.WatchPauses()
 	ivHist := measure.NewIntervalHistogram()
-	var pubHist, delayHist *intervalHist
+	// Every run keeps each interval's latencies as a series histogram;
+	// OMB's also the 3-digit ones, and the send delays.
+	pubHist := newIntervalHist(spec.IntervalHistograms)
+	var delayHist *intervalHist
 	if spec.IntervalHistograms {
-		pubHist, delayHist = newIntervalHist(), newIntervalHist()
+		delayHist = newIntervalHist(true)
 	}
 	for _, c := range clients {
 		c.start = start

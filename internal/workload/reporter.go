@@ -149,6 +149,6 @@ func (r *reporter) takeDelays(iv *Interval) {
 			iv.Delay.Merge(c.delays.window.Take())
 		}
 	}
-	iv.DelayHistogram = r.delayHist.take()
-	iv.LatencyHistogram = r.pubHist.take()
+	_, iv.DelayHistogram = r.delayHist.take()
+	iv.Series, iv.LatencyHistogram = r.pubHist.take()
 }

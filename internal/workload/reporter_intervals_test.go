@@ -80,3 +80,33 @@ func TestIntervalsCountFailures(t *testing.T) {
 		t.Fatalf("intervals hold %d send delays (max %d µs); the run %v acknowledged %d", delays, maxDelay, res.SendDelay, res.Acked)
 	}
 }
+
+// TestIntervalsKeepSeriesHistograms: every run, not only OMB's, keeps each
+// interval's latencies as a series histogram, and the intervals' hold
+// every acknowledged record's latency once, with the run's exact min,
+// max and sum between them.
+func TestIntervalsKeepSeriesHistograms(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	spec.Clients, spec.Rate, spec.Duration = 2, 2000, 600*time.Millisecond
+	res, err := RunProducer(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := measure.NewSeriesHistogram()
+	for _, iv := range res.Intervals {
+		if iv.LatencyHistogram != "" || iv.DelayHistogram != "" {
+			t.Errorf("interval at %s keeps OMB's 3-digit histograms without IntervalHistograms", iv.Elapsed)
+		}
+		all.Merge(iv.Series)
+	}
+	if all.Count() != res.Acked || all.Count() != res.Latency.Count() || all.Sum() != res.Latency.Sum() || all.Min() != res.Latency.Min() || all.Max() != res.Latency.Max() {
+		t.Errorf("the intervals' series hold %d latencies (sum %d, min %d, max %d); the run %d acknowledged, its latency %d/%d/%d/%d",
+			all.Count(), all.Sum(), all.Min(), all.Max(), res.Acked, res.Latency.Count(), res.Latency.Sum(), res.Latency.Min(), res.Latency.Max())
+	}
+}

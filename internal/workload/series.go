@@ -78,6 +78,7 @@ func mergeIntervals(a, b Interval) Interval {
 	m.Delay.Merge(a.Delay)
 	m.DelayHistogram = mergeHistograms(a.DelayHistogram, b.DelayHistogram)
 	m.LatencyHistogram = mergeHistograms(a.LatencyHistogram, b.LatencyHistogram)
+	m.Series = mergeSeries(a.Series, b.Series)
 	m.LatSumUs += a.LatSumUs
 	m.LatCount += a.LatCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)
@@ -100,6 +101,7 @@ func mergeConsumerIntervals(a, b ConsumerInterval) ConsumerInterval {
 	m.LatencyCount += a.LatencyCount
 	m.LatMaxUs = max(a.LatMaxUs, b.LatMaxUs)
 	m.Histogram = mergeHistograms(a.Histogram, b.Histogram)
+	m.Series = mergeSeries(a.Series, b.Series)
 	return m
 }
 
