@@ -21,8 +21,13 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 		p, err := ProducerSummary(w.Producer, 0, 0)
 		errs = append(errs, err)
 		rw.Producer = p
-		if w.Producer.Failed > 0 {
-			errs = append(errs, fmt.Errorf("%d records failed", w.Producer.Failed))
+		switch pr := w.Producer; {
+		case pr.Failed > 0:
+			errs = append(errs, fmt.Errorf("%d records failed", pr.Failed))
+		case pr.Acked == 0 && pr.Unresolved == 0 && w.Err == nil:
+			// A repeat that measured nothing is no result (a load of
+			// 1 ns stages printed latencies of 0.0 ms and passed).
+			errs = append(errs, errors.New("no record sent"))
 		}
 		rw.Generator = generatorOf(out, w.Producer)
 	}

@@ -64,12 +64,31 @@ func TestWorkloadResultProducerTopic(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	out := &Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
-	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
+	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram(), Acked: 1}
+	prod.Latency.Record(1000) // a record sent: a repeat without one fails
 	rw, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod, ProduceTopic: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rw.Topic == nil || rw.Topic.Name != "b" || rw.Topic.Partitions != 4 {
 		t.Errorf("topic %+v, want b of 4 partitions", rw.Topic)
+	}
+}
+
+// TestWorkloadResultNoRecordSent guards issue 34 item 14: a producing
+// workload that sent nothing fails its repeat ("no record sent"); it was
+// "ok" with latencies of 0.0 ms.
+func TestWorkloadResultNoRecordSent(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	out := &Outcome{Start: now, End: now.Add(time.Second)}
+	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
+	if _, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod}); err == nil || err.Error() != "no record sent" {
+		t.Fatalf("error %v, want no record sent", err)
+	}
+	prod.Acked = 1
+	prod.Latency.Record(1000)
+	if _, err := workloadResult(out, WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod}); err != nil {
+		t.Fatalf("a record sent: error %v", err)
 	}
 }
