@@ -131,9 +131,12 @@ func TestRunProducerStallEndsARunOfRecords(t *testing.T) {
 	t.Parallel()
 	seeds := silentAfter(t, 5)
 	spec := testSpec(t, seeds, "t")
-	spec.Rate, spec.Records, spec.Stall = 2000, 100_000, 500*time.Millisecond
+	// The stall bound must outlast the first answers (over 500 ms on one
+	// CPU under -race, which then acknowledged nothing before the stall),
+	// and the delivery timeout the stall bound, so the stall ends the run.
+	spec.Rate, spec.Records, spec.Stall = 2000, 100_000, 2*time.Second
 	opts := []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(time.Millisecond),
-		kgo.RecordDeliveryTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second),
+		kgo.RecordDeliveryTimeout(4 * time.Second), kgo.RequestTimeoutOverhead(4 * time.Second),
 		kgo.AllowIdempotentProduceCancellation()}
 	spec.ClientOpts = func(int) []kgo.Opt { return opts }
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -142,7 +145,7 @@ func TestRunProducerStallEndsARunOfRecords(t *testing.T) {
 	// counted instead of timed: before, all 100,000 records were sent (50 s
 	// at 2000/s); now the stall ends the run after a few thousand. Half
 	// the records unsent means it ended within 25 s of sending, which
-	// holds on a machine many times slower than the 500 ms bound needs.
+	// holds on a machine many times slower than the 2 s bound needs.
 	res, err := RunProducer(ctx, spec)
 	if res != nil && res.NotSent < spec.Records/2 {
 		t.Fatalf("sent %d of %d records after the broker fell silent: the stall did not end the run (err %v)", spec.Records-res.NotSent, spec.Records, err)
