@@ -281,7 +281,13 @@ func TestRunCatchUpAfterBacklog(t *testing.T) {
 	}
 	cu := catchUpOf(out, out.Workloads[1])
 	// 200 kB of 100-byte values is 2000 records: a second at 2000/s.
-	if cu.StartedAfterSeconds < 0.8 || cu.Records < 1500 || out.Workloads[1].Consumer.Records != out.Workloads[0].Producer.Acked {
-		t.Fatalf("catch-up %+v, consumed %d of %d", cu, out.Workloads[1].Consumer.Records, out.Workloads[0].Producer.Acked)
+	// The consumer reads every acknowledged record, and may read records
+	// still unresolved when the timed run ended: the broker wrote them,
+	// their acknowledgement came after the drain's bound (on a loaded
+	// machine it read 6380 of 6084 acknowledged). So the count lies
+	// between acknowledged and acknowledged + unresolved, never outside.
+	p, consumed := out.Workloads[0].Producer, out.Workloads[1].Consumer.Records
+	if cu.StartedAfterSeconds < 0.8 || cu.Records < 1500 || consumed < p.Acked || consumed > p.Acked+p.Unresolved {
+		t.Fatalf("catch-up %+v, consumed %d of %d acknowledged (%d unresolved)", cu, consumed, p.Acked, p.Unresolved)
 	}
 }
