@@ -42,16 +42,6 @@ func runCluster(t *testing.T, st *state, args ...string) int {
 	return run(ctx, append([]string{"kbench", "cluster"}, args...), st)
 }
 
-// runClusterStart is runCluster for a command that starts brokers (up,
-// restart): it holds the start gate meanwhile.
-func runClusterStart(t *testing.T, st *state, args ...string) int {
-	t.Helper()
-	defer gateStart(t)()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	return run(ctx, append([]string{"kbench", "cluster"}, args...), st)
-}
-
 func TestClusterCmdErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -98,7 +88,7 @@ func TestClusterCmdUpStatusDown(t *testing.T) {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
 	st, stdout, stderr := clusterTestState(t)
-	if code := runClusterStart(t, st, "up", "--name", "cli", "--heap", "512m"); code != exitOK {
+	if code := runCluster(t, st, "up", "--name", "cli", "--heap", "512m"); code != exitOK {
 		t.Fatalf("up: exit %d\n%s", code, stderr)
 	}
 	// Cleanup first registered runs last: it stops the broker if a check below fails.
@@ -120,7 +110,7 @@ func TestClusterCmdUpStatusDown(t *testing.T) {
 	}
 
 	stderr.Reset()
-	if code := runClusterStart(t, st, "up", "--name", "cli"); code != exitUsage || !strings.Contains(stderr.String(), "already running") {
+	if code := runCluster(t, st, "up", "--name", "cli"); code != exitUsage || !strings.Contains(stderr.String(), "already running") {
 		t.Errorf("second up: exit %d, stderr %q; want exit 2 and 'already running'", code, stderr)
 	}
 
@@ -189,7 +179,7 @@ func TestClusterCmdBrokerActions(t *testing.T) {
 	up := func() {
 		t.Helper()
 		stdout.Reset()
-		if code := runClusterStart(t, st, "up", "--name", "hand", "--brokers", "3", "--heap", "512m", "--port-base", strconv.Itoa(base)); code != exitOK {
+		if code := runCluster(t, st, "up", "--name", "hand", "--brokers", "3", "--heap", "512m", "--port-base", strconv.Itoa(base)); code != exitOK {
 			t.Fatalf("up: exit %d\n%s", code, stderr)
 		}
 		if last := lastLine(stdout.String()); last != want {
@@ -214,11 +204,7 @@ func TestClusterCmdBrokerActions(t *testing.T) {
 	act := func(action, broker string, wantCode int) {
 		t.Helper()
 		stderr.Reset()
-		runCmd := runCluster
-		if action == "restart" {
-			runCmd = runClusterStart
-		}
-		if code := runCmd(t, st, action, "--name", "hand", "--broker", broker); code != wantCode {
+		if code := runCluster(t, st, action, "--name", "hand", "--broker", broker); code != wantCode {
 			t.Fatalf("%s --broker %s: exit %d, want %d\n%s", action, broker, code, wantCode, stderr)
 		}
 	}
@@ -292,7 +278,7 @@ func TestClusterCmdNetworkFaults(t *testing.T) {
 		t.Skip("integration test: starts a real 2-broker Kafka cluster")
 	}
 	st, stdout, stderr := clusterTestState(t)
-	if code := runClusterStart(t, st, "up", "--name", "nf", "--brokers", "2", "--heap", "512m", "--network-faults"); code != exitOK {
+	if code := runCluster(t, st, "up", "--name", "nf", "--brokers", "2", "--heap", "512m", "--network-faults"); code != exitOK {
 		t.Fatalf("up: exit %d\n%s", code, stderr)
 	}
 	t.Cleanup(func() { runCluster(t, st, "down", "--name", "nf") })
@@ -366,7 +352,7 @@ func TestClusterCmdNetworkFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	stderr.Reset()
-	if code := runClusterStart(t, st, "up", "--name", "nf"); code != exitOK || !strings.Contains(stderr.String(), "start the network proxies") {
+	if code := runCluster(t, st, "up", "--name", "nf"); code != exitOK || !strings.Contains(stderr.String(), "start the network proxies") {
 		t.Fatalf("up with the proxies dead: exit %d\n%s", code, stderr)
 	}
 	stdout.Reset()

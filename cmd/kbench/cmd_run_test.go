@@ -57,12 +57,13 @@ func checkReport(t *testing.T, out, name string) {
 }
 
 // TestExamplePlans runs every example plan, scaled down with --set, against
-// a real 3-broker cluster (the shared one of the fault tests), and checks
-// what a reviewer would: one summary row per scenario, and result.json's
-// record counts equal what the topics hold.
+// a real 3-broker cluster, and checks what a reviewer would: one summary row
+// per scenario, and result.json's record counts equal what the topics hold.
 func TestExamplePlans(t *testing.T) {
-	t.Parallel()
-	c := faultPool.borrow(t)
+	if testing.Short() {
+		t.Skip("integration test: starts a real 3-broker Kafka cluster")
+	}
+	c := privateClusterOf(t, 3, nil)
 	bootstrap := c.Bootstrap()
 	tests := []struct {
 		file      string

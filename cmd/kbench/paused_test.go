@@ -29,13 +29,13 @@ func pausedPlan(t *testing.T, bootstrap, name string) string {
 	text := fmt.Sprintf(`name: %[2]s
 cluster: {bootstrap: "%[1]s"}
 topics:
-  - {name: "%[3]s-${size}", partitions: 1, replication: 1, existing: recreate}
+  - {name: "%[2]s-${size}", partitions: 1, replication: 1, existing: recreate}
 workloads:
-  - {name: producer, type: produce, topic: "%[3]s-${size}", message: {size: "${size}"}, rate: 2000/s, duration: 60s}
-  - {name: reader, type: consume, topic: "%[3]s-${size}", group: %[3]s, duration: 62s}
+  - {name: producer, type: produce, topic: "%[2]s-${size}", message: {size: "${size}"}, rate: 2000/s, duration: 60s}
+  - {name: reader, type: consume, topic: "%[2]s-${size}", group: %[2]s, duration: 62s}
 matrix:
   size: [10, 100]
-`, bootstrap, name, uniqueTopic(t, name))
+`, bootstrap, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func readDoc(t *testing.T, path string) *result.Document {
 // rest with the reason.
 func TestPausedBrokerBeforeStart(t *testing.T) {
 	t.Parallel()
-	c := breakablePool.borrow(t)
+	c := privateCluster(t, nil)
 	defer pauseBroker(t, c)()
 	dir := t.TempDir()
 	plan := pausedPlan(t, c.Bootstrap(), "before")
@@ -128,7 +128,7 @@ func TestPausedBrokerBeforeStart(t *testing.T) {
 // ends the repeat after one check and skips the rest.
 func TestPausedBrokerMidRun(t *testing.T) {
 	t.Parallel()
-	c := breakablePool.borrow(t)
+	c := privateCluster(t, nil)
 	dir := t.TempDir()
 
 	t.Run("end-to-end-latency", func(t *testing.T) {
@@ -144,7 +144,7 @@ func TestPausedBrokerMidRun(t *testing.T) {
 			t.Cleanup(pauseBroker(t, c))
 			paused <- time.Now()
 		}()
-		code := runKbench(t, st, "end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", uniqueTopic(t, "mid-e2e"), "--num-records", "100000000",
+		code := runKbench(t, st, "end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", "mid-e2e", "--num-records", "100000000",
 			"--producer-acks", "1", "--record-size", "10", "--json", out)
 		// The bound: 5 s without the record, the 15 s check, 2 s of
 		// closing (22 s); the regression took 150 s.
@@ -201,16 +201,15 @@ func TestPausedBrokerMidRun(t *testing.T) {
 // the broker paused before the start or mid-run.
 func TestPausedBrokerInterrupt(t *testing.T) {
 	t.Parallel()
-	c := breakablePool.borrow(t)
+	c := privateCluster(t, nil)
 	dir := t.TempDir()
 	st0, _, _ := clusterTestState(t)
-	backlog := uniqueTopic(t, "backlog")
-	if code := runKbench(t, st0, "producer-perf-test", "--topic", backlog, "--num-records", "300000", "--record-size", "100",
+	if code := runKbench(t, st0, "producer-perf-test", "--topic", "backlog", "--num-records", "300000", "--record-size", "100",
 		"--throughput", "-1", "--bootstrap-server", c.Bootstrap()); code != exitOK {
 		t.Fatalf("produce: exit %d", code)
 	}
 	consumerArgs := func(group, json string) []string {
-		return []string{"consumer-perf-test", "--topic", backlog, "--num-records", "100000000", "--timeout", "60000",
+		return []string{"consumer-perf-test", "--topic", "backlog", "--num-records", "100000000", "--timeout", "60000",
 			"--group", group, "--show-detailed-stats", "--reporting-interval", "100", "--bootstrap-server", c.Bootstrap(), "--json", json}
 	}
 	always := func(string, string) bool { return true }
@@ -224,14 +223,14 @@ func TestPausedBrokerInterrupt(t *testing.T) {
 	}{
 		{"run, paused before the start", true, []string{"run", pausedPlan(t, c.Bootstrap(), "sigint-before"), "--out", filepath.Join(dir, "plan-before")},
 			filepath.Join(dir, "plan-before", "result.json"), func(_, e string) bool { return strings.Contains(e, "results in") }, always},
-		{"consumer-perf-test, paused before the start", true, consumerArgs(uniqueTopic(t, "sigint-before"), filepath.Join(dir, "consumer-before.json")),
+		{"consumer-perf-test, paused before the start", true, consumerArgs("sigint-before", filepath.Join(dir, "consumer-before.json")),
 			filepath.Join(dir, "consumer-before.json"), always, always},
 		{"run", false, []string{"run", pausedPlan(t, c.Bootstrap(), "sigint"), "--out", filepath.Join(dir, "plan")}, filepath.Join(dir, "plan", "result.json"),
 			func(_, e string) bool { return strings.Contains(e, ": producer: ") },
 			func(_, e string) bool { return strings.Contains(e, ": no acknowledgement for ") }},
-		{"consumer-perf-test", false, consumerArgs(uniqueTopic(t, "sigint-consumer"), filepath.Join(dir, "consumer.json")), filepath.Join(dir, "consumer.json"),
+		{"consumer-perf-test", false, consumerArgs("sigint-consumer", filepath.Join(dir, "consumer.json")), filepath.Join(dir, "consumer.json"),
 			func(o, _ string) bool { return strings.Count(o, "\n") >= 3 }, always},
-		{"end-to-end-latency", false, []string{"end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", uniqueTopic(t, "sigint-e2e"), "--num-records", "100000000",
+		{"end-to-end-latency", false, []string{"end-to-end-latency", "--bootstrap-server", c.Bootstrap(), "--topic", "sigint-e2e", "--num-records", "100000000",
 			"--producer-acks", "1", "--record-size", "10", "--json", filepath.Join(dir, "e2e.json")}, filepath.Join(dir, "e2e.json"),
 			func(o, _ string) bool { return strings.Contains(o, "0\t") },
 			func(_, e string) bool { return strings.Contains(e, " after 5s (each record is given ") }},

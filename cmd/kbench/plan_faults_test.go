@@ -21,16 +21,16 @@ import (
 // faultPlan kills the leader of partition 0 ten seconds into a fixed-rate
 // run and restarts it twenty seconds later (the controller fences a killed
 // broker after broker.session.timeout.ms, 9 s), on a 3-broker cluster
-// (the shared one the test borrows: see runPlanOnly).
+// kbench starts itself.
 const faultPlan = `name: kill-leader
 cluster:
   local: {brokers: 3, heap: 512m}
 topics:
-  - {name: TOPIC, partitions: 3, replication: REPLICATION, configs: {min.insync.replicas: MINISR}}
+  - {name: failover, partitions: 3, replication: REPLICATION, configs: {min.insync.replicas: MINISR}}
 workloads:
   - name: writer
     type: produce
-    topic: TOPIC
+    topic: failover
     properties: {acks: "ACKS"}
     message: {size: 100}
     rate: 2k/s
@@ -38,7 +38,7 @@ workloads:
 faults:
   - name: kill-leader
     action: kill
-    target: {leader: {topic: TOPIC, partition: 0}}
+    target: {leader: {topic: failover, partition: 0}}
     at: 10s
   - action: restart
     target: {fault: kill-leader}
@@ -46,48 +46,40 @@ faults:
     delay: 20s
 `
 
-// runFaultPlan runs the plan through the command line on a shared
-// 3-broker cluster and returns its result, the cluster (still running),
-// stderr and the plan's topic.
-func runFaultPlan(t *testing.T, acks, replication, minISR string) (*result.Document, *cluster.Cluster, string, string) {
+// runFaultPlan runs the plan through the command line and returns its
+// result, the test's copy of the plan's cluster (still running) and stderr.
+func runFaultPlan(t *testing.T, acks, replication, minISR string) (*result.Document, *cluster.Cluster, string) {
 	t.Helper()
-	topic := uniqueTopic(t, "failover")
-	text := strings.NewReplacer("ACKS", acks, "REPLICATION", replication, "MINISR", minISR, "TOPIC", topic).Replace(faultPlan)
-	doc, c, stderr := runPlanText(t, faultPool, text, "kill-leader-acks-"+acks)
-	return doc, c, stderr, topic
+	text := strings.NewReplacer("ACKS", acks, "REPLICATION", replication, "MINISR", minISR).Replace(faultPlan)
+	return runPlanText(t, text, "kill-leader-acks-"+acks)
 }
 
-// runPlanText runs a plan as runPlanOnly does, and checks its report in a
-// browser (skipped without one).
-func runPlanText(t *testing.T, pool *clusterPool, text, name string) (*result.Document, *cluster.Cluster, string) {
+// runPlanText runs a plan whose cluster kbench starts, as runFaultPlan,
+// and checks its report in a browser (skipped without one).
+func runPlanText(t *testing.T, text, name string) (*result.Document, *cluster.Cluster, string) {
 	t.Helper()
-	doc, c, stderr, out := runPlanOnly(t, pool, text)
+	doc, c, stderr, out := runPlanOnly(t, text)
 	checkReport(t, out, name)
 	return doc, c, stderr
 }
 
-// runPlanOnly runs a plan whose cluster kbench starts (cluster.local), or,
-// with a pool, the same plan on a cluster borrowed from it (its
-// cluster.local made cluster.name), and returns its result, the plan's
-// cluster (still running), stderr and the output folder.
-func runPlanOnly(t *testing.T, pool *clusterPool, text string) (*result.Document, *cluster.Cluster, string, string) {
+// runPlanOnly runs a plan whose cluster kbench starts and returns its
+// result, the test's copy of the plan's cluster (still running), stderr
+// and the output folder.
+func runPlanOnly(t *testing.T, text string) (*result.Document, *cluster.Cluster, string, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka cluster")
 	}
 	dir := t.TempDir()
-	st, _, _ := clusterTestState(t)
-	var c *cluster.Cluster
-	if pool != nil {
-		c = pool.borrow(t)
-		text = namedPlan(t, st, c, text)
-	}
 	planFile := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(planFile, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	st, _, _ := clusterTestState(t)
 	var stdout, stderr syncBuffer
 	st.stdout, st.stderr = &stdout, &stderr
+	var c *cluster.Cluster
 	st.keepPlanCluster = func(pc *cluster.Cluster) {
 		c = pc
 		t.Cleanup(func() {
@@ -101,18 +93,6 @@ func runPlanOnly(t *testing.T, pool *clusterPool, text string) (*result.Document
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
-	if pool == nil {
-		// kbench starts the plan's cluster: hold the start gate until it
-		// says the cluster is up.
-		release := gateStart(t)
-		defer release()
-		go func() {
-			defer release()
-			for ctx.Err() == nil && !strings.Contains(stderr.String(), " up in ") {
-				time.Sleep(100 * time.Millisecond)
-			}
-		}()
-	}
 	code := run(ctx, []string{"kbench", "run", planFile, "--out", out}, st)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", code, stderr.String())
@@ -123,9 +103,6 @@ func runPlanOnly(t *testing.T, pool *clusterPool, text string) (*result.Document
 	}
 	if c == nil {
 		t.Fatal("the plan started no local cluster")
-	}
-	if pool != nil && !strings.Contains(stderr.String(), fmt.Sprintf("running on the local cluster %q", c.Name)) {
-		t.Errorf("stderr does not say the plan ran on %s:\n%s", c.Name, stderr.String())
 	}
 	md, err := os.ReadFile(filepath.Join(out, "summary.md"))
 	verified := false
@@ -183,8 +160,7 @@ func readBack(t *testing.T, c *cluster.Cluster, topic string) (distinct, extra i
 // loses no acknowledged record, which a consumer of the test's own
 // confirms.
 func TestPlanKillLeaderAcksAll(t *testing.T) {
-	t.Parallel()
-	doc, c, stderr, topic := runFaultPlan(t, "all", "3", "2")
+	doc, c, stderr := runFaultPlan(t, "all", "3", "2")
 	rep := doc.Plan.Scenarios[0].Repeats[0]
 	if rep.Status != result.StatusOK || len(rep.Faults) < 2 || len(rep.Verification) != 1 {
 		t.Fatalf("repeat %s (%s): %d faults, %d verifications", rep.Status, rep.Error, len(rep.Faults), len(rep.Verification))
@@ -204,7 +180,7 @@ func TestPlanKillLeaderAcksAll(t *testing.T) {
 	if !v.Passed || v.Lost != 0 || v.Acks != "all" || v.Acked != w.Producer.Records || v.Acked < 90_000 {
 		t.Fatalf("verification %+v; producer acknowledged %d; want every acknowledged record read back", v, w.Producer.Records)
 	}
-	distinct, _ := readBack(t, c, topic)
+	distinct, _ := readBack(t, c, "failover")
 	if distinct < v.Acked {
 		t.Errorf("an independent consumer read %d distinct records; %d were acknowledged", distinct, v.Acked)
 	}
@@ -225,14 +201,13 @@ func TestPlanKillLeaderAcksAll(t *testing.T) {
 // what really happened, and its loss count matches what a consumer of the
 // test's own finds missing.
 func TestPlanKillLeaderAcksOne(t *testing.T) {
-	t.Parallel()
-	doc, c, _, topic := runFaultPlan(t, "1", "1", "1")
+	doc, c, _ := runFaultPlan(t, "1", "1", "1")
 	rep := doc.Plan.Scenarios[0].Repeats[0]
 	if len(rep.Verification) != 1 || rep.Verification[0].Error != "" {
 		t.Fatalf("repeat %s (%s): verification %+v", rep.Status, rep.Error, rep.Verification)
 	}
 	v := rep.Verification[0]
-	distinct, extra := readBack(t, c, topic)
+	distinct, extra := readBack(t, c, "failover")
 	if lost := v.Acked - (distinct - v.Unacknowledged); lost != v.Lost {
 		t.Errorf("kbench: %d lost; independent consumer: %d acknowledged − (%d distinct − %d unacknowledged) = %d", v.Lost, v.Acked, distinct, v.Unacknowledged, lost)
 	}
@@ -256,15 +231,15 @@ const restartPlan = `name: quick-restart
 cluster:
   local: {brokers: 3, heap: 512m}
 topics:
-  - {name: R3, partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
-  - {name: R1, partitions: 3, replication: 1}
+  - {name: r3, partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
+  - {name: r1, partitions: 3, replication: 1}
 workloads:
-  - {name: safe, type: produce, topic: R3, properties: {acks: all}, message: {size: 100}, rate: 1k/s, duration: 40s}
-  - {name: single, type: produce, topic: R1, properties: {acks: "1"}, message: {size: 100}, rate: 1k/s, duration: 40s}
+  - {name: safe, type: produce, topic: r3, properties: {acks: all}, message: {size: 100}, rate: 1k/s, duration: 40s}
+  - {name: single, type: produce, topic: r1, properties: {acks: "1"}, message: {size: 100}, rate: 1k/s, duration: 40s}
 faults:
   - name: kill-leader
     action: kill
-    target: {leader: {topic: R3, partition: 0}}
+    target: {leader: {topic: r3, partition: 0}}
     at: 8s
   - action: restart
     target: {fault: kill-leader}
@@ -278,9 +253,7 @@ faults:
 // partitions and says that its r1 partition, with no other replica, came
 // back with its broker; the restart measures no election.
 func TestPlanElectionBelongsToTheKill(t *testing.T) {
-	t.Parallel()
-	r3, r1 := uniqueTopic(t, "r3"), uniqueTopic(t, "r1")
-	doc, _, _ := runPlanText(t, faultPool, strings.NewReplacer("R3", r3, "R1", r1).Replace(restartPlan), "quick-restart")
+	doc, _, _ := runPlanText(t, restartPlan, "quick-restart")
 	rep := doc.Plan.Scenarios[0].Repeats[0]
 	if rep.Status != result.StatusOK || len(rep.Faults) != 2 {
 		t.Fatalf("repeat %s (%s): faults %+v", rep.Status, rep.Error, rep.Faults)
@@ -293,15 +266,15 @@ func TestPlanElectionBelongsToTheKill(t *testing.T) {
 		t.Errorf("kill: election %v, timed out %v; want the election it caused", kill.ElectionMs, kill.TimedOut)
 	}
 	want := fmt.Sprintf("has no other replica and came back with broker %d after", kill.Broker)
-	if !strings.Contains(kill.ElectionNote, want) || !strings.HasPrefix(kill.ElectionNote, r1+"-") {
+	if !strings.Contains(kill.ElectionNote, want) || !strings.HasPrefix(kill.ElectionNote, "r1-") {
 		t.Errorf("kill: election note %q; want its r1 partition, which %q", kill.ElectionNote, want)
 	}
 	for _, p := range kill.Partitions {
 		switch {
 		case p.From < 0: // a partition it followed, stalled under acks=all
-		case p.Topic == r3 && (p.To < 0 || p.To == p.From):
+		case p.Topic == "r3" && (p.To < 0 || p.To == p.From):
 			t.Errorf("kill: %+v; want a new leader", p)
-		case p.Topic == r1 && p.To != p.From:
+		case p.Topic == "r1" && p.To != p.From:
 			t.Errorf("kill: %+v; want it back with its broker", p)
 		}
 	}
@@ -319,9 +292,7 @@ func TestPlanElectionBelongsToTheKill(t *testing.T) {
 // 2 m 15 s. The timeline now heals as soon as sending ends, and the flush
 // completes.
 func TestPlanPausedOnlyBrokerHealedWhenSendingEnds(t *testing.T) {
-	t.Parallel()
-	// The one plan test whose cluster kbench starts (cluster.local).
-	doc, _, stderr := runPlanText(t, nil, `name: pause-controller
+	doc, _, stderr := runPlanText(t, `name: pause-controller
 cluster:
   local: {brokers: 1, heap: 512m}
 topics:
@@ -352,32 +323,33 @@ faults:
 }
 
 // TestPlanOnClusterUp is how a new user studies a failover: start a cluster
-// with `kbench cluster up --brokers 3` (here the shared 3-broker cluster),
-// run the example plan that names it (cluster: {name: ...}), and kbench
-// kills and restarts that cluster's leader itself. Regression: a plan could
-// only break such a cluster through fault_commands written by hand. The
-// records are checked against a read-back of the test's own.
+// with `kbench cluster up --brokers 3`, run the example plan that names it
+// (cluster: {name: ...}), and kbench kills and restarts that cluster's
+// leader itself. Regression: a plan could only break such a cluster through
+// fault_commands written by hand. The records are checked against a
+// read-back of the test's own.
 func TestPlanOnClusterUp(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("integration test: starts a real 3-broker Kafka cluster")
 	}
-	// The shared 3-broker cluster: `cluster up` itself is tested by the
-	// TestClusterCmd tests.
-	shared := faultPool.borrow(t)
-	st, _, _ := clusterTestState(t)
-	st.stateDir = sharedStateDir(t)
-	c, err := cluster.Load(clusterStateDir(st), shared.Name)
+	st, stdout, stderr := clusterTestState(t)
+	if code := runCluster(t, st, "up", "--name", "study", "--brokers", "3", "--heap", "512m"); code != exitOK {
+		t.Fatalf("cluster up: exit %d\n%s", code, stderr)
+	}
+	t.Cleanup(func() { runCluster(t, st, "down", "--name", "study") })
+	c, err := cluster.Load(clusterStateDir(st), "study")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	var runErr syncBuffer
 	st.stderr = &runErr
+	stdout.Reset()
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	code := run(ctx, []string{"kbench", "run", filepath.Join("..", "..", "examples", "cluster-up-failover.yaml"), "--out", out,
-		"--set", "cluster.name=" + c.Name, "--set", "workloads[0].duration=40s", "--set", "faults[0].at=10s", "--set", "faults[1].delay=15s"}, st)
+		"--set", "cluster.name=study", "--set", "workloads[0].duration=40s", "--set", "faults[0].at=10s", "--set", "faults[1].delay=15s"}, st)
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s", code, runErr.String())
 	}
@@ -416,7 +388,7 @@ func TestPlanOnClusterUp(t *testing.T) {
 	if !v.Passed || v.Lost != 0 || distinct-v.Unacknowledged != v.Acked || v.Acked != rep.Workloads[0].Producer.Records {
 		t.Errorf("verification %+v; an independent consumer read %d distinct records", v, distinct)
 	}
-	if !strings.Contains(runErr.String(), fmt.Sprintf(`running on the local cluster %q (3 broker(s))`, c.Name)) {
+	if !strings.Contains(runErr.String(), `running on the local cluster "study" (3 broker(s))`) {
 		t.Errorf("stderr does not say which cluster it ran on:\n%s", runErr.String())
 	}
 }

@@ -13,34 +13,33 @@ import (
 // leaderPartitionPlan cuts the leader of partition 0 off from the other
 // brokers and the controller quorum for 20 s, while the producer still
 // reaches it, on a 3-broker cluster with network proxies that kbench
-// starts itself (or the shared one the test borrows: see runPlanOnly).
+// starts itself.
 const leaderPartitionPlan = `name: leader-partition
 cluster:
   local: {brokers: 3, heap: 512m}
 topics:
-  - {name: TOPIC, partitions: 3, replication: 3, configs: {min.insync.replicas: MINISR}}
+  - {name: cut, partitions: 3, replication: 3, configs: {min.insync.replicas: MINISR}}
 workloads:
   - name: writer
     type: produce
-    topic: TOPIC
+    topic: cut
     properties: {acks: "ACKS"}
     message: {size: 100}
     rate: 500/s
     duration: 40s
 faults:
   - action: partition
-    between: [{leader: {topic: TOPIC, partition: 0}}, [brokers, controllers]]
+    between: [{leader: {topic: cut, partition: 0}}, [brokers, controllers]]
     at: 8s
     duration: 20s
 `
 
 func runLeaderPartition(t *testing.T, acks, minISR string) (result.Repeat, int64, int64, string) {
 	t.Helper()
-	topic := uniqueTopic(t, "cut")
-	text := strings.NewReplacer("ACKS", acks, "MINISR", minISR, "TOPIC", topic).Replace(leaderPartitionPlan)
+	text := strings.NewReplacer("ACKS", acks, "MINISR", minISR).Replace(leaderPartitionPlan)
 	// The report's charts are checked by the broker fault tests (in a
 	// browser, where there is one); here the numbers.
-	doc, c, stderr, out := runPlanOnly(t, netFaultPool, text)
+	doc, c, stderr, out := runPlanOnly(t, text)
 	if md, err := os.ReadFile(filepath.Join(out, "summary.md")); err != nil || !strings.Contains(string(md), "network proxies") {
 		t.Errorf("summary.md does not say the run went through the network proxies (%v)", err)
 	}
@@ -70,7 +69,7 @@ func runLeaderPartition(t *testing.T, acks, minISR string) (result.Repeat, int64
 		// until the cause is known; the loss checks below still hold.
 		t.Log(msg)
 	}
-	distinct, extra := readBack(t, c, topic)
+	distinct, extra := readBack(t, c, "cut")
 	v := rep.Verification[0]
 	t.Logf("kbench: %d acknowledged, %d lost, %d duplicated, %d unacknowledged; read back: %d distinct, %d extra copies", v.Acked, v.Lost, v.Duplicated, v.Unacknowledged, distinct, extra)
 	return rep, distinct, extra, stderr
@@ -88,7 +87,6 @@ func msText(ms *float64) string {
 // acknowledging acks=1 records that the new leader never had; kbench
 // counts them lost, and a consumer of the test's own agrees.
 func TestPlanLeaderPartitionAcksOne(t *testing.T) {
-	t.Parallel()
 	rep, distinct, extra, _ := runLeaderPartition(t, "1", "1")
 	v := rep.Verification[0]
 	if v.Lost == 0 || !v.Passed {
@@ -105,7 +103,6 @@ func TestPlanLeaderPartitionAcksOne(t *testing.T) {
 // TestPlanLeaderPartitionAcksAll: the same cut with acks=all and
 // min.insync.replicas 2 loses nothing.
 func TestPlanLeaderPartitionAcksAll(t *testing.T) {
-	t.Parallel()
 	rep, distinct, _, _ := runLeaderPartition(t, "all", "2")
 	v := rep.Verification[0]
 	if v.Lost != 0 || !v.Passed || v.Acked < 10_000 {
@@ -123,11 +120,11 @@ const replicaDelayPlan = `name: replica-delay
 cluster:
   local: {brokers: 3, heap: 512m}
 topics:
-  - {name: "TOPIC-${latency}-${acks}", partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
+  - {name: "delay-${latency}-${acks}", partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
 workloads:
   - name: writer
     type: produce
-    topic: TOPIC-${latency}-${acks}
+    topic: delay-${latency}-${acks}
     properties: {acks: "${acks}", linger.ms: "0"}
     message: {size: 100}
     rate: 500/s
@@ -152,8 +149,7 @@ repeat: 3
 // replication, moves less than 5 ms. On a machine shared with other test
 // runs the acks=1 bound is the fragile one.
 func TestPlanReplicaDelay(t *testing.T) {
-	t.Parallel()
-	doc, _, stderr, _ := runPlanOnly(t, netFaultPool, strings.ReplaceAll(replicaDelayPlan, "TOPIC", uniqueTopic(t, "delay")))
+	doc, _, stderr, _ := runPlanOnly(t, replicaDelayPlan)
 	p50 := map[string]float64{}
 	for _, sc := range doc.Plan.Scenarios {
 		if sc.Aggregate == nil || sc.Aggregate.P50Ms.N != 3 {

@@ -22,13 +22,11 @@ func securedCluster(t *testing.T, mode string) (*cluster.Cluster, *cluster.Secre
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
-	st, _, _ := clusterTestState(t)
-	release := gateStart(t)
-	defer release()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	st, _, _ := clusterTestState(t)
 	c, err := cluster.Start(ctx, append(clusterOpts(st), cluster.WithName("sec"), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithSecurity(mode), cluster.WithStartTimeout(2*time.Minute))...)
+		cluster.WithStopOnExit(true), cluster.WithSecurity(mode))...)
 	if err != nil {
 		t.Fatalf("start a %s cluster: %v", mode, err)
 	}
@@ -87,7 +85,6 @@ func produceConsume(t *testing.T, bootstrap, props string, extra ...string) stri
 // s; an untrusted server certificate is refused saying so; and nothing
 // any run wrote, nor its output, holds the password.
 func TestSASLSSLCluster(t *testing.T) {
-	t.Parallel()
 	c, s := securedCluster(t, cluster.SecuritySASLSSL)
 	bootstrap := c.Bootstrap()
 	var written []string // every output, searched for the password at the end
@@ -183,7 +180,6 @@ workloads:
 // kbench's from a PKCS12 and from a JKS keystore, and one without a
 // certificate is told what to give.
 func TestMutualTLSCluster(t *testing.T) {
-	t.Parallel()
 	c, s := securedCluster(t, cluster.SecuritySSL)
 	bootstrap := c.Bootstrap()
 	for _, ks := range []struct{ typ, path string }{{"PKCS12", s.KeyPKCS12}, {"JKS", s.KeyJKS}} {

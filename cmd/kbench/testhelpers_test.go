@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -30,13 +29,10 @@ func runKbench(t *testing.T, st *state, args ...string) int {
 	return run(ctx, append([]string{"kbench"}, args...), st)
 }
 
-// uniqueTopic names a topic (or a group, a transactional id) no other
-// test uses, nor this one before.
+// uniqueTopic names a topic no other test uses.
 func uniqueTopic(t *testing.T, prefix string) string {
-	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36) + strconv.FormatInt(uniqueN.Add(1), 36)
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 }
-
-var uniqueN atomic.Int64
 
 // topicRecords reads a non-transactional topic from the start to its end
 // offsets (transaction markers would take offsets too) and returns the value
@@ -100,6 +96,8 @@ func privateClusterOf(t *testing.T, brokers int, props map[string]string) *clust
 	if testing.Short() {
 		t.Skip("integration test: starts a real Kafka broker")
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
 	cache := os.Getenv("KBENCH_HOME")
 	if cache == "" {
 		d, err := os.UserCacheDir()
@@ -108,13 +106,9 @@ func privateClusterOf(t *testing.T, brokers int, props map[string]string) *clust
 		}
 		cache = filepath.Join(d, "kbench")
 	}
-	release := gateStart(t)
-	defer release()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithBrokers(brokers), cluster.WithCacheDir(cache),
 		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props), cluster.WithStartTimeout(2*time.Minute))
+		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
 	if err != nil {
 		t.Fatalf("start private cluster: %v", err)
 	}
@@ -204,81 +198,4 @@ func signalPending(t *testing.T, pid int, sig syscall.Signal) bool {
 		}
 	}
 	return false
-}
-
-// recordsFlowing says whether producer-perf-test's output shows records
-// acknowledged: two progress lines, the last with records.
-func recordsFlowing(stdout string) bool {
-	var lines []string
-	for _, l := range strings.Split(stdout, "\n") {
-		if strings.Contains(l, " records sent, ") {
-			lines = append(lines, l)
-		}
-	}
-	return len(lines) >= 2 && !strings.HasPrefix(lines[len(lines)-1], "0 ")
-}
-
-// startGate lets one Kafka cluster (or broker) start at a time in this
-// test binary. Starting a JVM is CPU-bound: a dozen at once on two cores,
-// when the parallel tests begin, each took more than the cluster package's
-// 90 s start bound. Tests hold it around each start they make (gateStart);
-// the shared 3-broker clusters, whose tests are the longest chain, go
-// first.
-var startGate gate
-
-type gate struct {
-	mu    sync.Mutex
-	busy  bool
-	first []chan struct{} // waiting, served before rest
-	rest  []chan struct{}
-}
-
-func (g *gate) acquire(first bool) {
-	g.mu.Lock()
-	if !g.busy {
-		g.busy = true
-		g.mu.Unlock()
-		return
-	}
-	ch := make(chan struct{})
-	if first {
-		g.first = append(g.first, ch)
-	} else {
-		g.rest = append(g.rest, ch)
-	}
-	g.mu.Unlock()
-	<-ch // handed over by release: busy stays true
-}
-
-func (g *gate) release() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case len(g.first) > 0:
-		close(g.first[0])
-		g.first = g.first[1:]
-	case len(g.rest) > 0:
-		close(g.rest[0])
-		g.rest = g.rest[1:]
-	default:
-		g.busy = false
-	}
-}
-
-// gateStart waits for the start gate and returns its release, which may
-// be called more than once.
-func gateStart(t testing.TB) (release func()) {
-	t.Helper()
-	return gateStartOf(t, false)
-}
-
-func gateStartOf(t testing.TB, first bool) (release func()) {
-	t.Helper()
-	began := time.Now()
-	startGate.acquire(first)
-	if waited := time.Since(began); waited > time.Second {
-		t.Logf("waited %v for other tests' cluster starts", waited.Round(time.Millisecond))
-	}
-	var once sync.Once
-	return func() { once.Do(startGate.release) }
 }
