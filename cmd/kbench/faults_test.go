@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,8 +135,11 @@ func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 	go func() {
 		defer close(paused)
 		// Pause once the group has its assignment and records flow: the
-		// first interval line (after the header) says records were read.
-		if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }) {
+		// first interval line says records were read. It starts with its
+		// date (--messages's deprecation warning and the header come
+		// first: counting lines paused the broker before any read).
+		progress := regexp.MustCompile(`(?m)^\d{4}-\d{2}-\d{2} `)
+		if !waitFor(t, time.Minute, func() bool { return progress.MatchString(stdout.String()) }) {
 			t.Errorf("no interval line before the pause:\n%s\n%s", stdout, stderr)
 			return
 		}

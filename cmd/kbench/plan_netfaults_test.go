@@ -138,7 +138,7 @@ faults:
     at: 1s
 matrix:
   latency: [0, 20ms]
-  acks: ["1", all]
+  acks: [all, "1"]
 repeat: 3
 `
 
@@ -147,7 +147,10 @@ repeat: 3
 // p50 by at least 20 ms (a follower's fetch crosses the link both ways
 // before the high watermark moves), while acks=1, answered before
 // replication, moves less than 5 ms. On a machine shared with other test
-// runs the acks=1 bound is the fragile one.
+// runs the acks=1 bound is the fragile one; the matrix runs acks=all first
+// because the plan's first scenario meets a cold cluster (its acks=1 p50
+// was 27.6 ms cold against 1.5 ms warm in a CI run), and acks=all's bound
+// has room (20 ms between brokers added about 210 ms).
 func TestPlanReplicaDelay(t *testing.T) {
 	doc, _, stderr, _ := runPlanOnly(t, replicaDelayPlan)
 	p50 := map[string]float64{}

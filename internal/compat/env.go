@@ -14,3 +14,15 @@ type Env struct {
 	Abort   context.Context
 	Version string
 }
+
+// asRecorded is the error a drop-in's result document records: a run that
+// Ctrl-C ended (ctx done) was interrupted, whatever else its records'
+// failures say (the records cancelled by the interrupt fail too; the
+// document keeps their counts), so the document says interrupted, as the
+// exit code 130 does.
+func asRecorded(ctx context.Context, runErr error) error {
+	if runErr != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return runErr
+}

@@ -111,7 +111,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 			if out != nil {
 				doc.BrokerVersions = out.BrokerVersions
 			}
-			doc.Finish(runErr)
+			doc.Finish(asRecorded(ctx, runErr))
 			runErr = errors.Join(runErr, result.Write(ca.JSONPath, doc))
 		}
 		return runErr
@@ -144,7 +144,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 		fmt.Fprintf(env.Stderr, "kbench: the group rebalanced %d time(s) during the run\n", res.Rebalances)
 	}
 	if ca.JSONPath != "" {
-		doc, err := consumerDocument(env, ca, cc, res, cpu, started, runErr)
+		doc, err := consumerDocument(env, ca, cc, res, cpu, started, asRecorded(ctx, runErr))
 		if err == nil {
 			doc.BrokerVersions = out.BrokerVersions
 			err = result.Write(ca.JSONPath, doc)

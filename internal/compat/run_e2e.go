@@ -77,7 +77,7 @@ func RunEndToEnd(ctx context.Context, env Env, ea *E2EArgs, pc *kafkaconf.Produc
 			if out != nil {
 				doc.BrokerVersions = out.BrokerVersions
 			}
-			doc.Finish(runErr)
+			doc.Finish(asRecorded(ctx, runErr))
 			runErr = errors.Join(runErr, result.Write(ea.JSONPath, doc))
 		}
 		return runErr
@@ -92,7 +92,7 @@ func RunEndToEnd(ctx context.Context, env Env, ea *E2EArgs, pc *kafkaconf.Produc
 		runErr = fmt.Errorf("%w (%d of %d records measured)", runErr, res.Count, ea.NumRecords)
 	}
 	if ea.JSONPath != "" {
-		doc, err := e2eDocument(env, ea, pc, cc, topic, res, started, runErr)
+		doc, err := e2eDocument(env, ea, pc, cc, topic, res, started, asRecorded(ctx, runErr))
 		if err == nil {
 			doc.BrokerVersions = out.BrokerVersions
 			err = result.Write(ea.JSONPath, doc)

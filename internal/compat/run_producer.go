@@ -136,7 +136,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 	final = result.Workload{Name: "producers", Producer: summary}
 	runErr = errors.Join(runErr, failedRecordsError(res))
 	if pa.JSONPath != "" {
-		doc := producerDocument(env, pa, pc, out.Topics[0], summary, started, runErr)
+		doc := producerDocument(env, pa, pc, out.Topics[0], summary, started, asRecorded(ctx, runErr))
 		doc.BrokerVersions = out.BrokerVersions
 		doc.EndToEnd = e2eLat
 		if err := result.Write(pa.JSONPath, doc); err != nil {
