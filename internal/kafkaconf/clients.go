@@ -60,3 +60,24 @@ func GeneratedTransactionalID(prefix string) string {
 	_, _ = rand.Read(b)
 	return prefix + "-" + hex.EncodeToString(b)
 }
+
+// ClientIDOf is consumer client i's client.id, one rule for plans and
+// drop-ins: in a workload of a plan, the configured id as
+// ID-workload-i, or without one the id the Java consumer numbers the
+// consumers of one process with (consumer-GROUP-(i+1)); in a drop-in's
+// one workload (workload ""), the one id every client shares, as the
+// Apache tool's single consumer has (its --print-metrics rows tell the
+// clients apart by a thread tag).
+func (c *Consumer) ClientIDOf(workload string, i int) string {
+	switch {
+	case workload == "":
+		return c.clientID()
+	case c.ClientID != "":
+		return c.ClientID + "-" + workload + "-" + strconv.Itoa(i)
+	}
+	group := c.GroupID
+	if group == "" {
+		group = "null" // Java formats a null group.id so
+	}
+	return "consumer-" + group + "-" + strconv.Itoa(i+1)
+}

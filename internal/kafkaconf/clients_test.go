@@ -50,3 +50,36 @@ func TestProducerClientIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumerClientIDs: consumer client i's client.id, by the one rule
+// for plans (workload named) and drop-ins (workload "").
+func TestConsumerClientIDs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, clientID, group, workload string
+		want                            []string
+	}{
+		{"drop-in: one id shared", "perf-consumer-client", "g", "", []string{"perf-consumer-client", "perf-consumer-client"}},
+		{"plan, client.id set", "kbench", "g", "readers", []string{"kbench-readers-0", "kbench-readers-1"}},
+		{"plan, none: Java's numbering", "", "g", "readers", []string{"consumer-g-1", "consumer-g-2"}},
+		{"plan, no group", "", "", "readers", []string{"consumer-null-1", "consumer-null-2"}},
+	}
+	for _, tt := range tests {
+		props := []Prop{{Key: "bootstrap.servers", Value: "127.0.0.1:9092"}}
+		if tt.clientID != "" {
+			props = append(props, Prop{Key: "client.id", Value: tt.clientID})
+		}
+		if tt.group != "" {
+			props = append(props, Prop{Key: "group.id", Value: tt.group})
+		}
+		cc, _, err := ParseConsumer(props)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		for i, want := range tt.want {
+			if got := cc.ClientIDOf(tt.workload, i); got != want {
+				t.Errorf("%s: client %d: %q, want %q", tt.name, i, got, want)
+			}
+		}
+	}
+}

@@ -1,13 +1,11 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -405,13 +403,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 	if readerOnly {
 		b.warn(w.Name, parsed.warns)
 	}
-	clientID := func(i int) string {
-		if cc.ClientID != "" {
-			return cc.ClientID + "-" + w.Name + "-" + strconv.Itoa(i)
-		}
-		// As the Java consumer numbers the consumers of one process.
-		return "consumer-" + cmp.Or(w.Group, "null") + "-" + strconv.Itoa(i+1)
-	}
+	clientID := func(i int) string { return cc.ClientIDOf(w.Name, i) }
 	spec := &workload.ConsumerSpec{
 		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
