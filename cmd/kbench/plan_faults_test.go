@@ -226,7 +226,9 @@ func TestPlanKillLeaderAcksOne(t *testing.T) {
 // before the controller fences it (broker.session.timeout.ms, 9 s): the
 // restarted broker cannot register until then, and the election comes
 // while the restart runs. Topic r1 has one replica per partition: the one
-// the killed broker led has nobody to take it over.
+// the killed broker led has nobody to take it over; its records wait for
+// the broker's return (delivery.timeout.ms 2 min: a restart took 23 s in
+// CI, past the end of sending, and the plan's 1 s flush failed them).
 const restartPlan = `name: quick-restart
 cluster:
   local: {brokers: 3, heap: 512m}
@@ -235,7 +237,7 @@ topics:
   - {name: r1, partitions: 3, replication: 1}
 workloads:
   - {name: safe, type: produce, topic: r3, properties: {acks: all}, message: {size: 100}, rate: 1k/s, duration: 40s}
-  - {name: single, type: produce, topic: r1, properties: {acks: "1"}, message: {size: 100}, rate: 1k/s, duration: 40s}
+  - {name: single, type: produce, topic: r1, properties: {acks: "1", delivery.timeout.ms: "120000"}, message: {size: 100}, rate: 1k/s, duration: 40s}
 faults:
   - name: kill-leader
     action: kill
