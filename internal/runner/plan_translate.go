@@ -206,17 +206,8 @@ func reseeded(sc Scenario, repeat int) Scenario {
 			continue
 		}
 		spec := p.Producer()
-		spec.Values = spec.Values.Clone(x)
-		if spec.Keys != nil {
-			spec.Keys = spec.Keys.Clone(x)
-		}
-		if spec.KeySource != nil {
-			spec.KeySource = spec.KeySource.Clone(x)
-		}
-		spec.HeaderSources = append([]workload.HeaderSource(nil), spec.HeaderSources...)
-		for k := range spec.HeaderSources {
-			spec.HeaderSources[k].Values = spec.HeaderSources[k].Values.Clone(x)
-		}
+		src := recordSources{values: spec.Values, keys: spec.Keys, keySrc: spec.KeySource, headerSrcs: spec.HeaderSources}.clone(x)
+		spec.Values, spec.Keys, spec.KeySource, spec.HeaderSources = src.values, src.keys, src.keySrc, src.headerSrcs
 		w.Spec = p.WithProducer(spec)
 	}
 	return withBalance(out)
