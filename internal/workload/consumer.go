@@ -27,6 +27,10 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// Share, when set, makes the clients members of the share group Group
+	// (queues: any number of members per partition, record-by-record
+	// acknowledgement). Records and the rates count accepted records.
+	Share *ShareSpec
 	// IntervalHistograms keeps each interval's end-to-end latencies as a
 	// 3-digit histogram too (ConsumerInterval.Histogram; with Latency), for
 	// OMB's quantiles. Every run with Latency keeps ConsumerInterval.Series.
@@ -156,6 +160,10 @@ func (s *ConsumerSpec) withDefaults() (ConsumerSpec, error) {
 		return sp, errors.New("consumer: no client options")
 	case sp.Records < 0:
 		return sp, fmt.Errorf("consumer: negative record count %d", sp.Records)
+	case sp.Share != nil && sp.Group == "":
+		return sp, errors.New("consumer: a share consumer needs a group")
+	case sp.Share != nil && sp.Regex != nil:
+		return sp, errors.New("consumer: a share consumer reads named topics, not a regex")
 	}
 	return sp, nil
 }
@@ -183,7 +191,12 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	adminOpts := append([]kgo.Opt(nil), spec.ClientOpts(0)...)
-	if spec.Group != "" {
+	switch {
+	case spec.Share != nil:
+		// The options hold share-only ones (kgo.ShareMaxRecords), which
+		// franz-go refuses outside a share group; this client never joins.
+		adminOpts = append(adminOpts, kgo.ShareGroup(spec.Group))
+	case spec.Group != "":
 		// The options may hold group-only ones (kgo.DisableAutoCommit for
 		// enable.auto.commit=false), which franz-go refuses without a
 		// group; this client never joins it (it consumes no topic).
@@ -204,7 +217,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	var starts kadm.ListedOffsets
-	if spec.Group == "" {
+	if spec.Group == "" && spec.Share == nil {
 		if starts, err = startOffsets(ctx, adm, parts, spec.Latest); err != nil {
 			admin.Close()
 			return nil, err

@@ -27,7 +27,9 @@ type consumerClient struct {
 
 	window    measure.Window
 	group     *groupTracker // nil when partitions are assigned directly
-	positions *positions    // nil without ConsumerSpec.Lag
+	share     *shareState   // a share group member's counts (poll loop); nil otherwise
+	ackErrs   measure.ErrorCounts
+	positions *positions // nil without ConsumerSpec.Lag
 
 	// poll loop
 	hist *measure.Histogram
@@ -72,7 +74,15 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	if r.spec.Hooks != nil {
 		opts = append(opts, kgo.WithHooks(r.spec.Hooks(i)...))
 	}
-	if r.spec.Group != "" {
+	switch {
+	case r.spec.Share != nil:
+		// Share groups assign no partitions the client could wait for: a
+		// member is ready at once, and the group's share.auto.offset.reset
+		// decides what it reads of records written before it joined.
+		c.share = newShareState(uint64(i)+1, r.spec.Share.Ledger)
+		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
+			kgo.ShareAckCallback(c.onAckResults))
+	case r.spec.Group != "":
 		c.group = newGroupTracker(r, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
 			kgo.OnPartitionsAssigned(c.group.onAssigned),
@@ -83,7 +93,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		} else {
 			opts = append(opts, kgo.ConsumeTopics(r.spec.Topics...))
 		}
-	} else {
+	default:
 		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, r.spec.Clients, i)))
 	}
 	cl, err := kgo.NewClient(opts...)
@@ -128,14 +138,39 @@ func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i in
 // run polls until ctx ends. It returns an error only for failures that
 // retrying cannot fix (authorization); other fetch errors are counted.
 func (c *consumerClient) run(ctx context.Context) error {
+	if c.share != nil {
+		defer c.flushAcks()
+	}
 	for {
 		fs := c.cl.PollRecords(ctx, c.maxPoll)
 		if ctx.Err() != nil {
+			if c.share != nil {
+				fs.EachRecord(func(r *kgo.Record) { r.Ack(kgo.AckRelease) })
+			}
 			return nil // the run ended while polling; what came back is past its end
 		}
-		if err := c.handle(fs, time.Now()); err != nil {
+		handle := c.handle
+		if c.share != nil {
+			handle = c.handleShare
+		}
+		if err := handle(fs, time.Now()); err != nil {
 			return err
 		}
+	}
+}
+
+// flushAcks sends a share member's last acknowledgements, within a bound
+// (a broker gone would hold them: the records then return to the group
+// when their locks run out).
+func (c *consumerClient) flushAcks() {
+	bound := closeBound
+	if c.cr.interrupted() {
+		bound = interruptCloseBound
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if err := c.cl.FlushAcks(ctx); err != nil {
+		c.ackErrs.Add(errorKind(err))
 	}
 }
 
