@@ -2,7 +2,6 @@ package kafkaconf
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -19,10 +18,9 @@ var classicOnly = []string{
 }
 
 // ShareOpts returns the client options of a share consumer: Opts without
-// the classic group's settings, and max.poll.records as the records each
-// ShareFetch acquires (Java's share consumer sends it as the fetch's
-// MaxRecords too). The caller adds the topics and kgo.ShareGroup, which
-// these options need. A classic-only property the user set is an error that names it
+// the classic group's settings. The caller adds the topics, kgo.ShareGroup
+// and MaxPollRecords as kgo.ShareMaxRecords (Java's share consumer sends
+// max.poll.records as each ShareFetch's MaxRecords). A classic-only property the user set is an error that names it
 // (Java's share consumer refuses them too).
 func (c *Consumer) ShareOpts() ([]kgo.Opt, error) {
 	var bad []string
@@ -45,9 +43,6 @@ func (c *Consumer) ShareOpts() ([]kgo.Opt, error) {
 	}
 	// Opts sets the classic start offsets and group timers; kgo ignores
 	// them for a share group.
-	if c.MaxPollRecords > 0 && c.MaxPollRecords <= math.MaxInt32 {
-		opts = append(opts, kgo.ShareMaxRecords(int32(c.MaxPollRecords)))
-	}
 	return opts, nil
 }
 

@@ -228,6 +228,12 @@ type Workload struct {
 	// measure end-to-end latency to the microsecond, not from the record
 	// timestamp's milliseconds (end-to-end workloads always do).
 	SendTimeHeader bool
+	// Share is how a share-consume workload's members acknowledge
+	// records (set for every share-consume workload).
+	Share *Share
+	// Processing is a reader's processing time per record (a slow
+	// consumer): consume and share-consume workloads; nil for none.
+	Processing *Processing
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 	// topicNode is where topic was written, rateNode rate: balanced.

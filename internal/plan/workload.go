@@ -91,6 +91,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Transaction = c.transaction(v, p)
 		case "send_time_header":
 			w.SendTimeHeader = c.boolean(v, p)
+		case "share":
+			w.Share = c.shareBlock(v, p)
+		case "processing":
+			w.Processing = c.processing(v, p)
 		}
 	})
 	if !ok {
@@ -161,6 +165,24 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	}
 	if v := given["send_time_header"]; v != nil && !rule.SendTimeHeader {
 		c.addf(v, join(path, "send_time_header"), "applies to produce workloads (an end-to-end workload always stamps its records' send time)")
+	}
+	if v := given["processing"]; v != nil && (rule.Sends || !rule.Reads) {
+		c.addf(v, join(path, "processing"), "applies to consume and share-consume workloads (a reader's time per record)")
+	}
+	if v := given["share"]; v != nil && !rule.Share {
+		c.addf(v, join(path, "share"), "applies to share-consume workloads (members of a share group)")
+	}
+	if rule.Share {
+		if w.Group == "" {
+			w.Group = w.Name // the share group, named after the workload unless given
+		}
+		if w.Share == nil {
+			w.Share = &Share{AutoOffsetReset: "earliest"}
+		}
+		// A share group's records are verified by its members' ledger, on
+		// unless verify: false; not by the producers' read-back.
+		w.Share.Verify = given["verify"] == nil || w.Verify
+		w.Verify, w.verifyNode = false, nil
 	}
 	if !rule.IdleTimeout && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
@@ -246,7 +268,7 @@ func (c *collector) afterWorkloads(ws []Workload) {
 
 var missingHint = map[string]string{
 	"name":  "give the workload a name such as producers",
-	"type":  "write type: produce, consume or end-to-end",
+	"type":  "write type: produce, consume, share-consume or end-to-end",
 	"topic": "name the topic the workload writes or reads",
 }
 

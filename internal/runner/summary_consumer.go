@@ -32,6 +32,9 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 	if len(r.Errors) > 0 {
 		out.Errors = r.Errors
 	}
+	if r.Share != nil {
+		out.Share = shareSummary(r)
+	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
 			Start:             iv.Start,
@@ -72,4 +75,24 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 	}
 	lat.Backlog = r.Backlog
 	return out, &lat, nil
+}
+
+func shareSummary(r *workload.ConsumerResult) *result.Share {
+	sh := r.Share
+	out := &result.Share{
+		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
+		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,
+		DeliveryCounts: sh.DeliveryCounts, PerMember: r.PerClient,
+	}
+	if len(sh.AckErrors) > 0 {
+		out.AckErrors = sh.AckErrors
+	}
+	if v := sh.Verdict; v != nil {
+		out.Verification = &result.ShareVerification{Records: v.Records, Accepted: v.Accepted, AcceptedTwice: v.AcceptedTwice,
+			Rejected: v.Rejected, Archived: v.Archived, Unsettled: v.Unsettled}
+		for _, m := range v.Missing {
+			out.Verification.Missing = append(out.Verification.Missing, m.String())
+		}
+	}
+	return out
 }

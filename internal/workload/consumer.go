@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,10 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// Processing, if set, is each record's processing time (a slow
+	// consumer): the poll loop sleeps it for every record it takes,
+	// before its next poll.
+	Processing func(*rand.Rand) time.Duration
 	// Share, when set, makes the clients members of the share group Group
 	// (queues: any number of members per partition, record-by-record
 	// acknowledgement). Records and the rates count accepted records.
@@ -191,12 +196,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	adminOpts := append([]kgo.Opt(nil), spec.ClientOpts(0)...)
-	switch {
-	case spec.Share != nil:
-		// The options hold share-only ones (kgo.ShareMaxRecords), which
-		// franz-go refuses outside a share group; this client never joins.
-		adminOpts = append(adminOpts, kgo.ShareGroup(spec.Group))
-	case spec.Group != "":
+	if spec.Group != "" && spec.Share == nil {
 		// The options may hold group-only ones (kgo.DisableAutoCommit for
 		// enable.auto.commit=false), which franz-go refuses without a
 		// group; this client never joins it (it consumes no topic).

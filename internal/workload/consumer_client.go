@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -28,6 +30,7 @@ type consumerClient struct {
 	window    measure.Window
 	group     *groupTracker // nil when partitions are assigned directly
 	share     *shareState   // a share group member's counts (poll loop); nil otherwise
+	rng       *rand.Rand    // processing times (poll loop)
 	ackErrs   measure.ErrorCounts
 	positions *positions // nil without ConsumerSpec.Lag
 
@@ -66,6 +69,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	if c.latency {
 		c.hist = measure.NewHistogram()
 	}
+	if r.spec.Processing != nil {
+		c.rng = rand.New(rand.NewPCG(uint64(i)+1, 0x9e3779b97f4a7c15))
+	}
 	if r.spec.Lag {
 		c.positions = &positions{m: map[topicPartition]*atomic.Int64{}}
 		c.posMap = map[topicPartition]*atomic.Int64{}
@@ -82,6 +88,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		c.share = newShareState(uint64(i)+1, r.spec.Share.Ledger)
 		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
 			kgo.ShareAckCallback(c.onAckResults))
+		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
+			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
+		}
 	case r.spec.Group != "":
 		c.group = newGroupTracker(r, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
@@ -267,6 +276,13 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	if len(c.pollLats) > 0 {
 		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
 		c.pollLats = c.pollLats[:0]
+	}
+	if proc := c.cr.spec.Processing; proc != nil && take > 0 {
+		var d time.Duration
+		for range take {
+			d += proc(c.rng)
+		}
+		c.sleep(d)
 	}
 	return nil
 }

@@ -145,7 +145,6 @@ func (r *ConsumerRun) shareResult() *ShareResult {
 		out.Renewed += s.Renewed
 		out.Archived += s.Archived
 		out.Redelivered += s.Redelivered
-		out.LockTimeouts += s.LockTimeouts
 		for i, n := range s.DeliveryCounts {
 			out.DeliveryCounts[i] += n
 		}
@@ -155,6 +154,9 @@ func (r *ConsumerRun) shareResult() *ShareResult {
 	}
 	if r.spec.Share.Ledger {
 		out.Ledger = mergeLedgers(states)
+		out.LockTimeouts = out.Ledger.lockTimeouts()
+	} else {
+		out.LockTimeouts = max(out.Redelivered-(out.Released-out.Archived), 0)
 	}
 	return out
 }

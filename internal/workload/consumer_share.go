@@ -32,6 +32,11 @@ type ShareSpec struct {
 	// Ledger keeps each record's outcomes for Verify (a few bytes per
 	// record).
 	Ledger bool
+	// OnPoll, if set, is called by client i (0-based) after each poll
+	// that settled records, with its totals so far and the poll's time
+	// (the drop-in's per-consumer progress lines). Clients call it
+	// concurrently.
+	OnPoll func(i int, records, bytes int64, at time.Time)
 }
 
 // Ack is what a share consumer does with a delivered record.
@@ -60,8 +65,9 @@ type ShareResult struct {
 	// (share.delivery.count.limit): settled without being processed.
 	Archived int64
 	// Redelivered counts deliveries after a record's first; LockTimeouts
-	// those of them that followed no release of this run's: the record's
-	// lock ran out (or its acknowledgement was lost).
+	// those of them that followed no release: the record's lock ran out
+	// (or its acknowledgement was lost). Exact with the ledger, per
+	// record; without it, redeliveries beyond the releases.
 	Redelivered, LockTimeouts int64
 	// DeliveryCounts counts deliveries by the record's delivery count
 	// (index 1 is first deliveries; the last bucket holds all above).
@@ -83,9 +89,6 @@ type shareState struct {
 	res  ShareResult
 	rng  *rand.Rand
 	seen map[topicPartition]*offsetLedger // this client's ledger
-	// released counts, per record, the releases this client made, for
-	// telling a lock timeout from a redelivery it asked for.
-	released map[topicPartition]map[int64]int32
 }
 
 func newShareState(seed uint64, ledger bool) *shareState {
@@ -127,9 +130,6 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		st.res.DeliveryCounts[min(int(delivery), maxDeliveryBucket)]++
 		if delivery > 1 {
 			st.res.Redelivered++
-			if st.released[tp][r.Offset] < delivery-1 {
-				st.res.LockTimeouts++
-			}
 		}
 		out := Accept
 		if sp.Outcome != nil {
@@ -178,21 +178,13 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 			st.res.Released++
 			if archived {
 				st.res.Archived++
-			} else {
-				if st.released == nil {
-					st.released = map[topicPartition]map[int64]int32{}
-				}
-				if st.released[tp] == nil {
-					st.released[tp] = map[int64]int32{}
-				}
-				st.released[tp][r.Offset]++
 			}
 		case Reject:
 			r.Ack(kgo.AckReject)
 			st.res.Rejected++
 		}
 		if st.seen != nil {
-			st.ledger(tp).note(r.Offset, out, archived)
+			st.ledger(tp).note(r.Offset, out, archived, delivery)
 		}
 		if settled {
 			c.cr.lastRecv.Store(now.UnixNano())
@@ -202,6 +194,9 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		c.cr.taken(now.UnixNano())
 		c.records += taken
 		c.bytes += bytes
+		if sp.OnPoll != nil {
+			sp.OnPoll(c.id, c.records, c.bytes, now)
+		}
 		c.window.AddStats(measure.WindowStats{Count: taken, Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
 	}
 	if len(c.pollLats) > 0 {
@@ -269,6 +264,7 @@ type offsetLedger struct {
 // accepted, released and rejected, and whether it was archived.
 type recordOutcome struct {
 	accepted, released, rejected uint8
+	lastDelivery                 uint8 // the highest delivery count seen
 	archived                     bool
 }
 
@@ -288,8 +284,9 @@ func (l *offsetLedger) at(offset int64) *recordOutcome {
 	return &l.states[i]
 }
 
-func (l *offsetLedger) note(offset int64, out Ack, archived bool) {
+func (l *offsetLedger) note(offset int64, out Ack, archived bool, delivery int32) {
 	o := l.at(offset)
+	o.lastDelivery = uint8(min(max(int32(o.lastDelivery), delivery), 255))
 	switch out {
 	case Accept, Renew:
 		o.accepted = sat(o.accepted)
@@ -326,6 +323,7 @@ func mergeLedgers(states []*shareState) *ShareLedger {
 				t.released = uint8(min(int(t.released)+int(o.released), 255))
 				t.rejected = uint8(min(int(t.rejected)+int(o.rejected), 255))
 				t.archived = t.archived || o.archived
+				t.lastDelivery = max(t.lastDelivery, o.lastDelivery)
 			}
 		}
 	}
@@ -394,4 +392,19 @@ func (l *ShareLedger) Verify(start, end map[string]map[int32]int64) ShareVerdict
 		}
 	}
 	return v
+}
+
+// lockTimeouts counts the redeliveries no release asked for: per record,
+// its deliveries after the first beyond the releases that preceded them.
+func (l *ShareLedger) lockTimeouts() int64 {
+	var n int64
+	for _, led := range l.parts {
+		for _, o := range led.states {
+			if o.lastDelivery > 1 {
+				redelivered := int64(o.lastDelivery) - 1
+				n += max(redelivered-min(int64(o.released), redelivered), 0)
+			}
+		}
+	}
+	return n
 }

@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // ShareConsume is the "share-consume" kind: members of a share group
@@ -21,6 +25,10 @@ import (
 type ShareConsume struct {
 	Spec   ConsumerSpec
 	Verify bool
+	// GroupConfigs are set on the share group before its members join
+	// (share.auto.offset.reset, share.record.lock.duration.ms,
+	// share.delivery.count.limit), as kafka-configs --entity-type groups.
+	GroupConfigs map[string]string
 }
 
 func (ShareConsume) Kind() string        { return "share-consume" }
@@ -34,7 +42,12 @@ type shareEngine struct {
 	starts map[string]map[int32]int64 // where the group starts, per partition (Verify)
 }
 
-func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
+func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
+	defer func() {
+		if err != nil {
+			e.closeAdmin()
+		}
+	}()
 	spec := e.spec.Spec
 	spec.Epoch = env.Epoch
 	if spec.Share == nil {
@@ -43,12 +56,18 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
 	sh := *spec.Share
 	sh.Ledger = sh.Ledger || e.spec.Verify
 	spec.Share = &sh
+	admin, err := kgo.NewClient(spec.ClientOpts(0)...)
+	if err != nil {
+		return fmt.Errorf("share consumer: admin client: %w", err)
+	}
+	e.admin = admin
+	if err := checkShareGroups(ctx, admin); err != nil {
+		return err
+	}
+	if err := setGroupConfigs(ctx, admin, spec.Group, e.spec.GroupConfigs); err != nil {
+		return err
+	}
 	if e.spec.Verify {
-		admin, err := kgo.NewClient(append(spec.ClientOpts(0), kgo.ShareGroup(spec.Group))...)
-		if err != nil {
-			return fmt.Errorf("share consumer: admin client: %w", err)
-		}
-		e.admin = admin
 		starts, err := shareStarts(ctx, kadm.NewClient(admin), spec.Group, spec.Topics)
 		if err != nil {
 			return err
@@ -60,6 +79,70 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
 		return fmt.Errorf("start share consumers: %w", err)
 	}
 	e.run = run
+	return nil
+}
+
+// shareGroupHeartbeat is the API key of ShareGroupHeartbeat (KIP-932):
+// brokers list it once share groups are enabled.
+const shareGroupHeartbeat = 76
+
+// checkShareGroups says clearly when the cluster has no share groups,
+// before any member tries to join.
+func checkShareGroups(ctx context.Context, cl *kgo.Client) error {
+	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
+		return kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	})
+	if err != nil {
+		return fmt.Errorf("share consumer: ask the broker's API versions: %w", err)
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey == shareGroupHeartbeat {
+			return nil
+		}
+	}
+	return userr.Errorf("the cluster does not run share groups: its broker lists no ShareGroupHeartbeat API. " +
+		"Share groups need Apache Kafka 4.1 or newer with the share.version feature enabled " +
+		"(on by default from 4.2; on 4.1: kafka-features upgrade --feature share.version=1), and group.share.enable not false")
+}
+
+// setGroupConfigs sets the share group's configs (resource type GROUP).
+func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs map[string]string) error {
+	if len(configs) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	names := make([]string, 0, len(configs))
+	for k := range configs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = k, kmsg.StringPtr(configs[k])
+		res.Configs = append(res.Configs, c)
+	}
+	req.Resources = append(req.Resources, res)
+	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.IncrementalAlterConfigsResponse, error) {
+		return req.RequestWith(ctx, cl)
+	})
+	if err != nil {
+		return fmt.Errorf("share group %s: set %v: %w", group, names, err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = ": " + *r.ErrorMessage
+			}
+			return userr.Errorf("share group %s: the broker refused its configs %v: %v%s", group, configs, err, msg)
+		}
+	}
 	return nil
 }
 
