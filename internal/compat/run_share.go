@@ -36,7 +36,9 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Clients:        sa.Threads,
 		Records:        sa.NumRecords,
 		IdleTimeout:    max(sa.Timeout, time.Millisecond),
-		ClientOpts:     func(int) []kgo.Opt { return opts },
+		ClientOpts: func(i int) []kgo.Opt {
+			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(ShareClientID(cc.ClientID, i+1)))
+		},
 		MaxPollRecords: cc.MaxPollRecords,
 		Latency:        true,
 		Lag:            true,
@@ -55,7 +57,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	out, runErr := runner.Run(ctx, runner.Scenario{
 		Name:      ShareConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec}}},
+		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, ShortOK: true}}},
 		OnStart:   func([]kadmin.TopicInfo) {},
 	})
 	endMs := time.Now().UnixMilli()
@@ -73,7 +75,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	res := out.Workloads[0].Consumer
 	if sa.ShowConsumerStats {
 		for i := range res.PerClient {
-			ShareConsumerStats(env.Stdout, sa.DateFormat, i+1, startMs, endMs, res.PerClientBytes[i], res.PerClient[i])
+			ShareConsumerStats(env.Stdout, sa.DateFormat, i+1, ShareClientID(cc.ClientID, i+1), startMs, endMs, res.PerClientBytes[i], res.PerClient[i])
 		}
 	}
 	if res.Records < sa.NumRecords {
@@ -83,7 +85,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 				res.Records, sa.NumRecords, sa.Timeout)
 		}
 	}
-	ShareConsumerStats(env.Stdout, sa.DateFormat, 0, startMs, endMs, res.Bytes, res.Records)
+	ShareConsumerStats(env.Stdout, sa.DateFormat, 0, "", startMs, endMs, res.Bytes, res.Records)
 	if sa.PrintMetrics {
 		fmt.Fprintln(env.Stderr, "kbench: --print-metrics: kbench's share consumer keeps no client metrics table yet; the JSON result (--json) has deliveries, redeliveries and end-to-end latency")
 	}

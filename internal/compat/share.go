@@ -202,9 +202,9 @@ func ShareConsumerHeader(w io.Writer) {
 }
 
 // ShareConsumerStats prints the summary of the share group (consumer 0) or
-// of share consumer n (1-based): elapsed and fetch time are the same, the
-// whole run.
-func ShareConsumerStats(w io.Writer, df *DateFormat, consumer int, startMs, endMs, bytes, records int64) {
+// of share consumer n (1-based) with its client id: elapsed and fetch
+// time are the same, the whole run.
+func ShareConsumerStats(w io.Writer, df *DateFormat, consumer int, clientID string, startMs, endMs, bytes, records int64) {
 	elapsedSec := float64(endMs-startMs) / 1000.0
 	mb := float64(bytes) * 1.0 / (1024 * 1024)
 	line := fmt.Sprintf("%s, %s, %s, %s, %s, %d, %d",
@@ -212,10 +212,14 @@ func ShareConsumerStats(w io.Writer, df *DateFormat, consumer int, startMs, endM
 		javaFixed(mb, 4), javaFixed(mb/elapsedSec, 4), javaFixed(float64(records)/elapsedSec, 4),
 		records, endMs-startMs)
 	if consumer > 0 {
-		line = fmt.Sprintf("Share consumer %d consumption metrics- %s", consumer, line)
+		line = fmt.Sprintf("Share consumer %d having client id %s consumption metrics- %s", consumer, clientID, line)
 	}
 	fmt.Fprintln(w, line)
 }
+
+// ShareClientID is share consumer n's (1-based) client id: the
+// configured one with -n, as the Apache tool (4.3) names its consumers.
+func ShareClientID(clientID string, n int) string { return fmt.Sprintf("%s-%d", clientID, n) }
 
 // ShareConsumerProgress is one consumer's --show-detailed-stats line:
 // its totals now and at its previous line.
