@@ -31,6 +31,7 @@ type consumerClient struct {
 	group     *groupTracker // nil when partitions are assigned directly
 	share     *shareState   // a share group member's counts (poll loop); nil otherwise
 	rng       *rand.Rand    // processing times (poll loop)
+	procAt    time.Time     // the end of the processing done so far (poll loop; spend)
 	ackErrs   measure.ErrorCounts
 	positions *positions // nil without ConsumerSpec.Lag
 
@@ -282,7 +283,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		for range take {
 			d += proc(c.rng)
 		}
-		c.sleep(d)
+		c.spend(d)
 	}
 	return nil
 }
