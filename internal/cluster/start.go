@@ -316,6 +316,7 @@ func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 	args = append(args, c.hostsArgs(b)...)
 	args = append(args, "-cp", c.Classpath,
 		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath)
+	args = append(args, c.featureArgs()...)
 	cmd := exec.CommandContext(ctx, c.Java, append(args, c.scramArgs()...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -323,6 +324,16 @@ func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 			return fmt.Errorf("format storage of broker %d: %w", b.ID, ctx.Err())
 		}
 		return fmt.Errorf("format storage of broker %d: %w\n%s\n%s", b.ID, err, tailLines(string(out), 30), nodeTail(b, 30))
+	}
+	return nil
+}
+
+// featureArgs enables, at format time, the features a release has but
+// leaves off: share groups (KIP-932) are on by default from Kafka 4.2; 4.1
+// has them as a preview behind share.version.
+func (c *Cluster) featureArgs() []string {
+	if strings.HasPrefix(c.Version, "4.1.") {
+		return []string{"--feature", "share.version=1"}
 	}
 	return nil
 }
