@@ -484,6 +484,9 @@ func balancedNote(p *result.Producer) string {
 func shareNote(sh *result.Share) string {
 	note := fmt.Sprintf("%d deliveries: %d accepted, %d released, %d rejected; %d redelivered (%d after a lock ran out), %d archived after their last delivery",
 		sh.Deliveries, sh.Accepted, sh.Released, sh.Rejected, sh.Redelivered, sh.LockTimeouts, sh.Archived)
+	if l := sh.AckLatency; l != nil {
+		note += fmt.Sprintf("; acknowledgements answered in %.1f ms (p50), %.1f ms (p99)", float64(l.P50)/1000, float64(l.P99)/1000)
+	}
 	if v := sh.Verification; v != nil {
 		if v.Unsettled == 0 && v.AcceptedTwice == 0 {
 			note += fmt.Sprintf("; verified: all %d records settled exactly once", v.Records)

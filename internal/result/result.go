@@ -266,10 +266,13 @@ type Share struct {
 	LockTimeouts int64 `json:"lock_timeouts"`
 	// DeliveryCounts[i] counts deliveries that were a record's i-th (the
 	// last entry: that many or more).
-	DeliveryCounts []int64            `json:"delivery_counts"`
-	AckErrors      map[string]int64   `json:"ack_errors,omitempty"`
-	PerMember      []int64            `json:"per_member"` // settled records of each member
-	Verification   *ShareVerification `json:"verification,omitempty"`
+	DeliveryCounts []int64          `json:"delivery_counts"`
+	AckErrors      map[string]int64 `json:"ack_errors,omitempty"`
+	// AckLatency is how long acknowledgements waited for the broker's
+	// answer (µs), per answer from the oldest acknowledgement it answered.
+	AckLatency   *Latency           `json:"ack_latency,omitempty"`
+	PerMember    []int64            `json:"per_member"` // settled records of each member
+	Verification *ShareVerification `json:"verification,omitempty"`
 }
 
 // ShareVerification checks every record from where the group started to

@@ -33,7 +33,11 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 		out.Errors = r.Errors
 	}
 	if r.Share != nil {
-		out.Share = shareSummary(r)
+		sh, err := shareSummary(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.Share = sh
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
@@ -77,7 +81,7 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 	return out, &lat, nil
 }
 
-func shareSummary(r *workload.ConsumerResult) *result.Share {
+func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
 	sh := r.Share
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
@@ -87,6 +91,13 @@ func shareSummary(r *workload.ConsumerResult) *result.Share {
 	if len(sh.AckErrors) > 0 {
 		out.AckErrors = sh.AckErrors
 	}
+	if sh.AckLatency != nil && sh.AckLatency.Count() > 0 {
+		lat, err := result.LatencyOf(sh.AckLatency)
+		if err != nil {
+			return nil, err
+		}
+		out.AckLatency = &lat
+	}
 	if v := sh.Verdict; v != nil {
 		out.Verification = &result.ShareVerification{Records: v.Records, Accepted: v.Accepted, AcceptedTwice: v.AcceptedTwice,
 			Rejected: v.Rejected, Archived: v.Archived, Unsettled: v.Unsettled}
@@ -94,5 +105,5 @@ func shareSummary(r *workload.ConsumerResult) *result.Share {
 			out.Verification.Missing = append(out.Verification.Missing, m.String())
 		}
 	}
-	return out
+	return out, nil
 }

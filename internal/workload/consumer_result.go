@@ -133,7 +133,8 @@ func (r *ConsumerResult) Reading() time.Duration {
 
 // shareResult sums the share members' counts.
 func (r *ConsumerRun) shareResult() *ShareResult {
-	out := &ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}
+	out := &ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{},
+		AckLatency: measure.NewHistogram()}
 	var states []*shareState
 	for _, c := range r.clients {
 		s := c.share.res
@@ -151,6 +152,9 @@ func (r *ConsumerRun) shareResult() *ShareResult {
 		for k, v := range c.ackErrs.Snapshot() {
 			out.AckErrors[k] += v
 		}
+		c.share.ackMu.Lock()
+		out.AckLatency.Merge(c.share.ackLat)
+		c.share.ackMu.Unlock()
 	}
 	if r.spec.Share.Ledger {
 		out.Ledger = mergeLedgers(states)

@@ -3,6 +3,7 @@ package workload
 import (
 	"math/rand/v2"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -74,6 +75,10 @@ type ShareResult struct {
 	DeliveryCounts []int64
 	// AckErrors counts acknowledgements the broker refused, by error.
 	AckErrors map[string]int64
+	// AckLatency is how long acknowledgements waited for the broker's
+	// answer (µs): per answer, from the oldest acknowledgement of its
+	// partition it answered, since franz-go reports answers per partition.
+	AckLatency *measure.Histogram
 	// Ledger is each record's outcomes (with ShareSpec.Ledger).
 	Ledger *ShareLedger
 	// Verdict is the ledger checked against the topic (ShareConsume.Verify).
@@ -89,10 +94,18 @@ type shareState struct {
 	res  ShareResult
 	rng  *rand.Rand
 	seen map[topicPartition]*offsetLedger // this client's ledger
+
+	// ackMu guards unanswered and ackLat: the poll loop notes when a
+	// partition's acknowledgements began waiting, the ack callback
+	// (another goroutine) records how long they waited.
+	ackMu      sync.Mutex
+	unanswered map[topicPartition]time.Time
+	ackLat     *measure.Histogram
 }
 
 func newShareState(seed uint64, ledger bool) *shareState {
 	s := &shareState{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		unanswered: map[topicPartition]time.Time{}, ackLat: measure.NewHistogram(),
 		res: ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}}
 	if ledger {
 		s.seen = map[topicPartition]*offsetLedger{}
@@ -119,6 +132,7 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		return err
 	}
 	now := polled
+	defer c.acksWaiting(fs)
 	fs.EachRecord(func(r *kgo.Record) {
 		if c.cr.runCtx.Err() != nil {
 			r.Ack(kgo.AckRelease) // past the run's end: another member's
@@ -260,11 +274,36 @@ func (s *shareState) ledger(tp topicPartition) *offsetLedger {
 	return l
 }
 
-// onAckResults counts the acknowledgements the broker refused.
+// acksWaiting notes, once per partition of a poll, when its
+// acknowledgements began waiting for an answer.
+func (c *consumerClient) acksWaiting(fs kgo.Fetches) {
+	st := c.share
+	now := time.Now()
+	st.ackMu.Lock()
+	defer st.ackMu.Unlock()
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		tp := topicPartition{p.Topic, p.Partition}
+		if _, waiting := st.unanswered[tp]; !waiting && len(p.Records) > 0 {
+			st.unanswered[tp] = now
+		}
+	})
+}
+
+// onAckResults counts the acknowledgements the broker refused, and times
+// the answered ones.
 func (c *consumerClient) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
+	st := c.share
+	now := time.Now()
+	st.ackMu.Lock()
+	defer st.ackMu.Unlock()
 	for _, r := range rs {
 		if r.Err != nil {
 			c.ackErrs.Add(errorKind(r.Err))
+		}
+		tp := topicPartition{r.Topic, r.Partition}
+		if since, ok := st.unanswered[tp]; ok {
+			st.ackLat.Record(now.Sub(since).Microseconds())
+			delete(st.unanswered, tp)
 		}
 	}
 }
