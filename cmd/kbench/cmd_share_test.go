@@ -202,7 +202,7 @@ matrix:
 	for i, sc := range doc.Plan.Scenarios {
 		w := sc.Repeats[0].Workloads[1]
 		sh := w.Consumer.Share
-		if sh == nil || sh.Verification == nil || sh.Verification.Unsettled != 0 || sh.Verification.AcceptedTwice != 0 || sh.Accepted != 4000 {
+		if sh == nil || sh.Verification == nil || sh.Verification.Unsettled != 0 || sh.Verification.AcceptedTwice != 0 || sh.Verification.Accepted+sh.Verification.Archived != 4000 {
 			t.Fatalf("scenario %s: share %+v", sc.Name, sh)
 		}
 		working := 0
