@@ -114,7 +114,7 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 						cl.Local.Brokers = int(b)
 					}
 				case "version":
-					cl.Local.Version = c.text(v, path)
+					cl.Local.Version, cl.Local.versionNode = c.text(v, path), v
 				case "heap":
 					cl.Local.Heap = c.text(v, path)
 				case "broker_configs":

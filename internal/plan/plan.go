@@ -134,6 +134,7 @@ type Cluster struct {
 type Local struct {
 	Brokers       int
 	Version, Heap string
+	versionNode   *yaml.Node // where version was written
 	BrokerConfigs map[string]string
 	// NetworkFaults is set, not written: a scenario has network faults,
 	// so the cluster runs its connections through proxies (a named

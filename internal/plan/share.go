@@ -181,3 +181,21 @@ func (c *collector) processing(n *yaml.Node, path string) *Processing {
 	}
 	return p
 }
+
+// shareReleases checks that a local cluster of a plan with share-consume
+// workloads runs a release with share groups (4.1 and newer; kbench
+// enables them on 4.1), at check time rather than when the members join.
+func (c *collector) shareReleases(p *Plan) {
+	l := p.Cluster.Local
+	if p.Cluster.Bootstrap != "" || l.versionNode == nil || !(strings.HasPrefix(l.Version, "3.") || strings.HasPrefix(l.Version, "4.0.")) {
+		return
+	}
+	for _, sc := range p.scenarios {
+		for _, w := range sc.Workloads {
+			if w.rule().Share {
+				c.addf(l.versionNode, "cluster.local.version", "Apache Kafka %s has no share groups for workload %s; use 4.1 or newer (4.2+ runs them by default)", l.Version, w.Name)
+				return
+			}
+		}
+	}
+}
