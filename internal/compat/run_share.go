@@ -31,11 +31,11 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		return FailedJSON(env, sa.JSONPath, result.KindSharePerf, started, err)
 	}
 	spec := workload.ConsumerSpec{
-		Topics:         []string{sa.Topic},
-		Group:          sa.Group,
-		Clients:        sa.Threads,
-		Records:        sa.NumRecords,
-		IdleTimeout:    max(sa.Timeout, time.Millisecond),
+		Topics:      []string{sa.Topic},
+		Group:       sa.Group,
+		Clients:     sa.Threads,
+		Records:     sa.NumRecords,
+		IdleTimeout: max(sa.Timeout, time.Millisecond),
 		ClientOpts: func(i int) []kgo.Opt {
 			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(ShareClientID(cc.ClientID, i+1)))
 		},

@@ -29,7 +29,7 @@ func TestSpendKeepsProcessingOnItsOwnClock(t *testing.T) {
 				defer cancel()
 				c := &consumerClient{cr: &ConsumerRun{runCtx: ctx}}
 				c.spend(time.Millisecond) // the clock starts
-				time.Sleep(tt.late) // after the first record: woken this late
+				time.Sleep(tt.late)       // after the first record: woken this late
 				start := time.Now()
 				for range tt.records {
 					c.spend(time.Millisecond)
