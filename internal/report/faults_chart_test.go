@@ -117,3 +117,23 @@ func TestFaultsInBrowser(t *testing.T) {
 		return
 	}
 }
+
+// TestFaultOutcomeInSummary: issue 41: a leader partition's outcome
+// (fenced or not, election or not, how long writes waited) is said under
+// the faults table, where a reader of summary.md looks for why a row has
+// no election.
+func TestFaultOutcomeInSummary(t *testing.T) {
+	doc := faultDoc(t)
+	const outcome = "leader cut from the other brokers, still in the quorum: not fenced, no election; writes with acks=all got no acknowledgement for 22.1 s"
+	doc.Plan.Scenarios[0].Repeats[0].Faults[0].Outcome = outcome
+	var b strings.Builder
+	if err := WriteSummaryMarkdown(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "repeat 1, kill-the-leader-of-partition-zero: kill leader of orders-with-a-long-name-0 (broker 2): "+outcome+".") {
+		t.Errorf("summary.md does not say the fault's outcome:\n%s", b.String())
+	}
+	if strings.Count(b.String(), outcome) != 1 {
+		t.Error("the outcome is said more than once: repeat 2 has none")
+	}
+}
