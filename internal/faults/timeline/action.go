@@ -56,14 +56,33 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	if !done.HealedAt.IsZero() {
 		// It undid itself (a duration): its brokers are back since then.
 		eff.Down, eff.Back, began = false, true, done.HealedAt
-		if link != nil && broker >= 0 {
-			t.resumed(broker) // the election watch settles: a cut shorter than the session moves nothing
+		if link != nil {
+			t.healedLink(i)
 		}
 	}
-	if f.Action == faults.HealLink && broker >= 0 {
-		t.resumed(broker)
+	if f.Action == faults.HealLink {
+		t.healedLink(t.index(f.Target.Fault))
 	}
 	t.after(i, broker, eff, began)
+}
+
+// healedLink tells fault i's measurements that its link was healed: the
+// election watch settles (a cut shorter than the session moves nothing)
+// and the ISR shrink watch ends (a later fault's shrink is not this one's).
+func (t *Timeline) healedLink(i int) {
+	if i < 0 {
+		return
+	}
+	r := t.get(i)
+	t.mu.Lock()
+	if ch, ok := t.healed[i]; ok {
+		close(ch)
+		delete(t.healed, i)
+	}
+	t.mu.Unlock()
+	if r.Broker >= 0 && r.Cut != "" {
+		t.resumed(r.Broker)
+	}
 }
 
 // cutOf says what a network partition of one broker cut it from
@@ -127,7 +146,11 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 		t.startElection(i, broker, led, began)
 	}
 	if (eff.Away || eff.Disrupts) && !wasDown && broker >= 0 {
-		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began) })
+		healed := make(chan struct{})
+		t.mu.Lock()
+		t.healed[i] = healed
+		t.mu.Unlock()
+		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began, healed) })
 	}
 	return began
 }
@@ -242,8 +265,8 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 		delete(t.down, r.Broker)
 	}
 	t.mu.Unlock()
-	if r.Cut != "" && err == nil {
-		t.resumed(r.Broker) // its election watch settles
+	if err == nil {
+		t.healedLink(i)
 	}
 	t.cfg.Logf("end of sending: undo %s", resultLabel(r))
 	if back && err == nil {
