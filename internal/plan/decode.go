@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "seed"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
@@ -48,6 +48,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			c.cluster(v, &p.Cluster)
 		case "faults":
 			c.faultsNode = v
+		case "network":
+			c.network(v)
 		case "topics":
 			topics = v
 		case "workloads":

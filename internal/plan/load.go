@@ -71,6 +71,7 @@ func parse(file string, data []byte, sets []string, ownComments bool, opts ...Op
 	}
 	p := &Plan{File: file}
 	topics, workloads, matrix := c.header(root, p)
+	c.checkZones(p)
 	before := len(c.list)
 	names, points := c.matrix(matrix)
 	p.params = names

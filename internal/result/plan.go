@@ -163,6 +163,11 @@ type Fault struct {
 	ISRRecoveredMs *float64 `json:"isr_recovered_ms,omitempty"`
 	// ISRNote says why ISRRecoveredMs is missing ("not within 120 s").
 	ISRNote string `json:"isr_note,omitempty"`
+	// Outcome says in words what a network partition of a leader did:
+	// what it was cut from, whether it was fenced and its partitions
+	// moved, how long writes got no acknowledgement ("leader cut from the
+	// other brokers, still in the quorum: not fenced, no election; ...").
+	Outcome string `json:"outcome,omitempty"`
 	// TimedOut names what was still not seen when measuring gave up.
 	TimedOut   []string         `json:"timed_out,omitempty"`
 	Partitions []FaultPartition `json:"partitions,omitempty"`
