@@ -1,0 +1,80 @@
+package serde
+
+import (
+	"sync/atomic"
+
+	"github.com/kbench/kbench/internal/payload"
+)
+
+// Source encodes the values of a template source with a schema, framed
+// with the schema id: what a Confluent serializer would send.
+type Source struct {
+	inner  payload.Source
+	schema *Schema
+	id     atomic.Int64 // changes when a new version is registered mid-run
+	frame  atomic.Pointer[[]byte]
+	fails  *atomic.Int64 // shared by clones
+	first  *atomic.Pointer[error]
+}
+
+// NewSource encodes inner's values with s, framed with schema id id.
+func NewSource(inner payload.Source, s *Schema, id int) *Source {
+	src := &Source{inner: inner, schema: s, fails: new(atomic.Int64), first: new(atomic.Pointer[error])}
+	src.SetID(id)
+	return src
+}
+
+// SetID frames later values with another schema id (a compatible version
+// registered mid-run).
+func (s *Source) SetID(id int) {
+	s.id.Store(int64(id))
+	f := s.schema.Frame(nil, id)
+	s.frame.Store(&f)
+}
+
+// Value is record i's value, encoded; a value that does not encode (a
+// template Check passed should not make one) is sent empty and counted.
+func (s *Source) Value(i int64) []byte {
+	js := s.inner.Value(i)
+	frame := *s.frame.Load()
+	b := make([]byte, 0, len(frame)+len(js)+8)
+	b = append(b, frame...)
+	b, err := s.schema.EncodeJSON(b, js)
+	if err != nil {
+		s.fails.Add(1)
+		s.first.CompareAndSwap(nil, &err)
+		return nil
+	}
+	return b
+}
+
+// MaxSize bounds an encoded value: the framing and at most the JSON's own
+// size again (a binary value is smaller than its JSON but for numbers
+// written short, which Avro and Protobuf write in at most 10 bytes).
+func (s *Source) MaxSize() int { return 16 + 2*s.inner.MaxSize() }
+
+// Clone is the source on a stream of its own, sharing the failure count.
+func (s *Source) Clone(seed uint64) payload.Source {
+	c := &Source{inner: s.inner.Clone(seed), schema: s.schema, fails: s.fails, first: s.first}
+	c.SetID(int(s.id.Load()))
+	return c
+}
+
+// Failures is how many values did not encode, and the first one's error.
+func (s *Source) Failures() (int64, error) {
+	if p := s.first.Load(); p != nil {
+		return s.fails.Load(), *p
+	}
+	return 0, nil
+}
+
+// Check renders n values of a template source and encodes each: the first
+// that does not fit the schema is the error (a *FieldError names the field).
+func Check(src payload.Source, s *Schema, n int) error {
+	for i := range int64(n) {
+		if _, err := s.EncodeJSON(nil, src.Value(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
