@@ -20,7 +20,9 @@ const protoFile = "schema.proto"
 
 // protoCodec encodes the file's first message, as Confluent's serializer
 // does for a schema registered from a .proto file (message index 0).
-type protoCodec struct{ md protoreflect.MessageDescriptor }
+type protoCodec struct {
+	md protoreflect.MessageDescriptor
+}
 
 func parseProtobuf(text string) (codec, string, error) {
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
