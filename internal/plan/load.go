@@ -111,6 +111,7 @@ func parse(file string, data []byte, sets []string, ownComments bool, opts ...Op
 		}
 	}
 	c.verifyDefaults(p)
+	c.registryDefaults(p, root)
 	if err := c.err(); err != nil {
 		return nil, userr.New(err)
 	}

@@ -159,6 +159,10 @@ type Local struct {
 	// so the cluster runs its connections through proxies (a named
 	// cluster must have been started with them).
 	NetworkFaults bool
+	// SchemaRegistry is set, not written: messages have a schema format
+	// and the plan names no schema.registry.url, so a registry is started
+	// with the cluster.
+	SchemaRegistry bool
 }
 
 // Scenario is one point of the matrix, resolved and typed.

@@ -250,3 +250,19 @@ func isGenerator(n *yaml.Node) bool {
 	}
 	return false
 }
+
+// registryDefaults finds the registry for a plan whose messages have a
+// schema format: its schema_registry, else its local cluster's, started
+// with it (a cluster named by cluster.name must have one).
+func (c *collector) registryDefaults(p *Plan, root *yaml.Node) {
+	if !p.UsesSchemas() || p.SchemaRegistry["schema.registry.url"] != "" {
+		return
+	}
+	if p.Cluster.Bootstrap != "" {
+		c.addf(root, "schema_registry", "missing: messages have a format, and a cluster given by bootstrap servers needs the registry's URL: add schema_registry: {schema.registry.url: http://HOST:8081}, or leave out cluster.bootstrap to run on a local cluster, which starts one")
+		return
+	}
+	if p.Cluster.Name == "" {
+		p.Cluster.Local.SchemaRegistry = true
+	}
+}

@@ -34,6 +34,34 @@ type PlanRun struct {
 	// result (omb-result.json) needs beside the repeats, so that kbench
 	// report writes it again.
 	OMB *OMBRun `json:"omb,omitempty"`
+	// SchemaRegistry, for a plan whose messages have a schema format, is
+	// what the registry was asked and how long it took.
+	SchemaRegistry *SchemaRegistry `json:"schema_registry,omitempty"`
+}
+
+// SchemaRegistry is a run's use of its schema registry: the subjects its
+// producers resolved before sending (the cold cache: one request each),
+// and every request the run made, consumers fetching schemas by id
+// included (warm: cached after the first).
+type SchemaRegistry struct {
+	URL      string          `json:"url"` // without credentials
+	Subjects []SchemaSubject `json:"subjects,omitempty"`
+	// ColdMillis is how long resolving every subject took before sending.
+	ColdMillis   float64 `json:"cold_ms"`
+	ColdRequests int64   `json:"cold_requests"`
+	// Requests is every request of the run; the rest were made while
+	// records flowed (consumers' first fetch of a schema, evolutions).
+	Requests   int64   `json:"requests"`
+	Failures   int64   `json:"failures"`
+	MeanMillis float64 `json:"mean_ms"`
+	MaxMillis  float64 `json:"max_ms"`
+}
+
+// SchemaSubject is one subject a run's producers wrote under.
+type SchemaSubject struct {
+	Subject string `json:"subject"`
+	Format  string `json:"format"`
+	ID      int    `json:"id"`
 }
 
 // OMBRun is an OMB run's header fields as OMB writes them, its warm-up,

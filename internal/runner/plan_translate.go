@@ -39,6 +39,9 @@ type build struct {
 	// Parsed client properties by their text, and the admin options by
 	// bootstrap: scenarios mostly share them, and parsing them anew took
 	// most of the time and memory of checking 10,000 scenarios.
+	// schemas are the resolved schema ids (nil: not resolved, id 0, as
+	// checks and previews use).
+	schemas   *schemaIDs
 	producers map[string]parsedProducer
 	consumers map[string]parsedConsumer
 	admin     map[string][]kgo.Opt
@@ -267,7 +270,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	src, err := recordSourcesOf(p, w, seed)
+	src, err := recordSourcesOf(p, w, seed, b.schemas)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
@@ -495,7 +498,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		if (name != "" && w.Name != name) || !w.Sends() {
 			continue
 		}
-		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i))
+		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i), nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}

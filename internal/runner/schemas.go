@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/kbench/kbench/internal/result"
+
+	"github.com/kbench/kbench/internal/payload"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/serde"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// schemaIDs are the schema ids the producers frame their records with,
+// resolved at the registry before anything is sent, as a Confluent
+// serializer resolves them on its first record: a registry that does not
+// answer, a subject missing with auto.register.schemas=false or a schema
+// refused as incompatible fails the plan before it sends.
+type schemaIDs struct {
+	reg *serde.Registry
+	cfg serde.Config
+	ids map[string]resolvedSchema // by subject and schema text
+	// resolve is how long resolving every subject took (the cold cache),
+	// cold the requests it made.
+	resolve time.Duration
+	cold    serde.Stats
+}
+
+type resolvedSchema struct {
+	subject string
+	id      int
+	schema  *serde.Schema // the schema to encode with (use.latest.version: the latest)
+}
+
+// newSchemaIDs is a registry client for the plan's properties, with url
+// when the plan names none (its local cluster's registry).
+func newSchemaIDs(p *plan.Plan, url string) (*schemaIDs, error) {
+	props := map[string]string{}
+	for k, v := range p.SchemaRegistry {
+		props[k] = v
+	}
+	if props["schema.registry.url"] == "" {
+		props["schema.registry.url"] = url
+	}
+	cfg, err := serde.ConfigFrom(props)
+	if err != nil {
+		return nil, userr.Errorf("schema_registry.%v", err)
+	}
+	reg, err := serde.NewRegistry(cfg)
+	if err != nil {
+		return nil, userr.Errorf("schema_registry.%v", err)
+	}
+	return &schemaIDs{reg: reg, cfg: cfg, ids: map[string]resolvedSchema{}}, nil
+}
+
+// resolveAll resolves every subject the scenarios' producers write.
+func (s *schemaIDs) resolveAll(ctx context.Context, scenarios []plan.Scenario) error {
+	start := time.Now()
+	defer func() { s.resolve += time.Since(start) }()
+	for i := range scenarios {
+		for j := range scenarios[i].Workloads {
+			w := &scenarios[i].Workloads[j]
+			if !w.Sends() || w.Message.Schema == nil {
+				continue
+			}
+			if _, err := s.resolveOne(ctx, w.Topic, false, w.Message.Schema); err != nil {
+				return fmt.Errorf("workload %q: %w", w.Name, err)
+			}
+			if w.Message.KeySchema != nil {
+				if _, err := s.resolveOne(ctx, w.Topic, true, w.Message.KeySchema); err != nil {
+					return fmt.Errorf("workload %q, keys: %w", w.Name, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (s *schemaIDs) subject(topic string, key bool, sch *serde.Schema) string {
+	strategy := s.cfg.ValueStrategy
+	if key {
+		strategy = s.cfg.KeyStrategy
+	}
+	return serde.Subject(strategy, topic, key, sch)
+}
+
+func (s *schemaIDs) resolveOne(ctx context.Context, topic string, key bool, sch *serde.Schema) (resolvedSchema, error) {
+	subject := s.subject(topic, key, sch)
+	k := subject + "\x00" + sch.Text
+	if r, ok := s.ids[k]; ok {
+		return r, nil
+	}
+	id, use, err := s.reg.Resolve(ctx, s.cfg, subject, sch)
+	if err != nil {
+		return resolvedSchema{}, err
+	}
+	r := resolvedSchema{subject: subject, id: id, schema: use}
+	s.ids[k] = r
+	return r, nil
+}
+
+// lookup is a resolved schema; without a registry (checks, preview) the
+// schema itself with id 0.
+func (s *schemaIDs) lookup(topic string, key bool, sch *serde.Schema) resolvedSchema {
+	if s == nil {
+		return resolvedSchema{schema: sch}
+	}
+	if r, ok := s.ids[s.subject(topic, key, sch)+"\x00"+sch.Text]; ok {
+		return r
+	}
+	return resolvedSchema{schema: sch}
+}
+
+// encoded wraps a template source with its schema: the values (or keys) a
+// Confluent serializer would send.
+func (s *schemaIDs) encoded(src payload.Source, topic string, key bool, sch *serde.Schema) payload.Source {
+	r := s.lookup(topic, key, sch)
+	return serde.NewSource(src, r.schema, r.id)
+}
+
+// resolveSchemas resolves the producers' schema ids at the registry
+// before anything is sent, then builds the scenarios again with them.
+func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, localURL string, b *build, built []Scenario, bootstrap string, run *result.PlanRun) error {
+	if p.SchemaRegistry["schema.registry.url"] == "" && localURL == "" {
+		name := p.Cluster.Name
+		return userr.Errorf("messages have a schema format but cluster %q has no schema registry: start it with one (kbench cluster up --name %s --schema-registry), or give schema_registry: {schema.registry.url: ...}", name, name)
+	}
+	ids, err := newSchemaIDs(p, localURL)
+	if err != nil {
+		return err
+	}
+	if err := ids.resolveAll(ctx, scenarios); err != nil {
+		return fmt.Errorf("before sending: %w", err)
+	}
+	b.schemas = ids
+	ids.cold = ids.reg.Stats()
+	for i := range scenarios {
+		if built[i], err = scenarioOf(p, &scenarios[i], bootstrap, b); err != nil {
+			return fmt.Errorf("scenario %s: %w", scenarios[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// record writes what the registry cost into the run's result.
+func (s *schemaIDs) record(run *result.PlanRun) {
+	st := s.reg.Stats()
+	out := &result.SchemaRegistry{URL: redactedURL(s.reg.URL()), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
+		Requests: st.Requests, Failures: st.Failures, MaxMillis: millis(st.Max)}
+	if st.Requests > 0 {
+		out.MeanMillis = millis(st.Total) / float64(st.Requests)
+	}
+	for _, r := range s.ids {
+		out.Subjects = append(out.Subjects, result.SchemaSubject{Subject: r.subject, Format: string(r.schema.Format), ID: r.id})
+	}
+	sortSubjects(out.Subjects)
+	run.SchemaRegistry = out
+}
+
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// redactedURL drops a URL's credentials.
+func redactedURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
+}
+
+func sortSubjects(ss []result.SchemaSubject) {
+	for i := 1; i < len(ss); i++ {
+		for j := i; j > 0 && ss[j].Subject < ss[j-1].Subject; j-- {
+			ss[j], ss[j-1] = ss[j-1], ss[j]
+		}
+	}
+}

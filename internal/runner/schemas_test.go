@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
+
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/serde"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// A registry problem fails the plan before a record is sent, with an error
+// that says which subject and what to do, not a user error (exit 1).
+func TestRegistryProblemsStopThePlanBeforeSending(t *testing.T) {
+	t.Parallel()
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	for _, tc := range []struct {
+		name, props string
+		want        error
+		words       string
+	}{
+		{"unreachable", `schema.registry.url: "` + dead + `"`, serde.ErrUnreachable, dead},
+		{"not found", `schema.registry.url: "` + fake.URL() + `", auto.register.schemas: false`, serde.ErrSubjectNotFound, `subject "t-value"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var produced atomic.Int64
+			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				produced.Add(1)
+				return nil, nil, false
+			})
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "user.avsc"), []byte(itAvro), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			text := fmt.Sprintf(`name: r
+cluster: {bootstrap: "%s"}
+schema_registry: {%s}
+topics: [{name: t, partitions: 1, existing: reuse}]
+workloads:
+  - name: w
+    type: produce
+    topic: t
+    records: 100
+    message:
+      format: avro
+      schema_file: user.avsc
+      template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
+`, c.ListenAddrs()[0], tc.props)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_, err = RunPlan(ctx, p, scs, PlanOptions{})
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.words) || !strings.Contains(err.Error(), "before sending") {
+				t.Fatalf("err = %v, want %v naming %s", err, tc.want, tc.words)
+			}
+			if userr.Is(err) {
+				t.Errorf("a registry failure is not the plan's mistake (exit 1, not 2): %v", err)
+			}
+			if n := produced.Load(); n != 0 {
+				t.Errorf("%d produce requests were sent", n)
+			}
+		})
+	}
+}
