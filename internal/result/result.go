@@ -235,6 +235,13 @@ type Consumer struct {
 	Intervals       []Interval       `json:"intervals,omitempty"`
 	Lag             []LagPoint       `json:"lag,omitempty"`
 	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+	// Decoded and DecodeFailures count the records whose schema-framed
+	// values decoded with their registered schema, and those that did not
+	// (a consumer of a plan whose messages have a schema format);
+	// DecodeError is the first failure.
+	Decoded        int64  `json:"decoded,omitempty"`
+	DecodeFailures int64  `json:"decode_failures,omitempty"`
+	DecodeError    string `json:"decode_error,omitempty"`
 
 	// ReadingSeconds is from the first record read to the last, which
 	// RecordsPerSec and MiBPerSec divide by: a consumer keeping pace with a

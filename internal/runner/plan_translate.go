@@ -409,6 +409,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		},
 		Latency: true,
 		Lag:     readerOnly,
+		Decode:  b.schemas.decoder(w.Topic),
 	}
 	if readerOnly {
 		spec.Records = w.Records

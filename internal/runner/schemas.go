@@ -21,6 +21,10 @@ import (
 // refused as incompatible fails the plan before it sends.
 type schemaIDs struct {
 	reg *serde.Registry
+	// readers is the consumers' client: a deserializer of its own, which
+	// fetches each schema by id once (the producers' knows them all).
+	readers *serde.Registry
+	topics  map[string]bool // written with a schema format
 	cfg serde.Config
 	ids map[string]resolvedSchema // by subject and schema text
 	// resolve is how long resolving every subject took (the cold cache),
@@ -53,7 +57,11 @@ func newSchemaIDs(p *plan.Plan, url string) (*schemaIDs, error) {
 	if err != nil {
 		return nil, userr.Errorf("schema_registry.%v", err)
 	}
-	return &schemaIDs{reg: reg, cfg: cfg, ids: map[string]resolvedSchema{}}, nil
+	readers, err := serde.NewRegistry(cfg)
+	if err != nil {
+		return nil, userr.Errorf("schema_registry.%v", err)
+	}
+	return &schemaIDs{reg: reg, readers: readers, cfg: cfg, ids: map[string]resolvedSchema{}, topics: map[string]bool{}}, nil
 }
 
 // resolveAll resolves every subject the scenarios' producers write.
@@ -99,6 +107,7 @@ func (s *schemaIDs) resolveOne(ctx context.Context, topic string, key bool, sch 
 	}
 	r := resolvedSchema{subject: subject, id: id, schema: use}
 	s.ids[k] = r
+	s.topics[topic] = true
 	return r, nil
 }
 
@@ -148,6 +157,11 @@ func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario
 // record writes what the registry cost into the run's result.
 func (s *schemaIDs) record(run *result.PlanRun) {
 	st := s.reg.Stats()
+	rd := s.readers.Stats()
+	st.Requests += rd.Requests
+	st.Failures += rd.Failures
+	st.Total += rd.Total
+	st.Max = max(st.Max, rd.Max)
 	out := &result.SchemaRegistry{URL: redactedURL(s.reg.URL()), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
 		Requests: st.Requests, Failures: st.Failures, MaxMillis: millis(st.Max)}
 	if st.Requests > 0 {
@@ -176,6 +190,42 @@ func sortSubjects(ss []result.SchemaSubject) {
 	for i := 1; i < len(ss); i++ {
 		for j := i; j > 0 && ss[j].Subject < ss[j-1].Subject; j-- {
 			ss[j], ss[j-1] = ss[j-1], ss[j]
+		}
+	}
+}
+
+// decoder is a consume workload's value decoder when its topic is written
+// with a schema format (nil otherwise): each client's decoder keeps the
+// schemas it has fetched, so only its first record of each id asks the
+// registry.
+func (s *schemaIDs) decoder(topic string) func(i int) func([]byte) error {
+	if s == nil || !s.topics[topic] {
+		return nil
+	}
+	return func(int) func([]byte) error {
+		cache := map[int]*serde.Schema{}
+		failed := map[int]error{} // not asked again: a registry down would stall every record
+		return func(v []byte) error {
+			id, rest, err := serde.SchemaID(v)
+			if err != nil {
+				return err
+			}
+			sch := cache[id]
+			if sch == nil {
+				if err := failed[id]; err != nil {
+					return err
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				sch, err = s.readers.ByID(ctx, id)
+				cancel()
+				if err != nil {
+					failed[id] = err
+					return err
+				}
+				cache[id] = sch
+			}
+			_, err = sch.DecodePayload(rest)
+			return err
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -42,6 +43,7 @@ workloads:
     type: produce
     topic: %[4]s
     records: %[5]d
+    verify: true
     message:
       format: %[1]s
       schema_file: %[6]s
@@ -51,6 +53,11 @@ workloads:
         description: { "_type": "random_string", "_length": 40 }
         value: { "_type": "random_int", "_min": 0, "_max": 100 }
         timestamp: { "_type": "now", "_format": "epoch_millis" }
+  - name: readers
+    type: consume
+    topic: %[4]s
+    records: %[5]d
+    timeout: 30s
 `
 )
 
@@ -89,6 +96,7 @@ func TestSchemaFormatsThroughARealRegistry(t *testing.T) {
 			if reg == nil || len(reg.Subjects) != 1 || reg.Subjects[0].Subject != topic+"-value" || reg.ColdRequests == 0 {
 				t.Fatalf("result's schema_registry = %+v, want subject %s-value resolved before sending", reg, topic)
 			}
+			checkReadersDecoded(t, doc, n)
 			decodeAll(ctx, t, bootstrap, url, topic, tc.format, reg.Subjects[0].ID, n)
 		})
 	}
@@ -178,3 +186,28 @@ func decodeAll(ctx context.Context, t *testing.T, bootstrap, url, topic, format 
 }
 
 func protoreflectName(s string) protoreflect.Name { return protoreflect.Name(s) }
+
+// checkReadersDecoded: the plan's own consumer decoded every record with
+// the registry's schema, and verification found every record.
+func checkReadersDecoded(t *testing.T, doc *result.Document, n int64) {
+	t.Helper()
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Error != "" {
+		t.Fatalf("repeat failed: %s", rep.Error)
+	}
+	var found bool
+	for _, w := range rep.Workloads {
+		if w.Consumer != nil {
+			found = true
+			if w.Consumer.Decoded != n || w.Consumer.DecodeFailures != 0 {
+				t.Errorf("consumer decoded %d, failed %d (%s), want %d and 0", w.Consumer.Decoded, w.Consumer.DecodeFailures, w.Consumer.DecodeError, n)
+			}
+		}
+	}
+	if len(rep.Verification) != 1 || rep.Verification[0].Read != n || rep.Verification[0].Lost != 0 || rep.Verification[0].Duplicated != 0 {
+		t.Errorf("verification = %+v, want every one of %d records read back once", rep.Verification, n)
+	}
+	if !found {
+		t.Error("no consumer in the result")
+	}
+}
