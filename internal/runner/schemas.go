@@ -25,8 +25,8 @@ type schemaIDs struct {
 	// fetches each schema by id once (the producers' knows them all).
 	readers *serde.Registry
 	topics  map[string]bool // written with a schema format
-	cfg serde.Config
-	ids map[string]resolvedSchema // by subject and schema text
+	cfg     serde.Config
+	ids     map[string]resolvedSchema // by subject and schema text
 	// resolve is how long resolving every subject took (the cold cache),
 	// cold the requests it made.
 	resolve time.Duration

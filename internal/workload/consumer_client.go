@@ -42,9 +42,9 @@ type consumerClient struct {
 	decode               func([]byte) error
 	decoded, undecodable int64
 	firstDecodeErr       error
-	errs                               measure.ErrorCounts
-	seenErr                            map[string]bool
-	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	errs                 measure.ErrorCounts
+	seenErr              map[string]bool
+	posMap               map[topicPartition]*atomic.Int64 // this loop's cache of positions
 	// pollLats are the poll's end-to-end latencies, for the interval's
 	// histogram (poll loop).
 	pollLats []int64
