@@ -18,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -482,6 +483,11 @@ func stringPtrs(m map[string]string) map[string]*string {
 type PreviewRecord struct {
 	Key, Value []byte
 	Headers    []kgo.RecordHeader
+	// Format, for a value encoded with a schema, is its format; Value is
+	// then the template's JSON and Encoded what is sent (framed with
+	// schema id 0: ids are known only once registered).
+	Format  string
+	Encoded []byte
 }
 
 // Preview returns the first n records the named producing workload of a
@@ -507,7 +513,16 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		values, keys, keySrc, hsrc, static := src.values, src.keys, src.keySrc, src.headerSrcs, src.headers
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
-			r := PreviewRecord{Value: values.Value(int64(j))}
+			var r PreviewRecord
+			if es, ok := values.(*serde.Source); ok {
+				js, enc, err := es.Pair(int64(j))
+				if err != nil {
+					return nil, nil, fmt.Errorf("workload %q, record %d: %w", w.Name, j, err)
+				}
+				r.Value, r.Encoded, r.Format = js, enc, string(es.Format())
+			} else {
+				r.Value = values.Value(int64(j))
+			}
 			if keys != nil {
 				r.Key = keys.Key()
 			}

@@ -92,3 +92,35 @@ workloads:
 		})
 	}
 }
+
+// kbench preview shows a formatted workload's values as the template
+// renders them and as they are sent, without a registry.
+func TestPreviewShowsEncodedSizes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"user.avsc": itAvro, "user.proto": itProto, "user.json": itJSONSchema} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for format, file := range map[string]string{"avro": "user.avsc", "protobuf": "user.proto", "json_schema": "user.json"} {
+		text := fmt.Sprintf(itPlan, format, "127.0.0.1:9092", "http://127.0.0.1:8081", "t", 10, file)
+		p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs, _ := p.Scenarios()
+		recs, _, err := Preview(p, &scs[0], "users", 3, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs["users"] {
+			if r.Format != format || len(r.Encoded) == 0 || r.Encoded[0] != 0 {
+				t.Fatalf("%s: record %+v", format, r)
+			}
+			if format != "json_schema" && len(r.Encoded) >= len(r.Value) {
+				t.Errorf("%s: %d bytes encoded, not fewer than the JSON's %d", format, len(r.Encoded), len(r.Value))
+			}
+		}
+	}
+}

@@ -48,6 +48,17 @@ func (s *Source) Value(i int64) []byte {
 	return b
 }
 
+// Pair is record i's value as the template renders it (JSON) and as it is
+// sent (encoded, framed): what kbench preview shows.
+func (s *Source) Pair(i int64) (js, encoded []byte, err error) {
+	js = s.inner.Value(i)
+	encoded, err = s.schema.EncodeJSON(*s.frame.Load(), js)
+	return js, encoded, err
+}
+
+// Format is the values' schema format.
+func (s *Source) Format() Format { return s.schema.Format }
+
 // MaxSize bounds an encoded value: the framing and at most the JSON's own
 // size again (a binary value is smaller than its JSON but for numbers
 // written short, which Avro and Protobuf write in at most 10 bytes).
