@@ -39,22 +39,25 @@ type PlanRun struct {
 	SchemaRegistry *SchemaRegistry `json:"schema_registry,omitempty"`
 }
 
-// SchemaRegistry is a run's use of its schema registry: the subjects its
-// producers resolved before sending (the cold cache: one request each),
-// and every request the run made, consumers fetching schemas by id
-// included (warm: cached after the first).
+// SchemaRegistry is a run's use of its schema registry. Cold: before
+// sending, the producers resolved each subject (register or look up), one
+// request or a few each, with nothing cached. Warm: while records flowed,
+// the clients asked only for what they had not cached (each consumer
+// client's first record of a schema id, a schema evolution), so Warm
+// requests stay a handful however many records were sent.
 type SchemaRegistry struct {
 	URL      string          `json:"url"` // without credentials
 	Subjects []SchemaSubject `json:"subjects,omitempty"`
-	// ColdMillis is how long resolving every subject took before sending.
-	ColdMillis   float64 `json:"cold_ms"`
+	// ColdRequests and ColdMillis are the requests made resolving the
+	// subjects before sending, and how long that took in all.
 	ColdRequests int64   `json:"cold_requests"`
-	// Requests is every request of the run; the rest were made while
-	// records flowed (consumers' first fetch of a schema, evolutions).
-	Requests   int64   `json:"requests"`
-	Failures   int64   `json:"failures"`
-	MeanMillis float64 `json:"mean_ms"`
-	MaxMillis  float64 `json:"max_ms"`
+	ColdMillis   float64 `json:"cold_ms"`
+	// WarmRequests were made after, with their mean and largest latency.
+	WarmRequests   int64   `json:"warm_requests"`
+	WarmMeanMillis float64 `json:"warm_mean_ms,omitempty"`
+	WarmMaxMillis  float64 `json:"warm_max_ms,omitempty"`
+	// Failures are requests without an answer or with a 5xx status.
+	Failures int64 `json:"failures"`
 }
 
 // SchemaSubject is one subject a run's producers wrote under.

@@ -154,6 +154,14 @@ type Producer struct {
 	Errors       map[string]int64 `json:"errors,omitempty"`
 	Intervals    []Interval       `json:"intervals,omitempty"`
 	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	// Format is the values' schema format (avro, json_schema, protobuf)
+	// or plain; BytesPerRecord their mean size as sent (registry framing
+	// included); CPUMicrosPerRecord this process's CPU time per record
+	// acknowledged in the repeat (all its workloads': serialisation,
+	// batching, and readers' decoding when they run beside it).
+	Format             string  `json:"format,omitempty"`
+	BytesPerRecord     float64 `json:"bytes_per_record,omitempty"`
+	CPUMicrosPerRecord float64 `json:"cpu_us_per_record,omitempty"`
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).

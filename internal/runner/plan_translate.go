@@ -218,7 +218,7 @@ func reseeded(sc Scenario, repeat int) Scenario {
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
+	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog, Format: string(w.Message.Format)}
 	reg := b.kinds
 	if reg == nil {
 		reg = kinds()
@@ -229,6 +229,11 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	}
 	var err error
 	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
+	if pr, ok := rw.Spec.(workload.Producing); ok {
+		if es, ok := pr.Producer().Values.(*serde.Source); ok {
+			rw.EncodeFailures = es.Failures // clones share the count
+		}
+	}
 	return rw, err
 }
 

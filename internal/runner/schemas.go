@@ -156,16 +156,18 @@ func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario
 
 // record writes what the registry cost into the run's result.
 func (s *schemaIDs) record(run *result.PlanRun) {
-	st := s.reg.Stats()
-	rd := s.readers.Stats()
-	st.Requests += rd.Requests
-	st.Failures += rd.Failures
-	st.Total += rd.Total
-	st.Max = max(st.Max, rd.Max)
+	st, rd := s.reg.Stats(), s.readers.Stats()
 	out := &result.SchemaRegistry{URL: redactedURL(s.reg.URL()), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
-		Requests: st.Requests, Failures: st.Failures, MaxMillis: millis(st.Max)}
-	if st.Requests > 0 {
-		out.MeanMillis = millis(st.Total) / float64(st.Requests)
+		Failures: st.Failures + rd.Failures}
+	warm := append(st.Latencies[min(int(s.cold.Requests), len(st.Latencies)):], rd.Latencies...)
+	var sum, most time.Duration
+	for _, d := range warm {
+		sum += d
+		most = max(most, d)
+	}
+	out.WarmRequests = int64(len(warm))
+	if len(warm) > 0 {
+		out.WarmMeanMillis, out.WarmMaxMillis = millis(sum)/float64(len(warm)), millis(most)
 	}
 	for _, r := range s.ids {
 		out.Subjects = append(out.Subjects, result.SchemaSubject{Subject: r.subject, Format: string(r.schema.Format), ID: r.id})

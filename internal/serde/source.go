@@ -71,12 +71,14 @@ func (s *Source) Clone(seed uint64) payload.Source {
 	return c
 }
 
-// Failures is how many values did not encode, and the first one's error.
+// Failures is how many values did not encode since the last call (by this
+// source and its clones), and the first one's error.
 func (s *Source) Failures() (int64, error) {
-	if p := s.first.Load(); p != nil {
-		return s.fails.Load(), *p
+	n := s.fails.Swap(0)
+	if p := s.first.Swap(nil); p != nil {
+		return n, *p
 	}
-	return 0, nil
+	return n, nil
 }
 
 // Check renders n values of a template source and encodes each: the first
