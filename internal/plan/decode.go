@@ -16,7 +16,7 @@ var (
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header"}
-	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file"}
+	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
 
 	// Topic names as Kafka allows them.
 	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)

@@ -292,6 +292,17 @@ type Message struct {
 	KeySchema *serde.Schema
 	// SchemaFile is where Schema came from ("" for an inline schema).
 	SchemaFile string
+	// Evolution registers a new version of the values' schema mid-run
+	// (schema_evolution); nil: none.
+	Evolution *Evolution
+}
+
+// Evolution is a compatible new version of a message's value schema,
+// registered After the workload starts; the producers then encode with it.
+type Evolution struct {
+	After  time.Duration
+	Schema *serde.Schema
+	File   string // "" for an inline schema
 }
 
 // Transaction is when a transactional producer commits: after Duration,

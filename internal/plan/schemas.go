@@ -63,6 +63,9 @@ func (c *collector) messageSchemas(m *Message, n *yaml.Node, path string, given 
 	if m.Schema != nil && at.tmpl != nil {
 		c.checkTemplate(*m.Template, m.Schema, at.tmpl, at.tmplCol, join(path, "template"))
 	}
+	if ev := given["schema_evolution"]; ev != nil {
+		m.Evolution = c.evolution(m, ev, join(path, "schema_evolution"), at)
+	}
 	if at.keySchema != nil {
 		kp := join(path, "key")
 		var ks, kf *yaml.Node
@@ -265,4 +268,44 @@ func (c *collector) registryDefaults(p *Plan, root *yaml.Node) {
 	if p.Cluster.Name == "" {
 		p.Cluster.Local.SchemaRegistry = true
 	}
+}
+
+// evolution reads schema_evolution: {after: 30s, schema_file: v2.avsc}
+// (or schema:), a new version the template must fit too.
+func (c *collector) evolution(m *Message, n *yaml.Node, path string, at schemaPlaces) *Evolution {
+	ev := &Evolution{}
+	var inline, file, after *yaml.Node
+	ok := c.fields(n, path, []string{"after", "schema", "schema_file"}, func(key string, v *yaml.Node) {
+		switch key {
+		case "after":
+			after = v
+			ev.After = c.duration(v, join(path, key))
+		case "schema":
+			inline = v
+		case "schema_file":
+			file = v
+		}
+	})
+	if !ok {
+		return nil
+	}
+	switch {
+	case after == nil:
+		c.addf(n, join(path, "after"), "missing; say when to register the new version, such as after: 30s")
+		return nil
+	case ev.After <= 0:
+		c.addf(after, join(path, "after"), "must be more than 0: the new version is registered while records flow")
+		return nil
+	case (inline == nil) == (file == nil):
+		c.addf(n, path, "give the new version as schema or schema_file (one of them)")
+		return nil
+	}
+	ev.Schema, ev.File = c.schema(m.Format, inline, file, path)
+	if ev.Schema == nil {
+		return nil
+	}
+	if at.tmpl != nil {
+		c.checkTemplate(*m.Template, ev.Schema, at.tmpl, at.tmplCol, join(path, "template"))
+	}
+	return ev
 }

@@ -339,7 +339,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 		case "format":
 			m.Format = serde.Format(c.oneOf(v, p, serde.Formats...))
-		case "schema", "schema_file":
+		case "schema", "schema_file", "schema_evolution":
 			// read after the loop: it needs the format
 		case "seed":
 			if v, ok := c.whole(v, p, 0, MaxSeed); ok {

@@ -58,6 +58,24 @@ type SchemaRegistry struct {
 	WarmMaxMillis  float64 `json:"warm_max_ms,omitempty"`
 	// Failures are requests without an answer or with a 5xx status.
 	Failures int64 `json:"failures"`
+	// Evolutions are the new versions registered mid-run
+	// (schema_evolution), one per repeat.
+	Evolutions []SchemaEvolution `json:"evolutions,omitempty"`
+}
+
+// SchemaEvolution is a new version of a subject's schema registered while
+// records flowed: when, its id, how long the registry took, and the error
+// if it refused it (the producers then kept the old version).
+type SchemaEvolution struct {
+	Scenario  int     `json:"scenario"`
+	Repeat    int     `json:"repeat"`
+	Workload  string  `json:"workload"`
+	Subject   string  `json:"subject"`
+	AtSeconds float64 `json:"at_seconds"` // from the repeat's start
+	FromID    int     `json:"from_id"`
+	ID        int     `json:"id,omitempty"`
+	Millis    float64 `json:"ms"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // SchemaSubject is one subject a run's producers wrote under.

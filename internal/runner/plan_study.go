@@ -190,6 +190,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				opt.Observer.RepeatStarted(info)
 			}
 			var rep result.Repeat
+			stopEvolution := b.schemas.evolve(ctx, &scenarios[i], built[i], r)
 			sc := reseeded(built[i], r)
 			sc.OnEnded = observe.EndedOf(opt.Observer)
 			watched := sc
@@ -205,6 +206,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			} else {
 				rep = runRepeat(ctx, watched, r)
 			}
+			stopEvolution()
 			prog.end(rep)
 			if opt.Observer != nil {
 				opt.Observer.RepeatEnded(info, rep)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/result"
@@ -12,6 +13,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // schemaIDs are the schema ids the producers frame their records with,
@@ -31,6 +33,9 @@ type schemaIDs struct {
 	// cold the requests it made.
 	resolve time.Duration
 	cold    serde.Stats
+
+	evMu       sync.Mutex
+	evolutions []result.SchemaEvolution
 }
 
 type resolvedSchema struct {
@@ -173,7 +178,85 @@ func (s *schemaIDs) record(run *result.PlanRun) {
 		out.Subjects = append(out.Subjects, result.SchemaSubject{Subject: r.subject, Format: string(r.schema.Format), ID: r.id})
 	}
 	sortSubjects(out.Subjects)
+	s.evMu.Lock()
+	out.Evolutions = append(out.Evolutions, s.evolutions...)
+	s.evMu.Unlock()
 	run.SchemaRegistry = out
+}
+
+// evolve starts a repeat's schema evolutions: each producing workload with
+// schema_evolution encodes with its first version again, and After later
+// the new version is registered under its subject (the subject's
+// compatibility level set to BACKWARD first, Confluent's default, so that
+// the registry checks it) and its producers switch to it. stop ends the
+// waits and returns once the registrations are done.
+func (s *schemaIDs) evolve(ctx context.Context, sc *plan.Scenario, built Scenario, repeat int) (stop func()) {
+	if s == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for _, w := range sc.Workloads {
+		ev := w.Message.Evolution
+		if ev == nil || w.Message.Schema == nil {
+			continue
+		}
+		src := valuesSource(built, w.Name)
+		if src == nil {
+			continue
+		}
+		first := s.lookup(w.Topic, false, w.Message.Schema)
+		src.SetVersion(first.schema, first.id)
+		subject := s.subject(w.Topic, false, w.Message.Schema)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTimer(ev.After)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			rec := result.SchemaEvolution{Scenario: sc.Index, Repeat: repeat, Workload: w.Name, Subject: subject,
+				AtSeconds: time.Since(start).Seconds(), FromID: first.id}
+			began := time.Now()
+			err := s.reg.SetCompatibility(ctx, subject, "BACKWARD")
+			var id int
+			if err == nil {
+				id, err = s.reg.Register(ctx, subject, ev.Schema)
+			}
+			rec.Millis = millis(time.Since(began))
+			if err != nil {
+				rec.Error = err.Error()
+			} else {
+				rec.ID = id
+				src.SetVersion(ev.Schema, id)
+			}
+			s.evMu.Lock()
+			s.evolutions = append(s.evolutions, rec)
+			s.evMu.Unlock()
+		}()
+	}
+	return func() {
+		cancel()
+		wg.Wait()
+	}
+}
+
+// valuesSource is the named producing workload's schema-encoded values.
+func valuesSource(sc Scenario, name string) *serde.Source {
+	for _, w := range sc.Workloads {
+		if w.Name != name {
+			continue
+		}
+		if pr, ok := w.Spec.(workload.Producing); ok {
+			src, _ := pr.Producer().Values.(*serde.Source)
+			return src
+		}
+	}
+	return nil
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

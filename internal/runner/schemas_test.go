@@ -124,3 +124,67 @@ func TestPreviewShowsEncodedSizes(t *testing.T) {
 		}
 	}
 }
+
+// schema_evolution registers a compatible new version mid-run: the
+// producers switch to its id, and the consumer decodes both versions,
+// fetching the new one once.
+func TestSchemaEvolutionMidRun(t *testing.T) {
+	t.Parallel()
+	fake := srfake.New()
+	t.Cleanup(fake.Close)
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	dir := t.TempDir()
+	v2 := strings.Replace(itAvro, `{"name":"value","type":"int"},`, `{"name":"value","type":"int"},{"name":"email","type":"string","default":"none"},`, 1)
+	for name, text := range map[string]string{"v1.avsc": itAvro, "v2.avsc": v2} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := fmt.Sprintf(`name: ev
+cluster: {bootstrap: "%s"}
+schema_registry: {schema.registry.url: "%s"}
+topics: [{name: t, partitions: 1, existing: reuse}]
+workloads:
+  - name: w
+    type: produce
+    topic: t
+    rate: 2000/s
+    duration: 1500ms
+    message:
+      format: avro
+      schema_file: v1.avsc
+      schema_evolution: {after: 500ms, schema_file: v2.avsc}
+      template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
+  - name: r
+    type: consume
+    topic: t
+    timeout: 3s
+`, c.ListenAddrs()[0], fake.URL())
+	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	doc, err := RunPlan(ctx, p, scs, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := doc.Plan.SchemaRegistry.Evolutions
+	if len(evs) != 1 || evs[0].Error != "" || evs[0].ID == evs[0].FromID || evs[0].Subject != "t-value" {
+		t.Fatalf("evolutions = %+v", evs)
+	}
+	for _, w := range doc.Plan.Scenarios[0].Repeats[0].Workloads {
+		if c := w.Consumer; c != nil && (c.Decoded == 0 || c.DecodeFailures != 0) {
+			t.Errorf("consumer decoded %d, failed %d: %s", c.Decoded, c.DecodeFailures, c.DecodeError)
+		}
+	}
+	if n := doc.Plan.SchemaRegistry.WarmRequests; n < 3 {
+		t.Errorf("warm requests %d: want the evolution's (compatibility, register) and the reader's fetches of both ids", n)
+	}
+}

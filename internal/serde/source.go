@@ -9,37 +9,48 @@ import (
 // Source encodes the values of a template source with a schema, framed
 // with the schema id: what a Confluent serializer would send.
 type Source struct {
-	inner  payload.Source
+	inner payload.Source
+	// cur is the schema and framing values are encoded with, shared by
+	// the clones: a version registered mid-run (SetVersion) changes every
+	// client's next value.
+	cur   *atomic.Pointer[version]
+	fails *atomic.Int64 // shared by clones
+	first *atomic.Pointer[error]
+}
+
+type version struct {
 	schema *Schema
-	id     atomic.Int64 // changes when a new version is registered mid-run
-	frame  atomic.Pointer[[]byte]
-	fails  *atomic.Int64 // shared by clones
-	first  *atomic.Pointer[error]
+	id     int
+	frame  []byte
 }
 
 // NewSource encodes inner's values with s, framed with schema id id.
 func NewSource(inner payload.Source, s *Schema, id int) *Source {
-	src := &Source{inner: inner, schema: s, fails: new(atomic.Int64), first: new(atomic.Pointer[error])}
-	src.SetID(id)
+	src := &Source{inner: inner, cur: new(atomic.Pointer[version]), fails: new(atomic.Int64), first: new(atomic.Pointer[error])}
+	src.SetVersion(s, id)
 	return src
 }
 
-// SetID frames later values with another schema id (a compatible version
-// registered mid-run).
-func (s *Source) SetID(id int) {
-	s.id.Store(int64(id))
-	f := s.schema.Frame(nil, id)
-	s.frame.Store(&f)
+// SetVersion encodes later values (of this source and its clones) with
+// schema s framed with id: a compatible version registered mid-run.
+func (s *Source) SetVersion(sch *Schema, id int) {
+	s.cur.Store(&version{schema: sch, id: id, frame: sch.Frame(nil, id)})
+}
+
+// Version is the schema and id values are encoded with now.
+func (s *Source) Version() (*Schema, int) {
+	v := s.cur.Load()
+	return v.schema, v.id
 }
 
 // Value is record i's value, encoded; a value that does not encode (a
 // template Check passed should not make one) is sent empty and counted.
 func (s *Source) Value(i int64) []byte {
 	js := s.inner.Value(i)
-	frame := *s.frame.Load()
-	b := make([]byte, 0, len(frame)+len(js)+8)
-	b = append(b, frame...)
-	b, err := s.schema.EncodeJSON(b, js)
+	v := s.cur.Load()
+	b := make([]byte, 0, len(v.frame)+len(js)+8)
+	b = append(b, v.frame...)
+	b, err := v.schema.EncodeJSON(b, js)
 	if err != nil {
 		s.fails.Add(1)
 		s.first.CompareAndSwap(nil, &err)
@@ -52,12 +63,13 @@ func (s *Source) Value(i int64) []byte {
 // sent (encoded, framed): what kbench preview shows.
 func (s *Source) Pair(i int64) (js, encoded []byte, err error) {
 	js = s.inner.Value(i)
-	encoded, err = s.schema.EncodeJSON(*s.frame.Load(), js)
+	v := s.cur.Load()
+	encoded, err = v.schema.EncodeJSON(append([]byte(nil), v.frame...), js)
 	return js, encoded, err
 }
 
 // Format is the values' schema format.
-func (s *Source) Format() Format { return s.schema.Format }
+func (s *Source) Format() Format { return s.cur.Load().schema.Format }
 
 // MaxSize bounds an encoded value: the framing and at most the JSON's own
 // size again (a binary value is smaller than its JSON but for numbers
@@ -66,9 +78,7 @@ func (s *Source) MaxSize() int { return 16 + 2*s.inner.MaxSize() }
 
 // Clone is the source on a stream of its own, sharing the failure count.
 func (s *Source) Clone(seed uint64) payload.Source {
-	c := &Source{inner: s.inner.Clone(seed), schema: s.schema, fails: s.fails, first: s.first}
-	c.SetID(int(s.id.Load()))
-	return c
+	return &Source{inner: s.inner.Clone(seed), cur: s.cur, fails: s.fails, first: s.first}
 }
 
 // Failures is how many values did not encode since the last call (by this
