@@ -79,8 +79,20 @@ func (s *schemaIDs) resolveAll(ctx context.Context, scenarios []plan.Scenario) e
 			if !w.Sends() || w.Message.Schema == nil {
 				continue
 			}
-			if _, err := s.resolveOne(ctx, w.Topic, false, w.Message.Schema); err != nil {
+			r, err := s.resolveOne(ctx, w.Topic, false, w.Message.Schema)
+			if err != nil {
 				return fmt.Errorf("workload %q: %w", w.Name, err)
+			}
+			if r.schema != w.Message.Schema && w.Message.Template != nil {
+				// use.latest.version: the registry's version must fit the
+				// template as the plan's was checked to.
+				src, err := payload.CompileTemplate(*w.Message.Template, 1)
+				if err == nil {
+					err = serde.Check(src, r.schema, 64)
+				}
+				if err != nil {
+					return userr.Errorf("workload %q: the latest version of subject %q (id %d, use.latest.version) does not fit the template: %v", w.Name, r.subject, r.id, err)
+				}
 			}
 			if w.Message.KeySchema != nil {
 				if _, err := s.resolveOne(ctx, w.Topic, true, w.Message.KeySchema); err != nil {
