@@ -10,7 +10,10 @@ import (
 	"github.com/hamba/avro/v2"
 )
 
-type avroCodec struct{ schema avro.Schema }
+type avroCodec struct {
+	schema avro.Schema
+	fast   avroEnc // nil: every value takes the slow path
+}
 
 // avroAPI encodes from the converted values; a frozen config is safe for
 // concurrent use.
@@ -25,7 +28,23 @@ func parseAvro(text string) (codec, string, error) {
 	if n, ok := s.(avro.NamedSchema); ok {
 		name = n.FullName()
 	}
-	return &avroCodec{schema: s}, name, nil
+	c := &avroCodec{schema: s}
+	if enc, ok := compileAvro(s); ok {
+		c.fast = enc
+	}
+	return c, name, nil
+}
+
+// encodeRaw encodes straight from the rendered JSON (the run's path).
+func (c *avroCodec) encodeRaw(dst, js []byte) ([]byte, error) {
+	if c.fast == nil {
+		v, err := parseJSON(js)
+		if err != nil {
+			return dst, err
+		}
+		return c.encode(dst, v)
+	}
+	return c.fast(dst, js)
 }
 
 func (c *avroCodec) index() []int { return nil }

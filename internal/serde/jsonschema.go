@@ -14,9 +14,10 @@ import (
 var printer = message.NewPrinter(language.English)
 
 // jsonSchemaCodec sends the rendered JSON itself, as Confluent's JSON
-// Schema serializer does; each value is validated against the schema
-// (the serializer's json.fail.invalid.schema=true), and a field that the
-// schema's properties do not name is refused.
+// Schema serializer does. Check validates values against the schema and
+// refuses a field its properties do not name; while records are sent
+// they go as rendered, unvalidated, as the serializer does by default
+// (json.fail.invalid.schema=false): the template was checked.
 type jsonSchemaCodec struct {
 	schema *jsonschema.Schema
 	doc    any
@@ -43,6 +44,8 @@ func parseJSONSchema(text string) (codec, string, error) {
 }
 
 func (c *jsonSchemaCodec) index() []int { return nil }
+
+func (c *jsonSchemaCodec) encodeRaw(dst, js []byte) ([]byte, error) { return append(dst, js...), nil }
 
 func (c *jsonSchemaCodec) encode(dst []byte, value any) ([]byte, error) {
 	if err := extraFields(c.doc, value, nil); err != nil {

@@ -131,13 +131,29 @@ func under(name string, err error) error {
 	return err
 }
 
-// EncodeJSON appends the payload of one rendered JSON value, unframed.
+// EncodeJSON appends the payload of one rendered JSON value, unframed,
+// checking it against the schema field by field (Check's path).
 func (s *Schema) EncodeJSON(dst, js []byte) ([]byte, error) {
 	v, err := parseJSON(js)
 	if err != nil {
 		return dst, err
 	}
 	return s.codec.encode(dst, v)
+}
+
+// rawEncoder is a codec with a faster path from the rendered bytes, used
+// while records are sent (the template was checked before).
+type rawEncoder interface {
+	encodeRaw(dst, js []byte) ([]byte, error)
+}
+
+// EncodeRaw is EncodeJSON by the codec's fastest path: the same bytes, and
+// an error for a value that does not fit, perhaps worded less precisely.
+func (s *Schema) EncodeRaw(dst, js []byte) ([]byte, error) {
+	if r, ok := s.codec.(rawEncoder); ok {
+		return r.encodeRaw(dst, js)
+	}
+	return s.EncodeJSON(dst, js)
 }
 
 // Frame appends the registry framing: magic byte 0, the schema id (4

@@ -2,6 +2,7 @@ package serde
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -98,5 +99,93 @@ func TestMismatchNamesTheField(t *testing.T) {
 		if fe.PathString() != tc.path || !strings.Contains(fe.Reason, tc.words) {
 			t.Errorf("%s: err = %v, want path %s and %q", tc.f, err, tc.path, tc.words)
 		}
+	}
+}
+
+// The fast Avro path (the run's) gives what the checked path gives (the
+// same values; hamba/avro writes arrays and maps in blocks with their byte
+// size, the fast path without, both Avro), and refuses what it refuses,
+// naming the same field.
+func TestAvroFastPathMatchesCheckedPath(t *testing.T) {
+	t.Parallel()
+	schema := `{"type":"record","name":"R","fields":[
+	  {"name":"s","type":"string"},{"name":"i","type":"int"},{"name":"l","type":"long"},
+	  {"name":"f","type":"float"},{"name":"d","type":"double"},{"name":"b","type":"boolean"},
+	  {"name":"u","type":["null","string","long"],"default":null},
+	  {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},
+	  {"name":"a","type":{"type":"array","items":"long"}},
+	  {"name":"m","type":{"type":"map","values":"string"}},
+	  {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},
+	  {"name":"n","type":{"type":"record","name":"N","fields":[{"name":"x","type":"string","default":"dx"}]}},
+	  {"name":"opt","type":"string","default":"o"}]}`
+	s, err := Parse(Avro, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.codec.(*avroCodec).fast == nil {
+		t.Fatal("no fast path compiled")
+	}
+	good := []string{
+		`{"s":"hé \"q\" \u00e9","i":-7,"l":1234567890123,"f":1.5,"d":-2.25e3,"b":true,"u":"x","e":"B","a":[1,-2,3],"m":{"k":"v"},"ts":1764300000123,"n":{"x":"y"}}`,
+		`{"n":{},"ts":"2026-11-28T12:00:00.5Z","m":{},"a":[],"e":"A","u":null,"b":false,"d":0,"f":0,"l":-1,"i":2147483647,"s":""}`,
+		`{"s":"a","i":1,"l":1,"f":1,"d":1,"b":true,"u":42,"e":"A","a":[0],"m":{"a":"b","c":"d"},"ts":0,"n":{"x":""},"opt":"p"}`,
+	}
+	for _, v := range good {
+		slow, err := s.EncodeJSON(nil, []byte(v))
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		fast, err := s.EncodeRaw(nil, []byte(v))
+		if err != nil {
+			t.Fatalf("%s: fast: %v", v, err)
+		}
+		ds, err1 := s.DecodePayload(slow)
+		df, err2 := s.DecodePayload(fast)
+		if err1 != nil || err2 != nil || fmt.Sprint(ds) != fmt.Sprint(df) {
+			t.Errorf("%s:\nchecked %v (%v)\nfast    %v (%v)", v, ds, err1, df, err2)
+		}
+	}
+	base := `{"s":"a","i":1,"l":1,"f":1,"d":1,"b":true,"e":"A","a":[0],"m":{},"ts":0,"n":{}}`
+	for _, tc := range []struct{ from, to, path string }{
+		{`"i":1`, `"i":"1"`, "i"},
+		{`"i":1`, `"i":3000000000`, "i"},
+		{`"l":1`, `"l":1.5`, "l"},
+		{`"e":"A"`, `"e":"C"`, "e"},
+		{`"a":[0]`, `"a":[0,"x"]`, "a[1]"},
+		{`"s":"a",`, ``, "s"},
+		{`"s":"a"`, `"s":"a","zz":1`, "zz"},
+		{`"n":{}`, `"n":{"y":1}`, "n.y"},
+	} {
+		v := strings.Replace(base, tc.from, tc.to, 1)
+		_, err := s.EncodeRaw(nil, []byte(v))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.PathString() != tc.path {
+			t.Errorf("%s: err = %v, want a FieldError at %s", v, err, tc.path)
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	v := []byte(`{"id":"0b0ffe4a-980f-43fb-80ad-433471de1f9c","name":"name","description":"6McobXZYrLRoRs3uMRlpfgekhq2bVS9QDNGEfxv8","value":73,"timestamp":1795901529513}`)
+	for _, f := range []struct {
+		f    Format
+		text string
+	}{
+		{Avro, `{"type":"record","name":"User","fields":[{"name":"id","type":"string"},{"name":"name","type":"string"},{"name":"description","type":"string"},{"name":"value","type":"int"},{"name":"timestamp","type":"long"}]}`},
+		{Protobuf, `syntax = "proto3"; message User { string id = 1; string name = 2; string description = 3; int32 value = 4; int64 timestamp = 5; }`},
+		{JSONSchema, `{"type":"object","properties":{"id":{"type":"string"},"name":{"type":"string"},"description":{"type":"string"},"value":{"type":"integer"},"timestamp":{"type":"integer"}}}`},
+	} {
+		s, err := Parse(f.f, f.text)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(string(f.f), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.EncodeRaw(s.Frame(make([]byte, 0, 200), 1), v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -50,7 +50,7 @@ func (s *Source) Value(i int64) []byte {
 	v := s.cur.Load()
 	b := make([]byte, 0, len(v.frame)+len(js)+8)
 	b = append(b, v.frame...)
-	b, err := v.schema.EncodeJSON(b, js)
+	b, err := v.schema.EncodeRaw(b, js)
 	if err != nil {
 		s.fails.Add(1)
 		s.first.CompareAndSwap(nil, &err)
