@@ -189,3 +189,57 @@ func BenchmarkEncode(b *testing.B) {
 		})
 	}
 }
+
+// The fast Protobuf path gives what the checked path (dynamicpb) gives,
+// and names the same field when a value does not fit.
+func TestProtobufFastPathMatchesCheckedPath(t *testing.T) {
+	t.Parallel()
+	schema := `syntax = "proto3";
+package p;
+message R {
+  string s = 1; int32 i = 2; int64 l = 3; uint32 u = 4; sint64 z = 5; bool b = 6;
+  float f = 7; double d = 8; bytes by = 9; E e = 10;
+  repeated int64 nums = 11; repeated string strs = 12; repeated N ns = 13;
+  map<string, int32> m = 14; map<int32, N> mn = 15; N n = 16; fixed32 fx = 17; sfixed64 sfx = 18;
+}
+enum E { A = 0; B = 1; }
+message N { string x = 1; }`
+	s, err := Parse(Protobuf, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{
+		`{"s":"hé \"q\"","i":-7,"l":"1234567890123","u":5,"z":-9,"b":true,"f":1.5,"d":-2.25e3,"by":"aGk=","e":"B","nums":[1,-2,3],"strs":["a",""],"ns":[{"x":"1"},{}],"m":{"k":1,"z":0},"mn":{"3":{"x":"y"}},"n":{"x":"y"},"fx":7,"sfx":-8}`,
+		`{"s":"","i":0,"b":false,"e":"A","nums":[],"n":null,"m":{}}`,
+		`{"e":1,"by":"not base64!"}`,
+	} {
+		slow, err := s.EncodeJSON(nil, []byte(v))
+		if err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		fast, err := s.EncodeRaw(nil, []byte(v))
+		if err != nil {
+			t.Fatalf("%s: fast: %v", v, err)
+		}
+		ds, err1 := s.codec.decode(slow)
+		df, err2 := s.codec.decode(fast)
+		if err1 != nil || err2 != nil || fmt.Sprint(ds) != fmt.Sprint(df) {
+			t.Errorf("%s:\nchecked %v (%v)\nfast    %v (%v)", v, ds, err1, df, err2)
+		}
+	}
+	for v, path := range map[string]string{
+		`{"i":"x"}`:                  "i",
+		`{"i":3000000000}`:           "i",
+		`{"e":"C"}`:                  "e",
+		`{"nums":[1,"x"]}`:           "nums[1]",
+		`{"n":{"y":1}}`:              "n.y",
+		`{"zz":1}`:                   "zz",
+		`{"ns":[{"x":"1"},{"x":2}]}`: "ns[1].x",
+	} {
+		_, err := s.EncodeRaw(nil, []byte(v))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.PathString() != path {
+			t.Errorf("%s: err = %v, want a FieldError at %s", v, err, path)
+		}
+	}
+}
