@@ -147,9 +147,11 @@ func (c *collector) checkTemplate(t payload.Template, s *serde.Schema, node *yam
 	reason := err.Error()
 	if errors.As(err, &fe) {
 		at = nodeAt(node, fe.Path)
-		if col != c {
+		switch {
+		case fe.PathString() == "":
+		case col != c:
 			where = fe.PathString()
-		} else {
+		default:
 			where = join(path, fe.PathString())
 		}
 		reason = fe.Reason
@@ -159,11 +161,11 @@ func (c *collector) checkTemplate(t payload.Template, s *serde.Schema, node *yam
 			}
 		}
 	}
-	what := s.Name
-	if what == "" {
-		what = "its"
+	what := fmt.Sprintf("the %s schema %s", s.Format, s.Name)
+	if s.Name == "" {
+		what = fmt.Sprintf("its %s schema", s.Format)
 	}
-	col.addf(at, where, "does not fit the %s schema %s: %s", s.Format, what, reason)
+	col.addf(at, where, "does not fit %s: %s", what, reason)
 	if col != c {
 		c.list = append(c.list, col.list[len(col.list)-1])
 	}

@@ -188,3 +188,34 @@ workloads:
 		t.Errorf("warm requests %d: want the evolution's (compatibility, register) and the reader's fetches of both ids", n)
 	}
 }
+
+// Keys take a schema too: rendered from their template and encoded in the
+// message's format, framed like values.
+func TestKeysEncodedWithTheirSchema(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.avsc"), []byte(itAvro), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(fmt.Sprintf(itPlan, "avro", "127.0.0.1:9092", "http://127.0.0.1:8081", "t", 10, "user.avsc"),
+		"      template:\n", "      key: {template: {_type: uuid}, schema: '\"string\"'}\n      template:\n", 1)
+	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	recs, _, err := Preview(p, &scs[0], "users", 2, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs["users"] {
+		// magic byte, 4-byte id, Avro string: length 36 as a zigzag varint (72), 36 bytes.
+		if len(r.Key) != 5+1+36 || r.Key[0] != 0 || r.Key[5] != 72 {
+			t.Errorf("key % x, want a framed Avro string of a uuid", r.Key)
+		}
+	}
+	bad := strings.Replace(text, `schema: '"string"'`, `schema: '"long"'`, 1)
+	if _, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "message.key.template: does not fit its avro schema: is a string; the schema wants long") {
+		t.Errorf("a uuid key against a long schema: %v", err)
+	}
+}
