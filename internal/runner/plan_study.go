@@ -141,7 +141,6 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	}
 	if p.UsesSchemas() {
 		if err := resolveSchemas(ctx, p, scenarios, registryURL, b, built, bootstrap, run); err != nil {
-			fmt.Fprintf(opt.Progress, "kbench: %v\n", err)
 			doc.Finish(err)
 			return doc, err
 		}
