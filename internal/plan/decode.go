@@ -11,12 +11,12 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
-	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed"}
+	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
 
 	// Topic names as Kafka allows them.
 	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
@@ -64,6 +64,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			if n, ok := c.whole(v, "seed", 0, MaxSeed); ok {
 				p.Seed, p.SeedSet = uint64(n), true
 			}
+		case "schema_registry":
+			p.SchemaRegistry = c.schemaRegistry(v, "schema_registry")
 		}
 	})
 	if root.Kind == yaml.MappingNode {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/serde"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kbench/kbench/internal/load"
@@ -327,6 +329,10 @@ func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
 func (c *collector) message(n *yaml.Node, path string) Message {
 	var m Message
 	given := map[string]*yaml.Node{}
+	// Where the templates were written, for a field that does not fit its
+	// schema: the node and the collector of its file.
+	var tmplNode, keyNode, keySchemaNode *yaml.Node
+	tmplCol := c
 	ok := c.fields(n, path, messageFields, func(key string, v *yaml.Node) {
 		given[key] = v
 		p := join(path, key)
@@ -346,9 +352,17 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 		case "template":
 			t := c.template(v, p, 0)
-			m.Template = &t
+			m.Template, tmplNode = &t, v
 		case "template_file":
-			m.Template = c.templateFile(v, p, c.dir)
+			var sub *collector
+			m.Template, tmplNode, sub = c.templateFile(v, p, c.dir)
+			if sub != nil {
+				tmplCol = sub
+			}
+		case "format":
+			m.Format = serde.Format(c.oneOf(v, p, serde.Formats...))
+		case "schema", "schema_file", "schema_evolution":
+			// read after the loop: it needs the format
 		case "seed":
 			if v, ok := c.whole(v, p, 0, MaxSeed); ok {
 				m.Seed, m.SeedSet = uint64(v), true
@@ -370,7 +384,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 		case "key":
 			var dist, count, format *yaml.Node
-			c.fields(v, p, []string{"distribution", "count", "template", "format"}, func(key string, kv *yaml.Node) {
+			c.fields(v, p, []string{"distribution", "count", "template", "format", "schema", "schema_file"}, func(key string, kv *yaml.Node) {
 				switch key {
 				case "format":
 					format = kv
@@ -385,7 +399,9 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 					}
 				case "template":
 					t := c.template(kv, join(p, key), 0)
-					m.KeyTemplate = &t
+					m.KeyTemplate, keyNode = &t, kv
+				case "schema", "schema_file":
+					keySchemaNode = v
 				}
 			})
 			switch {
@@ -426,6 +442,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 	if given["random_ratio"] == nil {
 		m.RandomRatio = 1
 	}
+	c.messageSchemas(&m, n, path, given, schemaPlaces{tmplNode, tmplCol, keyNode, keySchemaNode})
 	return m
 }
 

@@ -160,6 +160,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, t := range faultTableList(doc.Plan) {
 		writeTable(&b, t)
 	}
+	writeTable(&b, schemaTable(doc.Plan))
 	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -155,6 +155,14 @@ type Producer struct {
 	Errors       map[string]int64 `json:"errors,omitempty"`
 	Intervals    []Interval       `json:"intervals,omitempty"`
 	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	// Format is the values' schema format (avro, json_schema, protobuf)
+	// or plain; BytesPerRecord their mean size as sent (registry framing
+	// included); CPUMicrosPerRecord this process's CPU time per record
+	// acknowledged in the repeat (all its workloads': serialisation,
+	// batching, and readers' decoding when they run beside it).
+	Format             string  `json:"format,omitempty"`
+	BytesPerRecord     float64 `json:"bytes_per_record,omitempty"`
+	CPUMicrosPerRecord float64 `json:"cpu_us_per_record,omitempty"`
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).
@@ -236,6 +244,13 @@ type Consumer struct {
 	Intervals       []Interval       `json:"intervals,omitempty"`
 	Lag             []LagPoint       `json:"lag,omitempty"`
 	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+	// Decoded and DecodeFailures count the records whose schema-framed
+	// values decoded with their registered schema, and those that did not
+	// (a consumer of a plan whose messages have a schema format);
+	// DecodeError is the first failure.
+	Decoded        int64  `json:"decoded,omitempty"`
+	DecodeFailures int64  `json:"decode_failures,omitempty"`
+	DecodeError    string `json:"decode_error,omitempty"`
 
 	// ReadingSeconds is from the first record read to the last, which
 	// RecordsPerSec and MiBPerSec divide by: a consumer keeping pace with a

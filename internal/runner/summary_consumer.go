@@ -28,6 +28,11 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 		FetchMs:               (elapsed - r.Rebalance).Milliseconds(),
 		Rebalances:            r.Rebalances,
 		CPUSeconds:            cpu.Seconds(),
+		Decoded:               r.Decoded,
+		DecodeFailures:        r.DecodeFailures,
+	}
+	if r.DecodeError != nil {
+		out.DecodeError = r.DecodeError.Error()
 	}
 	if len(r.Errors) > 0 {
 		out.Errors = r.Errors

@@ -91,6 +91,11 @@ type ConsumerSpec struct {
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
+	// Decode, if set, returns client i's decoder of record values (a
+	// schema registry's framing and format): each record read is decoded,
+	// and those that fail are counted (ConsumerResult.DecodeFailures).
+	// One decoder per client: its cache needs no lock.
+	Decode func(i int) func(value []byte) error
 }
 
 // StopReason says why a consumer run ended.

@@ -43,9 +43,14 @@ type consumerClient struct {
 	fromHeader, fromTimestamp, backlog int64
 	records                            int64
 	bytes                              int64
-	errs                               measure.ErrorCounts
-	seenErr                            map[string]bool
-	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	// decode is this client's decoder (ConsumerSpec.Decode); decoded and
+	// undecodable count its records (poll loop).
+	decode               func([]byte) error
+	decoded, undecodable int64
+	firstDecodeErr       error
+	errs                 measure.ErrorCounts
+	seenErr              map[string]bool
+	posMap               map[topicPartition]*atomic.Int64 // this loop's cache of positions
 	// pollLats are the poll's end-to-end latencies, for the interval's
 	// histogram (poll loop).
 	pollLats []int64
@@ -66,6 +71,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		maxPoll: r.spec.MaxPollRecords,
 		latency: r.spec.Latency,
 		seenErr: map[string]bool{},
+	}
+	if r.spec.Decode != nil {
+		c.decode = r.spec.Decode(i)
 	}
 	if c.latency {
 		c.hist = measure.NewHistogram()
@@ -223,6 +231,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 					_, drained := c.drained[tp] // once per partition's records, not per record
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
+						if c.decode != nil {
+							c.decodeValue(r.Value)
+						}
 						sent, header := sentNanos(r)
 						if header {
 							c.fromHeader++
@@ -257,6 +268,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				} else {
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
+						if c.decode != nil {
+							c.decodeValue(r.Value)
+						}
 					}
 				}
 				if c.positions != nil {
@@ -334,4 +348,16 @@ func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
 	p := c.positions.register(tp)
 	c.posMap[tp] = p
 	return p
+}
+
+// decodeValue decodes one record's value, counting it.
+func (c *consumerClient) decodeValue(v []byte) {
+	if err := c.decode(v); err != nil {
+		c.undecodable++
+		if c.firstDecodeErr == nil {
+			c.firstDecodeErr = err
+		}
+		return
+	}
+	c.decoded++
 }

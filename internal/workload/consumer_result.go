@@ -33,6 +33,10 @@ type ConsumerResult struct {
 	// those sent before the run, left out of Latency: their latency would
 	// be their age.
 	FromHeader, FromTimestamp, Backlog int64
+	// Decoded and DecodeFailures count the records whose values decoded
+	// and did not (ConsumerSpec.Decode); DecodeError is the first failure.
+	Decoded, DecodeFailures int64
+	DecodeError             error
 	// CaughtUp is when, after the start, the first record sent after the
 	// start was read (with Latency): the time to drain the backlog. Zero
 	// when it never was.
@@ -95,6 +99,11 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		res.FromHeader += c.fromHeader
 		res.FromTimestamp += c.fromTimestamp
 		res.Backlog += c.backlog
+		res.Decoded += c.decoded
+		res.DecodeFailures += c.undecodable
+		if res.DecodeError == nil {
+			res.DecodeError = c.firstDecodeErr
+		}
 		res.CaughtUp = time.Duration(r.caughtUp.Load())
 		res.CaughtUpRecords = r.caughtUpRecords.Load()
 		for k, v := range c.errs.Snapshot() {
