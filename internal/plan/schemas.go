@@ -157,7 +157,7 @@ func (c *collector) checkTemplate(t payload.Template, s *serde.Schema, node *yam
 		reason = fe.Reason
 		if len(fe.Path) > 0 && strings.Contains(reason, "not a field") {
 			if near := suggest.Nearest(fe.Path[len(fe.Path)-1], schemaFields(s)); near != "" {
-				reason += fmt.Sprintf(" (did you mean %s?)", near)
+				reason += " (" + suggest.Mean(near, suggest.Bare) + ")"
 			}
 		}
 	}
@@ -224,7 +224,7 @@ func (c *collector) schemaRegistry(n *yaml.Node, path string) map[string]string 
 		if !contains(serde.Properties, k) {
 			msg := "is not a schema registry property kbench reads"
 			if near := suggest.Nearest(k, serde.Properties); near != "" {
-				msg += fmt.Sprintf("; did you mean %s?", near)
+				msg += "; " + suggest.Mean(near, suggest.Bare)
 			} else {
 				msg += "; use " + strings.Join(serde.Properties, ", ")
 			}
