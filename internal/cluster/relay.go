@@ -143,11 +143,13 @@ func (r *relay) accept(ln net.Listener, done chan struct{}) {
 	defer close(done)
 	for {
 		client, err := ln.Accept()
-		if err != nil {
-			if !errors.Is(err, net.ErrClosed) {
-				r.log.Warn().Err(err).Msg("Error while accepting client")
-			}
-			return
+		if errors.Is(err, net.ErrClosed) {
+			return // cut
+		}
+		if err != nil { // out of file descriptors, say: try again, as net/http does
+			r.log.Warn().Err(err).Msg("Error while accepting client")
+			time.Sleep(100 * time.Millisecond)
+			continue
 		}
 		upstream, err := net.DialTimeout("tcp", r.upstream, 10*time.Second)
 		if err != nil {
