@@ -356,3 +356,69 @@ func BenchmarkRelay(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRelayRoundTrip is a small request's round trip (100 bytes to
+// an echo server and back) with no relay, through the kernel path and
+// through Toxiproxy's pipeline (a zero delay each way): the latency a
+// hop adds to a request and its answer.
+func BenchmarkRelayRoundTrip(b *testing.B) {
+	for _, mode := range []string{"none", "kernel", "pipeline"} {
+		b.Run(mode, func(b *testing.B) {
+			ports, err := freePorts(2)
+			if err != nil {
+				b.Fatal(err)
+			}
+			up, err := net.Listen("tcp", loopback(ports[1]))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer up.Close()
+			go func() {
+				for {
+					c, err := up.Accept()
+					if err != nil {
+						return
+					}
+					go func() { _, _ = io.Copy(c, c); c.Close() }()
+				}
+			}()
+			p := Proxy{Name: "bench", Listen: loopback(ports[0]), Upstream: loopback(ports[1])}
+			api, err := newFaultAPI([]Proxy{p}, zerolog.Nop())
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer api.stop()
+			if mode == "pipeline" {
+				tp, _ := api.server.Collection.Get(p.Name)
+				for _, s := range []string{"upstream", "downstream"} {
+					if _, err := tp.Toxics.AddToxicJson(strings.NewReader(`{"name":"d_` + s + `","type":"latency","stream":"` + s + `","attributes":{"latency":0}}`)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				api.steer()
+			}
+			addr := p.Listen
+			if mode == "none" {
+				addr = p.Upstream
+			}
+			conn, err := net.Dial("tcp", addr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close()
+			for mode == "pipeline" && api.relays[p.Name].piped.Load() != 2 {
+				time.Sleep(time.Millisecond)
+			}
+			buf := make([]byte, 100)
+			b.ResetTimer()
+			for range b.N {
+				if _, err := conn.Write(buf); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.ReadFull(conn, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
