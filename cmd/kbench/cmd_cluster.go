@@ -90,6 +90,7 @@ type clusterUpOptions struct {
 	security string
 	portBase int
 	network  bool
+	registry bool
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -100,6 +101,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.Var(units.Duration(&o.timeout, cluster.DefaultStartTimeout), "timeout", "how long to wait for the brokers to answer")
 	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
 	f.BoolVar(&o.network, "network-faults", false, "run every connection (clients to brokers, brokers to brokers, to the controllers) through proxies kbench owns, so that network faults can be set per path (Linux; see docs/cluster.md)")
+	f.BoolVar(&o.registry, "schema-registry", false, "also start a schema registry (Apicurio Registry "+cluster.DefaultRegistryVersion+", fetched once with mvn, in memory) on 127.0.0.1; prints schema.registry.url=... (see docs/cluster.md)")
 	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")
 }
 
@@ -112,10 +114,14 @@ func newClusterUpCmd(st *state) *cobra.Command {
   BOOTSTRAP=$(kbench cluster up | tail -1 | cut -d= -f2)
   kbench cluster up --brokers 3 --port-base 19092     # bootstrap 127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094
   kbench cluster up --name secure --security sasl_ssl
-  kbench cluster up --brokers 3 --network-faults       # every path through a proxy (see cluster status)`,
+  kbench cluster up --brokers 3 --network-faults       # every path through a proxy (see cluster status)
+  kbench cluster up --schema-registry                  # and Apicurio Registry: schema.registry.url=...`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkUpInPart(c.Flags(), o, st); err != nil {
+				return err
+			}
+			if done, err := addRegistryUp(c.Context(), o, st); done || err != nil {
 				return err
 			}
 			return runClusterUp(c.Context(), o, st)
@@ -155,8 +161,35 @@ func checkUpInPart(f *pflag.FlagSet, o clusterUpOptions, st *state) error {
 	return nil
 }
 
+// addRegistryUp starts a schema registry beside a cluster that runs whole
+// without one, when up is asked for one: the brokers keep running. done is
+// false when there is nothing of the kind to do.
+func addRegistryUp(ctx context.Context, o clusterUpOptions, st *state) (done bool, err error) {
+	if !o.registry {
+		return false, nil
+	}
+	c, err := cluster.Load(clusterStateDir(st), o.name)
+	if err != nil || c.Registry != nil {
+		return false, nil
+	}
+	statuses, err := c.Status(ctx)
+	if err != nil {
+		return false, nil
+	}
+	for _, s := range statuses {
+		if s.State() != "up" {
+			return false, nil // Start brings it back, registry and all
+		}
+	}
+	if err := c.AddRegistry(ctx, clusterOpts(st)...); err != nil {
+		return true, clusterErr("up", err)
+	}
+	fmt.Fprintf(st.stdout, "schema.registry.url=%s\nbootstrap.servers=%s\n", c.RegistryURL(), c.Bootstrap())
+	return true, nil
+}
+
 func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
-	opts := append(clusterOpts(st),
+	opts := append(clusterOpts(st), cluster.WithSchemaRegistry(o.registry),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
 		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
 		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase), cluster.WithNetworkFaults(o.network))
@@ -172,6 +205,9 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 		fmt.Fprintf(st.stderr, "every connection runs through the network proxies (%d paths; see kbench cluster status --name %s)\n", len(c.Network.Proxies), c.Name)
 	}
 	fmt.Fprintf(st.stderr, "stop it with: kbench cluster down --name %s\n", c.Name)
+	if u := c.RegistryURL(); u != "" {
+		fmt.Fprintf(st.stdout, "schema.registry.url=%s\n", u)
+	}
 	_, err = fmt.Fprintf(st.stdout, "bootstrap.servers=%s\n", c.Bootstrap())
 	return err
 }
@@ -256,8 +292,12 @@ func runClusterStatus(ctx context.Context, name string, st *state) error {
 	if err != nil {
 		return fmt.Errorf("cluster status: %w", err)
 	}
-	fmt.Fprintf(st.stdout, "cluster %s: Apache Kafka %s, id %s, started %s\nbootstrap.servers=%s\n\n",
+	fmt.Fprintf(st.stdout, "cluster %s: Apache Kafka %s, id %s, started %s\nbootstrap.servers=%s\n",
 		c.Name, c.Version, c.ID, c.StartedAt.Local().Format(time.DateTime), c.Bootstrap())
+	if u := c.RegistryURL(); u != "" {
+		fmt.Fprintf(st.stdout, "schema.registry.url=%s\n", u)
+	}
+	fmt.Fprintln(st.stdout)
 	tw := tabwriter.NewWriter(st.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "BROKER\tPID\tPORT\tCONTROLLER\tSTATE\tLOG")
 	down := 0
@@ -271,10 +311,31 @@ func runClusterStatus(ctx context.Context, name string, st *state) error {
 		return err
 	}
 	printClientConfig(st.stdout, c)
+	regErr := printRegistryStatus(ctx, st, c)
 	if down > 0 {
 		return fmt.Errorf("cluster status: %d of %d broker(s) not up", down, len(statuses))
 	}
-	return printNetworkStatus(ctx, st, c)
+	if err := printNetworkStatus(ctx, st, c); err != nil {
+		return err
+	}
+	return regErr
+}
+
+// printRegistryStatus shows a cluster's schema registry; one that does not
+// run or answer makes status fail, as a broker that is not up does.
+func printRegistryStatus(ctx context.Context, st *state, c *cluster.Cluster) error {
+	rs, err := c.RegistryStatus(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster status: %w", err)
+	}
+	if rs == nil {
+		return nil
+	}
+	fmt.Fprintf(st.stdout, "\nschema registry: %s (Apicurio Registry %s, pid %d, %s, log %s)\n", rs.State(), rs.Version, rs.PID, rs.URL(), rs.LogPath)
+	if rs.State() != "up" {
+		return fmt.Errorf("cluster status: the schema registry is %s; bring it back (empty) with: kbench cluster up --name %s", rs.State(), c.Name)
+	}
+	return nil
 }
 
 // printNetworkStatus shows a network-faults cluster's proxies: each path,
@@ -332,7 +393,8 @@ func newClusterProxiesCmd(st *state) *cobra.Command {
 }
 
 func newClusterClasspathCmd(st *state) *cobra.Command {
-	return &cobra.Command{
+	var registry bool
+	cmd := &cobra.Command{
 		Use:     "classpath",
 		Short:   "Print the Kafka jars' classpath (fetching them first if needed), for java -cp",
 		Example: `  java -cp "$(kbench cluster classpath)" org.apache.kafka.tools.ProducerPerformance --help`,
@@ -342,10 +404,17 @@ func newClusterClasspathCmd(st *state) *cobra.Command {
 			if err != nil {
 				return clusterErr("classpath", err)
 			}
+			if registry {
+				if _, err := cluster.FetchRegistry(c.Context(), clusterOpts(st)...); err != nil {
+					return clusterErr("classpath", err)
+				}
+			}
 			_, err = fmt.Fprintln(st.stdout, d.Classpath())
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&registry, "schema-registry", false, "also fetch the schema registry (Apicurio Registry) that cluster up --schema-registry runs")
+	return cmd
 }
 
 // printClientConfig says, for a secured cluster, where its ready client

@@ -44,14 +44,30 @@ func newPreviewCmd(st *state) *cobra.Command {
 			}
 			for _, name := range order {
 				fmt.Fprintf(st.stdout, "# scenario %d (%s), workload %s\n", sc.Index, sc.Name, name)
+				var jsonBytes, encBytes int
+				format := ""
 				for _, r := range recs[name] {
-					if r.Key != nil {
+					switch {
+					case r.Key != nil && r.Format != "":
+						fmt.Fprintf(st.stdout, "key=%q ", r.Key) // perhaps encoded: binary
+					case r.Key != nil:
 						fmt.Fprintf(st.stdout, "key=%s ", r.Key)
 					}
 					for _, h := range r.Headers {
 						fmt.Fprintf(st.stdout, "header %s=%s ", h.Key, h.Value)
 					}
 					fmt.Fprintf(st.stdout, "%s\n", r.Value)
+					if r.Format != "" {
+						format = r.Format
+						jsonBytes += len(r.Value)
+						encBytes += len(r.Encoded)
+						fmt.Fprintf(st.stdout, "#   %s: %d bytes sent (with 5+ bytes of registry framing), %d bytes as JSON\n", r.Format, len(r.Encoded), len(r.Value))
+					}
+				}
+				if format != "" {
+					k := len(recs[name])
+					fmt.Fprintf(st.stdout, "# workload %s: %s values average %.1f bytes sent, %.1f bytes as JSON (%.2f×)\n",
+						name, format, float64(encBytes)/float64(k), float64(jsonBytes)/float64(k), float64(encBytes)/float64(jsonBytes))
 				}
 			}
 			return nil

@@ -429,6 +429,10 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			fmt.Fprintln(st.stderr, "kbench: the plan has network faults: every connection of the cluster runs through kbench's network proxies")
 			opts = append(opts, cluster.WithNetworkFaults(true))
 		}
+		if l.SchemaRegistry {
+			fmt.Fprintln(st.stderr, "kbench: the plan's messages have a schema format and it names no registry: a schema registry (Apicurio) starts with the cluster")
+			opts = append(opts, cluster.WithSchemaRegistry(true))
+		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
 			return nil, localClusterErr("start for the plan", planLocalFields, err)
@@ -444,7 +448,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil}, nil
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 
@@ -505,7 +509,7 @@ func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.Lo
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil}, nil
+		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 

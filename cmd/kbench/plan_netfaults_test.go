@@ -60,14 +60,16 @@ func runLeaderPartition(t *testing.T, acks, minISR string) (result.Repeat, int64
 	if f.Status != "done" || f.Broker < 1 || f.ISRRecoveredMs == nil {
 		t.Errorf("partition %+v; want done on the leader and the ISR recovery after the heal\n%s", f, stderr)
 	}
-	// With acks=1 the election is what loses records: it must be seen.
-	// With acks=all, two of five runs on the shared machine saw none
-	// within 120 s (docs/notes.md, Fragile): logged, not required.
+	// The leader is cut from the quorum too: the controller fences it and
+	// elects. Regression (issue 41): four of seven acks=all runs saw no
+	// election, as the quorum's followers reconnected to the cut leader
+	// past the proxies when it was the active controller; the report
+	// says what happened in words.
 	if f.ElectionMs == nil {
-		msg := fmt.Sprintf("partition %+v: no election seen\n%s", f, stderr)
-		// acks=1 missed it too in one CI run (docs/notes.md): logged
-		// until the cause is known; the loss checks below still hold.
-		t.Log(msg)
+		t.Errorf("partition %+v: no election seen\n%s", f, stderr)
+	}
+	if want := "leader cut from the other brokers and the controller quorum: fenced, new leaders elected after "; !strings.HasPrefix(f.Outcome, want) {
+		t.Errorf("outcome %q; want it to start %q", f.Outcome, want)
 	}
 	distinct, extra := readBack(t, c, "cut")
 	v := rep.Verification[0]
@@ -179,5 +181,90 @@ func TestPlanReplicaDelay(t *testing.T) {
 	// without the delay, 1.45 ms with it).
 	if d := one20 - one0; d >= 5 {
 		t.Errorf("acks=1 p50 %.2f ms → %.2f ms with 20 ms between brokers; want it to move less than 5 ms", one0, one20)
+	}
+}
+
+// zoneDelayPlan puts brokers 1 and 2 in zone a and broker 3 in zone b,
+// the clients in neither, and delays the link between the zones by
+// ${latency} each way from 1 s in (before the 2 s warm-up ends), for
+// acks=1 and acks=all: three short repeats each, at 200 records/s (500/s
+// kept three proxied brokers busy enough on the shared two cores that
+// other runs' load decided the medians). A first scenario only warms the
+// cluster up: on a loaded machine the brokers' JIT took more than a
+// minute, and the first scenarios measured it (acks=all p50 642, 954 and
+// 1620 ms without a delay in three runs, 314-408 ms with it, later). The
+// scenarios compared run one after the other (acks outer, latency inner),
+// so a drift in the machine's load touches both sides of a comparison.
+const zoneDelayPlan = `name: zone-delay
+cluster:
+  local: {brokers: 3, heap: 512m}
+network:
+  zones: {a: [1, 2], b: [3]}
+topics:
+  - {name: "zone-${latency}-${acks}-${run}", partitions: 3, replication: 3, configs: {min.insync.replicas: 2}}
+workloads:
+  - name: writer
+    type: produce
+    topic: zone-${latency}-${acks}-${run}
+    properties: {acks: "${acks}", linger.ms: "0"}
+    message: {size: 100}
+    rate: 200/s
+    duration: ${run}
+    warmup: 2s
+    verify: false
+faults:
+  - action: delay
+    between: [a, b]
+    latency: ${latency}
+    at: 1s
+matrix:
+  - {acks: all, latency: 0, run: 10s}
+  - {acks: all, latency: 0, run: 6s}
+  - {acks: all, latency: 20ms, run: 6s}
+  - {acks: "1", latency: 0, run: 6s}
+  - {acks: "1", latency: 20ms, run: 6s}
+repeat: 3
+`
+
+// TestPlanZoneDelay is issue 41's judged run for named zones: 20 ms each
+// way between zone a (brokers 1, 2) and zone b (broker 3) raises the
+// median (of 3 repeats) acks=all publish p50 by at least 20 ms (every
+// partition has a replica across the zones: a follower in b fetches from
+// a leader in a, or both followers in a from the leader in b), while
+// acks=1, answered by the leader before replication to clients in no
+// zone, moves less than 5 ms. The run takes about 3 minutes here; the
+// test's bound is runPlanOnly's 6 minutes, so a machine twice as slow
+// still fits.
+func TestPlanZoneDelay(t *testing.T) {
+	doc, _, stderr, _ := runPlanOnly(t, zoneDelayPlan)
+	p50 := map[string]float64{}
+	for _, sc := range doc.Plan.Scenarios {
+		if sc.Aggregate == nil || sc.Aggregate.P50Ms.N != 3 {
+			t.Fatalf("scenario %s: aggregate %+v; want 3 repeats\n%s", sc.Name, sc.Aggregate, stderr)
+		}
+		for _, rep := range sc.Repeats {
+			for _, f := range rep.Faults {
+				if f.Status != "done" || f.Target != "zone a ↔ zone b" {
+					t.Errorf("scenario %s: fault %+v; want done on zone a ↔ zone b", sc.Name, f)
+				}
+				// Brokers 1 and 2 each reach broker 3's broker and
+				// controller, and back: 8 proxies, none of the clients'
+				// (the delay's own row; its heal at the end has a row of
+				// its own).
+				if f.Name != "heal" && strings.Contains(sc.Name, "20ms") && !strings.Contains(f.Output, "on 8 proxies") {
+					t.Errorf("scenario %s: fault output %q; want the delay on the 8 proxies between the zones", sc.Name, f.Output)
+				}
+			}
+		}
+		p50[sc.Name] = sc.Aggregate.P50Ms.Median
+		t.Logf("%s: publish p50 median %.2f ms (repeats %.2f to %.2f)", sc.Name, sc.Aggregate.P50Ms.Median, sc.Aggregate.P50Ms.Min, sc.Aggregate.P50Ms.Max)
+	}
+	all0, all20 := p50["acks=all latency=0 run=6s"], p50["acks=all latency=20ms run=6s"]
+	one0, one20 := p50["acks=1 latency=0 run=6s"], p50["acks=1 latency=20ms run=6s"]
+	if len(p50) != 5 || all20-all0 < 20 {
+		t.Errorf("acks=all p50 %.2f ms → %.2f ms with 20 ms between the zones; want at least 20 ms more (%v)", all0, all20, p50)
+	}
+	if d := one20 - one0; len(p50) != 5 || d >= 5 {
+		t.Errorf("acks=1 p50 %.2f ms → %.2f ms with 20 ms between the zones; want it to move less than 5 ms (%v)", one0, one20, p50)
 	}
 }

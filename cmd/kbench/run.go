@@ -26,21 +26,23 @@ const (
 // toolAliases maps the names of the Apache Kafka tools to kbench subcommands,
 // so that a link named like the tool behaves as that tool (busybox style).
 var toolAliases = map[string]string{
-	"kafka-producer-perf-test": "producer-perf-test",
-	"kafka-consumer-perf-test": "consumer-perf-test",
-	"kafka-e2e-latency":        "end-to-end-latency",
-	"kafka-end-to-end-latency": "end-to-end-latency",
+	"kafka-producer-perf-test":       "producer-perf-test",
+	"kafka-consumer-perf-test":       "consumer-perf-test",
+	"kafka-share-consumer-perf-test": "share-consumer-perf-test",
+	"kafka-e2e-latency":              "end-to-end-latency",
+	"kafka-end-to-end-latency":       "end-to-end-latency",
 }
 
 // runClassTools maps the classes that scripts start with kafka-run-class
 // (the MSK partition study: kafka-run-class.sh kafka.tools.EndToEndLatency ...) to kbench
 // subcommands: old Scala names and the 3.5+ Java names alike.
 var runClassTools = map[string]string{
-	"kafka.tools.EndToEndLatency":                "end-to-end-latency",
-	"org.apache.kafka.tools.EndToEndLatency":     "end-to-end-latency",
-	"kafka.tools.ConsumerPerformance":            "consumer-perf-test",
-	"org.apache.kafka.tools.ConsumerPerformance": "consumer-perf-test",
-	"org.apache.kafka.tools.ProducerPerformance": "producer-perf-test",
+	"kafka.tools.EndToEndLatency":                     "end-to-end-latency",
+	"org.apache.kafka.tools.EndToEndLatency":          "end-to-end-latency",
+	"kafka.tools.ConsumerPerformance":                 "consumer-perf-test",
+	"org.apache.kafka.tools.ConsumerPerformance":      "consumer-perf-test",
+	"org.apache.kafka.tools.ProducerPerformance":      "producer-perf-test",
+	"org.apache.kafka.tools.ShareConsumerPerformance": "share-consumer-perf-test",
 }
 
 // run is kbench minus process state: it parses args (args[0] is the program
@@ -126,6 +128,7 @@ func newRootCmd(st *state) *cobra.Command {
 		newPreviewCmd,
 		newProducerPerfCmd,
 		newConsumerPerfCmd,
+		newShareConsumerPerfCmd,
 		newEndToEndCmd,
 		newClusterCmd,
 		newSizeCmd,

@@ -39,6 +39,9 @@ type Cluster struct {
 	// Network, on a network-faults cluster (WithNetworkFaults), is its
 	// proxies: every connection between its processes goes through them.
 	Network *Network `json:"network,omitempty"`
+	// Registry, when the cluster has one (WithSchemaRegistry, AddRegistry),
+	// is its schema registry.
+	Registry *Registry `json:"schema_registry,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer
@@ -46,6 +49,7 @@ type Cluster struct {
 	stopOnExit   bool
 	children     map[int]*child // by broker ID: processes this process started
 	proxies      *child         // the proxy process, if this process started it
+	registryProc *child         // the schema registry, if this process started it
 }
 
 // Broker is one node, broker and controller at once.

@@ -151,13 +151,22 @@ func networkVoters(brokers []Broker) string {
 // networkProps are a network-faults node's listeners: the client listener
 // (PLAINTEXT, or the secured protocol) on DirectPort, advertised at Port
 // where its client proxy listens; brokers among themselves on INTERNAL,
-// advertised by host name; the controller quorum by host name.
+// advertised by host name; the controller quorum by host name, in the
+// static voters and in the controller's advertised listener. The second
+// matters: a KRaft leader tells its followers its own endpoint (KIP-853),
+// and without an advertised CONTROLLER listener that is its bind address,
+// 127.0.0.1:ControllerPort, the real port behind the proxies. A follower
+// that lost its connection reconnected there, past the proxies, so a
+// partition never cut the quorum: the cut-off active controller kept it,
+// fenced the brokers it could no longer hear from, and no election came
+// (issue 41).
 func (c *Cluster) networkProps(b Broker) map[string]string {
 	proto := map[string]string{SecurityNone: "PLAINTEXT", SecuritySASLSSL: "SASL_SSL", SecuritySSL: "SSL"}[c.Security]
 	return map[string]string{
 		"listeners": fmt.Sprintf("%s://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d",
 			proto, b.DirectPort, b.InternalPort, b.ControllerPort),
-		"advertised.listeners":           fmt.Sprintf("%s://127.0.0.1:%d,INTERNAL://%s:%d", proto, b.Port, nodeHost(b.ID), b.InternalPort),
+		"advertised.listeners": fmt.Sprintf("%s://127.0.0.1:%d,INTERNAL://%s:%d,CONTROLLER://%s:%d",
+			proto, b.Port, nodeHost(b.ID), b.InternalPort, nodeHost(b.ID), b.ControllerPort),
 		"listener.security.protocol.map": proto + ":" + proto + ",INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"inter.broker.listener.name":     "INTERNAL",
 		"controller.quorum.voters":       networkVoters(c.Brokers),

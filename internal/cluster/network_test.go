@@ -30,6 +30,10 @@ func TestHostsFile(t *testing.T) {
 	}
 }
 
+// TestNetworkProps: regression (issue 41): the controller listener was
+// not advertised, so the KRaft leader told its followers its bind address
+// (127.0.0.1, the real port) and a follower that reconnected went past the
+// proxies: a partition never cut the quorum. It is advertised by name now.
 func TestNetworkProps(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -38,14 +42,14 @@ func TestNetworkProps(t *testing.T) {
 	}{
 		{SecurityNone, map[string]string{
 			"listeners":                      "PLAINTEXT://127.0.0.1:9032,INTERNAL://127.0.0.1:9022,CONTROLLER://127.0.0.1:9012",
-			"advertised.listeners":           "PLAINTEXT://127.0.0.1:9002,INTERNAL://node2.kbench.local:9022",
+			"advertised.listeners":           "PLAINTEXT://127.0.0.1:9002,INTERNAL://node2.kbench.local:9022,CONTROLLER://node2.kbench.local:9012",
 			"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
 			"inter.broker.listener.name":     "INTERNAL",
 			"controller.quorum.voters":       "1@node1.kbench.local:9011,2@node2.kbench.local:9012,3@node3.kbench.local:9013",
 		}},
 		{SecuritySASLSSL, map[string]string{
 			"listeners":                      "SASL_SSL://127.0.0.1:9032,INTERNAL://127.0.0.1:9022,CONTROLLER://127.0.0.1:9012",
-			"advertised.listeners":           "SASL_SSL://127.0.0.1:9002,INTERNAL://node2.kbench.local:9022",
+			"advertised.listeners":           "SASL_SSL://127.0.0.1:9002,INTERNAL://node2.kbench.local:9022,CONTROLLER://node2.kbench.local:9012",
 			"listener.security.protocol.map": "SASL_SSL:SASL_SSL,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		}},
 	}

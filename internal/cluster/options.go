@@ -44,6 +44,8 @@ type config struct {
 	portBase     int
 	network      bool
 	proxyCmd     []string
+	registry     bool
+	registryVer  string
 }
 
 // defaultConfig states every default once.
@@ -63,6 +65,7 @@ func defaultConfig() config {
 		startTimeout: DefaultStartTimeout,
 		java:         "java",
 		maven:        "mvn",
+		registryVer:  DefaultRegistryVersion,
 	}
 }
 
@@ -147,6 +150,16 @@ func WithNetworkFaults(on bool) Opt { return func(c *config) { c.network = on } 
 func WithProxyCommand(argv ...string) Opt {
 	return func(c *config) { c.proxyCmd = append([]string(nil), argv...) }
 }
+
+// WithSchemaRegistry starts a schema registry beside the brokers:
+// Apicurio Registry (DefaultRegistryVersion, fetched once with mvn like
+// Kafka), in memory, on 127.0.0.1; Cluster.RegistryURL is its
+// schema.registry.url. It needs the same Java 17 as the brokers.
+func WithSchemaRegistry(on bool) Opt { return func(c *config) { c.registry = on } }
+
+// WithRegistryVersion sets the Apicurio Registry release (default
+// DefaultRegistryVersion). Releases from 3.1 on need Java 21.
+func WithRegistryVersion(v string) Opt { return func(c *config) { c.registryVer = v } }
 
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
@@ -234,6 +247,9 @@ func (c *config) validate() error {
 	}
 	if _, err := parseHeap(c.heap); err != nil {
 		return &OptionError{"heap", c.heap, err.Error()}
+	}
+	if !versionRE.MatchString(c.registryVer) {
+		return &OptionError{"registry-version", c.registryVer, "want an Apicurio Registry release like " + DefaultRegistryVersion}
 	}
 	if !versionRE.MatchString(c.version) || !strings.HasPrefix(c.version, "4.") {
 		return &OptionError{"kafka-version", c.version, "only Apache Kafka 4.x versions like 4.1.2 are supported"}

@@ -38,6 +38,7 @@ const (
 	networkPortsPerBase = (portBlocks + 1) * portBlock
 	maxNetworkPortBase  = 65535 - networkPortsPerBase + 1
 	networkAPISlot      = 9
+	registrySlot        = 19 // the schema registry: after the controllers' block
 )
 
 // fixedPorts lays out per ports for each of n brokers from base, in

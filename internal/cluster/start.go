@@ -45,6 +45,12 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
+	var reg *RegistryDist
+	if cfg.registry {
+		if reg, err = fetchRegistry(ctx, cfg); err != nil {
+			return nil, err
+		}
+	}
 	// Two `cluster up` of one name must not format the same directory.
 	unlock, err := lockFile(ctx, filepath.Join(cfg.stateDir, ".locks", cfg.name+".lock"))
 	if err != nil {
@@ -56,10 +62,10 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 		return nil, err
 	}
 	if old != nil {
-		return old.revive(ctx, cfg)
+		return old.revive(ctx, cfg, reg)
 	}
 	for attempt := 1; ; attempt++ {
-		c, err := startOnce(ctx, cfg, java, dist)
+		c, err := startOnce(ctx, cfg, java, dist, reg)
 		// Fixed ports lost to another process stay lost: no retry.
 		if err == nil || attempt == startAttempts || !errors.Is(err, errPortInUse) || cfg.portBase > 0 {
 			return c, err
@@ -83,7 +89,11 @@ func running(stateDir, name string) (*Cluster, error) {
 			return old, nil
 		}
 	}
-	// No broker runs: proxies left behind (their brokers died with the
+	// No broker runs: a registry left behind would hold its port.
+	if err := old.stopRegistry(context.Background()); err != nil {
+		return nil, fmt.Errorf("start cluster %q: %w", name, err)
+	}
+	// Proxies left behind (their brokers died with the
 	// machine's other processes, or were killed by hand) would hold the
 	// ports and outlive the cluster that replaces this one.
 	if err := old.stopProxies(context.Background()); err != nil {
@@ -114,7 +124,7 @@ func (c *Cluster) errRunning() error {
 // revive brings back the brokers of a cluster that some still run: the
 // dead ones started again with their data, the paused ones resumed. A
 // cluster whose brokers all run and answer is ErrRunning.
-func (c *Cluster) revive(ctx context.Context, cfg config) (*Cluster, error) {
+func (c *Cluster) revive(ctx context.Context, cfg config, reg *RegistryDist) (*Cluster, error) {
 	c.log, c.startTimeout = cfg.log, cfg.startTimeout
 	if c.Network != nil && len(cfg.proxyCmd) > 0 {
 		// This kbench starts the proxies if they are gone: the one that
@@ -136,20 +146,31 @@ func (c *Cluster) revive(ctx context.Context, cfg config) (*Cluster, error) {
 			down = append(down, fmt.Sprintf("resume broker %d", id))
 		}
 	}
+	regDown := c.Registry != nil && c.registryState() == procGone
+	if regDown {
+		down = append(down, "start the schema registry (empty: it keeps schemas in memory)")
+	}
 	if len(down) == 0 {
 		return nil, c.errRunning()
 	}
 	c.logf("cluster %q runs in part: %s, with its own data and settings", c.Name, strings.Join(down, ", "))
-	if _, err := c.Heal(ctx); err != nil {
-		return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+	if len(down) > 1 || !regDown {
+		if _, err := c.Heal(ctx); err != nil {
+			return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+		}
+	}
+	if regDown {
+		if err := c.startRegistry(ctx); err != nil {
+			return nil, fmt.Errorf("start cluster %q: %w", c.Name, err)
+		}
 	}
 	c.logf("cluster %q up: %s", c.Name, c.Bootstrap())
 	return c, nil
 }
 
-func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Cluster, error) {
+func startOnce(ctx context.Context, cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluster, error) {
 	began := time.Now()
-	c, err := newCluster(cfg, java, dist)
+	c, err := newCluster(cfg, java, dist, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +205,13 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Clust
 	if err := c.save(); err != nil {
 		return nil, c.abort(err)
 	}
+	// The registry starts beside the brokers: it needs none of them.
+	var regProc *child
+	if c.Registry != nil {
+		if regProc, err = c.launchRegistry(); err != nil {
+			return nil, c.abort(err)
+		}
+	}
 	c.logf("started %d broker(s); waiting up to %s for them to answer metadata and for coordinators", len(c.Brokers), cfg.startTimeout)
 	if err := c.waitReady(ctx, cfg.startTimeout, c.ids()); err != nil {
 		return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
@@ -191,11 +219,17 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist) (*Clust
 	if err := c.waitCoordinators(ctx, cfg.startTimeout); err != nil {
 		return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
 	}
+	if regProc != nil {
+		if err := c.waitRegistry(ctx, regProc); err != nil {
+			return nil, c.abort(fmt.Errorf("start cluster %q: %w", c.Name, err))
+		}
+		c.logf("schema registry up: Apicurio Registry %s, pid %d, %s", c.Registry.Version, c.Registry.PID, c.Registry.URL())
+	}
 	c.logf("cluster %q up in %.1fs: %s", c.Name, time.Since(began).Seconds(), c.Bootstrap())
 	return c, nil
 }
 
-func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
+func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluster, error) {
 	id, err := newClusterID(rand.Reader)
 	if err != nil {
 		return nil, err
@@ -212,14 +246,22 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 		api = 1 // the proxies' API
 	}
 	var ports []int
+	regPort := 0
 	if cfg.portBase > 0 {
 		ports, err = fixedPorts(cfg.portBase, cfg.brokers, per)
 		if err == nil && api > 0 {
 			ports = append(ports, cfg.portBase+networkAPISlot)
 			err = fixedPort(cfg.portBase, cfg.portBase+networkAPISlot, "the network proxies' API")
 		}
+		if err == nil && reg != nil {
+			regPort = cfg.portBase + registrySlot
+			err = fixedPort(cfg.portBase, regPort, "the schema registry")
+		}
 	} else {
-		ports, err = freePorts(per*cfg.brokers + api)
+		ports, err = freePorts(per*cfg.brokers + api + 1)
+		if err == nil {
+			regPort, ports = ports[len(ports)-1], ports[:len(ports)-1]
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -249,6 +291,9 @@ func newCluster(cfg config, java string, dist *Dist) (*Cluster, error) {
 			LogPath:    filepath.Join(nd, "server.log"),
 			OutPath:    filepath.Join(nd, "server.out"),
 		})
+	}
+	if reg != nil {
+		c.Registry = newRegistry(dir, reg, regPort)
 	}
 	if cfg.network {
 		c.Network = &Network{
@@ -316,6 +361,7 @@ func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 	args = append(args, c.hostsArgs(b)...)
 	args = append(args, "-cp", c.Classpath,
 		"kafka.tools.StorageTool", "format", "-t", c.ID, "-c", b.ConfigPath)
+	args = append(args, c.featureArgs()...)
 	cmd := exec.CommandContext(ctx, c.Java, append(args, c.scramArgs()...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -323,6 +369,16 @@ func (c *Cluster) formatNode(ctx context.Context, b Broker) error {
 			return fmt.Errorf("format storage of broker %d: %w", b.ID, ctx.Err())
 		}
 		return fmt.Errorf("format storage of broker %d: %w\n%s\n%s", b.ID, err, tailLines(string(out), 30), nodeTail(b, 30))
+	}
+	return nil
+}
+
+// featureArgs enables, at format time, the features a release has but
+// leaves off: share groups (KIP-932) are on by default from Kafka 4.2; 4.1
+// has them as a preview behind share.version.
+func (c *Cluster) featureArgs() []string {
+	if strings.HasPrefix(c.Version, "4.1.") {
+		return []string{"--feature", "share.version=1"}
 	}
 	return nil
 }
@@ -335,6 +391,9 @@ func (c *Cluster) abort(cause error) error {
 		return errors.Join(cause, err)
 	}
 	if err := c.stopProxies(ctx); err != nil {
+		return errors.Join(cause, err)
+	}
+	if err := c.stopRegistry(ctx); err != nil {
 		return errors.Join(cause, err)
 	}
 	_ = c.save()

@@ -24,6 +24,9 @@ const stopGrace = 30 * time.Second
 // live broker would leave it running on nothing.
 func (c *Cluster) Stop(ctx context.Context, keep bool) error {
 	c.logf("stopping cluster %q", c.Name)
+	if err := c.stopRegistry(ctx); err != nil {
+		return fmt.Errorf("stop cluster %q: %w (data kept in %s)", c.Name, err, c.Dir)
+	}
 	if err := c.stopBrokers(ctx, c.ids(), stopGrace); err != nil {
 		return fmt.Errorf("stop cluster %q: %w (data kept in %s)", c.Name, err, c.Dir)
 	}

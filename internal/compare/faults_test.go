@@ -12,16 +12,16 @@ import (
 	"github.com/kbench/kbench/internal/userr"
 )
 
-// faulted is a plan scenario of repeats with a kill (election and
-// unavailability measured) and a verified producer; status, lost and the
-// times per repeat as given.
+// faulted is a plan scenario of repeats with a kill (election, ISR shrink
+// and unavailability measured) and a verified producer; status, lost and
+// the times per repeat as given.
 func faulted(name, status string, electionMs []float64, lost int64) result.Scenario {
 	sc := result.Scenario{Name: name}
 	for i, e := range electionMs {
-		e, u := e, e+500
+		e, u, s := e, e+500, e/2
 		rep := result.Repeat{Index: i + 1, Status: status,
 			Faults: []result.Fault{
-				{Name: "kill-leader", Action: "kill", ElectionMs: &e, UnavailableMs: &u, Status: "done"},
+				{Name: "kill-leader", Action: "kill", ElectionMs: &e, UnavailableMs: &u, ISRShrunkMs: &s, Status: "done"},
 				{Name: "restart", Action: "restart", ISRRecoveredMs: &u, Status: "done"},
 			},
 			Verification: []result.Verification{{Workload: "writer", Acks: "all", Lost: lost, Passed: lost == 0}},
@@ -41,7 +41,8 @@ func faulted(name, status string, electionMs []float64, lost int64) result.Scena
 // verification metric (--fail-if 'lost>0' was an unknown metric), and a
 // scenario whose every B repeat failed was not compared at all, so
 // 'errors>+0%' exited 2 ("only A measured errors") where B had clearly
-// failed the gate.
+// failed the gate. Issue 41: isr_shrunk_ms was in result.json but not a
+// metric.
 func TestCompareFaultsAndVerification(t *testing.T) {
 	t.Parallel()
 	a := planDir(t, faulted("acks=all", result.StatusOK, []float64{7800, 7900, 8000}, 0))
@@ -53,6 +54,7 @@ func TestCompareFaultsAndVerification(t *testing.T) {
 	}{
 		{"election_ms", []string{"7900 (−3.1/+3.2%)", "9900 (−2.5/+2.5%)", "+25.3%", "worse"}},
 		{"unavailable_ms", []string{"8400 (−2.9/+3.0%)", "10400 (−2.4/+2.4%)", "+23.8%", "worse"}},
+		{"isr_shrunk_ms", []string{"3950 (−3.1/+3.2%)", "4950 (−2.5/+2.5%)", "+25.3%", "worse"}},
 		{"isr_recovered_ms", []string{"8400 (−2.9/+3.0%)", "10400 (−2.4/+2.4%)", "+23.8%", "worse"}},
 		{"lost", []string{"0", "60", "n/a", "worse"}},
 		{"duplicated", []string{"0", "0", "0.0%", "same"}},
@@ -72,7 +74,7 @@ func TestCompareFaultsAndVerification(t *testing.T) {
 		t.Errorf("notes %q, want %q", r.Notes, want)
 	}
 	var rules []Rule
-	for _, s := range []string{"lost>0", "errors>+0%", "election_ms>+20%", "duplicated>0"} {
+	for _, s := range []string{"lost>0", "errors>+0%", "election_ms>+20%", "isr_shrunk_ms>+20%", "duplicated>0"} {
 		rule, err := ParseRule(s)
 		if err != nil {
 			t.Fatal(err)
@@ -91,6 +93,7 @@ func TestCompareFaultsAndVerification(t *testing.T) {
 		"scenario acks=all: lost is 60 records in B, crossing --fail-if lost>0",
 		"scenario acks=all: errors changed n/a (0 → 3), crossing --fail-if errors>+0%",
 		"scenario acks=all: election_ms changed +25.3% (7900 → 9900 ms), crossing --fail-if election_ms>+20%",
+		"scenario acks=all: isr_shrunk_ms changed +25.3% (3950 → 4950 ms), crossing --fail-if isr_shrunk_ms>+20%",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("crossings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -31,6 +31,7 @@ var Metrics = []Metric{
 	{Name: "errors", What: "errors", prec: 0, repeats: true},
 	{Name: "election_ms", Unit: "ms", What: "fault measurements (election_ms)", prec: 0, repeats: true},
 	{Name: "unavailable_ms", Unit: "ms", What: "fault measurements (unavailable_ms)", prec: 0, repeats: true},
+	{Name: "isr_shrunk_ms", Unit: "ms", What: "fault measurements (isr_shrunk_ms)", prec: 0, repeats: true},
 	{Name: "isr_recovered_ms", Unit: "ms", What: "fault measurements (isr_recovered_ms)", prec: 0, repeats: true},
 	{Name: "lost", Unit: "records", What: "verification (lost records)", prec: 0, repeats: true},
 	{Name: "duplicated", Unit: "records", What: "verification (duplicated records)", prec: 0, repeats: true},
@@ -166,7 +167,7 @@ func repeatValues(sc result.Scenario) map[string]Value {
 		}
 		longest := map[string]float64{}
 		for _, f := range rep.Faults {
-			for name, ms := range map[string]*float64{"election_ms": f.ElectionMs, "unavailable_ms": f.UnavailableMs, "isr_recovered_ms": f.ISRRecoveredMs} {
+			for name, ms := range map[string]*float64{"election_ms": f.ElectionMs, "unavailable_ms": f.UnavailableMs, "isr_shrunk_ms": f.ISRShrunkMs, "isr_recovered_ms": f.ISRRecoveredMs} {
 				if ms != nil {
 					longest[name] = max(longest[name], *ms)
 				}

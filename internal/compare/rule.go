@@ -129,6 +129,7 @@ func (c Crossing) String() string {
 var faultFigures = map[string]string{
 	"election_ms":      "only a plan with faults measures it",
 	"unavailable_ms":   "only a plan with faults measures it",
+	"isr_shrunk_ms":    "only a plan with faults measures it",
 	"isr_recovered_ms": "only a plan with faults measures it",
 	"lost":             "only a verified run measures it: a plan with faults, or verify: true",
 	"duplicated":       "only a verified run measures it: a plan with faults, or verify: true",

@@ -8,19 +8,37 @@ import (
 
 // Side is one end of a network fault's link as a plan writes it: nodes by
 // target (a broker id, a partition's leader, the active controller, an
-// earlier fault's broker), every broker, every controller (the quorum),
-// the clients, or any union of them.
+// earlier fault's broker), the plan's named zones, every broker, every
+// controller (the quorum), the clients, or any union of them.
 type Side struct {
 	Targets     []Target
+	Zones       []Zone
 	Brokers     bool // every broker
 	Controllers bool // every controller: the quorum
 	Clients     bool // whatever connects to the brokers' client addresses
+}
+
+// Zone is a named set of nodes a plan declares once (network.zones) and
+// its links name as one side: brokers by id, and the clients if they sit
+// in it.
+type Zone struct {
+	Name    string
+	Brokers []int32
+	Clients bool
+}
+
+// Ends is the zone as a link's end: its brokers and its clients.
+func (z Zone) Ends() Ends {
+	return Ends{Nodes: slices.Clone(z.Brokers), Clients: z.Clients}
 }
 
 func (s Side) String() string {
 	var parts []string
 	for _, t := range s.Targets {
 		parts = append(parts, t.String())
+	}
+	for _, z := range s.Zones {
+		parts = append(parts, "zone "+z.Name)
 	}
 	if s.Brokers {
 		parts = append(parts, "brokers")
@@ -118,4 +136,15 @@ func SameNode(a, b Ends) int32 {
 		return a.Nodes[0]
 	}
 	return -1
+}
+
+// Union is every node and group of e and o, each node once.
+func (e Ends) Union(o Ends) Ends {
+	u := Ends{Nodes: slices.Clone(e.Nodes), Brokers: e.Brokers || o.Brokers, Controllers: e.Controllers || o.Controllers, Clients: e.Clients || o.Clients}
+	for _, n := range o.Nodes {
+		if !slices.Contains(u.Nodes, n) {
+			u.Nodes = append(u.Nodes, n)
+		}
+	}
+	return u
 }

@@ -55,6 +55,10 @@ type Consumer struct {
 	IsolationLevel         string        // isolation.level: read_uncommitted or read_committed
 	CheckCRCs              bool          // check.crcs
 	AllowAutoCreateTopics  bool          // allow.auto.create.topics
+
+	// ShareAcknowledgementMode is share.acknowledgement.mode, implicit or
+	// explicit: share consumers only.
+	ShareAcknowledgementMode string
 }
 
 const (
@@ -113,6 +117,9 @@ func consumerProps() []prop[Consumer] {
 			"kgo.FetchMaxWait (at least 10 ms in franz-go; franz-go's own default is 5 s)"),
 		intProp("max.partition.fetch.bytes", "1048576", 0, math.MaxInt32, func(c *Consumer) *int { return &c.MaxPartitionFetchBytes },
 			"kgo.FetchMaxPartitionBytes"),
+		enumProp("share.acknowledgement.mode", "implicit", false, []string{"implicit", "explicit"},
+			func(c *Consumer) *string { return &c.ShareAcknowledgementMode },
+			"share consumers: implicit accepts each polled record at the next poll; explicit acknowledges record by record (Record.Ack)"),
 		enumProp("isolation.level", "read_uncommitted", false, []string{"read_uncommitted", "read_committed"},
 			func(c *Consumer) *string { return &c.IsolationLevel }, "kgo.FetchIsolationLevel"),
 		boolProp("check.crcs", "true", func(c *Consumer) *bool { return &c.CheckCRCs }, "false adds kgo.DisableFetchCRCValidation"),
@@ -255,7 +262,6 @@ func consumerNoEffect() map[string]string {
 	m["exclude.internal.topics"] = "kbench consumes the topics it names"
 	m["default.api.timeout.ms"] = "kbench bounds each phase of a run with its own deadline"
 	m["internal.leave.group.on.close"] = "franz-go leaves the group on close unless group.instance.id is set"
-	m["share.acknowledgement.mode"] = "kbench does not use share groups"
 	return m
 }
 

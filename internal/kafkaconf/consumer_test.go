@@ -38,7 +38,7 @@ func TestConsumerDefaults(t *testing.T) {
 		AutoOffsetReset: "latest", EnableAutoCommit: true, AutoCommitInterval: 5 * time.Second,
 		SessionTimeout: 45 * time.Second, HeartbeatInterval: 3 * time.Second, MaxPollInterval: 5 * time.Minute,
 		MaxPollRecords: 500, FetchMinBytes: 1, FetchMaxBytes: 52428800, FetchMaxWait: 500 * time.Millisecond,
-		MaxPartitionFetchBytes: 1048576, IsolationLevel: "read_uncommitted", CheckCRCs: true, AllowAutoCreateTopics: true,
+		MaxPartitionFetchBytes: 1048576, IsolationLevel: "read_uncommitted", CheckCRCs: true, AllowAutoCreateTopics: true, ShareAcknowledgementMode: "implicit",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("ParseConsumer(nil) =\n%+v\nwant\n%+v", c, want)

@@ -11,12 +11,12 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "seed"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
-	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header"}
-	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed"}
+	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
+	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
 
 	// Topic names as Kafka allows them.
 	topicNameRE = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
@@ -48,6 +48,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			c.cluster(v, &p.Cluster)
 		case "faults":
 			c.faultsNode = v
+		case "network":
+			c.network(v)
 		case "topics":
 			topics = v
 		case "workloads":
@@ -62,6 +64,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			if n, ok := c.whole(v, "seed", 0, MaxSeed); ok {
 				p.Seed, p.SeedSet = uint64(n), true
 			}
+		case "schema_registry":
+			p.SchemaRegistry = c.schemaRegistry(v, "schema_registry")
 		}
 	})
 	if root.Kind == yaml.MappingNode {
@@ -114,7 +118,7 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 						cl.Local.Brokers = int(b)
 					}
 				case "version":
-					cl.Local.Version = c.text(v, path)
+					cl.Local.Version, cl.Local.versionNode = c.text(v, path), v
 				case "heap":
 					cl.Local.Heap = c.text(v, path)
 				case "broker_configs":

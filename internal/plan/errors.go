@@ -56,6 +56,9 @@ type collector struct {
 	// faultsNode and clusterNode are where the plan wrote them, for
 	// checks made once the scenarios are known.
 	faultsNode, clusterNode *yaml.Node
+	// zones are the plan's network.zones by name, which a network
+	// fault's between may name as a side.
+	zones map[string]*zoneDef
 	// refs caches whether a node's subtree holds a ${param} reference.
 	refs map[*yaml.Node]bool
 	// types are the workload types the plan may use (Types, WithType).

@@ -335,6 +335,10 @@ func (c *collector) checkLink(f faults.Fault, n *yaml.Node, path string, planClu
 	if f.Action != faults.Cut {
 		what = "a " + f.Action
 	}
+	nothing := func(e faults.Ends) bool { return !e.Clients && !e.Brokers && !e.Controllers && len(e.Nodes) == 0 }
+	if (aKnown && nothing(a)) || (bKnown && nothing(b)) {
+		return // a side left empty by its own error (a word or zone not known, a zone of no valid broker): said already
+	}
 	if id := faults.SameNode(a, b); aKnown && bKnown && id >= 0 {
 		c.addf(n, path+".between", "links broker %d with itself: a broker reaches itself without the network; name another broker, brokers, controllers or clients as the other end", id)
 		return
@@ -351,6 +355,9 @@ func (c *collector) checkLink(f faults.Fault, n *yaml.Node, path string, planClu
 // is resolved only when the fault happens.
 func staticEnds(s faults.Side, brokers int) (faults.Ends, bool) {
 	e := faults.Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
+	for _, z := range s.Zones {
+		e = e.Union(z.Ends())
+	}
 	known := true
 	for _, tg := range s.Targets {
 		id := tg.Broker

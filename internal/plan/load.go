@@ -71,6 +71,7 @@ func parse(file string, data []byte, sets []string, ownComments bool, opts ...Op
 	}
 	p := &Plan{File: file}
 	topics, workloads, matrix := c.header(root, p)
+	c.checkZones(p)
 	before := len(c.list)
 	names, points := c.matrix(matrix)
 	p.params = names
@@ -111,6 +112,8 @@ func parse(file string, data []byte, sets []string, ownComments bool, opts ...Op
 		}
 	}
 	c.verifyDefaults(p)
+	c.shareReleases(p)
+	c.registryDefaults(p, root)
 	if err := c.err(); err != nil {
 		return nil, userr.New(err)
 	}
@@ -227,7 +230,7 @@ func hasAlias(n *yaml.Node) bool {
 }
 
 // secretKey matches property names whose values must not be written out.
-var secretKey = regexp.MustCompile(`(?i)(password|secret|jaas|credentials|token|ssl\.key)`)
+var secretKey = regexp.MustCompile(`(?i)(password|secret|jaas|credentials|token|ssl\.key|user\.info)`)
 
 func redactSecrets(n *yaml.Node) {
 	if n.Kind == yaml.MappingNode {
@@ -237,6 +240,9 @@ func redactSecrets(n *yaml.Node) {
 				v.Value, v.Tag, v.Style = "[redacted]", "!!str", 0
 				continue
 			}
+			if v.Kind == yaml.ScalarNode && strings.HasSuffix(k.Value, ".url") {
+				v.Value = redactURLUser(v.Value) // basic.auth.credentials.source=URL
+			}
 			redactSecrets(v)
 		}
 		return
@@ -244,4 +250,15 @@ func redactSecrets(n *yaml.Node) {
 	for _, ch := range n.Content {
 		redactSecrets(ch)
 	}
+}
+
+// redactURLUser hides the password of a URL's user:password@.
+func redactURLUser(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	at := strings.LastIndexByte(rest, '@')
+	if !ok || at < 0 || strings.ContainsAny(rest[:at], "/?#") {
+		return s
+	}
+	user, _, _ := strings.Cut(rest[:at], ":")
+	return scheme + "://" + user + ":[redacted]" + rest[at:]
 }

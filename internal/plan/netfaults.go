@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 var sideWords = []string{"brokers", "controllers", "clients", "controller"}
 
 // betweenForms says how a link is written, for errors.
-const betweenForms = "write between: [A, B], each a broker ({broker: 1}), {leader: {topic: T, partition: 0}}, controller, {fault: NAME}, brokers, controllers, clients, or a list of them"
+const betweenForms = "write between: [A, B], each a broker ({broker: 1}), {leader: {topic: T, partition: 0}}, controller, {fault: NAME}, brokers, controllers, clients, a zone of network.zones, or a list of them"
 
 // between reads a network fault's link: two sides.
 func (c *collector) between(n *yaml.Node, path string, names map[string]bool) []faults.Side {
@@ -28,6 +29,11 @@ func (c *collector) between(n *yaml.Node, path string, names map[string]bool) []
 	var sides []faults.Side
 	for i, sn := range n.Content {
 		sides = append(sides, c.side(sn, fmt.Sprintf("%s[%d]", path, i), names))
+	}
+	for _, z := range sides[0].Zones {
+		if slices.ContainsFunc(sides[1].Zones, func(o faults.Zone) bool { return o.Name == z.Name }) {
+			c.addf(n, path, "links zone %s with itself: a link runs between two zones, each node on one side; name another zone, brokers, controllers or clients as the other end", z.Name)
+		}
 	}
 	return sides
 }
@@ -59,7 +65,11 @@ func (c *collector) side(n *yaml.Node, path string, names map[string]bool) fault
 			case "controller":
 				s.Targets = append(s.Targets, faults.Target{Controller: true})
 			default:
-				c.oneOf(it, path, sideWords...)
+				if d := c.zones[it.Value]; d != nil {
+					s.Zones = append(s.Zones, d.zone)
+					continue
+				}
+				c.oneOf(it, path, append(slices.Clone(sideWords), c.zoneNames()...)...)
 			}
 			continue
 		}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/serde"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kbench/kbench/internal/faults"
@@ -84,6 +86,24 @@ type Plan struct {
 	// OMB, for a plan translated from an OpenMessaging Benchmark workload
 	// (LoadOMB), is what it keeps of the OMB files; nil otherwise.
 	OMB *OMBSource
+	// SchemaRegistry is the Confluent serializer properties
+	// (schema.registry.url, basic.auth.*, auto.register.schemas, ...),
+	// checked by serde.ConfigFrom; nil when the plan gives none. A plan
+	// whose messages have a format and that names no URL gets a registry
+	// started with its local cluster.
+	SchemaRegistry map[string]string
+}
+
+// UsesSchemas reports whether any workload's messages have a schema format.
+func (p *Plan) UsesSchemas() bool {
+	for _, sc := range p.scenarios {
+		for _, w := range sc.Workloads {
+			if w.Message.Format != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // brokerRef is a fault target naming a broker, and where the plan wrote it.
@@ -134,11 +154,16 @@ type Cluster struct {
 type Local struct {
 	Brokers       int
 	Version, Heap string
+	versionNode   *yaml.Node // where version was written
 	BrokerConfigs map[string]string
 	// NetworkFaults is set, not written: a scenario has network faults,
 	// so the cluster runs its connections through proxies (a named
 	// cluster must have been started with them).
 	NetworkFaults bool
+	// SchemaRegistry is set, not written: messages have a schema format
+	// and the plan names no schema.registry.url, so a registry is started
+	// with the cluster.
+	SchemaRegistry bool
 }
 
 // Scenario is one point of the matrix, resolved and typed.
@@ -228,6 +253,12 @@ type Workload struct {
 	// measure end-to-end latency to the microsecond, not from the record
 	// timestamp's milliseconds (end-to-end workloads always do).
 	SendTimeHeader bool
+	// Share is how a share-consume workload's members acknowledge
+	// records (set for every share-consume workload).
+	Share *Share
+	// Processing is a reader's processing time per record (a slow
+	// consumer): consume and share-consume workloads; nil for none.
+	Processing *Processing
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 	// topicNode is where topic was written, rateNode rate: balanced.
@@ -259,6 +290,26 @@ type Message struct {
 	// KeyFormat is the keys' text: decimal (default) or omb
 	// (payload.KeyFormats).
 	KeyFormat string
+	// Format, with Template, encodes each value with Schema (serde.Avro,
+	// serde.JSONSchema, serde.Protobuf) framed for a schema registry; ""
+	// sends the template's JSON. KeySchema, with KeyTemplate, encodes keys
+	// in the same format.
+	Format    serde.Format
+	Schema    *serde.Schema
+	KeySchema *serde.Schema
+	// SchemaFile is where Schema came from ("" for an inline schema).
+	SchemaFile string
+	// Evolution registers a new version of the values' schema mid-run
+	// (schema_evolution); nil: none.
+	Evolution *Evolution
+}
+
+// Evolution is a compatible new version of a message's value schema,
+// registered After the workload starts; the producers then encode with it.
+type Evolution struct {
+	After  time.Duration
+	Schema *serde.Schema
+	File   string // "" for an inline schema
 }
 
 // Transaction is when a transactional producer commits: after Duration,

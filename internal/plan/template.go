@@ -238,10 +238,10 @@ func templateJSON(t payload.Template) string {
 }
 
 // templateFile reads a template from a YAML or JSON file next to the plan.
-func (c *collector) templateFile(n *yaml.Node, path, dir string) *payload.Template {
+func (c *collector) templateFile(n *yaml.Node, path, dir string) (*payload.Template, *yaml.Node, *collector) {
 	name, ok := c.scalar(n, path, "a file name")
 	if !ok {
-		return nil
+		return nil, nil, nil
 	}
 	file := name
 	if !filepath.IsAbs(file) {
@@ -250,19 +250,19 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) *payload.Templa
 	data, err := infile.Read(file, MaxFile, "a template")
 	if err != nil {
 		c.addf(n, path, "%v", err)
-		return nil
+		return nil, nil, nil
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		c.addf(n, path, "%s: %v", name, syntaxProblem(name, data, err))
-		return nil
+		return nil, nil, nil
 	}
 	if len(doc.Content) == 0 {
 		c.addf(n, path, "%s is empty", name)
-		return nil
+		return nil, nil, nil
 	}
 	sub := newCollector(name, c.sets)
 	t := sub.template(doc.Content[0], "", 0)
 	c.list = append(c.list, sub.list...)
-	return &t
+	return &t, doc.Content[0], sub
 }

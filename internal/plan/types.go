@@ -1,6 +1,9 @@
 package plan
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // TypeRule is what a workload type does and which fields it takes. Code
 // that needs to know what a workload does asks its rule (Sends, Reads and
@@ -17,14 +20,16 @@ type TypeRule struct {
 	Balanced                    bool // may follow OMB's balanced-rate search (rate: balanced)
 	Verify                      bool // its records are verified by default under faults
 	EndToEnd                    bool // reads its own records as it writes them: end-to-end latency
+	Share                       bool // a share group's members: takes share (acknowledgement, processing)
 }
 
 // Types returns the workload types and their rules, a fresh map.
 func Types() map[string]TypeRule {
 	return map[string]TypeRule{
-		Produce:  {Sends: true, SendTimeHeader: true, Balanced: true, Verify: true},
-		Consume:  {Reads: true, Group: true, Backlog: true, IdleTimeout: true},
-		EndToEnd: {Sends: true, Reads: true, EndToEnd: true},
+		Produce:      {Sends: true, SendTimeHeader: true, Balanced: true, Verify: true},
+		Consume:      {Reads: true, Group: true, Backlog: true, IdleTimeout: true},
+		ShareConsume: {Reads: true, Group: true, IdleTimeout: true, Share: true},
+		EndToEnd:     {Sends: true, Reads: true, EndToEnd: true},
 	}
 }
 
@@ -40,10 +45,10 @@ func WithType(name string, r TypeRule) Option {
 // typeNames lists the types a plan accepts: the built-in ones in their
 // documented order, then any added, sorted.
 func (c *collector) typeNames() []string {
-	names := []string{Produce, Consume, EndToEnd}
+	names := []string{Produce, Consume, ShareConsume, EndToEnd}
 	var extra []string
 	for n := range c.types {
-		if n != Produce && n != Consume && n != EndToEnd {
+		if !slices.Contains(names, n) {
 			extra = append(extra, n)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kbench/kbench/internal/serde"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/kbench/kbench/internal/load"
@@ -91,6 +93,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Transaction = c.transaction(v, p)
 		case "send_time_header":
 			w.SendTimeHeader = c.boolean(v, p)
+		case "share":
+			w.Share = c.shareBlock(v, p)
+		case "processing":
+			w.Processing = c.processing(v, p)
 		}
 	})
 	if !ok {
@@ -161,6 +167,24 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	}
 	if v := given["send_time_header"]; v != nil && !rule.SendTimeHeader {
 		c.addf(v, join(path, "send_time_header"), "applies to produce workloads (an end-to-end workload always stamps its records' send time)")
+	}
+	if v := given["processing"]; v != nil && (rule.Sends || !rule.Reads) {
+		c.addf(v, join(path, "processing"), "applies to consume and share-consume workloads (a reader's time per record)")
+	}
+	if v := given["share"]; v != nil && !rule.Share {
+		c.addf(v, join(path, "share"), "applies to share-consume workloads (members of a share group)")
+	}
+	if rule.Share {
+		if w.Group == "" {
+			w.Group = w.Name // the share group, named after the workload unless given
+		}
+		if w.Share == nil {
+			w.Share = &Share{AutoOffsetReset: "earliest"}
+		}
+		// A share group's records are verified by its members' ledger, on
+		// unless verify: false; not by the producers' read-back.
+		w.Share.Verify = given["verify"] == nil || w.Verify
+		w.Verify, w.verifyNode = false, nil
 	}
 	if !rule.IdleTimeout && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
@@ -246,7 +270,7 @@ func (c *collector) afterWorkloads(ws []Workload) {
 
 var missingHint = map[string]string{
 	"name":  "give the workload a name such as producers",
-	"type":  "write type: produce, consume or end-to-end",
+	"type":  "write type: produce, consume, share-consume or end-to-end",
 	"topic": "name the topic the workload writes or reads",
 }
 
@@ -305,6 +329,10 @@ func (c *collector) warmup(v *yaml.Node, path string, w *Workload) {
 func (c *collector) message(n *yaml.Node, path string) Message {
 	var m Message
 	given := map[string]*yaml.Node{}
+	// Where the templates were written, for a field that does not fit its
+	// schema: the node and the collector of its file.
+	var tmplNode, keyNode, keySchemaNode *yaml.Node
+	tmplCol := c
 	ok := c.fields(n, path, messageFields, func(key string, v *yaml.Node) {
 		given[key] = v
 		p := join(path, key)
@@ -324,9 +352,17 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 		case "template":
 			t := c.template(v, p, 0)
-			m.Template = &t
+			m.Template, tmplNode = &t, v
 		case "template_file":
-			m.Template = c.templateFile(v, p, c.dir)
+			var sub *collector
+			m.Template, tmplNode, sub = c.templateFile(v, p, c.dir)
+			if sub != nil {
+				tmplCol = sub
+			}
+		case "format":
+			m.Format = serde.Format(c.oneOf(v, p, serde.Formats...))
+		case "schema", "schema_file", "schema_evolution":
+			// read after the loop: it needs the format
 		case "seed":
 			if v, ok := c.whole(v, p, 0, MaxSeed); ok {
 				m.Seed, m.SeedSet = uint64(v), true
@@ -348,7 +384,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 			}
 		case "key":
 			var dist, count, format *yaml.Node
-			c.fields(v, p, []string{"distribution", "count", "template", "format"}, func(key string, kv *yaml.Node) {
+			c.fields(v, p, []string{"distribution", "count", "template", "format", "schema", "schema_file"}, func(key string, kv *yaml.Node) {
 				switch key {
 				case "format":
 					format = kv
@@ -363,7 +399,9 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 					}
 				case "template":
 					t := c.template(kv, join(p, key), 0)
-					m.KeyTemplate = &t
+					m.KeyTemplate, keyNode = &t, kv
+				case "schema", "schema_file":
+					keySchemaNode = v
 				}
 			})
 			switch {
@@ -404,6 +442,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 	if given["random_ratio"] == nil {
 		m.RandomRatio = 1
 	}
+	c.messageSchemas(&m, n, path, given, schemaPlaces{tmplNode, tmplCol, keyNode, keySchemaNode})
 	return m
 }
 

@@ -265,6 +265,9 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 		if f.ElectionMs != nil {
 			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
 		}
+		if f.ISRShrunkMs != nil {
+			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRShrunkMs/1000), Label: "ISR shrunk"})
+		}
 		if f.ISRRecoveredMs != nil {
 			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
 		}

@@ -55,6 +55,9 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 				if f.Note != "" {
 					faults.Notes = append(faults.Notes, fmt.Sprintf("%s, repeat %d, %s: %s: %s", sc.Name, rep.Index, faultName(f), f.Status, f.Note))
 				}
+				if f.Outcome != "" {
+					faults.Notes = append(faults.Notes, fmt.Sprintf("%s, repeat %d, %s: %s.", sc.Name, rep.Index, faultName(f), f.Outcome))
+				}
 				if f.Error != "" {
 					note := fmt.Sprintf("%s, repeat %d, %s: %s", sc.Name, rep.Index, faultName(f), f.Error)
 					if out := strings.TrimSpace(f.Output); out != "" {

@@ -28,10 +28,10 @@ func faultDoc(t testing.TB) *result.Document {
 		rep.StartedAt = first.Add(-2 * time.Second) // topic setup
 		rep.SetupSeconds = 2
 		rep.Workloads[0].Producer.FirstSendAt = &first
-		election, unavail, isr := 1000.0, 1500.0, 500.0+float64(r)*90_000
+		election, unavail, shrunk, isr := 1000.0, 1500.0, 4000.0, 500.0+float64(r)*90_000
 		rep.Faults = []result.Fault{
 			{Name: "kill-the-leader-of-partition-zero", Action: "kill", Target: "leader of orders-with-a-long-name-0", Broker: 2, AtSeconds: 8,
-				Time: first.Add(8 * time.Second), ElectionMs: &election, UnavailableMs: &unavail, Status: "done"},
+				Time: first.Add(8 * time.Second), ElectionMs: &election, UnavailableMs: &unavail, ISRShrunkMs: &shrunk, Status: "done"},
 			{Name: "restart", Action: "restart", Target: "broker of kill-the-leader-of-partition-zero", Broker: 2, AtSeconds: 9.5,
 				Time: first.Add(9500 * time.Millisecond), ISRRecoveredMs: &isr, Status: "done", TimedOut: []string{"election_ms", "unavailable_ms"}},
 		}
@@ -45,7 +45,8 @@ func faultDoc(t testing.TB) *result.Document {
 // from the repeat's start, before its topics were prepared, so a kill the
 // faults table put at 8.0 s showed 2 s later; and each chart took its own
 // x range (0–140 s for the read-back, 0–40 s beside it). Every time chart
-// of a scenario counts from the first send and spans the same range.
+// of a scenario counts from the first send and spans the same range. The
+// ISR shrink (issue 41: in the table, not on the charts) is marked too.
 func TestChartTimesFromFirstSend(t *testing.T) {
 	cd, err := buildCharts(faultDoc(t).Plan)
 	if err != nil {
@@ -56,17 +57,19 @@ func TestChartTimesFromFirstSend(t *testing.T) {
 	if w.T[0] != 1 {
 		t.Errorf("the first interval ends at %v s, want 1 s after the first send", w.T[0])
 	}
-	var kill, elected float64 = -1, -1
+	var kill, elected, shrunk float64 = -1, -1, -1
 	for _, m := range w.Marks {
 		switch {
 		case strings.HasPrefix(m.Label, "kill"):
 			kill = m.At
 		case m.Label == "leaders elected":
 			elected = m.At
+		case m.Label == "ISR shrunk":
+			shrunk = m.At
 		}
 	}
-	if kill != 8 || elected != 9 {
-		t.Errorf("kill marked at %v s and election at %v s, want 8 and 9 (the faults table's times)", kill, elected)
+	if kill != 8 || elected != 9 || shrunk != 12 {
+		t.Errorf("kill marked at %v s, election at %v s, ISR shrink at %v s, want 8, 9 and 12 (the faults table's times)", kill, elected, shrunk)
 	}
 	// Repeat 2's ISR recovery ends 90 s later: the scenario's range holds it.
 	if sc.From != 0 || sc.To < 140 || sc.To > 190 {
@@ -100,7 +103,7 @@ func TestFaultsInBrowser(t *testing.T) {
 		t.Error("a table is wider than the page at 1400 px")
 	}
 	if len(labels) < 3 {
-		t.Fatalf("%d mark labels drawn on the first chart, want kill, leaders elected, restart, ISR full: %+v", len(labels), labels)
+		t.Fatalf("%d mark labels drawn on the first chart, want kill, leaders elected, ISR shrunk, restart, ISR full: %+v", len(labels), labels)
 	}
 	for i, a := range labels {
 		for _, b := range labels[i+1:] {
@@ -112,5 +115,25 @@ func TestFaultsInBrowser(t *testing.T) {
 	browsertest.Screenshot(t, page, "report-faults.png")
 	if os.Getenv("KBENCH_ARTIFACTS") == "" {
 		return
+	}
+}
+
+// TestFaultOutcomeInSummary: issue 41: a leader partition's outcome
+// (fenced or not, election or not, how long writes waited) is said under
+// the faults table, where a reader of summary.md looks for why a row has
+// no election.
+func TestFaultOutcomeInSummary(t *testing.T) {
+	doc := faultDoc(t)
+	const outcome = "leader cut from the other brokers, still in the quorum: not fenced, no election; writes with acks=all got no acknowledgement for 22.1 s"
+	doc.Plan.Scenarios[0].Repeats[0].Faults[0].Outcome = outcome
+	var b strings.Builder
+	if err := WriteSummaryMarkdown(&b, doc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "repeat 1, kill-the-leader-of-partition-zero: kill leader of orders-with-a-long-name-0 (broker 2): "+outcome+".") {
+		t.Errorf("summary.md does not say the fault's outcome:\n%s", b.String())
+	}
+	if strings.Count(b.String(), outcome) != 1 {
+		t.Error("the outcome is said more than once: repeat 2 has none")
 	}
 }

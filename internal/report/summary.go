@@ -160,6 +160,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, t := range faultTableList(doc.Plan) {
 		writeTable(&b, t)
 	}
+	writeTable(&b, schemaTable(doc.Plan))
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -292,6 +293,9 @@ func summarize(doc *result.Document) (*summary, error) {
 					}
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Maximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.",
 						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit))
+				}
+				if w.Consumer != nil && w.Consumer.Share != nil {
+					sum.Notes = append(sum.Notes, fmt.Sprintf("Share group (%s, repeat %d, %s): %s.", sc.Name, rep.Index, w.Name, shareNote(w.Consumer.Share)))
 				}
 				if note := balancedNote(w.Producer); note != "" {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Balanced rate (%s, repeat %d, %s): %s.", sc.Name, rep.Index, w.Name, note))
@@ -474,4 +478,22 @@ func balancedNote(p *result.Producer) string {
 	last := rs[len(rs)-1]
 	return fmt.Sprintf("from %.0f records/s, %d adjustments every 3 s, the last to %.0f records/s at %.0f s (highest %.0f at %.0f s), over all its producers",
 		rs[0].Rate, len(rs)-1, last.Rate, last.ElapsedSeconds, top.Rate, top.ElapsedSeconds)
+}
+
+// shareNote says what a share group's members did with their deliveries,
+// and what the verification found.
+func shareNote(sh *result.Share) string {
+	note := fmt.Sprintf("%d deliveries: %d accepted, %d released, %d rejected; %d redelivered (%d after a lock ran out), %d archived after their last delivery",
+		sh.Deliveries, sh.Accepted, sh.Released, sh.Rejected, sh.Redelivered, sh.LockTimeouts, sh.Archived)
+	if l := sh.AckLatency; l != nil {
+		note += fmt.Sprintf("; acknowledgements answered in %.1f ms (p50), %.1f ms (p99)", float64(l.P50)/1000, float64(l.P99)/1000)
+	}
+	if v := sh.Verification; v != nil {
+		if v.Unsettled == 0 && v.AcceptedTwice == 0 {
+			note += fmt.Sprintf("; verified: all %d records settled exactly once", v.Records)
+		} else {
+			note += fmt.Sprintf("; verification FAILED: %d of %d records unsettled, %d accepted twice", v.Unsettled, v.Records, v.AcceptedTwice)
+		}
+	}
+	return note
 }

@@ -34,6 +34,55 @@ type PlanRun struct {
 	// result (omb-result.json) needs beside the repeats, so that kbench
 	// report writes it again.
 	OMB *OMBRun `json:"omb,omitempty"`
+	// SchemaRegistry, for a plan whose messages have a schema format, is
+	// what the registry was asked and how long it took.
+	SchemaRegistry *SchemaRegistry `json:"schema_registry,omitempty"`
+}
+
+// SchemaRegistry is a run's use of its schema registry. Cold: before
+// sending, the producers resolved each subject (register or look up), one
+// request or a few each, with nothing cached. Warm: while records flowed,
+// the clients asked only for what they had not cached (each consumer
+// client's first record of a schema id, a schema evolution), so Warm
+// requests stay a handful however many records were sent.
+type SchemaRegistry struct {
+	URL      string          `json:"url"` // without credentials
+	Subjects []SchemaSubject `json:"subjects,omitempty"`
+	// ColdRequests and ColdMillis are the requests made resolving the
+	// subjects before sending, and how long that took in all.
+	ColdRequests int64   `json:"cold_requests"`
+	ColdMillis   float64 `json:"cold_ms"`
+	// WarmRequests were made after, with their mean and largest latency.
+	WarmRequests   int64   `json:"warm_requests"`
+	WarmMeanMillis float64 `json:"warm_mean_ms,omitempty"`
+	WarmMaxMillis  float64 `json:"warm_max_ms,omitempty"`
+	// Failures are requests without an answer or with a 5xx status.
+	Failures int64 `json:"failures"`
+	// Evolutions are the new versions registered mid-run
+	// (schema_evolution), one per repeat.
+	Evolutions []SchemaEvolution `json:"evolutions,omitempty"`
+}
+
+// SchemaEvolution is a new version of a subject's schema registered while
+// records flowed: when, its id, how long the registry took, and the error
+// if it refused it (the producers then kept the old version).
+type SchemaEvolution struct {
+	Scenario  int     `json:"scenario"`
+	Repeat    int     `json:"repeat"`
+	Workload  string  `json:"workload"`
+	Subject   string  `json:"subject"`
+	AtSeconds float64 `json:"at_seconds"` // from the repeat's start
+	FromID    int     `json:"from_id"`
+	ID        int     `json:"id,omitempty"`
+	Millis    float64 `json:"ms"`
+	Error     string  `json:"error,omitempty"`
+}
+
+// SchemaSubject is one subject a run's producers wrote under.
+type SchemaSubject struct {
+	Subject string `json:"subject"`
+	Format  string `json:"format"`
+	ID      int    `json:"id"`
 }
 
 // OMBRun is an OMB run's header fields as OMB writes them, its warm-up,
@@ -163,6 +212,11 @@ type Fault struct {
 	ISRRecoveredMs *float64 `json:"isr_recovered_ms,omitempty"`
 	// ISRNote says why ISRRecoveredMs is missing ("not within 120 s").
 	ISRNote string `json:"isr_note,omitempty"`
+	// Outcome says in words what a network partition of a leader did:
+	// what it was cut from, whether it was fenced and its partitions
+	// moved, how long writes got no acknowledgement ("leader cut from the
+	// other brokers, still in the quorum: not fenced, no election; ...").
+	Outcome string `json:"outcome,omitempty"`
 	// TimedOut names what was still not seen when measuring gave up.
 	TimedOut   []string         `json:"timed_out,omitempty"`
 	Partitions []FaultPartition `json:"partitions,omitempty"`

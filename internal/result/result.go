@@ -39,6 +39,7 @@ const (
 	KindProducerPerf = "producer-perf-test"
 	KindConsumerPerf = "consumer-perf-test"
 	KindEndToEnd     = "end-to-end-latency"
+	KindSharePerf    = "share-consumer-perf-test"
 )
 
 // Status values of Document.Status.
@@ -154,6 +155,14 @@ type Producer struct {
 	Errors       map[string]int64 `json:"errors,omitempty"`
 	Intervals    []Interval       `json:"intervals,omitempty"`
 	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	// Format is the values' schema format (avro, json_schema, protobuf)
+	// or plain; BytesPerRecord their mean size as sent (registry framing
+	// included); CPUMicrosPerRecord this process's CPU time per record
+	// acknowledged in the repeat (all its workloads': serialisation,
+	// batching, and readers' decoding when they run beside it).
+	Format             string  `json:"format,omitempty"`
+	BytesPerRecord     float64 `json:"bytes_per_record,omitempty"`
+	CPUMicrosPerRecord float64 `json:"cpu_us_per_record,omitempty"`
 	// FirstSendAt is when the first record was handed to the client and
 	// FirstAckAt when the first was acknowledged (start-up time, measured
 	// from outside by bench/soak.sh).
@@ -235,6 +244,13 @@ type Consumer struct {
 	Intervals       []Interval       `json:"intervals,omitempty"`
 	Lag             []LagPoint       `json:"lag,omitempty"`
 	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+	// Decoded and DecodeFailures count the records whose schema-framed
+	// values decoded with their registered schema, and those that did not
+	// (a consumer of a plan whose messages have a schema format);
+	// DecodeError is the first failure.
+	Decoded        int64  `json:"decoded,omitempty"`
+	DecodeFailures int64  `json:"decode_failures,omitempty"`
+	DecodeError    string `json:"decode_error,omitempty"`
 
 	// ReadingSeconds is from the first record read to the last, which
 	// RecordsPerSec and MiBPerSec divide by: a consumer keeping pace with a
@@ -242,6 +258,48 @@ type Consumer struct {
 	// LifetimeRecordsPerSec divides by DurationSeconds instead.
 	ReadingSeconds        float64 `json:"reading_seconds"`
 	LifetimeRecordsPerSec float64 `json:"lifetime_records_per_sec"`
+
+	// Share is a share group's deliveries (share-consume workloads and
+	// share-consumer-perf-test): Records counts settled records then.
+	Share *Share `json:"share,omitempty"`
+}
+
+// Share is what the members of a share group did with the records
+// delivered to them.
+type Share struct {
+	Deliveries int64 `json:"deliveries"` // redeliveries included
+	Accepted   int64 `json:"accepted"`
+	Released   int64 `json:"released"`
+	Rejected   int64 `json:"rejected"`
+	Renewed    int64 `json:"renewed,omitempty"`
+	// Archived were released on their last delivery
+	// (share.delivery.count.limit): settled, never processed.
+	Archived    int64 `json:"archived"`
+	Redelivered int64 `json:"redelivered"`
+	// LockTimeouts are redeliveries no release asked for: the record's
+	// acquisition lock ran out first.
+	LockTimeouts int64 `json:"lock_timeouts"`
+	// DeliveryCounts[i] counts deliveries that were a record's i-th (the
+	// last entry: that many or more).
+	DeliveryCounts []int64          `json:"delivery_counts"`
+	AckErrors      map[string]int64 `json:"ack_errors,omitempty"`
+	// AckLatency is how long acknowledgements waited for the broker's
+	// answer (µs), per answer from the oldest acknowledgement it answered.
+	AckLatency   *Latency           `json:"ack_latency,omitempty"`
+	PerMember    []int64            `json:"per_member"` // settled records of each member
+	Verification *ShareVerification `json:"verification,omitempty"`
+}
+
+// ShareVerification checks every record from where the group started to
+// the topic's end: each must be accepted once, or rejected, or archived.
+type ShareVerification struct {
+	Records       int64    `json:"records"`
+	Accepted      int64    `json:"accepted"`
+	AcceptedTwice int64    `json:"accepted_twice"`
+	Rejected      int64    `json:"rejected"`
+	Archived      int64    `json:"archived"`
+	Unsettled     int64    `json:"unsettled"`
+	Missing       []string `json:"missing,omitempty"` // the first unsettled records, topic[partition]@offset
 }
 
 // LagPoint is the consumer group's total lag at a moment of the run.

@@ -9,5 +9,8 @@ func buildConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		return nil, nil, err
 	}
 	spec.IntervalHistograms = in.omb()
+	if p := in.w.Processing; p != nil {
+		spec.Processing = processingTime(p)
+	}
 	return workload.Consume{Spec: *spec}, settings, nil
 }

@@ -24,9 +24,10 @@ type kindBuilder func(in kindInput) (workload.Spec, map[string]string, error)
 // builder and a line here.
 func kinds() map[string]kindBuilder {
 	return map[string]kindBuilder{
-		plan.Produce:  buildProduce,
-		plan.Consume:  buildConsume,
-		plan.EndToEnd: buildEndToEnd,
+		plan.Produce:      buildProduce,
+		plan.Consume:      buildConsume,
+		plan.ShareConsume: buildShareConsume,
+		plan.EndToEnd:     buildEndToEnd,
 	}
 }
 

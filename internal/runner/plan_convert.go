@@ -30,6 +30,10 @@ func workloadResult(out *Outcome, w WorkloadOutcome) (result.Workload, error) {
 			errs = append(errs, errors.New("no record sent"))
 		}
 		rw.Generator = generatorOf(out, w.Producer)
+		perRecord(rw.Producer, out, w)
+		if w.EncodeFailures > 0 {
+			errs = append(errs, fmt.Errorf("%d values did not encode as %s (sent empty): %w", w.EncodeFailures, w.Format, w.EncodeError))
+		}
 	}
 	if w.EndToEnd != nil {
 		_, lat, err := ConsumerSummary(w.EndToEnd, 0)
@@ -196,4 +200,28 @@ func catchUpOf(out *Outcome, w WorkloadOutcome) *result.CatchUp {
 	}
 	cu.ProducerMaxLatencyMs = float64(maxUs) / 1000
 	return cu
+}
+
+// perRecord fills a producer's per-record costs: its format, bytes per
+// record (values, framing included) and this process's CPU per record
+// acknowledged, over every producer of the repeat (readers' decoding is
+// counted too when they run beside it).
+func perRecord(p *result.Producer, out *Outcome, w WorkloadOutcome) {
+	if p == nil || p.Records == 0 {
+		return
+	}
+	p.Format = w.Format
+	if p.Format == "" {
+		p.Format = "plain"
+	}
+	p.BytesPerRecord = float64(p.Bytes) / float64(p.Records)
+	var acked int64
+	for _, o := range out.Workloads {
+		if o.Producer != nil {
+			acked += o.Producer.Acked
+		}
+	}
+	if acked > 0 {
+		p.CPUMicrosPerRecord = float64(out.CPU.Microseconds()) / float64(acked)
+	}
 }

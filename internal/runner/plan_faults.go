@@ -187,6 +187,10 @@ func runChecked(ctx context.Context, sc Scenario, index int, ck *checks) result.
 		}
 		rep.Verification = append(rep.Verification, v)
 	}
+	acks := producerAcks(rep.Verification)
+	for i := range rep.Faults {
+		rep.Faults[i].Outcome = cutOutcome(rep.Faults[i], frs[i].Cut, acks)
+	}
 	return rep
 }
 

@@ -54,6 +54,8 @@ type LocalCluster struct {
 	Actor faults.Actor
 	// Proxies: its connections run through kbench's network proxies.
 	Proxies bool
+	// RegistryURL is its schema registry's schema.registry.url ("": none).
+	RegistryURL string
 }
 
 // stallLine says that a workload's producers wait for acknowledgements,
@@ -104,6 +106,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 	}
 
 	var actor faults.Actor = faults.CommandActor{Commands: p.Cluster.FaultCommands, Shell: p.Cluster.FaultShell}
+	var registryURL string // the local cluster's schema registry
 	if bootstrap == "" {
 		var lc *LocalCluster
 		switch {
@@ -123,6 +126,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		}
 		defer lc.Stop()
 		bootstrap = lc.Bootstrap
+		registryURL = lc.RegistryURL
 		actor = lc.Actor
 		env.Cluster = "local"
 		env.KafkaVersion = lc.Version
@@ -134,6 +138,13 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 		}
 	} else {
 		env.Cluster = "external"
+	}
+	if p.UsesSchemas() {
+		if err := resolveSchemas(ctx, p, scenarios, registryURL, b, built, bootstrap, run); err != nil {
+			doc.Finish(err)
+			return doc, err
+		}
+		defer b.schemas.record(run)
 	}
 	reach := &reachability{}
 	for i := range built {
@@ -178,6 +189,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 				opt.Observer.RepeatStarted(info)
 			}
 			var rep result.Repeat
+			stopEvolution := b.schemas.evolve(ctx, &scenarios[i], built[i], r)
 			sc := reseeded(built[i], r)
 			sc.OnEnded = observe.EndedOf(opt.Observer)
 			watched := sc
@@ -193,6 +205,7 @@ func RunPlan(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt P
 			} else {
 				rep = runRepeat(ctx, watched, r)
 			}
+			stopEvolution()
 			prog.end(rep)
 			if opt.Observer != nil {
 				opt.Observer.RepeatEnded(info, rep)

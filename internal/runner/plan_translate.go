@@ -18,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -39,6 +40,9 @@ type build struct {
 	// Parsed client properties by their text, and the admin options by
 	// bootstrap: scenarios mostly share them, and parsing them anew took
 	// most of the time and memory of checking 10,000 scenarios.
+	// schemas are the resolved schema ids (nil: not resolved, id 0, as
+	// checks and previews use).
+	schemas   *schemaIDs
 	producers map[string]parsedProducer
 	consumers map[string]parsedConsumer
 	admin     map[string][]kgo.Opt
@@ -214,7 +218,7 @@ func reseeded(sc Scenario, repeat int) Scenario {
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (Workload, error) {
-	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
+	rw := Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog, Format: string(w.Message.Format)}
 	reg := b.kinds
 	if reg == nil {
 		reg = kinds()
@@ -225,6 +229,11 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	}
 	var err error
 	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
+	if pr, ok := rw.Spec.(workload.Producing); ok {
+		if es, ok := pr.Producer().Values.(*serde.Source); ok {
+			rw.EncodeFailures = es.Failures // clones share the count
+		}
+	}
 	return rw, err
 }
 
@@ -267,7 +276,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		return nil, nil, userr.New(err)
 	}
 	b.warn(w.Name, warns)
-	src, err := recordSourcesOf(p, w, seed)
+	src, err := recordSourcesOf(p, w, seed, b.schemas)
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
@@ -406,6 +415,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		},
 		Latency: true,
 		Lag:     readerOnly,
+		Decode:  b.schemas.decoder(w.Topic),
 	}
 	if readerOnly {
 		spec.Records = w.Records
@@ -478,6 +488,11 @@ func stringPtrs(m map[string]string) map[string]*string {
 type PreviewRecord struct {
 	Key, Value []byte
 	Headers    []kgo.RecordHeader
+	// Format, for a value encoded with a schema, is its format; Value is
+	// then the template's JSON and Encoded what is sent (framed with
+	// schema id 0: ids are known only once registered).
+	Format  string
+	Encoded []byte
 }
 
 // Preview returns the first n records the named producing workload of a
@@ -495,7 +510,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		if (name != "" && w.Name != name) || !w.Sends() {
 			continue
 		}
-		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i))
+		src, err := recordSourcesOf(p, w, messageSeed(runSeed, w, i), nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
@@ -503,7 +518,16 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		values, keys, keySrc, hsrc, static := src.values, src.keys, src.keySrc, src.headerSrcs, src.headers
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
-			r := PreviewRecord{Value: values.Value(int64(j))}
+			var r PreviewRecord
+			if es, ok := values.(*serde.Source); ok {
+				js, enc, err := es.Pair(int64(j))
+				if err != nil {
+					return nil, nil, fmt.Errorf("workload %q, record %d: %w", w.Name, j, err)
+				}
+				r.Value, r.Encoded, r.Format = js, enc, string(es.Format())
+			} else {
+				r.Value = values.Value(int64(j))
+			}
 			if keys != nil {
 				r.Key = keys.Key()
 			}

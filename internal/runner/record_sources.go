@@ -24,11 +24,14 @@ type recordSources struct {
 // recordSourcesOf builds the workload's record sources from its message
 // seed: values from seed+1, keys from seed+1 (a range) or seed+2 (a
 // template), header templates from seed+3.
-func recordSourcesOf(p *plan.Plan, w *plan.Workload, seed uint64) (recordSources, error) {
+func recordSourcesOf(p *plan.Plan, w *plan.Workload, seed uint64, ids *schemaIDs) (recordSources, error) {
 	var src recordSources
 	var err error
 	if src.values, err = valuesOf(p, w, seed); err != nil {
 		return src, err
+	}
+	if w.Message.Schema != nil {
+		src.values = ids.encoded(src.values, w.Topic, false, w.Message.Schema)
 	}
 	if w.Message.KeyRange > 0 {
 		if src.keys, err = payload.NewKeysFormat(int(w.Message.KeyRange), w.Message.KeyDist, w.Message.KeyFormat, seed+1); err != nil {
@@ -36,7 +39,13 @@ func recordSourcesOf(p *plan.Plan, w *plan.Workload, seed uint64) (recordSources
 		}
 	}
 	if t := w.Message.KeyTemplate; t != nil {
-		if src.keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
+		if w.Message.KeySchema != nil {
+			// Encoded from the template's JSON, not its raw text.
+			if src.keySrc, err = payload.CompileTemplate(*t, seed+2); err != nil {
+				return src, fmt.Errorf("message.key.template: %w", err)
+			}
+			src.keySrc = ids.encoded(src.keySrc, w.Topic, true, w.Message.KeySchema)
+		} else if src.keySrc, err = payload.CompileRaw(*t, seed+2); err != nil {
 			return src, fmt.Errorf("message.key.template: %w", err)
 		}
 	}

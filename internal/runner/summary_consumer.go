@@ -28,9 +28,21 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 		FetchMs:               (elapsed - r.Rebalance).Milliseconds(),
 		Rebalances:            r.Rebalances,
 		CPUSeconds:            cpu.Seconds(),
+		Decoded:               r.Decoded,
+		DecodeFailures:        r.DecodeFailures,
+	}
+	if r.DecodeError != nil {
+		out.DecodeError = r.DecodeError.Error()
 	}
 	if len(r.Errors) > 0 {
 		out.Errors = r.Errors
+	}
+	if r.Share != nil {
+		sh, err := shareSummary(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.Share = sh
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
@@ -72,4 +84,31 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 	}
 	lat.Backlog = r.Backlog
 	return out, &lat, nil
+}
+
+func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
+	sh := r.Share
+	out := &result.Share{
+		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
+		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,
+		DeliveryCounts: sh.DeliveryCounts, PerMember: r.PerClient,
+	}
+	if len(sh.AckErrors) > 0 {
+		out.AckErrors = sh.AckErrors
+	}
+	if sh.AckLatency != nil && sh.AckLatency.Count() > 0 {
+		lat, err := result.LatencyOf(sh.AckLatency)
+		if err != nil {
+			return nil, err
+		}
+		out.AckLatency = &lat
+	}
+	if v := sh.Verdict; v != nil {
+		out.Verification = &result.ShareVerification{Records: v.Records, Accepted: v.Accepted, AcceptedTwice: v.AcceptedTwice,
+			Rejected: v.Rejected, Archived: v.Archived, Unsettled: v.Unsettled}
+		for _, m := range v.Missing {
+			out.Verification.Missing = append(out.Verification.Missing, m.String())
+		}
+	}
+	return out, nil
 }

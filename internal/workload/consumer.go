@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -27,6 +28,14 @@ type ConsumerSpec struct {
 	// Group is the consumer group. "" assigns the partitions directly,
 	// split between the clients: no rebalances and no commits.
 	Group string
+	// Processing, if set, is each record's processing time (a slow
+	// consumer): the poll loop sleeps it for every record it takes,
+	// before its next poll.
+	Processing func(*rand.Rand) time.Duration
+	// Share, when set, makes the clients members of the share group Group
+	// (queues: any number of members per partition, record-by-record
+	// acknowledgement). Records and the rates count accepted records.
+	Share *ShareSpec
 	// IntervalHistograms keeps each interval's end-to-end latencies as a
 	// 3-digit histogram too (ConsumerInterval.Histogram; with Latency), for
 	// OMB's quantiles. Every run with Latency keeps ConsumerInterval.Series.
@@ -82,6 +91,11 @@ type ConsumerSpec struct {
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
+	// Decode, if set, returns client i's decoder of record values (a
+	// schema registry's framing and format): each record read is decoded,
+	// and those that fail are counted (ConsumerResult.DecodeFailures).
+	// One decoder per client: its cache needs no lock.
+	Decode func(i int) func(value []byte) error
 }
 
 // StopReason says why a consumer run ended.
@@ -156,6 +170,10 @@ func (s *ConsumerSpec) withDefaults() (ConsumerSpec, error) {
 		return sp, errors.New("consumer: no client options")
 	case sp.Records < 0:
 		return sp, fmt.Errorf("consumer: negative record count %d", sp.Records)
+	case sp.Share != nil && sp.Group == "":
+		return sp, errors.New("consumer: a share consumer needs a group")
+	case sp.Share != nil && sp.Regex != nil:
+		return sp, errors.New("consumer: a share consumer reads named topics, not a regex")
 	}
 	return sp, nil
 }
@@ -183,7 +201,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	adminOpts := append([]kgo.Opt(nil), spec.ClientOpts(0)...)
-	if spec.Group != "" {
+	if spec.Group != "" && spec.Share == nil {
 		// The options may hold group-only ones (kgo.DisableAutoCommit for
 		// enable.auto.commit=false), which franz-go refuses without a
 		// group; this client never joins it (it consumes no topic).
@@ -204,7 +222,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	var starts kadm.ListedOffsets
-	if spec.Group == "" {
+	if spec.Group == "" && spec.Share == nil {
 		if starts, err = startOffsets(ctx, adm, parts, spec.Latest); err != nil {
 			admin.Close()
 			return nil, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -27,7 +29,11 @@ type consumerClient struct {
 
 	window    measure.Window
 	group     *groupTracker // nil when partitions are assigned directly
-	positions *positions    // nil without ConsumerSpec.Lag
+	share     *shareState   // a share group member's counts (poll loop); nil otherwise
+	rng       *rand.Rand    // processing times (poll loop)
+	procAt    time.Time     // the end of the processing done so far (poll loop; spend)
+	ackErrs   measure.ErrorCounts
+	positions *positions // nil without ConsumerSpec.Lag
 
 	// poll loop
 	hist *measure.Histogram
@@ -37,9 +43,14 @@ type consumerClient struct {
 	fromHeader, fromTimestamp, backlog int64
 	records                            int64
 	bytes                              int64
-	errs                               measure.ErrorCounts
-	seenErr                            map[string]bool
-	posMap                             map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	// decode is this client's decoder (ConsumerSpec.Decode); decoded and
+	// undecodable count its records (poll loop).
+	decode               func([]byte) error
+	decoded, undecodable int64
+	firstDecodeErr       error
+	errs                 measure.ErrorCounts
+	seenErr              map[string]bool
+	posMap               map[topicPartition]*atomic.Int64 // this loop's cache of positions
 	// pollLats are the poll's end-to-end latencies, for the interval's
 	// histogram (poll loop).
 	pollLats []int64
@@ -61,8 +72,14 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		latency: r.spec.Latency,
 		seenErr: map[string]bool{},
 	}
+	if r.spec.Decode != nil {
+		c.decode = r.spec.Decode(i)
+	}
 	if c.latency {
 		c.hist = measure.NewHistogram()
+	}
+	if r.spec.Processing != nil {
+		c.rng = rand.New(rand.NewPCG(uint64(i)+1, 0x9e3779b97f4a7c15))
 	}
 	if r.spec.Lag {
 		c.positions = &positions{m: map[topicPartition]*atomic.Int64{}}
@@ -72,7 +89,18 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	if r.spec.Hooks != nil {
 		opts = append(opts, kgo.WithHooks(r.spec.Hooks(i)...))
 	}
-	if r.spec.Group != "" {
+	switch {
+	case r.spec.Share != nil:
+		// Share groups assign no partitions the client could wait for: a
+		// member is ready at once, and the group's share.auto.offset.reset
+		// decides what it reads of records written before it joined.
+		c.share = newShareState(uint64(i)+1, r.spec.Share.Ledger)
+		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
+			kgo.ShareAckCallback(c.onAckResults))
+		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
+			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
+		}
+	case r.spec.Group != "":
 		c.group = newGroupTracker(r, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
 			kgo.OnPartitionsAssigned(c.group.onAssigned),
@@ -83,7 +111,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		} else {
 			opts = append(opts, kgo.ConsumeTopics(r.spec.Topics...))
 		}
-	} else {
+	default:
 		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, r.spec.Clients, i)))
 	}
 	cl, err := kgo.NewClient(opts...)
@@ -128,14 +156,39 @@ func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i in
 // run polls until ctx ends. It returns an error only for failures that
 // retrying cannot fix (authorization); other fetch errors are counted.
 func (c *consumerClient) run(ctx context.Context) error {
+	if c.share != nil {
+		defer c.flushAcks()
+	}
 	for {
 		fs := c.cl.PollRecords(ctx, c.maxPoll)
 		if ctx.Err() != nil {
+			if c.share != nil {
+				fs.EachRecord(func(r *kgo.Record) { r.Ack(kgo.AckRelease) })
+			}
 			return nil // the run ended while polling; what came back is past its end
 		}
-		if err := c.handle(fs, time.Now()); err != nil {
+		handle := c.handle
+		if c.share != nil {
+			handle = c.handleShare
+		}
+		if err := handle(fs, time.Now()); err != nil {
 			return err
 		}
+	}
+}
+
+// flushAcks sends a share member's last acknowledgements, within a bound
+// (a broker gone would hold them: the records then return to the group
+// when their locks run out).
+func (c *consumerClient) flushAcks() {
+	bound := closeBound
+	if c.cr.interrupted() {
+		bound = interruptCloseBound
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	if err := c.cl.FlushAcks(ctx); err != nil {
+		c.ackErrs.Add(errorKind(err))
 	}
 }
 
@@ -178,6 +231,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 					_, drained := c.drained[tp] // once per partition's records, not per record
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
+						if c.decode != nil {
+							c.decodeValue(r.Value)
+						}
 						sent, header := sentNanos(r)
 						if header {
 							c.fromHeader++
@@ -212,6 +268,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				} else {
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
+						if c.decode != nil {
+							c.decodeValue(r.Value)
+						}
 					}
 				}
 				if c.positions != nil {
@@ -232,6 +291,13 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	if len(c.pollLats) > 0 {
 		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
 		c.pollLats = c.pollLats[:0]
+	}
+	if proc := c.cr.spec.Processing; proc != nil && take > 0 {
+		var d time.Duration
+		for range take {
+			d += proc(c.rng)
+		}
+		c.spend(d)
 	}
 	return nil
 }
@@ -282,4 +348,16 @@ func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
 	p := c.positions.register(tp)
 	c.posMap[tp] = p
 	return p
+}
+
+// decodeValue decodes one record's value, counting it.
+func (c *consumerClient) decodeValue(v []byte) {
+	if err := c.decode(v); err != nil {
+		c.undecodable++
+		if c.firstDecodeErr == nil {
+			c.firstDecodeErr = err
+		}
+		return
+	}
+	c.decoded++
 }

@@ -79,6 +79,10 @@ func (s *lagSampler) run(ctx context.Context) {
 func (s *lagSampler) sample(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, adminTimeout))
 	defer cancel()
+	if s.cr.spec.Share != nil {
+		s.sampleShare(sctx)
+		return
+	}
 	// Awaited: a paused broker holds franz-go's request past its context,
 	// and the run's end with it.
 	ends, err := kadmin.Await(sctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
@@ -107,11 +111,41 @@ func (s *lagSampler) sample(ctx context.Context) {
 		}
 		lag += max(o.Offset-p, 0)
 	})
+	s.add(lag)
+}
+
+func (s *lagSampler) add(lag int64) {
 	sample := LagSample{Elapsed: time.Since(s.cr.start), Records: lag}
 	s.samples = appendBounded(s.samples, sample, mergeLag)
 	if s.cr.spec.OnLag != nil {
 		s.cr.spec.OnLag(sample)
 	}
+}
+
+// sampleShare records a share group's lag as the broker counts it (Kafka
+// 4.2's share-group lag: records after the group's start offset not yet
+// acknowledged).
+func (s *lagSampler) sampleShare(ctx context.Context) {
+	group := s.cr.spec.Group
+	described, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
+		return s.adm.DescribeShareGroupOffsets(ctx, group)
+	})
+	if err != nil {
+		return
+	}
+	d, ok := described[group]
+	if !ok || d.Err != nil {
+		return
+	}
+	var lag int64
+	for _, ps := range d.Offsets {
+		for _, o := range ps {
+			if o.Err == nil && o.Lag > 0 {
+				lag += o.Lag
+			}
+		}
+	}
+	s.add(lag)
 }
 
 // logStart returns a partition's log start offset, listed once per run.

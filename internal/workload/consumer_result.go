@@ -33,6 +33,10 @@ type ConsumerResult struct {
 	// those sent before the run, left out of Latency: their latency would
 	// be their age.
 	FromHeader, FromTimestamp, Backlog int64
+	// Decoded and DecodeFailures count the records whose values decoded
+	// and did not (ConsumerSpec.Decode); DecodeError is the first failure.
+	Decoded, DecodeFailures int64
+	DecodeError             error
 	// CaughtUp is when, after the start, the first record sent after the
 	// start was read (with Latency): the time to drain the backlog. Zero
 	// when it never was.
@@ -46,9 +50,14 @@ type ConsumerResult struct {
 	Intervals []ConsumerInterval
 	Lag       []LagSample
 	Clients   int
+	// PerClient and PerClientBytes are each client's records and bytes.
+	PerClient, PerClientBytes []int64
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
+	// Share is what a share group's members did with their deliveries
+	// (ConsumerSpec.Share); nil for other consumers.
+	Share *ShareResult
 }
 
 // collect gathers the clients' counts once their loops have ended.
@@ -82,12 +91,19 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	for _, c := range r.clients {
 		res.Records += c.records
 		res.Bytes += c.bytes
+		res.PerClient = append(res.PerClient, c.records)
+		res.PerClientBytes = append(res.PerClientBytes, c.bytes)
 		if res.Latency != nil {
 			res.Latency.Merge(c.hist)
 		}
 		res.FromHeader += c.fromHeader
 		res.FromTimestamp += c.fromTimestamp
 		res.Backlog += c.backlog
+		res.Decoded += c.decoded
+		res.DecodeFailures += c.undecodable
+		if res.DecodeError == nil {
+			res.DecodeError = c.firstDecodeErr
+		}
 		res.CaughtUp = time.Duration(r.caughtUp.Load())
 		res.CaughtUpRecords = r.caughtUpRecords.Load()
 		for k, v := range c.errs.Snapshot() {
@@ -99,8 +115,11 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
 		}
 	}
-	if r.spec.Latency {
+	if r.spec.Latency && r.spec.Share == nil {
 		res.Drain = drainOf(r.clients, r.topics)
+	}
+	if r.spec.Share != nil {
+		res.Share = r.shareResult()
 	}
 	if stableGen >= 0 {
 		res.Rebalances = int(max(maxGen-stableGen, 0))
@@ -119,4 +138,38 @@ func (r *ConsumerResult) Reading() time.Duration {
 		return d
 	}
 	return r.End.Sub(r.Start)
+}
+
+// shareResult sums the share members' counts.
+func (r *ConsumerRun) shareResult() *ShareResult {
+	out := &ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{},
+		AckLatency: measure.NewHistogram()}
+	var states []*shareState
+	for _, c := range r.clients {
+		s := c.share.res
+		states = append(states, c.share)
+		out.Deliveries += s.Deliveries
+		out.Accepted += s.Accepted
+		out.Released += s.Released
+		out.Rejected += s.Rejected
+		out.Renewed += s.Renewed
+		out.Archived += s.Archived
+		out.Redelivered += s.Redelivered
+		for i, n := range s.DeliveryCounts {
+			out.DeliveryCounts[i] += n
+		}
+		for k, v := range c.ackErrs.Snapshot() {
+			out.AckErrors[k] += v
+		}
+		c.share.ackMu.Lock()
+		out.AckLatency.Merge(c.share.ackLat)
+		c.share.ackMu.Unlock()
+	}
+	if r.spec.Share.Ledger {
+		out.Ledger = mergeLedgers(states)
+		out.LockTimeouts = out.Ledger.lockTimeouts()
+	} else {
+		out.LockTimeouts = max(out.Redelivered-(out.Released-out.Archived), 0)
+	}
+	return out
 }

@@ -36,7 +36,7 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	if f.Action == faults.HealLink {
 		a.Undo = t.takeHeal(f.Target.Fault)
 	}
-	began := t.begin(ctx, i, broker, eff, at)
+	began := t.begin(ctx, i, broker, eff, at, cutOf(f, link))
 	done, err := kind.Act(ctx, a)
 	took := time.Since(began)
 	t.set(i, func(r *Result) {
@@ -56,8 +56,51 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	if !done.HealedAt.IsZero() {
 		// It undid itself (a duration): its brokers are back since then.
 		eff.Down, eff.Back, began = false, true, done.HealedAt
+		if link != nil {
+			t.healedLink(i)
+		}
+	}
+	if f.Action == faults.HealLink {
+		t.healedLink(t.index(f.Target.Fault))
 	}
 	t.after(i, broker, eff, began)
+}
+
+// healedLink tells fault i's measurements that its link was healed: the
+// election watch settles (a cut shorter than the session moves nothing)
+// and the ISR shrink watch ends (a later fault's shrink is not this one's).
+func (t *Timeline) healedLink(i int) {
+	if i < 0 {
+		return
+	}
+	r := t.get(i)
+	t.mu.Lock()
+	if ch, ok := t.healed[i]; ok {
+		close(ch)
+		delete(t.healed, i)
+	}
+	t.mu.Unlock()
+	if r.Broker >= 0 && r.Cut != "" {
+		t.resumed(r.Broker)
+	}
+}
+
+// cutOf says what a network partition of one broker cut it from
+// (Result.Cut): on a local cluster a node side is the whole node, broker
+// and controller; the word brokers is the brokers' listeners only, so
+// "between: [{broker: 2}, brokers]" leaves the node's controller
+// connections, and its session, alone.
+func cutOf(f faults.Fault, link *faults.Link) string {
+	if f.Action != faults.Cut || link == nil || len(link[0].Nodes) != 1 {
+		return ""
+	}
+	switch o := link[1]; {
+	case o.Controllers || len(o.Nodes) > 0:
+		return CutQuorum
+	case o.Brokers:
+		return CutBrokers
+	}
+	return ""
 }
 
 // effectOn is kind's effect on link: a network partition that leaves the
@@ -75,7 +118,7 @@ func effectOn(kind faults.Kind, link *faults.Link) faults.Effect {
 // takes a running broker away has the partitions it leads watched until
 // each has a leader again (the election). It returns when the action
 // begins, the fault's time (at is when it fired).
-func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Effect, at time.Duration) time.Time {
+func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Effect, at time.Duration, cut string) time.Time {
 	f := t.cfg.Faults[i]
 	t.mu.Lock()
 	wasDown := t.down[broker]
@@ -83,8 +126,11 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 	// Only an action on a running broker moves its leaders: after a kill,
 	// the broker keeps them until it is fenced, and that election belongs
 	// to the kill, also when a restart has begun by then.
+	// A leader cut from the other brokers but not from its controller is
+	// watched too: whether it keeps its partitions is the point (it does,
+	// as its session goes on), and the watch ends with the cut's heal.
 	var led map[faults.Partition]watched
-	if eff.Away && !wasDown {
+	if (eff.Away || cut == CutBrokers) && !wasDown {
 		led, _ = t.leadersOf(ctx, broker)
 	}
 	// The fault's time is the action's, taken after the look-ups: on a
@@ -92,13 +138,19 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 	// fired put time + election before the controller's fencing.
 	began := time.Now()
 	acted := began.Sub(t.start)
-	t.set(i, func(r *Result) { r.At, r.Fired, r.Broker, r.Away = acted, at, broker, eff.Away || eff.Disrupts })
+	t.set(i, func(r *Result) {
+		r.At, r.Fired, r.Broker, r.Away, r.Cut = acted, at, broker, eff.Away || eff.Disrupts, cut
+	})
 	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, actedOn(f, broker), acted.Seconds())
 	if len(led) > 0 {
 		t.startElection(i, broker, led, began)
 	}
 	if (eff.Away || eff.Disrupts) && !wasDown && broker >= 0 {
-		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began) })
+		healed := make(chan struct{})
+		t.mu.Lock()
+		t.healed[i] = healed
+		t.mu.Unlock()
+		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began, healed) })
 	}
 	return began
 }
@@ -213,6 +265,9 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 		delete(t.down, r.Broker)
 	}
 	t.mu.Unlock()
+	if err == nil {
+		t.healedLink(i)
+	}
 	t.cfg.Logf("end of sending: undo %s", resultLabel(r))
 	if back && err == nil {
 		began := time.Now()

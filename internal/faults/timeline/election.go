@@ -125,16 +125,20 @@ func (t *Timeline) measureElection(ctx context.Context, i int, broker int32, led
 			defer timer.Stop()
 			settle = timer.C
 		case <-settle:
+			back := "resumed"
+			if t.get(i).Cut != "" {
+				back = "healed"
+			}
 			t.set(i, func(r *Result) {
-				r.ElectionNote = fmt.Sprintf("none: broker %d was resumed before the cluster moved its leaders", broker)
+				r.ElectionNote = fmt.Sprintf("none: broker %d was %s before the cluster moved its leaders", broker, back)
 				if len(moved) > 0 {
 					d := lastMove
 					r.Election = &d
-					r.ElectionNote = fmt.Sprintf("the other partitions stayed with broker %d, resumed before the cluster moved them", broker)
+					r.ElectionNote = fmt.Sprintf("the other partitions stayed with broker %d, %s before the cluster moved them", broker, back)
 				}
 				r.Affected = movedList(led, moved, returned, broker)
 			})
-			t.cfg.Logf("fault %s: broker %d was resumed before the cluster moved its leaders", t.label(i), broker)
+			t.cfg.Logf("fault %s: broker %d was %s before the cluster moved its leaders", t.label(i), broker, back)
 			return
 		case <-tick.C:
 		}

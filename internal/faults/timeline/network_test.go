@@ -122,6 +122,30 @@ func TestTimelineNetworkFaults(t *testing.T) {
 			}
 		},
 	}, {
+		// Issue 41: a leader cut from the other brokers keeps its
+		// controller session: no election, and the watch ends at the heal
+		// with words, not "not within 120 s"; a later fault's ISR shrink
+		// is that fault's, not the healed one's.
+		name: "a leader cut from the other brokers only keeps its partitions",
+		faults: []faults.Fault{
+			{Action: faults.Cut, At: time.Second, Between: []faults.Side{leaderSide(1), {Brokers: true}}, Params: faults.Params{"duration": time.Second}},
+			{Action: faults.Cut, At: 3 * time.Second, Between: []faults.Side{{Targets: []faults.Target{{Broker: 2}}}, quorum}, Params: faults.Params{"duration": time.Second}},
+		},
+		events: "shape partition broker 2 ↔ every broker at 1s; unshape partition broker 2 ↔ every broker at 2s; " +
+			"shape partition broker 2 ↔ every broker and every controller at 3s; unshape partition broker 2 ↔ every broker and every controller at 4s",
+		check: func(t *testing.T, rs []Result) {
+			r := rs[0]
+			if r.Cut != CutBrokers || r.Election != nil || r.ElectionNote != "none: broker 2 was healed before the cluster moved its leaders" || len(r.Affected) != 1 {
+				t.Errorf("cut from the brokers %+v; want its leaders watched, none moved, the watch ended by the heal", r)
+			}
+			if r.ISRShrunk != nil {
+				t.Errorf("cut from the brokers: ISR shrunk after %v; the shrink came with the next fault", *r.ISRShrunk)
+			}
+			if q := rs[1]; q.Cut != CutQuorum || q.ISRShrunk == nil || q.Election == nil {
+				t.Errorf("cut from the quorum %+v; want its election and ISR shrink", q)
+			}
+		},
+	}, {
 		name:   "a link between a broker and itself fails",
 		faults: []faults.Fault{{Action: faults.Delay, At: time.Second, Between: []faults.Side{leaderSide(1), {Targets: []faults.Target{{Broker: 2}}}}, Params: faults.Params{"latency": 20 * time.Millisecond}}},
 		check: func(t *testing.T, rs []Result) {
@@ -144,7 +168,7 @@ func TestTimelineNetworkFaults(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				v := newFakeView()
 				a := &netActor{eventActor: *newEventActor(nil), v: v, start: time.Now()}
-				tl, err := Start(context.Background(), Config{view: v, Topics: []string{"t"}, Actor: a, Faults: tc.faults}, a.start)
+				tl, err := Start(context.Background(), Config{view: v, Topics: []string{"t"}, Actor: a, Faults: tc.faults, Settle: 500 * time.Millisecond}, a.start)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -55,7 +55,7 @@ func isrFull(m kadm.Metadata) bool {
 // controller fenced it, or its leader gave up on it), or the timeline
 // ends: a fault that never shrinks an ISR (a small delay) must not hold
 // the run for MeasureFor.
-func (t *Timeline) measureShrink(ctx context.Context, i int, broker int32, began time.Time) {
+func (t *Timeline) measureShrink(ctx context.Context, i int, broker int32, began time.Time, healed <-chan struct{}) {
 	tick := time.NewTicker(t.cfg.Poll)
 	defer tick.Stop()
 	for {
@@ -69,6 +69,8 @@ func (t *Timeline) measureShrink(ctx context.Context, i int, broker int32, began
 		case <-ctx.Done():
 			return
 		case <-t.stop:
+			return
+		case <-healed:
 			return
 		case <-tick.C:
 		}

@@ -29,6 +29,11 @@ type Result struct {
 	Away bool
 	// Affected are the partitions the broker led when the fault began.
 	Affected []Moved
+	// Cut says, for a network partition of one broker, what it was cut
+	// from: CutQuorum (the other nodes or the controllers: the controller
+	// can no longer hear it) or CutBrokers (the other brokers only: its
+	// controller sessions go on); empty for any other fault.
+	Cut string
 	// Election is the time from the action until every affected
 	// partition had a leader on another broker; ISRRecovered, for an action
 	// that brings a broker back, until every partition's ISR was full. Nil
@@ -51,6 +56,12 @@ type Result struct {
 	Status string
 	Error  string
 }
+
+// What a partition cut a broker off from (Result.Cut).
+const (
+	CutQuorum  = "quorum"
+	CutBrokers = "brokers"
+)
 
 // Moved is a partition whose leader the fault took away.
 type Moved struct {

@@ -49,6 +49,9 @@ func (t *Timeline) resolveFault(ctx context.Context, f faults.Fault) (int32, *fa
 	var l faults.Link
 	for side, s := range f.Between {
 		e := faults.Ends{Brokers: s.Brokers, Controllers: s.Controllers, Clients: s.Clients}
+		for _, z := range s.Zones {
+			e = e.Union(z.Ends())
+		}
 		for _, tg := range s.Targets {
 			b, err := t.resolve(ctx, tg)
 			if err != nil {

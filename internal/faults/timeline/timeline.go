@@ -65,9 +65,12 @@ type Timeline struct {
 	down     map[int32]bool                              // brokers a fault took away and none brought back
 	// elections are the election measurements still running, by broker.
 	elections map[int32]*election
-	measures  sync.WaitGroup
-	mctx      context.Context
-	mcancel   context.CancelFunc
+	// healed are closed when a network fault's link is healed, by fault:
+	// its ISR shrink watch ends there (a later fault's shrink is not its).
+	healed   map[int]chan struct{}
+	measures sync.WaitGroup
+	mctx     context.Context
+	mcancel  context.CancelFunc
 }
 
 // Start begins the timeline; start is the scenario's time zero.
@@ -99,7 +102,7 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 	t := &Timeline{cfg: cfg, start: start, view: v, stop: make(chan struct{}), done: make(chan struct{}),
 		results: make([]Result, n), finished: make([]chan struct{}, n), doneAt: make([]time.Duration, n),
 		heals: make([]func(context.Context) (string, error), n),
-		busy:  map[int32]int{}, down: map[int32]bool{}, elections: map[int32]*election{}}
+		busy:  map[int32]int{}, down: map[int32]bool{}, elections: map[int32]*election{}, healed: map[int]chan struct{}{}}
 	t.mctx, t.mcancel = context.WithCancel(context.WithoutCancel(ctx))
 	for i, f := range cfg.Faults {
 		t.results[i] = Result{Name: f.Name, Action: f.Action, Target: f.TargetString(), Broker: -1, Status: StatusNotReached}

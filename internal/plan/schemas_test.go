@@ -1,0 +1,94 @@
+package plan
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const schemaPlan = `name: s
+cluster: {bootstrap: h:9092}
+schema_registry:
+  schema.registry.url: http://127.0.0.1:8081
+  basic.auth.user.info: alice:s3cret
+workloads:
+  - name: w
+    type: produce
+    topic: users
+    records: 10
+    message:
+      format: FORMAT
+      schema_file: SCHEMA
+      template:
+        id: {_type: uuid}
+        age: AGE
+        address:
+          city: {_type: one_of, _values: [Oslo, Lima]}
+`
+
+const userAvsc = `{"type":"record","name":"User","namespace":"t","fields":[
+  {"name":"id","type":"string"},{"name":"age","type":"int"},
+  {"name":"address","type":{"type":"record","name":"Address","fields":[{"name":"city","type":"string"}]}}]}`
+
+const userProto = `syntax = "proto3";
+message User { string id = 1; int32 age = 2; Address address = 3; }
+message Address { string city = 1; }`
+
+const userJSONSchema = `{"title":"t.User","type":"object","properties":{"id":{"type":"string"},"age":{"type":"integer"},
+  "address":{"type":"object","properties":{"city":{"type":"string"}}}},"required":["id","age","address"]}`
+
+// A template that does not fit its schema is refused when the plan is
+// checked (kbench run --dry-run), at the field, with file:line:column.
+func TestTemplateAgainstSchema(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"user.avsc": userAvsc, "user.proto": userProto, "user.json": userJSONSchema} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ format, schema, age, want string }{
+		{"avro", "user.avsc", "{_type: random_int, _min: 1, _max: 99}", ""},
+		{"protobuf", "user.proto", "{_type: random_int, _min: 1, _max: 99}", ""},
+		{"json_schema", "user.json", "{_type: random_int, _min: 1, _max: 99}", ""},
+		{"avro", "user.avsc", "{_type: random_string, _length: 3}", "plan.yaml:16:9: workloads[0].message.template.age: does not fit the avro schema t.User: is a string; the schema wants int"},
+		{"protobuf", "user.proto", "{_type: random_string, _length: 3}", "plan.yaml:16:9: workloads[0].message.template.age: does not fit the protobuf schema User: is a string, not a whole number"},
+		{"json_schema", "user.json", "{_type: random_string, _length: 3}", "plan.yaml:16:9: workloads[0].message.template.age: does not fit the json_schema schema t.User"},
+		{"avro", "user.avsc", "{_type: random_int, _min: 1, _max: 99}\n        agee: {_type: uuid}", "plan.yaml:17:9: workloads[0].message.template.agee: does not fit the avro schema t.User: is not a field of record t.User; remove it from the template or add it to the schema (did you mean age?)"},
+		{"avro", "nope.avsc", "1", "plan.yaml:13:20: workloads[0].message.schema_file:"},
+		{"xml", "user.avsc", "1", "workloads[0].message.format:"},
+	} {
+		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.schema, "AGE", tc.age).Replace(schemaPlan)
+		p, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s %s: %v", tc.format, tc.age, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s %s: err = %v\nwant %q", tc.format, tc.age, err, tc.want)
+		case tc.want == "":
+			if !p.UsesSchemas() || p.SchemaRegistry["schema.registry.url"] != "http://127.0.0.1:8081" {
+				t.Errorf("UsesSchemas %v, registry %v", p.UsesSchemas(), p.SchemaRegistry)
+			}
+			if r := string(p.Redacted()); strings.Contains(r, "s3cret") {
+				t.Errorf("basic.auth.user.info is not redacted:\n%s", r)
+			}
+		}
+	}
+}
+
+func TestSchemaRegistryProperties(t *testing.T) {
+	t.Parallel()
+	base := "name: s\ncluster: {bootstrap: h:9092}\nschema_registry: {PROPS}\nworkloads:\n  - {name: w, type: produce, topic: t, records: 1, message: {size: 10}}\n"
+	for props, want := range map[string]string{
+		"schema.registry.uri: http://x":   "plan.yaml:3:19: schema_registry.schema.registry.uri: is not a schema registry property kbench reads; did you mean schema.registry.url?",
+		"auto.register.schemas: maybe":    "plan.yaml:3:42: schema_registry.auto.register.schemas: \"maybe\": write true or false",
+		"schema.registry.url: ftp://x":    "schema_registry.schema.registry.url: \"ftp://x\": write an http:// or https:// URL",
+		"value.subject.name.strategy: No": "use one of TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy",
+	} {
+		_, err := Parse("plan.yaml", []byte(strings.Replace(base, "PROPS", props, 1)), nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v\nwant %q", props, err, want)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package serde
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// printer words the validator's messages.
+var printer = message.NewPrinter(language.English)
+
+// jsonSchemaCodec sends the rendered JSON itself, as Confluent's JSON
+// Schema serializer does. Check validates values against the schema and
+// refuses a field its properties do not name; while records are sent
+// they go as rendered, unvalidated, as the serializer does by default
+// (json.fail.invalid.schema=false): the template was checked.
+type jsonSchemaCodec struct {
+	schema *jsonschema.Schema
+	doc    any
+}
+
+func parseJSONSchema(text string) (codec, string, error) {
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
+	}
+	name := ""
+	if m, ok := doc.(map[string]any); ok {
+		name, _ = m["title"].(string)
+	}
+	return &jsonSchemaCodec{schema: s, doc: doc}, name, nil
+}
+
+func (c *jsonSchemaCodec) index() []int { return nil }
+
+func (c *jsonSchemaCodec) encodeRaw(dst, js []byte) ([]byte, error) { return append(dst, js...), nil }
+
+func (c *jsonSchemaCodec) encode(dst []byte, value any) ([]byte, error) {
+	if err := extraFields(c.doc, value, nil); err != nil {
+		return dst, err
+	}
+	if err := c.schema.Validate(toValidator(value)); err != nil {
+		return dst, validationErr(err)
+	}
+	b, err := json.Marshal(value)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+func (c *jsonSchemaCodec) decode(payload []byte) (any, error) {
+	v, err := parseJSON(payload)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.schema.Validate(toValidator(v)); err != nil {
+		return nil, validationErr(err)
+	}
+	return v, nil
+}
+
+// toValidator turns json.Numbers into what the validator takes (it reads
+// json.Number too, but only from its own decoder's values: keep them).
+func toValidator(v any) any { return v }
+
+// validationErr is the validator's first leaf, with its path.
+func validationErr(err error) error {
+	ve, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err
+	}
+	for len(ve.Causes) > 0 {
+		ve = ve.Causes[0]
+	}
+	return &FieldError{Path: ve.InstanceLocation, Reason: strings.TrimSpace(ve.ErrorKind.LocalizedString(printer))}
+}
+
+// extraFields refuses an object field that the schema's properties do not
+// name, where it names properties: a template field the schema lacks is a
+// mistake in a benchmark, whatever additionalProperties allows.
+func extraFields(schema, v any, path []string) error {
+	s, ok := schema.(map[string]any)
+	if !ok {
+		return nil
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		props, ok := s["properties"].(map[string]any)
+		if !ok {
+			return nil
+		}
+		for k, fv := range v {
+			ps, ok := props[k]
+			if !ok {
+				if _, pat := s["patternProperties"]; pat {
+					continue
+				}
+				return fieldErr(append(path, k), "is not a property of the schema; remove it from the template or add it to the schema's properties")
+			}
+			if err := extraFields(ps, fv, append(path, k)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, it := range v {
+			if err := extraFields(s["items"], it, append(path, fmt.Sprintf("[%d]", i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// ShareConsume is the "share-consume" kind: members of a share group
+// reading a topic as a queue. Spec.Share says how they acknowledge. With
+// Verify, every record from where the group started to the topic's end
+// when the run ended must be settled exactly once (accepted once,
+// rejected, or archived after its last delivery); otherwise the run fails
+// with what was not.
+type ShareConsume struct {
+	Spec   ConsumerSpec
+	Verify bool
+	// ShortOK: stopped by its idle timeout short of its records, it has
+	// not failed (the drop-in, which exits 0 as the Apache tool does).
+	ShortOK bool
+	// GroupConfigs are set on the share group before its members join
+	// (share.auto.offset.reset, share.record.lock.duration.ms,
+	// share.delivery.count.limit), as kafka-configs --entity-type groups.
+	GroupConfigs map[string]string
+}
+
+func (ShareConsume) Kind() string        { return "share-consume" }
+func (s ShareConsume) Engine() Engine    { return &shareEngine{spec: s} }
+func (ShareConsume) BalanceClients() int { return 0 }
+
+type shareEngine struct {
+	spec   ShareConsume
+	run    *ConsumerRun
+	admin  *kgo.Client
+	starts map[string]map[int32]int64 // where the group starts, per partition (Verify)
+}
+
+func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
+	defer func() {
+		if err != nil {
+			e.closeAdmin()
+		}
+	}()
+	spec := e.spec.Spec
+	spec.Epoch = env.Epoch
+	if spec.Share == nil {
+		spec.Share = &ShareSpec{}
+	}
+	sh := *spec.Share
+	sh.Ledger = sh.Ledger || e.spec.Verify
+	spec.Share = &sh
+	admin, err := kgo.NewClient(spec.ClientOpts(0)...)
+	if err != nil {
+		return fmt.Errorf("share consumer: admin client: %w", err)
+	}
+	e.admin = admin
+	if err := checkShareGroups(ctx, admin); err != nil {
+		return err
+	}
+	if err := setGroupConfigs(ctx, admin, spec.Group, e.spec.GroupConfigs); err != nil {
+		return err
+	}
+	if e.spec.Verify {
+		starts, err := shareStarts(ctx, kadm.NewClient(admin), spec.Group, spec.Topics)
+		if err != nil {
+			return err
+		}
+		e.starts = starts
+	}
+	run, err := StartConsumer(ctx, spec)
+	if err != nil {
+		return fmt.Errorf("start share consumers: %w", err)
+	}
+	e.run = run
+	return nil
+}
+
+// shareGroupHeartbeat is the API key of ShareGroupHeartbeat (KIP-932):
+// brokers list it once share groups are enabled.
+const shareGroupHeartbeat = 76
+
+// checkShareGroups says clearly when the cluster has no share groups,
+// before any member tries to join.
+func checkShareGroups(ctx context.Context, cl *kgo.Client) error {
+	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
+		return kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
+	})
+	if err != nil {
+		return fmt.Errorf("share consumer: ask the broker's API versions: %w", err)
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiKey == shareGroupHeartbeat {
+			return nil
+		}
+	}
+	return userr.Errorf("the cluster does not run share groups: its broker lists no ShareGroupHeartbeat API. " +
+		"Share groups need Apache Kafka 4.1 or newer with the share.version feature enabled " +
+		"(on by default from 4.2; on 4.1: kafka-features upgrade --feature share.version=1), and group.share.enable not false")
+}
+
+// setGroupConfigs sets the share group's configs (resource type GROUP).
+func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs map[string]string) error {
+	if len(configs) == 0 {
+		return nil
+	}
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
+	names := make([]string, 0, len(configs))
+	for k := range configs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		c.Name, c.Value = k, kmsg.StringPtr(configs[k])
+		res.Configs = append(res.Configs, c)
+	}
+	req.Resources = append(req.Resources, res)
+	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.IncrementalAlterConfigsResponse, error) {
+		return req.RequestWith(ctx, cl)
+	})
+	if err != nil {
+		return fmt.Errorf("share group %s: set %v: %w", group, names, err)
+	}
+	for _, r := range resp.Resources {
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = ": " + *r.ErrorMessage
+			}
+			return userr.Errorf("share group %s: the broker refused its configs %v: %v%s", group, configs, err, msg)
+		}
+	}
+	return nil
+}
+
+// shareStarts is where the group reads each partition from: its start
+// offset when it has one (an earlier run of the group), else the log's
+// start (the plan sets share.auto.offset.reset=earliest).
+func shareStarts(ctx context.Context, adm *kadm.Client, group string, topics []string) (map[string]map[int32]int64, error) {
+	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	defer cancel()
+	logStarts, err := kadmin.Await(actx, func(ctx context.Context) (kadm.ListedOffsets, error) {
+		return adm.ListStartOffsets(ctx, topics...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("share consumer: list start offsets: %w", err)
+	}
+	if err := logStarts.Error(); err != nil {
+		return nil, fmt.Errorf("share consumer: list start offsets: %w", err)
+	}
+	out := map[string]map[int32]int64{}
+	logStarts.Each(func(o kadm.ListedOffset) {
+		if out[o.Topic] == nil {
+			out[o.Topic] = map[int32]int64{}
+		}
+		out[o.Topic][o.Partition] = o.Offset
+	})
+	described, err := kadmin.Await(actx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
+		return adm.DescribeShareGroupOffsets(ctx, group)
+	})
+	if err == nil {
+		for t, ps := range described[group].Offsets {
+			for p, o := range ps {
+				if o.Err == nil && o.StartOffset >= 0 && out[t] != nil {
+					out[t][p] = max(out[t][p], o.StartOffset)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (e *shareEngine) Start(context.Context, Env) error { return nil }
+
+func (e *shareEngine) Ready() <-chan struct{} {
+	if e.run == nil {
+		return closed
+	}
+	return e.run.Ready()
+}
+
+func (e *shareEngine) Wait() (Measured, error) {
+	if e.run == nil {
+		e.closeAdmin()
+		return Measured{}, nil
+	}
+	res, err := e.run.Wait()
+	spec := e.spec.Spec
+	if !e.spec.ShortOK && res != nil && spec.Records > 0 && res.Records < spec.Records && res.Reason == StopIdle {
+		err = errors.Join(err, fmt.Errorf("settled %d of %d records: no record arrived for %s", res.Records, spec.Records, spec.IdleTimeout))
+	}
+	if e.spec.Verify && res != nil && res.Share != nil && res.Share.Ledger != nil && res.Reason != StopCanceled {
+		v, verr := e.verify(res.Share.Ledger)
+		res.Share.Verdict = v
+		err = errors.Join(err, verr)
+	}
+	e.closeAdmin()
+	return Measured{Read: res}, err
+}
+
+// verify checks the ledger against the topics' end offsets now.
+func (e *shareEngine) verify(l *ShareLedger) (*ShareVerdict, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	ends, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
+		return kadm.NewClient(e.admin).ListEndOffsets(ctx, e.spec.Spec.Topics...)
+	})
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("share verification: list end offsets: %w", err)
+	}
+	end := map[string]map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if end[o.Topic] == nil {
+			end[o.Topic] = map[int32]int64{}
+		}
+		end[o.Topic][o.Partition] = o.Offset
+	})
+	v := l.Verify(e.starts, end)
+	var errs []error
+	if v.AcceptedTwice > 0 {
+		errs = append(errs, fmt.Errorf("share verification: %d records were accepted twice (delivered as done to two members)", v.AcceptedTwice))
+	}
+	if v.Unsettled > 0 {
+		errs = append(errs, fmt.Errorf("share verification: %d of %d records were never accepted, rejected or archived (first: %s)", v.Unsettled, v.Records, v.Missing[0]))
+	}
+	return &v, errors.Join(errs...)
+}
+
+func (p PartitionOffset) String() string {
+	return fmt.Sprintf("%s[%d]@%d", p.Topic, p.Partition, p.Offset)
+}
+
+func (e *shareEngine) closeAdmin() {
+	if e.admin != nil {
+		done := make(chan struct{})
+		go func() { e.admin.Close(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(closeBound):
+		}
+		e.admin = nil
+	}
+}
+
+func (e *shareEngine) Stop() {
+	if e.run != nil {
+		e.run.Stop()
+	}
+}

@@ -1,0 +1,69 @@
+package workload
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// A cluster without share groups (Kafka 4.0's APIs) is said so before any
+// member joins, as a user error naming the releases that have them.
+func TestShareConsumeRefusesAClusterWithoutShareGroups(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "q"), kfake.MaxVersions(kversion.V4_0_0()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	_, err = runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 1,
+		ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups") || !strings.Contains(err.Error(), "4.1") {
+		t.Fatalf("error %v, want a user error saying the cluster has no share groups", err)
+	}
+}
+
+// On a cluster with share groups (kfake implements KIP-932), members read
+// as a queue: the records are settled once and verified.
+func TestShareConsumeOnKfake(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 500
+	for range n {
+		p.Produce(ctx, &kgo.Record{Value: []byte("x")}, nil)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	m, err := runEngine(ctx, ShareConsume{Verify: true,
+		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
+		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
+			ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{DeliveryLimit: 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := m.Read.Share.Verdict; m.Read.Records != n || v == nil || v.Accepted != n || v.Unsettled != 0 {
+		t.Fatalf("records %d, verdict %+v; want %d accepted once", m.Read.Records, v, n)
+	}
+}
