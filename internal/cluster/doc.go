@@ -7,11 +7,9 @@
 // Stop it. [Fetch] resolves the jars alone (for the Java perf tools).
 //
 // A network-faults cluster ([WithNetworkFaults]) runs every connection
-// between its processes through a proxy per path, served by a process of
-// its own ([ServeProxies]): a relay that copies through the kernel while
-// the path is healthy and through Toxiproxy's toxics while a fault acts on
-// it (relay.go), behind Toxiproxy's API (faultapi.go); [Cluster.Link] sets
-// delay, loss, bandwidth limits and partitions on the paths between two
+// between its processes through Toxiproxy's proxies, one per path, served
+// by a process of its own ([ServeProxies]); [Cluster.Link] sets delay,
+// loss, bandwidth limits and partitions on the paths between two
 // [Endpoint]s (network.go explains how a proxy knows who connects).
 //
 // Brokers run detached, in their own session, so they outlive the process

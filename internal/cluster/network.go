@@ -78,8 +78,7 @@ func (p Proxy) String() string {
 }
 
 // Network is the proxies of a network-faults cluster and the process that
-// runs them (kbench's relays behind Toxiproxy's API, served by kbench's
-// proxy command).
+// runs them (Toxiproxy's proxies, served by kbench's proxy command).
 type Network struct {
 	PID int `json:"pid"`
 	// API is the address of the proxy process's HTTP API (Toxiproxy's),

@@ -136,7 +136,7 @@ func WithSecurity(mode string) Opt { return func(c *config) { c.security = strin
 func WithPortBase(base int) Opt { return func(c *config) { c.portBase = base } }
 
 // WithNetworkFaults runs every connection of the cluster through proxies
-// kbench owns (relays with Toxiproxy's faults), one per path: the clients to each broker, each
+// kbench owns (Toxiproxy's), one per path: the clients to each broker, each
 // node to every other node's replication and controller listeners. Faults
 // are then set per path with Link. The proxies run in a process of their
 // own, started with WithProxyCommand, that lives as long as the cluster.

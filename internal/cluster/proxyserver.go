@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/Shopify/toxiproxy/v2/toxics"
 	"github.com/rs/zerolog"
 )
@@ -23,12 +24,9 @@ type proxyConfig struct {
 
 // ServeProxies runs a network-faults cluster's proxies, as described by its
 // config file (proxies.json in the cluster's folder), until ctx is done:
-// a relay per path (relay.go: through the kernel while the path has no
-// toxic, through Toxiproxy's toxic pipeline while it has one), and
-// Toxiproxy's HTTP API on the address the config gives, through which Link
-// sets and clears faults from any process (faultAPI: the toxics are
-// Toxiproxy's own; cutting and healing a path are the relay's). It is the
-// body of kbench's `cluster proxies` command, which Start runs in a
+// Toxiproxy's proxies, and Toxiproxy's HTTP API on the address the config
+// gives, through which Link sets and clears faults from any process. It is
+// the body of kbench's `cluster proxies` command, which Start runs in a
 // process of its own. Warnings and errors (an upstream that refuses: its
 // broker is down) are logged to log.
 func ServeProxies(ctx context.Context, config string, log io.Writer) error {
@@ -40,17 +38,20 @@ func ServeProxies(ctx context.Context, config string, log io.Writer) error {
 	if err := json.Unmarshal(raw, &cfg); err != nil {
 		return fmt.Errorf("network proxies: parse %s: %w", config, err)
 	}
+	registerToxics()
 	logger := zerolog.New(log).Level(zerolog.WarnLevel).With().Timestamp().Logger()
-	api, err := newFaultAPI(cfg.Proxies, logger)
-	if err != nil {
-		return fmt.Errorf("network proxies: %w", err)
+	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), logger)
+	defer server.Collection.Clear() //nolint:errcheck // stops every proxy
+	for _, p := range cfg.Proxies {
+		if err := server.Collection.Add(toxiproxy.NewProxy(server, p.Name, p.Listen, p.Upstream), true); err != nil {
+			return fmt.Errorf("network proxies: %s on %s: %w", p, p.Listen, err)
+		}
 	}
-	defer api.stop()
 	l, err := net.Listen("tcp", cfg.API)
 	if err != nil {
 		return fmt.Errorf("network proxies: API: %w", err)
 	}
-	srv := &http.Server{Handler: api, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: server.Routes(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	fmt.Fprintf(log, "%s network proxies: %d proxies, API on %s\n", time.Now().Format(time.RFC3339), len(cfg.Proxies), cfg.API)
