@@ -285,16 +285,19 @@ func (c *ConsumerArgs) validate(a *Args) error {
 }
 
 // consumerUsage joins usage errors into one, one problem per line.
-func consumerUsage(errs []error) error {
+func consumerUsage(errs []error) error { return toolUsage(ConsumerTool, errs) }
+
+// toolUsage joins a tool's usage errors into one, one problem per line.
+func toolUsage(tool string, errs []error) error {
 	switch len(errs) {
 	case 0:
 		return nil
 	case 1:
-		return userr.Errorf("%s: %v", ConsumerTool, errs[0])
+		return userr.Errorf("%s: %v", tool, errs[0])
 	}
 	lines := make([]string, len(errs))
 	for i, e := range errs {
 		lines[i] = e.Error()
 	}
-	return userr.Errorf("%s: %d problems with the command line:\n  %s", ConsumerTool, len(errs), strings.Join(lines, "\n  "))
+	return userr.Errorf("%s: %d problems with the command line:\n  %s", tool, len(errs), strings.Join(lines, "\n  "))
 }

@@ -179,17 +179,10 @@ func ParseShareConsumerArgs(args []string) (*ShareConsumerArgs, error) {
 	if c.GroupGiven && c.Group == "" {
 		bad("--group should not be empty")
 	}
-	if len(errs) == 0 {
-		return c, nil
+	if err := toolUsage(ShareConsumerTool, errs); err != nil {
+		return nil, err
 	}
-	lines := make([]string, len(errs))
-	for i, e := range errs {
-		lines[i] = e.Error()
-	}
-	if len(lines) == 1 {
-		return nil, userr.Errorf("%s: %s", ShareConsumerTool, lines[0])
-	}
-	return nil, userr.Errorf("%s: %d problems with the command line:\n  %s", ShareConsumerTool, len(lines), strings.Join(lines, "\n  "))
+	return c, nil
 }
 
 // The share consumer tool's lines, with its arithmetic (whole milliseconds,
