@@ -146,8 +146,11 @@ func TestRunProducerAbandonWaitsForAPromiseInside(t *testing.T) {
 	if res == nil {
 		t.Fatal("no result")
 	}
-	if res.Acked != 1 || res.Acked+res.Failed != records || res.Unresolved != records-1 {
-		t.Fatalf("acked %d, failed %d, unresolved %d: want 1 acknowledged (the promise inside) and %d unresolved of %d",
-			res.Acked, res.Failed, res.Unresolved, records-1, records)
+	// The abort may come before every record was handed to the client
+	// (a loaded machine); those count as not sent, and every record sent
+	// after record 0 is unresolved.
+	if res.Acked != 1 || res.Acked+res.Failed+res.NotSent != records || res.Unresolved != res.Failed || res.Failed == 0 {
+		t.Fatalf("acked %d, failed %d, unresolved %d, not sent %d: want 1 acknowledged (the promise inside), every other sent record unresolved, %d in all",
+			res.Acked, res.Failed, res.Unresolved, res.NotSent, records)
 	}
 }
