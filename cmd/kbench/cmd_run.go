@@ -340,8 +340,13 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		if ok {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
 			total += est * time.Duration(p.Repeat)
-		} else if probe, ok := searchProbe(sc); ok {
-			line += fmt.Sprintf(": a rate search, 3 to %d probes of %s each", runner.MaxProbes+2, probe)
+		} else if mr, probe, ok := searchProbe(sc); ok {
+			line += ": a rate search"
+			if mr.WarmCluster > 0 {
+				line += fmt.Sprintf(": a %s warm-up at full speed,", mr.WarmCluster)
+			}
+			line += fmt.Sprintf(" 1 to %d rates of %d probe(s) of %s each (longer at low rates), then %d confirming runs (more when a confirmation steps the rate down)",
+				runner.MaxProbes, max(mr.Probes, 1), probe, mr.Confirm)
 			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"
@@ -395,14 +400,15 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	}
 }
 
-// searchProbe is the probe duration of a scenario's rate: max workload.
-func searchProbe(sc plan.Scenario) (time.Duration, bool) {
+// searchProbe is the search and probe duration of a scenario's rate: max
+// workload.
+func searchProbe(sc plan.Scenario) (*plan.MaxRate, time.Duration, bool) {
 	for _, w := range sc.Workloads {
 		if w.MaxRate != nil {
-			return w.Duration, true
+			return w.MaxRate, w.Duration, true
 		}
 	}
-	return 0, false
+	return nil, 0, false
 }
 
 // planLocalCluster starts the local cluster a plan asks for (cluster.local)

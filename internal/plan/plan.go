@@ -328,7 +328,19 @@ type MaxRate struct {
 	// Probes is how many runs judge each rate, on their median latency
 	// and rate reached (default 1).
 	Probes int
+	// Confirm is how many independent runs at the rate found confirm it
+	// (default 5); the answer needs ConfirmNeeded of them to keep the SLO.
+	Confirm int
+	// WarmCluster is how long the search first sends at full speed, not
+	// judged (default 30s; 0 skips it): a cold cluster breaks an SLO it
+	// keeps a minute later, and the search never looks above a rate that
+	// failed.
+	WarmCluster time.Duration
 }
+
+// ConfirmNeeded is how many of n confirming runs must keep the SLO: 4 of
+// 5, 3 of 3, every run of fewer.
+func ConfirmNeeded(n int) int { return (4*n + 4) / 5 }
 
 // Parameters are the matrix's parameter names, in the plan's order.
 func (p *Plan) Parameters() []string { return append([]string(nil), p.params...) }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kbench/kbench/internal/serde"
 
@@ -48,7 +49,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Message = c.message(v, p)
 		case "rate":
 			if v.Kind == yaml.ScalarNode && v.Value == "max" {
-				w.MaxRate = &MaxRate{Start: 1000, Probes: 1}
+				w.MaxRate = &MaxRate{Start: 1000, Probes: 1, Confirm: 5, WarmCluster: 30 * time.Second}
 				return
 			}
 			if v.Kind == yaml.ScalarNode && v.Value == "balanced" {
@@ -546,7 +547,7 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	if given["records"] != nil {
 		c.addf(given["records"], join(path, "records"), "rate: max probes for a duration; leave out records")
 	}
-	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start", "probes"}
+	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start", "probes", "confirm", "warm_cluster"}
 	percentiles := 0
 	c.fields(n, join(path, "slo"), known, func(key string, v *yaml.Node) {
 		p := join(join(path, "slo"), key)
@@ -561,6 +562,12 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 			if n, ok := c.whole(v, p, 1, 9); ok {
 				w.MaxRate.Probes = int(n)
 			}
+		case "confirm":
+			if n, ok := c.whole(v, p, 1, 9); ok {
+				w.MaxRate.Confirm = int(n)
+			}
+		case "warm_cluster":
+			w.MaxRate.WarmCluster = c.duration(v, p)
 		default:
 			percentiles++
 			w.MaxRate.Percentile = sloPercentiles[key]

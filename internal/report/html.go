@@ -81,6 +81,15 @@ type tableView struct {
 	Text []bool
 }
 
+// htmlTables are the tables report.html shows under its charts.
+func htmlTables(run *result.PlanRun) []*table {
+	ts := faultTableList(run)
+	if t := maxRateTable(run); t != nil {
+		ts = append(ts, t)
+	}
+	return ts
+}
+
 func tableViews(ts []*table) []tableView {
 	out := make([]tableView, len(ts))
 	for i, t := range ts {
@@ -153,7 +162,7 @@ func WriteHTML(w io.Writer, doc *result.Document, in HTMLInput) error {
 	page := htmlPage{
 		Title: run.Name, Description: run.Description, Doc: doc, Env: run.Environment,
 		Summary: sum, SummaryText: textColumns(sum), Context: runContext(doc), Warnings: warnings(run), Clients: clientConfigs(run),
-		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: tableViews(faultTableList(run)),
+		PlanYAML: in.PlanYAML, Thresholds: thresholdResults(run), Tables: tableViews(htmlTables(run)),
 		UPlotJS: template.JS(uplotJS), UPlotCSS: template.CSS(uplotCSS),
 		ReportJS: template.JS(reportJS), ReportCSS: template.CSS(reportCSS),
 		Data: template.JS(data), Warmup: hasWarmup(run),

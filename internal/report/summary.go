@@ -161,6 +161,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 		writeTable(&b, t)
 	}
 	writeTable(&b, schemaTable(doc.Plan))
+	writeTable(&b, maxRateTable(doc.Plan))
 	_, err = io.WriteString(w, b.String())
 	return err
 }
@@ -287,12 +288,7 @@ func summarize(doc *result.Document) (*summary, error) {
 					sum.Notes = append(sum.Notes, plateauNotes(sc.Name, rep.Index, w.Name, w.Producer.Plateaus)...)
 				}
 				if m := w.MaxRate; m != nil {
-					rate := "no probed rate kept it"
-					if m.Rate > 0 {
-						rate = fmt.Sprintf("%.0f records/s", m.Rate)
-					}
-					sum.Notes = append(sum.Notes, fmt.Sprintf("Maximum rate with %s %s latency ≤ %.1f ms (%s, repeat %d, %s): %s after %d probes; limit: %s.",
-						m.Percentile, m.On, m.LimitMs, sc.Name, rep.Index, w.Name, rate, len(m.Probes), m.Limit))
+					sum.Notes = append(sum.Notes, fmt.Sprintf("Rate search (%s, repeat %d, %s): %s.", sc.Name, rep.Index, w.Name, maxRateNote(m)))
 				}
 				if w.Consumer != nil && w.Consumer.Share != nil {
 					sum.Notes = append(sum.Notes, fmt.Sprintf("Share group (%s, repeat %d, %s): %s.", sc.Name, rep.Index, w.Name, shareNote(w.Consumer.Share)))

@@ -430,9 +430,23 @@ type MaxRate struct {
 	Percentile string  `json:"percentile"`
 	LimitMs    float64 `json:"limit_ms"`
 	On         string  `json:"on"`
-	// Rate is the highest probed rate that kept the SLO and was reached
-	// (records/s); 0 when none did.
+	// Rate is the answer: the highest rate that kept the SLO and was
+	// reached in the search and then in enough of the independent
+	// confirming runs (records/s); 0 when none was confirmed.
 	Rate float64 `json:"rate"`
+	// Found is the search's rate before confirmation; Rate is lower when
+	// its confirmation failed and the rate stepped down.
+	Found float64 `json:"found"`
+	// LastMet is the highest rate whose last verdict (a search rate's
+	// median, or a confirmation) kept the SLO; FirstMissed the lowest rate
+	// above it that missed (0: none was missed).
+	LastMet     float64 `json:"last_met"`
+	FirstMissed float64 `json:"first_missed,omitempty"`
+	// FullSpeed is what the cluster warm-up reached at full speed
+	// (records/s); 0 without one.
+	FullSpeed float64 `json:"full_speed,omitempty"`
+	// Confirmations are the confirming rounds, the last at Rate.
+	Confirmations []Confirmation `json:"confirmations,omitempty"`
 	// Limit says what stopped the rate from going higher: "cluster" (the
 	// SLO broke or the cluster could not take the rate) or "generator"
 	// (kbench itself could not send faster; the cluster's limit is higher).
@@ -447,9 +461,29 @@ type Probe struct {
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
 	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
 	GeneratorBound bool    `json:"generator_bound"`
-	// Warmup marks the search's first probe, at its start rate: it warms
-	// the cluster and is not judged.
+	// Warmup marks the cluster warm-up (at full speed, Rate 0, or in
+	// results before it, at the start rate): not judged.
 	Warmup bool `json:"warmup,omitempty"`
+	// Confirm marks a confirming run at the rate found.
+	Confirm bool `json:"confirm,omitempty"`
+	// Records is how many steady-state records the percentile was taken
+	// over; Seconds how long the run sent (a probe at a low rate runs
+	// longer, so that its percentile rests on enough records).
+	Records int64   `json:"records,omitempty"`
+	Seconds float64 `json:"seconds,omitempty"`
+	// Unacknowledged records were still outstanding when the run's drain
+	// ended: the cluster did not take the rate (the probe missed).
+	Unacknowledged int64 `json:"unacknowledged,omitempty"`
+}
+
+// Confirmation is one round of independent runs at a rate: Met of Runs
+// kept the SLO, Needed were needed.
+type Confirmation struct {
+	Rate      float64 `json:"rate"`
+	Runs      int     `json:"runs"`
+	Met       int     `json:"met"`
+	Needed    int     `json:"needed"`
+	Confirmed bool    `json:"confirmed"`
 }
 
 // CatchUp is a consume workload that started late (start_after) and read
