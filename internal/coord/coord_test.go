@@ -1,0 +1,250 @@
+package coord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// fast are short bounds for in-process workers on a fake cluster.
+var fast = Options{Heartbeat: 50 * time.Millisecond, LostAfter: 600 * time.Millisecond, JoinTimeout: 20 * time.Second,
+	BarrierTimeout: 20 * time.Second, ResultTimeout: 20 * time.Second, StartMargin: 200 * time.Millisecond}
+
+func fakeOpts(t *testing.T) []kgo.Opt {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+}
+
+func run(id string, workers, index int) Run {
+	return Run{ID: id, Workers: workers, Index: index, Plan: "p1", Version: "v1"}
+}
+
+// joinAll joins n workers at once, as the pods of a Job start.
+func joinAll(t *testing.T, opts []kgo.Opt, id string, n int) []*Worker {
+	t.Helper()
+	ws := make([]*Worker, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws[i], errs[i] = Join(context.Background(), opts, run(id, n, i), fast)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("worker %d: %v", i, err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, w := range ws {
+			if w != nil {
+				w.Close()
+			}
+		}
+	})
+	return ws
+}
+
+// TestWorkersMeetAndMerge: three workers join, agree on one start per
+// barrier, publish their slices and worker 0 gets all three; their clock
+// offsets on one machine are within their uncertainty of zero; control
+// traffic is counted.
+func TestWorkersMeetAndMerge(t *testing.T) {
+	opts := fakeOpts(t)
+	ws := joinAll(t, opts, "meet", 3)
+	for _, w := range ws {
+		c := w.Clock()
+		if c.Samples != clockSamples || c.UncertaintyMs <= 0 || math.Abs(c.OffsetMs) > c.UncertaintyMs+1 {
+			t.Errorf("worker %d clock %+v: one machine's offset is within its uncertainty of 0", w.run.Index, c)
+		}
+	}
+	for _, barrier := range []string{"s1/r1", "s1/r2"} {
+		starts := make([]time.Time, 3)
+		members := make([][]int, 3)
+		errs := make([]error, 3)
+		var wg sync.WaitGroup
+		for i, w := range ws {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i) * 100 * time.Millisecond) // arrive apart
+				starts[i], members[i], errs[i] = w.Barrier(context.Background(), barrier)
+			}()
+		}
+		wg.Wait()
+		for i := range ws {
+			if errs[i] != nil {
+				t.Fatalf("worker %d at %s: %v", i, barrier, errs[i])
+			}
+			if !slices.Equal(members[i], []int{0, 1, 2}) {
+				t.Errorf("worker %d at %s: members %v", i, barrier, members[i])
+			}
+			// One clock here: the starts agree within the offsets' stated
+			// uncertainties.
+			bound := time.Duration((ws[i].Clock().UncertaintyMs + ws[0].Clock().UncertaintyMs) * float64(time.Millisecond))
+			if d := starts[i].Sub(starts[0]).Abs(); d > bound {
+				t.Errorf("worker %d starts %v from worker 0 at %s, beyond the clocks' uncertainty %v", i, d, barrier, bound)
+			}
+		}
+		if time.Until(starts[0]) < -fast.StartMargin {
+			t.Errorf("start %v is long past: the margin is after the last arrival", starts[0])
+		}
+	}
+	for i, w := range ws {
+		if err := w.Publish(context.Background(), "s1/r1", []byte(fmt.Sprintf("slice %d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, missing, err := ws[0].Slices(context.Background(), "s1/r1", []int{0, 1, 2})
+	if err != nil || len(missing) != 0 || len(got) != 3 || string(got[2]) != "slice 2" {
+		t.Fatalf("slices %v, missing %v, err %v", got, missing, err)
+	}
+	all, err := ReadResults(context.Background(), opts, "meet")
+	if err != nil || len(all["s1/r1"]) != 3 {
+		t.Fatalf("collect read %v, %v", all, err)
+	}
+	if b := ws[1].ControlBytes(); b == 0 || b > 10_000 {
+		t.Errorf("worker 1 wrote %d control bytes in its first seconds", b)
+	}
+}
+
+// TestLostWorker: a worker that stops (killed: no leave) is reported lost
+// within LostAfter plus a heartbeat, and the others start the next
+// barrier and collect their slices without it.
+func TestLostWorker(t *testing.T) {
+	opts := fakeOpts(t)
+	ws := joinAll(t, opts, "lost", 3)
+	ws[2].Close() // as if killed
+	ws[2] = nil
+	began := time.Now()
+	var wg sync.WaitGroup
+	members := make([][]int, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, members[i], errs[i] = ws[i].Barrier(context.Background(), "s1/r1")
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if errs[i] != nil || !slices.Equal(members[i], []int{0, 1}) {
+			t.Fatalf("worker %d: members %v, %v", i, members[i], errs[i])
+		}
+	}
+	if took := time.Since(began); took > fast.LostAfter+fast.StartMargin+5*time.Second { // a hang guard, not a measurement
+		t.Errorf("barrier took %v with a lost worker", took)
+	}
+	if lost := ws[0].Lost(); !slices.Equal(lost, []int{2}) {
+		t.Errorf("lost %v, want [2]", lost)
+	}
+	for i := range 2 {
+		if err := ws[i].Publish(context.Background(), "s1/r1", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, missing, err := ws[0].Slices(context.Background(), "s1/r1", []int{0, 1, 2})
+	if err != nil || len(got) != 2 || !slices.Equal(missing, []int{2}) {
+		t.Fatalf("slices %d, missing %v, err %v", len(got), missing, err)
+	}
+}
+
+// TestJoinRefused: bad worker identities are user errors that say what
+// is wrong, and a refused worker writes nothing to the run's topics.
+func TestJoinRefused(t *testing.T) {
+	opts := fakeOpts(t)
+	ctx := context.Background()
+	// An ended run: its id is in use.
+	ended := joinAll(t, opts, "ended", 1)
+	if err := ended[0].End(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ended[0].Close() // as worker 0 does once it has ended the run
+	ended[0] = nil
+	// A run of one worker, its heartbeats far apart so that the records
+	// counted below are the refused workers'.
+	quiet := fast
+	quiet.Heartbeat = time.Hour
+	other, err := Join(ctx, opts, run("busy", 1, 0), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(other.Close)
+
+	tests := []struct {
+		name string
+		run  Run
+		want string
+	}{
+		{"index out of range", run("x", 3, 3), "--worker-index 3 is out of range: with --workers 3 give 0 to 2"},
+		{"negative index", run("x", 3, -1), "--worker-index -1 is out of range"},
+		{"bad run id", run("a b", 3, 0), `--run-id "a b": use letters, digits`},
+		{"run id in use", run("ended", 1, 0), `run id "ended" is in use`},
+		{"same index", run("busy", 1, 0), "two workers have index 0 on run \"busy\""},
+		{"another plan", Run{ID: "busy", Workers: 1, Index: 0, Plan: "p2", Version: "v1"}, "has worker 0 of another run (plan p1"},
+		{"another version", Run{ID: "busy", Workers: 1, Index: 0, Plan: "p1", Version: "v2"}, "kbench v1"},
+		{"another worker count", run("busy", 2, 1), "2 workers"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := fast
+			o.JoinTimeout = 3 * time.Second
+			before := endOf(t, opts, tt.run.ID)
+			w, err := Join(ctx, opts, tt.run, o)
+			if err == nil {
+				w.Close()
+				t.Fatal("joined")
+			}
+			if !userr.Is(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %q (user error %v), want one containing %q", err, userr.Is(err), tt.want)
+			}
+			// "same index" writes its hello before it sees the other's (they
+			// may start at once); the others must write nothing.
+			if after := endOf(t, opts, tt.run.ID); tt.name != "same index" && after != before {
+				t.Errorf("the refused worker wrote %d control records", after-before)
+			}
+		})
+	}
+}
+
+// TestJoinTimesOut: a worker that never comes is named, within the bound.
+func TestJoinTimesOut(t *testing.T) {
+	opts := fakeOpts(t)
+	o := fast
+	o.JoinTimeout = time.Second
+	_, err := Join(context.Background(), opts, run("alone", 3, 0), o)
+	if err == nil || !strings.Contains(err.Error(), "worker(s) 1, 2 of run \"alone\" did not join within 1s") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// endOf is the control topic's end offset (0 when it does not exist).
+func endOf(t *testing.T, opts []kgo.Opt, id string) int64 {
+	t.Helper()
+	control, _ := Topics(id)
+	end, err := endOffset(context.Background(), opts, control)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return 0
+	}
+	return end
+}
