@@ -49,8 +49,8 @@ type Worker struct {
 	starts   map[string]message
 	left     map[int]string
 	ended    bool
-	joined   bool  // this worker's hello is written
-	conflict error // another run or a second worker with this index
+	joined   bool            // this worker's hello is written
+	conflict error           // another run or a second worker with this index
 	pings    map[int64]int64 // this worker's pings: sent µs → reference ms
 	clock    Clock
 }
