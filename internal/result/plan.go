@@ -166,6 +166,13 @@ type Repeat struct {
 	// records back found.
 	Faults       []Fault        `json:"faults,omitempty"`
 	Verification []Verification `json:"verification,omitempty"`
+	// Workers, in a repeat merged from distributed workers' slices
+	// (MergeRepeats), is how many there were; 0 for a repeat one process
+	// ran. Inexact names the repeat's fields that are not exact merges of
+	// the slices' and says how each was taken (the workloads' own are in
+	// Workload.Inexact).
+	Workers int      `json:"workers,omitempty"`
+	Inexact []string `json:"inexact,omitempty"`
 }
 
 // Fault is one fault of a repeat. AtSeconds is from the workloads' start
@@ -306,6 +313,30 @@ type Workload struct {
 	// Config is the workload's effective client properties, secrets
 	// redacted.
 	Config map[string]string `json:"config,omitempty"`
+	// Workers, in a merged repeat (MergeRepeats), are each worker's own
+	// figures of this workload, so that a slow or generator-bound worker
+	// can be named. Inexact names the fields whose merge is not exact,
+	// and how each was taken ("consumer.reading_seconds: ...").
+	Workers []WorkerSlice `json:"workers,omitempty"`
+	Inexact []string      `json:"inexact,omitempty"`
+}
+
+// WorkerSlice is one distributed worker's share of a merged workload.
+type WorkerSlice struct {
+	Worker int `json:"worker"` // its index: the slice's position
+	// Records and RecordsPerSec are its producers' records acknowledged
+	// and their rate over its own sending time.
+	Records       int64   `json:"records,omitempty"`
+	RecordsPerSec float64 `json:"records_per_sec,omitempty"`
+	// ReadRecords and ReadRecordsPerSec are its consumers' (over their
+	// reading time).
+	ReadRecords       int64   `json:"read_records,omitempty"`
+	ReadRecordsPerSec float64 `json:"read_records_per_sec,omitempty"`
+	// CPUSeconds is the worker process's CPU time in the repeat (every
+	// workload of the worker).
+	CPUSeconds       float64  `json:"cpu_seconds,omitempty"`
+	GeneratorBound   bool     `json:"generator_bound,omitempty"`
+	GeneratorReasons []string `json:"generator_reasons,omitempty"`
 }
 
 // Generator says whether a producing workload measured kbench rather than

@@ -109,7 +109,9 @@ func mergeIntervals(ps []Interval) (Interval, error) {
 	bound := false
 	var boundAvg float64 // a v1 mean, weighted by records
 	var boundRecs int64
-	pub, delay, e2e := measure.NewHistogram(), measure.NewHistogram(), measure.NewHistogram()
+	// OMB's histograms, made when a part has one: an HdrHistogram of
+	// kbench's range takes a few hundred KB.
+	var pub, delay, e2e *measure.Histogram
 	var pubN, delayN, e2eN int
 	for _, iv := range ps {
 		m.Seconds = max(m.Seconds, iv.Seconds)
@@ -126,9 +128,9 @@ func mergeIntervals(ps []Interval) (Interval, error) {
 		m.PublishDelayMaxUs = max(m.PublishDelayMaxUs, iv.PublishDelayMaxUs)
 		for _, h := range []struct {
 			enc string
-			to  *measure.Histogram
+			to  **measure.Histogram
 			n   *int
-		}{{iv.PublishHistogram, pub, &pubN}, {iv.PublishDelayHistogram, delay, &delayN}, {iv.EndToEndHistogram, e2e, &e2eN}} {
+		}{{iv.PublishHistogram, &pub, &pubN}, {iv.PublishDelayHistogram, &delay, &delayN}, {iv.EndToEndHistogram, &e2e, &e2eN}} {
 			if h.enc == "" {
 				continue
 			}
@@ -136,7 +138,11 @@ func mergeIntervals(ps []Interval) (Interval, error) {
 			if err != nil {
 				return Interval{}, err
 			}
-			h.to.Merge(d)
+			if *h.to == nil {
+				*h.to = d
+			} else {
+				(*h.to).Merge(d)
+			}
 			*h.n++
 		}
 		h, err := iv.latencyHistogram()

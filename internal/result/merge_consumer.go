@@ -1,0 +1,199 @@
+package result
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+)
+
+// mergeConsumers merges the consumers of one workload's slices: members
+// of one group, each worker reading its share of the partitions.
+func mergeConsumers(cs []*Consumer, workers []int, notes *inexact) (*Consumer, error) {
+	out := &Consumer{}
+	series := make([][]Interval, 0, len(cs))
+	acts := make([]activity, 0, len(cs))
+	placed := true
+	reading := 0 // workers that read records
+	var longestRead, longestRun, lagFrom int
+	lagFrom = -1
+	lagOthers := 0
+	var shares []*Share
+	for i, c := range cs {
+		out.Clients += c.Clients
+		out.Records += c.Records
+		out.Bytes += c.Bytes
+		out.Errors = addCounts(out.Errors, c.Errors)
+		out.CPUSeconds += c.CPUSeconds
+		out.Decoded += c.Decoded
+		out.DecodeFailures += c.DecodeFailures
+		if c.DecodeError != "" && out.DecodeError == "" {
+			out.DecodeError = fmt.Sprintf("worker %d: %s", workers[i], c.DecodeError)
+		}
+		out.Rebalances = max(out.Rebalances, c.Rebalances)
+		series = append(series, c.Intervals)
+		if start, ok := workloadStart(c.Intervals); ok {
+			acts = append(acts, activity{from: start, to: start.Add(seconds(c.DurationSeconds))})
+		} else {
+			placed = false
+		}
+		if c.Records > 0 {
+			reading++
+		}
+		if c.ReadingSeconds > cs[longestRead].ReadingSeconds {
+			longestRead = i
+		}
+		if c.DurationSeconds > cs[longestRun].DurationSeconds {
+			longestRun = i
+		}
+		if len(c.Lag) > 0 {
+			if lagFrom < 0 {
+				lagFrom, out.Lag = i, c.Lag
+			} else {
+				lagOthers++
+			}
+		}
+		if c.Share != nil {
+			shares = append(shares, c.Share)
+		}
+	}
+	if lagOthers > 0 {
+		notes.add("consumer.lag: worker %d's samples only (each worker knows only its own clients' positions); %d other workers sampled too", workers[lagFrom], lagOthers)
+	}
+	var err error
+	if out.Intervals, err = mergeSeriesOf(series); err != nil {
+		return nil, fmt.Errorf("intervals: %w", err)
+	}
+	if len(cs) == 1 {
+		c := cs[0]
+		out.DurationSeconds, out.ReadingSeconds, out.RebalanceMs, out.FetchMs = c.DurationSeconds, c.ReadingSeconds, c.RebalanceMs, c.FetchMs
+	} else {
+		out.mergeTime(cs, acts, placed, workers[longestRun], notes)
+		// The result keeps no first and last read times, so the union of
+		// the workers' reading times is not known: the longest is its
+		// least.
+		out.ReadingSeconds = cs[longestRead].ReadingSeconds
+		if reading > 1 {
+			notes.add("consumer.reading_seconds, records_per_sec, mib_per_sec: over worker %d's reading time, the longest (the union of the workers' is not kept, and may be longer: the rates are then high)", workers[longestRead])
+		}
+		if out.Rebalances > 0 {
+			notes.add("consumer.rebalances: the most any worker saw (each member sees the group's rebalances)")
+		}
+	}
+	reads := seconds(out.ReadingSeconds)
+	out.RecordsPerSec = measure.PerSecond(out.Records, reads)
+	out.MiBPerSec = measure.PerSecond(out.Bytes, reads) / (1024 * 1024)
+	out.LifetimeRecordsPerSec = measure.PerSecond(out.Records, seconds(out.DurationSeconds))
+	if len(shares) > 0 {
+		if out.Share, err = mergeShares(shares, notes); err != nil {
+			return nil, fmt.Errorf("share: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// mergeTime sets the merged run time, rebalance and fetch times of
+// several workers' consumers.
+func (out *Consumer) mergeTime(cs []*Consumer, acts []activity, placed bool, longest int, notes *inexact) {
+	if !placed {
+		out.DurationSeconds = cs[longest].DurationSeconds
+		for _, c := range cs {
+			out.RebalanceMs = max(out.RebalanceMs, c.RebalanceMs)
+		}
+		out.FetchMs = cs[longest].FetchMs
+		notes.add("consumer.duration_seconds, lifetime_records_per_sec, rebalance_ms, fetch_ms: the longest worker's (a slice without an interval series has no start on the clock)")
+		return
+	}
+	start := acts[0].from
+	var assigned time.Time // when the last worker's clients had their partitions
+	for i, a := range acts {
+		start = earliest(start, a.from)
+		if t := a.from.Add(time.Duration(cs[i].RebalanceMs) * time.Millisecond); t.After(assigned) {
+			assigned = t
+		}
+	}
+	out.DurationSeconds = activeSeconds(acts)
+	rebalance := assigned.Sub(start)
+	out.RebalanceMs = rebalance.Milliseconds()
+	out.FetchMs = (seconds(out.DurationSeconds) - rebalance).Milliseconds()
+}
+
+// mergeShares adds up a share group's deliveries over the workers'
+// members.
+func mergeShares(ss []*Share, notes *inexact) (*Share, error) {
+	out := &Share{}
+	var acks []*Latency
+	verified := 0
+	for _, s := range ss {
+		out.Deliveries += s.Deliveries
+		out.Accepted += s.Accepted
+		out.Released += s.Released
+		out.Rejected += s.Rejected
+		out.Renewed += s.Renewed
+		out.Archived += s.Archived
+		out.Redelivered += s.Redelivered
+		out.LockTimeouts += s.LockTimeouts
+		for i, n := range s.DeliveryCounts {
+			if i >= len(out.DeliveryCounts) {
+				out.DeliveryCounts = append(out.DeliveryCounts, 0)
+			}
+			out.DeliveryCounts[i] += n
+		}
+		out.AckErrors = addCounts(out.AckErrors, s.AckErrors)
+		if s.AckLatency != nil {
+			acks = append(acks, s.AckLatency)
+		}
+		out.PerMember = append(out.PerMember, s.PerMember...)
+		if s.Verification != nil {
+			verified++
+			if out.Verification == nil {
+				out.Verification = s.Verification
+			}
+		}
+	}
+	if verified > 1 {
+		notes.add("consumer.share.verification: the first worker's check (each checks the whole topic); %d workers checked", verified)
+	}
+	if len(acks) > 0 {
+		var err error
+		if out.AckLatency, err = MergeLatencies(acks); err != nil {
+			return nil, fmt.Errorf("ack latency: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// mergeCatchUps merges the catch-up of a late consume workload's
+// workers: partitions add up; the first partition caught up is the
+// earliest worker's, the last the latest's (when all did).
+func mergeCatchUps(cs []*CatchUp, notes *inexact) *CatchUp {
+	if len(cs) == 1 {
+		return cs[0]
+	}
+	out := &CatchUp{StartedAfterSeconds: cs[0].StartedAfterSeconds}
+	allCaught := true
+	for _, c := range cs {
+		out.StartedAfterSeconds = min(out.StartedAfterSeconds, c.StartedAfterSeconds)
+		out.Partitions += c.Partitions
+		out.PartitionsCaughtUp += c.PartitionsCaughtUp
+		out.Records += c.Records
+		out.LastRecords += c.LastRecords
+		if c.DrainSeconds > 0 && (out.DrainSeconds == 0 || c.DrainSeconds < out.DrainSeconds) {
+			out.DrainSeconds = c.DrainSeconds
+		}
+		if c.LastDrainSeconds == 0 {
+			allCaught = false
+		}
+		out.LastDrainSeconds = max(out.LastDrainSeconds, c.LastDrainSeconds)
+		out.ProducerAvgLatencyMs = max(out.ProducerAvgLatencyMs, c.ProducerAvgLatencyMs)
+		out.ProducerMaxLatencyMs = max(out.ProducerMaxLatencyMs, c.ProducerMaxLatencyMs)
+	}
+	if !allCaught {
+		out.LastDrainSeconds = 0
+	}
+	if out.DrainSeconds > 0 {
+		out.RecordsPerSec = float64(out.Records) / out.DrainSeconds
+	}
+	notes.add("catch_up: records and last_records summed over the workers, each counted to its own catch-up; records_per_sec over the earliest drain_seconds; producer_avg_latency_ms the highest worker's")
+	return out
+}
