@@ -50,6 +50,10 @@ type ConsumerSpec struct {
 	// Clients is the number of consumer clients, each with its own
 	// connections and goroutine (default 1).
 	Clients int
+	// Slice places these clients among a distributed workload's (a
+	// worker's share): directly assigned partitions are dealt among all
+	// of them. Zero: these are all.
+	Slice ClientSlice
 	// Records stops the run once this many records were consumed in total;
 	// 0 means no limit. The run counts exactly this many, even when the
 	// last poll returned more.

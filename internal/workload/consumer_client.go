@@ -112,7 +112,11 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 			opts = append(opts, kgo.ConsumeTopics(r.spec.Topics...))
 		}
 	default:
-		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, r.spec.Clients, i)))
+		all, at := r.spec.Clients, i
+		if sl := r.spec.Slice; sl.All > 0 {
+			all, at = sl.All, sl.First+i // a worker's share: dealt among every worker's clients
+		}
+		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, all, at)))
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
