@@ -112,11 +112,13 @@ func maxRateNote(m *result.MaxRate) string {
 		}
 	}
 	s += fmt.Sprintf("; after %d runs; limit: %s", len(m.Probes), m.Limit)
-	if m.LastMet > 0 {
-		s += fmt.Sprintf("; the SLO was last met at %.0f records/s", m.LastMet)
-	}
-	if m.FirstMissed > 0 {
-		s += fmt.Sprintf(" and first missed at %.0f", m.FirstMissed)
+	switch {
+	case m.LastMet > 0 && m.FirstMissed > 0:
+		s += fmt.Sprintf("; the SLO was last met at %.0f records/s and first missed at %.0f", m.LastMet, m.FirstMissed)
+	case m.LastMet > 0:
+		s += fmt.Sprintf("; the SLO was met up to %.0f records/s, the highest rate run", m.LastMet)
+	case m.FirstMissed > 0:
+		s += fmt.Sprintf("; the SLO was missed at every rate run, down to %.0f records/s", m.FirstMissed)
 	}
 	if m.FullSpeed > 0 {
 		s += fmt.Sprintf("; the warm-up reached %.0f records/s at full speed", m.FullSpeed)

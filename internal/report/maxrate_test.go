@@ -56,6 +56,10 @@ func TestMaxRateTable(t *testing.T) {
 			t.Errorf("note %q lacks %q", note, s)
 		}
 	}
+	none := &result.MaxRate{Percentile: "p99", LimitMs: 50, On: "publish", FirstMissed: 31, Limit: "cluster"}
+	if note := maxRateNote(none); !strings.Contains(note, "none confirmed") || !strings.Contains(note, "missed at every rate run, down to 31 records/s") {
+		t.Errorf("note %q: want none confirmed, missed down to 31", note)
+	}
 	if maxRateTable(&result.PlanRun{}) != nil {
 		t.Error("a table without a search")
 	}
