@@ -76,6 +76,7 @@ func runProducerPerf(ctx context.Context, args []string, st *state) error {
 	if err != nil {
 		return err
 	}
+	values = payload.ForBatches(values, pc.BatchSize) // letters that outlast a batch
 	for _, w := range pa.DeprecationWarnings() {
 		fmt.Fprintln(st.stdout, w) // where and how Apache 4.3 prints them
 	}

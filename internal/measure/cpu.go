@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,17 @@ func ProcessCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// maxRSS is getrusage's maximum resident set size in bytes: kilobytes on
+// Linux and most systems, bytes on macOS.
+func maxRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss)
+	}
+	return int64(ru.Maxrss) << 10
 }

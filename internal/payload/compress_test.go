@@ -67,6 +67,7 @@ func TestRandomCompressesLikeFreshLetters(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, batchBytes := range []int{16 << 10, 1 << 20} {
+			src := ForBatches(src, batchBytes) // as the producer's batch.size asks
 			ours := batch(batchBytes, func() []byte { return src.Value(0) })
 			fresh := batch(batchBytes, func() []byte {
 				v := make([]byte, size)

@@ -6,6 +6,7 @@ package payload
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
@@ -24,11 +25,26 @@ type Source interface {
 	Clone(seed uint64) Source
 }
 
-// streamBytes is the size of the random letters Random's values are cut
-// from: larger than any producer batch (a batch is compressed on its own),
-// so the values in one batch never share bytes and compress exactly like
-// fresh random letters, whatever the codec and batch size.
-const streamBytes = 32 << 20
+// minLetters is the least size of the random letters Random's values are
+// cut from. The letters must be larger than any producer batch (a batch is
+// compressed on its own), so that the values in one batch never share
+// bytes and compress exactly like fresh random letters, whatever the
+// codec: 1 MiB covers batches up to 512 KiB, and ForBatches makes them
+// larger for larger batches. They were 32 MiB for every run, which the
+// collector's GOGC=400 turned into some 160 MB of heap.
+const minLetters = 1 << 20
+
+// letterBytes is the size of the letters for values of size bytes in
+// batches of up to batch bytes: twice the larger, and at least minLetters.
+// The batch's share is rounded up to a power of two, so that clients of
+// neighbouring batch sizes share their letters.
+func letterBytes(size, batch int) int {
+	n := max(minLetters, 2*size)
+	if batch > 0 {
+		n = max(n, 1<<bits.Len(uint(2*batch-1)))
+	}
+	return n
+}
 
 // MaxRecordSize bounds the size Random and RandomRatio take: 1 GiB, past
 // what max.request.size can usefully be raised to (plans and the drop-in
@@ -39,8 +55,9 @@ const MaxRecordSize = 1 << 30
 // alphabet of the Apache tool's --record-size payloads, so that compression
 // ratios compare like for like. The Java tool fills every record with fresh
 // letters; kbench cuts consecutive windows from a buffer of random letters
-// made once (32 MiB, or twice the record size when larger), so no work is
-// done per record and no value is overwritten while franz-go holds it.
+// made once (1 MiB, or twice the record size, or the batch size given to
+// ForBatches, when larger), so no work is done per record and no value is
+// overwritten while franz-go holds it.
 //
 // The buffer is made when the first value is taken or the first clone
 // made, not by Random: a plan of thousands of scenarios is built and
@@ -50,9 +67,9 @@ const MaxRecordSize = 1 << 30
 // starts at its own place in it (from the seed given to Random or Clone).
 //
 // Only the first MiB is filled before the first value is returned; the
-// rest is filled in the background, and values wrap within what is filled
-// until it is all there. Filling 32 MiB took three quarters of the time
-// from process start to the first record sent.
+// rest of a larger buffer is filled in the background, and values wrap
+// within what is filled until it is all there. Filling 32 MiB took three
+// quarters of the time from process start to the first record sent.
 func Random(size int, seed uint64) (Source, error) {
 	return random(size, seed, 1)
 }
@@ -71,7 +88,7 @@ func random(size int, seed uint64, ratio float64) (*stream, error) {
 	if size > MaxRecordSize {
 		return nil, fmt.Errorf("record size %d is more than %d (1 GiB), the largest record kbench sends", size, MaxRecordSize)
 	}
-	k := letterKey{seed: seed, n: max(streamBytes, 2*size), ratio: ratio}
+	k := letterKey{seed: seed, n: letterBytes(size, 0), ratio: ratio}
 	if ratio < 1 || 2*size > firstFill {
 		// Its zeros are laid out for this size, or its first fill must
 		// hold two values.
@@ -114,7 +131,7 @@ func newLetterBuf(k letterKey) *letterBuf {
 	l.ready.Store(int64(first))
 	if first < k.n {
 		// Not joined, by intent: the fill is bounded (the rest of the
-		// buffer, at most 32 MiB here) and ends on its own; waiting for it
+		// buffer) and ends on its own; waiting for it
 		// would hold the first value until the whole buffer is filled.
 		// Readers wait on ready instead; leaktest ignores it.
 		go l.fillFrom(first, rng)
@@ -148,6 +165,25 @@ func RandomRatio(size int, ratio float64, seed uint64) (Source, error) {
 		return nil, fmt.Errorf("random ratio %v: use a number from 0 to 1", ratio)
 	}
 	return random(size, seed, ratio)
+}
+
+// ForBatches returns src with letters large enough for producer batches of
+// up to batchBytes bytes (kafka's batch.size, or the largest batch the
+// client builds), when src is Random's or RandomRatio's and its letters
+// are smaller; any other source is returned as it is. Call it before the
+// first value or clone: the letters are chosen then.
+func ForBatches(src Source, batchBytes int) Source {
+	s, ok := src.(*stream)
+	if !ok || s.letters != nil {
+		return src
+	}
+	n := letterBytes(s.size, min(batchBytes, MaxRecordSize))
+	if n <= s.key.n {
+		return src
+	}
+	k := s.key
+	k.n = n
+	return newStream(k, nil, s.size, s.seed)
 }
 
 // fillLetters fills buf with random letters A-Z, four per 64-bit random

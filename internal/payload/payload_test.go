@@ -17,10 +17,11 @@ func TestRandom(t *testing.T) {
 		size    int
 		wantBuf int
 	}{
-		{1, streamBytes},
-		{100, streamBytes},
-		{1 << 20, streamBytes},
-		{streamBytes, 2 * streamBytes},
+		{1, minLetters},
+		{100, minLetters},
+		{minLetters / 2, minLetters},
+		{1 << 20, 2 << 20},
+		{32 << 20, 64 << 20},
 	}
 	for _, tt := range tests {
 		src, err := Random(tt.size, 1)
@@ -102,6 +103,7 @@ func TestRandomWhileFilling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	src = ForBatches(src, 16<<20) // 32 MiB of letters: most filled in the background
 	st := src.(*stream)
 	if st.letters != nil {
 		t.Fatal("Random made its letters before the first value")
@@ -309,5 +311,38 @@ func TestRandomRatio(t *testing.T) {
 	}
 	if _, err := RandomRatio(100, 1.5, 1); err == nil {
 		t.Error("ratio 1.5 must be refused")
+	}
+}
+
+// TestForBatches: the letters are 1 MiB unless a record or the producer's
+// batches need more (a 32 MiB buffer for every run made the collector, at
+// GOGC=400, keep some 160 MB of heap); larger batches get letters of twice
+// their size, rounded up to a power of two so that neighbouring batch sizes
+// share them, and other sources pass through unchanged.
+func TestForBatches(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ size, batch, want int }{
+		{100, 16 << 10, minLetters},
+		{100, 512 << 10, minLetters},
+		{100, 1 << 20, 2 << 20},
+		{100, 1<<20 + 12, 4 << 20},
+		{3 << 20, 1 << 20, 6 << 20},
+	}
+	for _, tt := range tests {
+		src, err := Random(tt.size, 0x5eed11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := ForBatches(src, tt.batch).(*stream)
+		if st.key.n != tt.want {
+			t.Errorf("ForBatches(Random(%d), %d): %d bytes of letters, want %d", tt.size, tt.batch, st.key.n, tt.want)
+		}
+		if st.size != tt.size || st.seed != 0x5eed11 {
+			t.Errorf("ForBatches changed the size or seed: %d, %x", st.size, st.seed)
+		}
+	}
+	m := Monotonic(10)
+	if got := ForBatches(m, 1<<20); got != m {
+		t.Error("ForBatches changed a monotonic source")
 	}
 }

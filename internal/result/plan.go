@@ -173,6 +173,24 @@ type Repeat struct {
 	// Workload.Inexact).
 	Workers int      `json:"workers,omitempty"`
 	Inexact []string `json:"inexact,omitempty"`
+	// Process is what the kbench process used while the workloads ran.
+	Process *Process `json:"process,omitempty"`
+}
+
+// Process is what the kbench process used during a repeat: all of its
+// workloads and clients together (divide by the clients for a client's
+// share).
+type Process struct {
+	// CPUSeconds is its CPU time (user and system) while the workloads
+	// ran.
+	CPUSeconds float64 `json:"cpu_seconds"`
+	// PeakGoroutines is the most goroutines it had meanwhile (counted
+	// every 100 ms).
+	PeakGoroutines int `json:"peak_goroutines"`
+	// PeakRSSBytes is the most resident memory the process has held since
+	// it started, up to the repeat's end (VmHWM on Linux): the binary's
+	// touched pages included, and earlier repeats' peaks too.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Fault is one fault of a repeat. AtSeconds is from the workloads' start

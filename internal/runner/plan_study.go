@@ -322,6 +322,7 @@ func runRepeat(ctx context.Context, sc Scenario, index int) result.Repeat {
 		return rep
 	}
 	rep.SetupSeconds = out.Setup.Seconds()
+	rep.Process = &result.Process{CPUSeconds: out.CPU.Seconds(), PeakGoroutines: out.Goroutines, PeakRSSBytes: out.PeakRSS}
 	for _, w := range out.Workloads {
 		rw, err := workloadResult(out, w)
 		if err != nil && rep.Error == "" {

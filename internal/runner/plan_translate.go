@@ -280,7 +280,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, userr.New(err)
 	}
-	values := src.values
+	// Random letters must outlast a batch (batch.size) to compress as
+	// fresh ones do; they are only 1 MiB unless it asks for more.
+	values := payload.ForBatches(src.values, pc.BatchSize)
 	opts, err := pc.Opts(src.maxSize())
 	if err != nil {
 		return nil, nil, err

@@ -92,6 +92,11 @@ type Outcome struct {
 	// CPU is this process's CPU time (user and system) while the
 	// workloads ran.
 	CPU time.Duration
+	// Goroutines is the most goroutines the process had while the
+	// workloads ran, and PeakRSS the most resident memory it has held
+	// since it started (bytes): with CPU, what its clients cost.
+	Goroutines int
+	PeakRSS    int64
 }
 
 // WorkloadOutcome is what one workload measured; either part may be nil
@@ -176,6 +181,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		env.OnStall = wd.stalled
 	}
 	cpu0 := measure.ProcessCPU()
+	peak := measure.WatchPeak()
 	runs := make([]*running, len(sc.Workloads))
 	for i, w := range sc.Workloads {
 		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Spec.Kind(), Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late(), Format: w.Format}
@@ -240,6 +246,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	wg.Wait()
 	out.End = time.Now()
 	out.CPU = measure.ProcessCPU() - cpu0
+	out.Goroutines, out.PeakRSS = peak.Stop(), measure.PeakRSS()
 	for i, w := range sc.Workloads {
 		if w.EncodeFailures != nil {
 			out.Workloads[i].EncodeFailures, out.Workloads[i].EncodeError = w.EncodeFailures()

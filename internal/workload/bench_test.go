@@ -145,12 +145,11 @@ func BenchmarkRecordOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	c := &producerClient{
-		start:      time.Now(),
-		topic:      "t",
-		values:     values,
-		hist:       measure.NewHistogram(),
-		steadyHist: measure.NewHistogram(),
-		seenErr:    map[string]bool{},
+		start:   time.Now(),
+		topic:   "t",
+		values:  values,
+		hists:   newRunHists(true, false),
+		seenErr: map[string]bool{},
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -158,8 +157,9 @@ func BenchmarkRecordOverhead(b *testing.B) {
 		c.promise(c.prepare(int64(i), false), nil)
 	}
 	b.StopTimer()
-	if c.acked != int64(b.N) || c.hist.Count() != int64(b.N) {
-		b.Fatalf("acked %d, histogram %d, want %d", c.acked, c.hist.Count(), b.N)
+	c.publish(time.Since(c.start))
+	if c.acked != int64(b.N) || c.hists.lat.Count() != int64(b.N) {
+		b.Fatalf("acked %d, histogram %d, want %d", c.acked, c.hists.lat.Count(), b.N)
 	}
 }
 
@@ -203,12 +203,11 @@ func TestSendPathAllocations(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &producerClient{
-		start:      time.Now(),
-		topic:      "t",
-		values:     values,
-		hist:       measure.NewHistogram(),
-		steadyHist: measure.NewHistogram(),
-		seenErr:    map[string]bool{},
+		start:   time.Now(),
+		topic:   "t",
+		values:  values,
+		hists:   newRunHists(true, false),
+		seenErr: map[string]bool{},
 	}
 	c.promiseFn = c.promise
 	i := int64(0)

@@ -36,7 +36,7 @@ type consumerClient struct {
 	positions *positions // nil without ConsumerSpec.Lag
 
 	// poll loop
-	hist *measure.Histogram
+	hist *measure.Histogram // made on the first latency (latencyHist)
 	// fromHeader and fromTimestamp count the records whose latency came
 	// from kbench's send-time header and from their timestamp; backlog
 	// those sent before the run (not in the latency).
@@ -59,6 +59,16 @@ type consumerClient struct {
 	drained map[topicPartition]partitionCatchUp
 }
 
+// latencyHist is the client's latency histogram, made when the first
+// latency is recorded: 188 KB, which most of 1,000 consumers of a few
+// partitions never need. Poll loop only.
+func (c *consumerClient) latencyHist() *measure.Histogram {
+	if c.hist == nil {
+		c.hist = measure.NewHistogram()
+	}
+	return c.hist
+}
+
 type topicPartition struct {
 	topic     string
 	partition int32
@@ -74,9 +84,6 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	}
 	if r.spec.Decode != nil {
 		c.decode = r.spec.Decode(i)
-	}
-	if c.latency {
-		c.hist = measure.NewHistogram()
 	}
 	if r.spec.Processing != nil {
 		c.rng = rand.New(rand.NewPCG(uint64(i)+1, 0x9e3779b97f4a7c15))
@@ -256,7 +263,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							}
 						}
 						us := (nowNs - sent) / 1000
-						c.hist.Record(us) // a negative one is only counted
+						c.latencyHist().Record(us) // a negative one is only counted
 						if us >= 0 {
 							latSum += us
 							latMax = max(latMax, us)

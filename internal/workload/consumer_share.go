@@ -177,7 +177,7 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 					break
 				}
 				us := (polled.UnixNano() - sent) / 1000
-				c.hist.Record(us)
+				c.latencyHist().Record(us)
 				if us >= 0 {
 					latSum += us
 					latMax = max(latMax, us)

@@ -326,12 +326,18 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	if spec.IntervalHistograms {
 		delayHist = newIntervalHist(true)
 	}
+	delays := false
 	for _, c := range clients {
 		c.start = start
 		c.startNs = start.UnixNano()
 		c.ivHist, c.pubHist = ivHist, pubHist
 		c.pauses = pauses
 		c.onSchedule(spec.Balance, start, delayHist)
+		delays = delays || c.delays != nil
+	}
+	hists := newRunHists(spec.Warmup > 0 || spec.WarmupDuration > 0, delays)
+	for _, c := range clients {
+		c.hists = hists
 	}
 	stopBalance := func() {}
 	if spec.Balance != nil {
@@ -405,6 +411,7 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 			// (unresolved, below). The promise worker stops touching what
 			// collect reads; the result keeps everything else.
 			c.abandon()
+			c.flushHists() // what it completed since its last publish
 			continue
 		}
 		c.publish(time.Since(start))
@@ -460,10 +467,6 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		res.Acked += c.acked
 		res.Bytes += c.bytes
 		res.Failed += c.failed
-		res.Latency.Merge(c.hist)
-		if c.delays != nil {
-			mergeDelays(&res.SendDelay, c.delays.all)
-		}
 		res.BehindMax = max(res.BehindMax, c.behindMax)
 		res.Unresolved += c.unresolved
 		res.UnresolvedWait = max(res.UnresolvedWait, c.unresolvedWait)
@@ -478,10 +481,6 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		if res.Steady != nil {
 			res.Steady.Acked += c.steadyAcked
 			res.Steady.Bytes += c.steadyBytes
-			res.Steady.Latency.Merge(c.steadyHist)
-			if c.delays != nil {
-				mergeDelays(&res.Steady.SendDelay, c.delays.steady)
-			}
 		}
 		for k, v := range c.errs.Snapshot() {
 			res.Errors[k] += v
@@ -495,6 +494,14 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			res.NotSent += max(c.records-c.produced, 0)
 		case c.dueCap >= 0:
 			res.NotSent += max(c.dueCap-c.produced, 0)
+		}
+	}
+	if h := clients[0].hists; h != nil { // shared by the clients
+		res.Latency.Merge(h.lat)
+		mergeDelays(&res.SendDelay, h.delay)
+		if res.Steady != nil {
+			res.Steady.Latency.Merge(h.steady)
+			mergeDelays(&res.Steady.SendDelay, h.steadyDelay)
 		}
 	}
 	res.Plateaus = mergePlateaus(clients)

@@ -115,13 +115,13 @@ type producerClient struct {
 
 	// promise worker
 	pending       measure.WindowStats // not yet published to window
-	pendingLats   []int64             // latencies in pending, for ivHist
+	pendingLats   []int64             // latencies in pending, for ivHist and hists
+	pendingSteady []int64             // the steady ones among them, for hists
 	ivHist        *measure.IntervalHistogram
 	pubHist       *intervalHist // the workload's, for LatencyHistogram
+	hists         *runHists     // the run's, shared by its clients
 	steadyPending measure.WindowStats
 	published     time.Duration // when pending was last published, since start
-	hist          *measure.Histogram
-	steadyHist    *measure.Histogram
 	// delays measure the send delays (producer_delay.go); nil at an
 	// unlimited rate.
 	delays         *sendDelays
@@ -163,9 +163,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		stamp:       spec.StampSent,
 		end:         newEnding(),
 		headers:     spec.Headers[:len(spec.Headers):len(spec.Headers)], // an append copies
-		hist:        measure.NewHistogram(),
 		pendingLats: make([]int64, 0, publishEvery),
-		steadyHist:  measure.NewHistogram(),
 		seenErr:     map[string]bool{},
 	}
 	c.steadyFirstDue = -1 // none yet
@@ -479,7 +477,6 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 	c.lastAck = now
 	lat := (now - sl.sent).Microseconds()
 	size := len(r.Value)
-	c.hist.Record(lat)
 	addRecord(&c.pending, size, lat)
 	c.pendingLats = append(c.pendingLats, lat)
 	c.acked++
@@ -494,7 +491,7 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 			c.steadyFirstDue = due
 		}
 		c.steadyLastDue = max(c.steadyLastDue, due)
-		c.steadyHist.Record(lat)
+		c.pendingSteady = append(c.pendingSteady, lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
 		c.steadyBytes += int64(size)
@@ -533,10 +530,11 @@ func (c *producerClient) publish(now time.Duration) {
 		c.ivHist.RecordAll(c.pendingLats)
 		c.pubHist.recordAll(c.pendingLats)
 	}
+	c.flushHists()
 	if c.delays != nil {
 		c.delays.publish()
 	}
-	c.pendingLats = c.pendingLats[:0]
+	c.pendingLats, c.pendingSteady = c.pendingLats[:0], c.pendingSteady[:0]
 	c.pending, c.steadyPending = measure.WindowStats{}, measure.WindowStats{}
 	c.published = now
 	c.doneBytes.Store(c.completedBytes)

@@ -13,41 +13,39 @@ import (
 // interval's share reaches the reporter as the latency's does, in the
 // client's window and the workload's interval histogram, at each publish.
 type sendDelays struct {
-	all, steady *measure.Histogram  // the run's, and after the warm-up
-	pending     measure.WindowStats // not yet published (sum, max, count)
-	pendingUs   []int64             // their values, for iv
-	window      measure.Window      // published, taken by the reporter
-	iv          *intervalHist       // the workload's, shared by its clients
+	pending   measure.WindowStats // not yet published (sum, max, count)
+	pendingUs []int64             // their values, for iv and the run's histograms
+	// pendingSteadyUs are the steady ones among them.
+	pendingSteadyUs []int64
+	window          measure.Window // published, taken by the reporter
+	iv              *intervalHist  // the workload's, shared by its clients
 }
 
 // newSendDelays returns the delays of a client sharing iv; nil (nothing
 // measured) when the client has no schedule.
 func newSendDelays(iv *intervalHist) *sendDelays {
-	return &sendDelays{all: measure.NewHistogram(), steady: measure.NewHistogram(), iv: iv, pendingUs: make([]int64, 0, publishEvery)}
+	return &sendDelays{iv: iv, pendingUs: make([]int64, 0, publishEvery)}
 }
 
 // add records an acknowledged record's delay; steady when it counts in
 // steady state. Promise worker only.
 func (d *sendDelays) add(late time.Duration, steady bool) {
 	us := late.Microseconds()
-	d.all.Record(us)
+	d.pendingUs = append(d.pendingUs, us)
 	if steady {
-		d.steady.Record(us)
+		d.pendingSteadyUs = append(d.pendingSteadyUs, us)
 	}
 	d.pending.Count++
 	d.pending.LatCount++
 	d.pending.LatSumUs += us
 	d.pending.LatMaxUs = max(d.pending.LatMaxUs, us)
-	if d.iv != nil {
-		d.pendingUs = append(d.pendingUs, us)
-	}
 }
 
 // publish hands what was recorded since the last publish to the reporter.
 func (d *sendDelays) publish() {
 	d.window.AddStats(d.pending)
 	d.iv.recordAll(d.pendingUs)
-	d.pending, d.pendingUs = measure.WindowStats{}, d.pendingUs[:0]
+	d.pending, d.pendingUs, d.pendingSteadyUs = measure.WindowStats{}, d.pendingUs[:0], d.pendingSteadyUs[:0]
 }
 
 // mergeDelays adds a client's delays into the run's totals (nil: none).

@@ -41,34 +41,52 @@ func slotOf(r *kgo.Record) *slot { return (*slot)(unsafe.Pointer(r)) }
 // work.
 var slotPool = sync.Pool{New: func() any { return new(slot) }}
 
-// slabSize slots are allocated together and handed out in order, so that
+// Slots are allocated a slab at a time and handed out in order, so that
 // records sent one after another lie next to each other in memory. franz-go
 // writes a batch's records in the order they were sent; slots taken from a
 // pool were scattered over the heap, and reading each record's fields was
 // a cache miss (perf: most of franz-go's record-writing time at 1000 B).
-const slabSize = 1024
+//
+// A client's first slab has minSlab slots and each new one twice the last,
+// up to maxSlab: a client at 10 records/s cycles through two slabs of 16
+// and 32 slots (10 KB) where a fixed 1024 held 200 KB or more per client
+// (1,000 clients: 200 MB and more), while a fast one reaches maxSlab after
+// a few allocations. Slabs a client has not needed for a while are let go
+// (trim), so a burst (the first second, a slow broker) does not keep its
+// slabs for the rest of the run.
+const (
+	minSlab = 16
+	maxSlab = 1024
+	// trimEvery slabs taken, the free slabs that were never needed in
+	// between (the fewest seen free) are let go, but for slabSpare.
+	trimEvery = 64
+	slabSpare = 2
+)
 
 // slab is a block of slots. A slab goes back to its client's free list when
 // all of its slots have completed.
 type slab struct {
-	slots     [slabSize]slot
+	slots     []slot
 	completed int // written only by the client's promise worker
 }
 
 // slabs hands out slots in order, one slab at a time; the sending goroutine
 // takes and the promise worker returns, so the free list is locked (once
-// per slabSize records).
+// per slab).
 type slabs struct {
 	cur  *slab
 	next int
 
 	mu   sync.Mutex
-	free []*slab
+	free []*slab // most recently freed last
+	// grown is the size of the last slab made; taken counts the slabs
+	// taken since the last trim and low the fewest free slabs since.
+	grown, taken, low int
 }
 
 // take returns the next slot. Only the sending goroutine calls it.
 func (s *slabs) take() *slot {
-	if s.cur == nil || s.next == slabSize {
+	if s.cur == nil || s.next == len(s.cur.slots) {
 		s.cur, s.next = s.reuse(), 0
 	}
 	sl := &s.cur.slots[s.next]
@@ -79,17 +97,36 @@ func (s *slabs) take() *slot {
 func (s *slabs) reuse() *slab {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.taken++
+	if s.taken >= trimEvery {
+		s.trim()
+	}
 	if n := len(s.free); n > 0 {
 		b := s.free[n-1]
+		s.free[n-1] = nil
 		s.free = s.free[:n-1]
+		s.low = min(s.low, n-1)
 		b.completed = 0
 		return b
 	}
-	b := new(slab)
+	s.low = 0
+	s.grown = min(max(minSlab, 2*s.grown), maxSlab)
+	b := &slab{slots: make([]slot, s.grown)}
 	for i := range b.slots {
 		b.slots[i].slab = b
 	}
 	return b
+}
+
+// trim lets go of the least recently freed slabs that stayed free since
+// the last trim, keeping slabSpare of them. Called with mu held.
+func (s *slabs) trim() {
+	if drop := s.low - slabSpare; drop > 0 {
+		n := copy(s.free, s.free[drop:])
+		clear(s.free[n:])
+		s.free = s.free[:n]
+	}
+	s.taken, s.low = 0, len(s.free)
 }
 
 // release completes a slot; a virtual user's goes back to the pool. Only
@@ -101,7 +138,7 @@ func (s *slabs) release(sl *slot) {
 		return
 	}
 	b.completed++
-	if b.completed == slabSize {
+	if b.completed == len(b.slots) {
 		s.mu.Lock()
 		s.free = append(s.free, b)
 		s.mu.Unlock()
