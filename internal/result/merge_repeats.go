@@ -68,8 +68,29 @@ func MergeRepeats(reps []Repeat) (Repeat, error) {
 	var notes inexact
 	out.Faults = mergeFaults(reps, &notes)
 	out.Verification = mergeVerifications(reps, &notes)
+	out.Process = mergeProcess(reps)
 	out.Inexact = notes
 	return out, nil
+}
+
+// mergeProcess adds the workers' CPU and goroutines (every process's
+// count, at its own peak: an upper bound of the run's at any moment) and
+// keeps the largest resident memory of one worker (each is its own
+// machine's or container's). nil when no slice measured its process.
+func mergeProcess(reps []Repeat) *Process {
+	var out *Process
+	for _, r := range reps {
+		if r.Process == nil {
+			continue
+		}
+		if out == nil {
+			out = &Process{}
+		}
+		out.CPUSeconds += r.Process.CPUSeconds
+		out.PeakGoroutines += r.Process.PeakGoroutines
+		out.PeakRSSBytes = max(out.PeakRSSBytes, r.Process.PeakRSSBytes)
+	}
+	return out
 }
 
 // workloadPart is one worker's slice of a workload.

@@ -173,7 +173,9 @@ type Repeat struct {
 	// Workload.Inexact).
 	Workers int      `json:"workers,omitempty"`
 	Inexact []string `json:"inexact,omitempty"`
-	// Process is what the kbench process used while the workloads ran.
+	// Process is what the kbench process used while the workloads ran;
+	// merged from workers, CPU and goroutines summed over the processes,
+	// resident memory the largest one's.
 	Process *Process `json:"process,omitempty"`
 }
 
