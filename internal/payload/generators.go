@@ -46,7 +46,7 @@ var generators = map[string]generator{
 	"random_int":   randomIntGen,
 	"random_float": randomFloatGen,
 	"bool": {maxLen: fixed(5), render: func(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {
-		return strconv.AppendBool(buf, s.rng.IntN(2) == 1)
+		return strconv.AppendBool(buf, s.uint64n(2) == 1)
 	}},
 	"sequence": {
 		params: []GenParam{{Name: "_start", Kind: NumberParam, set: func(g *Generator, v ParamValue) { g.Start = int64(v.Number) }}},
@@ -236,7 +236,7 @@ var randomIntGen = generator{
 	maxLen: fixed(20),
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 		lo, hi := int64(g.Min), int64(g.Max)
-		return strconv.AppendInt(buf, lo+s.rng.Int64N(hi-lo+1), 10)
+		return strconv.AppendInt(buf, lo+int64(s.uint64n(uint64(hi-lo+1))), 10)
 	},
 }
 
@@ -246,7 +246,7 @@ var randomFloatGen = generator{
 	check:    minAboveMax,
 	maxLen:   fixed(24),
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
-		return strconv.AppendFloat(buf, g.Min+s.rng.Float64()*(g.Max-g.Min), 'f', -1, 64)
+		return strconv.AppendFloat(buf, g.Min+s.float64()*(g.Max-g.Min), 'f', -1, 64)
 	},
 }
 
@@ -274,7 +274,7 @@ var oneOfGen = generator{
 		return n
 	},
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
-		x := s.rng.Float64()
+		x := s.float64()
 		for k, c := range g.cumWeights {
 			if x < c || k == len(g.cumWeights)-1 {
 				return append(buf, g.Values[k]...)
@@ -303,26 +303,34 @@ func cumulative(g Generator) []float64 {
 }
 
 // renderUUID writes a version 4 uuid (RFC 9562) from ChaCha8, as k6's
-// uuid generator.
+// uuid generator, quoted: 38 bytes written in place, two hex digits per
+// byte from a table.
 func renderUUID(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {
 	a, b := s.rng.Uint64(), s.rng.Uint64()
 	a = a&^(0xf<<12) | 0x4<<12 // version 4
 	b = b&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	buf = append(buf, '"')
-	for k := 0; k < 16; k++ {
-		var x byte
-		if k < 8 {
-			x = byte(a >> (56 - 8*k))
-		} else {
-			x = byte(b >> (56 - 8*(k-8)))
-		}
-		if k == 4 || k == 6 || k == 8 || k == 10 {
-			buf = append(buf, '-')
-		}
-		buf = append(buf, hex[x>>4], hex[x&0xf])
+	start := len(buf)
+	buf = grow(buf, 38)
+	u := (*[38]byte)(buf[start:])
+	u[0], u[9], u[14], u[19], u[24], u[37] = '"', '-', '-', '-', '-', '"'
+	// Where each of the 16 bytes' two digits go.
+	at := [16]uint8{1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35}
+	for k := 0; k < 8; k++ {
+		x := hexPairs[byte(a>>(56-8*k))]
+		u[at[k]], u[at[k]+1] = x[0], x[1]
+		y := hexPairs[byte(b>>(56-8*k))]
+		u[at[k+8]], u[at[k+8]+1] = y[0], y[1]
 	}
-	return append(buf, '"')
+	return buf
 }
+
+// hexPairs are every byte's two lower-case hex digits.
+var hexPairs = func() (t [256][2]byte) {
+	for i := range t {
+		t[i] = [2]byte{hex[i>>4], hex[i&0xf]}
+	}
+	return t
+}()
 
 func renderNow(_ *templateSource, buf []byte, g *compiledGen, _ int64, now time.Time) []byte {
 	switch g.Format {
