@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -199,13 +200,13 @@ func quotedLength(g Generator) int { return g.Length + 2 }
 
 func renderString(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 	buf = append(buf, '"')
-	buf = s.appendRandom(buf, g.Length, alnum)
+	buf = s.appendRandom(buf, g.Length, alnumChars)
 	return append(buf, '"')
 }
 
 func renderLetters(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 	buf = append(buf, '"')
-	buf = s.appendRandom(buf, g.Length, letters)
+	buf = s.appendRandom(buf, g.Length, letterChars)
 	return append(buf, '"')
 }
 
@@ -303,8 +304,8 @@ func cumulative(g Generator) []float64 {
 }
 
 // renderUUID writes a version 4 uuid (RFC 9562) from ChaCha8, as k6's
-// uuid generator, quoted: 38 bytes written in place, two hex digits per
-// byte from a table.
+// uuid generator, quoted: 38 bytes written in place, eight hex digits at a
+// time (hex8).
 func renderUUID(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {
 	a, b := s.rng.Uint64(), s.rng.Uint64()
 	a = a&^(0xf<<12) | 0x4<<12 // version 4
@@ -312,25 +313,31 @@ func renderUUID(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.T
 	start := len(buf)
 	buf = grow(buf, 38)
 	u := (*[38]byte)(buf[start:])
+	var d [32]byte // the 32 digits
+	binary.BigEndian.PutUint64(d[0:], hex8(uint32(a>>32)))
+	binary.BigEndian.PutUint64(d[8:], hex8(uint32(a)))
+	binary.BigEndian.PutUint64(d[16:], hex8(uint32(b>>32)))
+	binary.BigEndian.PutUint64(d[24:], hex8(uint32(b)))
 	u[0], u[9], u[14], u[19], u[24], u[37] = '"', '-', '-', '-', '-', '"'
-	// Where each of the 16 bytes' two digits go.
-	at := [16]uint8{1, 3, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 29, 31, 33, 35}
-	for k := 0; k < 8; k++ {
-		x := hexPairs[byte(a>>(56-8*k))]
-		u[at[k]], u[at[k]+1] = x[0], x[1]
-		y := hexPairs[byte(b>>(56-8*k))]
-		u[at[k+8]], u[at[k+8]+1] = y[0], y[1]
-	}
+	copy(u[1:9], d[0:8])
+	copy(u[10:14], d[8:12])
+	copy(u[15:19], d[12:16])
+	copy(u[20:24], d[16:20])
+	copy(u[25:37], d[20:32])
 	return buf
 }
 
-// hexPairs are every byte's two lower-case hex digits.
-var hexPairs = func() (t [256][2]byte) {
-	for i := range t {
-		t[i] = [2]byte{hex[i>>4], hex[i&0xf]}
-	}
-	return t
-}()
+// hex8 is x's eight lower-case hex digits, the first in the top byte:
+// each nibble spread to a byte of its own, then '0' added, and 'a'-'0'-10
+// more to the nibbles of 10 and above.
+func hex8(x uint32) uint64 {
+	v := uint64(x)
+	v = (v<<16 | v) & 0x0000ffff0000ffff
+	v = (v<<8 | v) & 0x00ff00ff00ff00ff
+	v = (v<<4 | v) & 0x0f0f0f0f0f0f0f0f
+	letters := (v + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return v + 0x3030303030303030 + letters*('a'-'0'-10)
+}
 
 func renderNow(_ *templateSource, buf []byte, g *compiledGen, _ int64, now time.Time) []byte {
 	switch g.Format {

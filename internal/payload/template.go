@@ -252,33 +252,48 @@ func (s *templateSource) AppendValue(dst []byte, i int64, now time.Time) []byte 
 const (
 	alnum   = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	hex     = "0123456789abcdef"
 )
 
-// appendRandom appends n characters drawn from alphabet, four per 64-bit
-// random number (16 bits each, scaled to the alphabet: a bias under
-// len(alphabet)/65536), a quarter of the random draws of one per character.
-func (s *templateSource) appendRandom(buf []byte, n int, alphabet string) []byte {
+// alphabet is the characters random strings are drawn from, in a table
+// that a byte indexes without a bounds check.
+type alphabet struct {
+	size  uint32
+	chars [256]byte
+}
+
+func newAlphabet(chars string) *alphabet {
+	a := &alphabet{size: uint32(len(chars))}
+	copy(a.chars[:], chars)
+	return a
+}
+
+var (
+	alnumChars  = newAlphabet(alnum)
+	letterChars = newAlphabet(letters)
+)
+
+// appendRandom appends n characters drawn from a, eight per 64-bit random
+// number: each character is the integer part of the number times the
+// alphabet's size, the fraction left the number for the next. The eighth
+// character of a number still rests on 22 random bits, a bias under
+// 62/2^22 (four characters of 16 bits each, as before, had up to 62/2^16),
+// and a random string takes an eighth of a draw per character.
+func (s *templateSource) appendRandom(buf []byte, n int, a *alphabet) []byte {
 	if n <= 0 {
 		return buf
 	}
-	size := uint32(len(alphabet))
 	start := len(buf)
 	buf = grow(buf, n)
 	out := buf[start:]
-	k := 0
-	for ; k+4 <= len(out); k += 4 {
+	size := uint64(a.size)
+	for len(out) > 0 {
 		x := s.rng.Uint64()
-		out[k] = alphabet[(uint32(x)&0xffff)*size>>16]
-		out[k+1] = alphabet[(uint32(x>>16)&0xffff)*size>>16]
-		out[k+2] = alphabet[(uint32(x>>32)&0xffff)*size>>16]
-		out[k+3] = alphabet[(uint32(x>>48)&0xffff)*size>>16]
-	}
-	if k < len(out) {
-		x := s.rng.Uint64()
-		for j := 0; k < len(out); j, k = j+1, k+1 {
-			out[k] = alphabet[(uint32(x>>(16*j))&0xffff)*size>>16]
+		m := min(len(out), 8)
+		for j := range out[:m] {
+			hi, lo := bits.Mul64(x, size)
+			out[j], x = a.chars[byte(hi)], lo
 		}
+		out = out[m:]
 	}
 	return buf
 }

@@ -1,7 +1,9 @@
 package payload
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -216,6 +218,19 @@ func BenchmarkValue(b *testing.B) {
 			b.ReportMetric(float64(n)/float64(b.N), "B/value")
 		})
 	}
+	// A producer's rendering: into its buffer, at its clock reading.
+	b.Run("template-append", func(b *testing.B) {
+		r := tmpl.Clone(1).(Renderer)
+		buf := make([]byte, 0, r.MaxSize())
+		now := time.Now()
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := measure.ProcessCPU()
+		for i := 0; i < b.N; i++ {
+			buf = r.AppendValue(buf[:0], int64(i), now)
+		}
+		b.ReportMetric(float64((measure.ProcessCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	})
 }
 
 func TestTemplateFaker(t *testing.T) {
@@ -306,6 +321,47 @@ func TestTemplateAppendValue(t *testing.T) {
 		cut := strings.LastIndex(string(va), `"timestamp":`)
 		if string(va[:cut]) != string(vb[:cut]) || string(vb[cut:]) != `"timestamp":1795911287688}` {
 			t.Fatalf("record %d: %s, Value gave %s", i, vb, va)
+		}
+	}
+}
+
+func TestHex8(t *testing.T) {
+	for _, x := range []uint32{0, 1, 9, 10, 15, 0x12345678, 0x9abcdef0, 0xffffffff, 0xa0b0c0d0} {
+		var got [8]byte
+		binary.BigEndian.PutUint64(got[:], hex8(x))
+		if want := fmt.Sprintf("%08x", x); string(got[:]) != want {
+			t.Fatalf("hex8(%#x) = %s, want %s", x, got, want)
+		}
+	}
+}
+
+// TestRandomStringUniform: every character of random_string's alphabet
+// comes up as often as the others, at each of the eight places a random
+// number's characters take (a chi-square test, 61 degrees of freedom:
+// 100 is beyond the 0.1% tail).
+func TestRandomStringUniform(t *testing.T) {
+	src, err := CompileTemplate(Template{Kind: KindGenerator, Gen: Generator{Type: "random_string", Length: 40}}, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts [8][256]int
+	n := 0
+	for i := int64(0); i < 25000; i++ {
+		v := src.Value(i)
+		for j, c := range v[1 : len(v)-1] {
+			counts[j%8][c]++
+		}
+		n += 40
+	}
+	want := float64(n) / 8 / float64(len(alnum))
+	for place := range counts {
+		chi := 0.0
+		for _, c := range []byte(alnum) {
+			d := float64(counts[place][c]) - want
+			chi += d * d / want
+		}
+		if chi > 100 {
+			t.Errorf("place %d of 8: chi-square %.1f over %d characters", place, chi, n/8)
 		}
 	}
 }
