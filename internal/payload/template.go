@@ -97,6 +97,10 @@ type templateSource struct {
 	clock   bool            // a generator renders the record's time
 	chunk   []byte          // Value's: values are cut from its free capacity
 	chunks  int             // how many Value has made
+	// ms is the last epoch_millis rendered, msText[:msDigits] its digits.
+	ms       int64
+	msText   [20]byte
+	msDigits int
 }
 
 // Value's chunks start at firstChunk bytes and double up to chunkBytes (or

@@ -323,6 +323,13 @@ func TestTemplateAppendValue(t *testing.T) {
 			t.Fatalf("record %d: %s, Value gave %s", i, vb, va)
 		}
 	}
+	// The millisecond's digits are kept: the next millisecond's replace them.
+	for _, ms := range []int64{1795911287689, 1795911287689, 999, 1795911287690} {
+		v := r.AppendValue(nil, 0, time.UnixMilli(ms))
+		if want := fmt.Sprintf(`"timestamp":%d}`, ms); !strings.HasSuffix(string(v), want) {
+			t.Fatalf("at %d ms: %s", ms, v)
+		}
+	}
 }
 
 func TestHex8(t *testing.T) {
