@@ -1,6 +1,7 @@
 package payload
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -46,7 +47,7 @@ var generators = map[string]generator{
 	"random_int":   randomIntGen,
 	"random_float": randomFloatGen,
 	"bool": {maxLen: fixed(5), render: func(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {
-		return strconv.AppendBool(buf, s.rng.IntN(2) == 1)
+		return strconv.AppendBool(buf, s.uint64n(2) == 1)
 	}},
 	"sequence": {
 		params: []GenParam{{Name: "_start", Kind: NumberParam, set: func(g *Generator, v ParamValue) { g.Start = int64(v.Number) }}},
@@ -60,6 +61,11 @@ var generators = map[string]generator{
 		params:   []GenParam{{Name: "_format", Kind: ChoiceParam, Choices: NowFormats, set: func(g *Generator, v ParamValue) { g.Format = v.Text }}},
 		defaults: func(g *Generator) { g.Format = "epoch_millis" },
 		maxLen:   fixed(40), render: renderNow, clock: true,
+		prepare: func(c *compiledGen) {
+			if c.Format == "epoch_millis" {
+				c.render = renderMillis
+			}
+		},
 	},
 }
 
@@ -199,13 +205,13 @@ func quotedLength(g Generator) int { return g.Length + 2 }
 
 func renderString(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 	buf = append(buf, '"')
-	buf = s.appendRandom(buf, g.Length, alnum)
+	buf = s.appendRandom(buf, g.Length, alnumChars)
 	return append(buf, '"')
 }
 
 func renderLetters(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 	buf = append(buf, '"')
-	buf = s.appendRandom(buf, g.Length, letters)
+	buf = s.appendRandom(buf, g.Length, letterChars)
 	return append(buf, '"')
 }
 
@@ -236,7 +242,7 @@ var randomIntGen = generator{
 	maxLen: fixed(20),
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
 		lo, hi := int64(g.Min), int64(g.Max)
-		return strconv.AppendInt(buf, lo+s.rng.Int64N(hi-lo+1), 10)
+		return strconv.AppendInt(buf, lo+int64(s.uint64n(uint64(hi-lo+1))), 10)
 	},
 }
 
@@ -246,7 +252,7 @@ var randomFloatGen = generator{
 	check:    minAboveMax,
 	maxLen:   fixed(24),
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
-		return strconv.AppendFloat(buf, g.Min+s.rng.Float64()*(g.Max-g.Min), 'f', -1, 64)
+		return strconv.AppendFloat(buf, g.Min+s.float64()*(g.Max-g.Min), 'f', -1, 64)
 	},
 }
 
@@ -274,7 +280,7 @@ var oneOfGen = generator{
 		return n
 	},
 	render: func(s *templateSource, buf []byte, g *compiledGen, _ int64, _ time.Time) []byte {
-		x := s.rng.Float64()
+		x := s.float64()
 		for k, c := range g.cumWeights {
 			if x < c || k == len(g.cumWeights)-1 {
 				return append(buf, g.Values[k]...)
@@ -303,25 +309,39 @@ func cumulative(g Generator) []float64 {
 }
 
 // renderUUID writes a version 4 uuid (RFC 9562) from ChaCha8, as k6's
-// uuid generator.
+// uuid generator, quoted: 38 bytes written in place, eight hex digits at a
+// time (hex8).
 func renderUUID(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {
 	a, b := s.rng.Uint64(), s.rng.Uint64()
 	a = a&^(0xf<<12) | 0x4<<12 // version 4
 	b = b&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	buf = append(buf, '"')
-	for k := 0; k < 16; k++ {
-		var x byte
-		if k < 8 {
-			x = byte(a >> (56 - 8*k))
-		} else {
-			x = byte(b >> (56 - 8*(k-8)))
-		}
-		if k == 4 || k == 6 || k == 8 || k == 10 {
-			buf = append(buf, '-')
-		}
-		buf = append(buf, hex[x>>4], hex[x&0xf])
-	}
-	return append(buf, '"')
+	start := len(buf)
+	buf = grow(buf, 38)
+	u := (*[38]byte)(buf[start:])
+	var d [32]byte // the 32 digits
+	binary.BigEndian.PutUint64(d[0:], hex8(uint32(a>>32)))
+	binary.BigEndian.PutUint64(d[8:], hex8(uint32(a)))
+	binary.BigEndian.PutUint64(d[16:], hex8(uint32(b>>32)))
+	binary.BigEndian.PutUint64(d[24:], hex8(uint32(b)))
+	u[0], u[9], u[14], u[19], u[24], u[37] = '"', '-', '-', '-', '-', '"'
+	copy(u[1:9], d[0:8])
+	copy(u[10:14], d[8:12])
+	copy(u[15:19], d[12:16])
+	copy(u[20:24], d[16:20])
+	copy(u[25:37], d[20:32])
+	return buf
+}
+
+// hex8 is x's eight lower-case hex digits, the first in the top byte:
+// each nibble spread to a byte of its own, then '0' added, and 'a'-'0'-10
+// more to the nibbles of 10 and above.
+func hex8(x uint32) uint64 {
+	v := uint64(x)
+	v = (v<<16 | v) & 0x0000ffff0000ffff
+	v = (v<<8 | v) & 0x00ff00ff00ff00ff
+	v = (v<<4 | v) & 0x0f0f0f0f0f0f0f0f
+	letters := (v + 0x0606060606060606) >> 4 & 0x0101010101010101
+	return v + 0x3030303030303030 + letters*('a'-'0'-10)
 }
 
 func renderNow(_ *templateSource, buf []byte, g *compiledGen, _ int64, now time.Time) []byte {
@@ -336,4 +356,14 @@ func renderNow(_ *templateSource, buf []byte, g *compiledGen, _ int64, now time.
 		return append(buf, '"')
 	}
 	return strconv.AppendInt(buf, now.UnixMilli(), 10)
+}
+
+// renderMillis is now's epoch_millis: the digits change once a millisecond,
+// so the source keeps the last ones (thousands of records a millisecond
+// copy them instead of formatting 13 digits each).
+func renderMillis(s *templateSource, buf []byte, _ *compiledGen, _ int64, now time.Time) []byte {
+	if ms := now.UnixMilli(); ms != s.ms || s.msDigits == 0 {
+		s.ms, s.msDigits = ms, len(strconv.AppendInt(s.msText[:0], ms, 10))
+	}
+	return append(buf, s.msText[:s.msDigits]...)
 }

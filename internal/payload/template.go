@@ -2,6 +2,7 @@ package payload
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -68,17 +69,48 @@ type compiledGen struct {
 	clock      bool // renders the record's time
 }
 
-// templateSource renders one value per record into a buffer of its own:
-// franz-go holds values until acknowledged, so each is a fresh slice (the
-// one allocation per record).
+// Renderer is a Source that renders every value (a template): a producer
+// that reads the clock for each record anyway, and can reuse a value's
+// bytes once the record completes, renders into its own buffers at its
+// own clock reading instead of calling Value.
+type Renderer interface {
+	Source
+	// AppendValue appends record i's value to dst, with now as the time
+	// the now generator renders; it allocates only when dst has fewer
+	// than MaxSize bytes free (or a faker value runs long).
+	AppendValue(dst []byte, i int64, now time.Time) []byte
+}
+
+// templateSource renders one value per record. franz-go holds values until
+// acknowledged, so Value cuts each from a chunk of its own (one allocation
+// per few hundred records) that no later value overwrites;
+// AppendValue renders into the caller's buffer (the producer's slabs,
+// reused once their records complete). Everything rendering touches is
+// the source's own (its random stream, its faker, its chunk): clients
+// render without sharing a lock or a random source.
 type templateSource struct {
 	pieces  []piece
 	maxSize int
-	rng     *rand.Rand // ChaCha8: uuids and strings from a cryptographically strong stream
+	rng     *rand.ChaCha8 // uuids and strings from a cryptographically strong stream
 	seed    uint64
 	faker   *gofakeit.Faker // made when a faker generator is used
-	fakes   bool
+	clock   bool            // a generator renders the record's time
+	chunk   []byte          // Value's: values are cut from its free capacity
+	chunks  int             // how many Value has made
+	// ms is the last epoch_millis rendered, msText[:msDigits] its digits.
+	ms       int64
+	msText   [20]byte
+	msDigits int
 }
+
+// Value's chunks start at firstChunk bytes and double up to chunkBytes (or
+// are a value's MaxSize, when larger): a virtual user, one of up to
+// 100,000 with a source each, that sends a record now and then holds
+// little.
+const (
+	firstChunk = 4 << 10
+	chunkBytes = 64 << 10
+)
 
 // CompileTemplate checks and compiles t. seed makes the random parts
 // reproducible (now is the clock, always): give a fresh one (NewSeed) for
@@ -88,9 +120,13 @@ func CompileTemplate(t Template, seed uint64) (Source, error) {
 	if err := compile(t, &pieces); err != nil {
 		return nil, err
 	}
-	// Merge adjacent static pieces: fewer steps per record.
+	// Merge adjacent static pieces, constants included: fewer steps per
+	// record.
 	var merged []piece
 	for _, p := range pieces {
+		if p.gen != nil && p.gen.Type == "constant" {
+			p = piece{static: []byte(p.gen.Values[0])}
+		}
 		if n := len(merged); n > 0 && p.gen == nil && merged[n-1].gen == nil {
 			merged[n-1].static = append(merged[n-1].static, p.static...)
 			continue
@@ -108,12 +144,12 @@ func CompileTemplate(t Template, seed uint64) (Source, error) {
 }
 
 func newTemplateSource(pieces []piece, size int, seed uint64) *templateSource {
-	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: rand.New(chacha(seed))}
+	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: chacha(seed)}
 	for _, p := range pieces {
 		if p.gen != nil && p.gen.faker != nil && s.faker == nil {
-			s.fakes = true
 			s.faker = gofakeit.NewFaker(chacha(Mix(seed, 0x66616b6572)), false) // one goroutine per source: no lock
 		}
+		s.clock = s.clock || p.gen != nil && p.gen.clock
 	}
 	return s
 }
@@ -183,41 +219,117 @@ func compileGen(g Generator) (*compiledGen, error) {
 	return c, nil
 }
 
+// Value renders record i into the free end of the source's chunk; the
+// slice returned ends at its own length, so the next value, cut after it,
+// cannot reach it.
 func (s *templateSource) Value(i int64) []byte {
-	buf := make([]byte, 0, s.maxSize)
-	now := time.Time{}
-	for _, p := range s.pieces {
+	if cap(s.chunk)-len(s.chunk) < s.maxSize {
+		s.chunk = make([]byte, 0, max(min(firstChunk<<s.chunks, chunkBytes), s.maxSize))
+		s.chunks = min(s.chunks+1, 8)
+	}
+	var now time.Time
+	if s.clock {
+		now = time.Now()
+	}
+	n := len(s.chunk)
+	v := s.AppendValue(s.chunk[n:n:cap(s.chunk)], i, now)
+	if cap(v) == cap(s.chunk)-n {
+		s.chunk = s.chunk[:n+len(v)]
+	} // else it outgrew the chunk (a long faker value): a slice of its own
+	return v[:len(v):len(v)]
+}
+
+// AppendValue is Renderer's: the pieces in order, static bytes copied,
+// generators rendered in place.
+func (s *templateSource) AppendValue(dst []byte, i int64, now time.Time) []byte {
+	for k := range s.pieces {
+		p := &s.pieces[k]
 		if p.gen == nil {
-			buf = append(buf, p.static...)
+			dst = append(dst, p.static...)
 			continue
 		}
-		if p.gen.clock && now.IsZero() {
-			now = time.Now()
-		}
-		buf = p.gen.render(s, buf, p.gen, i, now)
+		dst = p.gen.render(s, dst, p.gen, i, now)
 	}
-	return buf
+	return dst
 }
 
 const (
 	alnum   = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	hex     = "0123456789abcdef"
 )
 
-// appendRandom appends n characters drawn from alphabet, four per 64-bit
-// random number (16 bits each, scaled to the alphabet: a bias under
-// len(alphabet)/65536), a quarter of the random draws of one per character.
-func (s *templateSource) appendRandom(buf []byte, n int, alphabet string) []byte {
-	size := uint32(len(alphabet))
-	for n > 0 {
+// alphabet is the characters random strings are drawn from, in a table
+// that a byte indexes without a bounds check.
+type alphabet struct {
+	size  uint32
+	chars [256]byte
+}
+
+func newAlphabet(chars string) *alphabet {
+	a := &alphabet{size: uint32(len(chars))}
+	copy(a.chars[:], chars)
+	return a
+}
+
+var (
+	alnumChars  = newAlphabet(alnum)
+	letterChars = newAlphabet(letters)
+)
+
+// appendRandom appends n characters drawn from a, eight per 64-bit random
+// number: each character is the integer part of the number times the
+// alphabet's size, the fraction left the number for the next. The eighth
+// character of a number still rests on 22 random bits, a bias under
+// 62/2^22 (four characters of 16 bits each, as before, had up to 62/2^16),
+// and a random string takes an eighth of a draw per character.
+func (s *templateSource) appendRandom(buf []byte, n int, a *alphabet) []byte {
+	if n <= 0 {
+		return buf
+	}
+	start := len(buf)
+	buf = grow(buf, n)
+	out := buf[start:]
+	size := uint64(a.size)
+	for len(out) > 0 {
 		x := s.rng.Uint64()
-		for j := 0; j < 4 && n > 0; j++ {
-			buf = append(buf, alphabet[(uint32(x>>(16*j))&0xffff)*size>>16])
-			n--
+		m := min(len(out), 8)
+		for j := range out[:m] {
+			hi, lo := bits.Mul64(x, size)
+			out[j], x = a.chars[byte(hi)], lo
 		}
+		out = out[m:]
 	}
 	return buf
+}
+
+// grow extends buf by n bytes, to be written.
+func grow(buf []byte, n int) []byte {
+	if cap(buf)-len(buf) < n {
+		buf = append(buf[:cap(buf)], make([]byte, len(buf)+n-cap(buf))...)[:len(buf)]
+	}
+	return buf[:len(buf)+n]
+}
+
+// uint64n is a uniform number in [0, n), n > 0, drawn as math/rand/v2's
+// Rand.Uint64N draws it (the same values for the same stream), without
+// the interface call of a rand.Rand.
+func (s *templateSource) uint64n(n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return s.rng.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(s.rng.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.rng.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// float64 is a uniform number in [0, 1), as math/rand/v2's Rand.Float64.
+func (s *templateSource) float64() float64 {
+	return float64(s.rng.Uint64()<<11>>11) / (1 << 53)
 }
 
 func (s *templateSource) MaxSize() int { return s.maxSize }
@@ -229,6 +341,8 @@ func (s *templateSource) MaxSize() int { return s.maxSize }
 func (s *templateSource) Clone(seed uint64) Source {
 	return newTemplateSource(s.pieces, s.maxSize, Mix(s.seed, seed))
 }
+
+var _ Renderer = (*templateSource)(nil)
 
 // rawSource renders a template for a key or a header: as JSON, except
 // that a template that is a single string gives the string's characters

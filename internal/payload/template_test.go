@@ -1,11 +1,15 @@
 package payload
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kbench/kbench/internal/measure"
 )
 
 // studyTemplate is the virtual-users study's message, as its k6 plan
@@ -177,6 +181,58 @@ func BenchmarkTemplateStudyMessage(b *testing.B) {
 	}
 }
 
+// studyMeanSize is the study message's mean rendered size in bytes (a
+// 13-digit epoch_millis, a value of 0-100): what bench/template.sh sets
+// the fixed-size values to.
+const studyMeanSize = 153
+
+// BenchmarkValue compares the study message (bench/template.sh's) with
+// fixed-size values of its mean size: the work per value a producer does
+// for each.
+func BenchmarkValue(b *testing.B) {
+	tmpl, err := CompileTemplate(studyTemplate(), 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fixed, err := Random(studyMeanSize, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		src  Source
+	}{{"fixed-size", fixed}, {"template", tmpl}} {
+		b.Run(c.name, func(b *testing.B) {
+			src := c.src.Clone(1)
+			src.Value(0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			n := 0
+			cpu := measure.ProcessCPU()
+			for i := 0; i < b.N; i++ {
+				n += len(src.Value(int64(i)))
+			}
+			// CPU time, garbage collection included, tells more than
+			// ns/op on a loaded machine.
+			b.ReportMetric(float64((measure.ProcessCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(n)/float64(b.N), "B/value")
+		})
+	}
+	// A producer's rendering: into its buffer, at its clock reading.
+	b.Run("template-append", func(b *testing.B) {
+		r := tmpl.Clone(1).(Renderer)
+		buf := make([]byte, 0, r.MaxSize())
+		now := time.Now()
+		b.ReportAllocs()
+		b.ResetTimer()
+		cpu := measure.ProcessCPU()
+		for i := 0; i < b.N; i++ {
+			buf = r.AppendValue(buf[:0], int64(i), now)
+		}
+		b.ReportMetric(float64((measure.ProcessCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	})
+}
+
 func TestTemplateFaker(t *testing.T) {
 	gen := func(g Generator) Template { return Template{Kind: KindGenerator, Gen: g} }
 	tmpl := Template{Kind: KindObject, Fields: []TemplateField{
@@ -206,5 +262,113 @@ func TestTemplateFaker(t *testing.T) {
 	}
 	if _, ok := FakerParams("email"); !ok || len(FakerNames()) < 100 {
 		t.Fatalf("faker catalogue: %d names", len(FakerNames()))
+	}
+}
+
+// TestTemplateValuesKept: Value cuts values from chunks of its own; each
+// stays as rendered while later ones are (franz-go holds them until
+// acknowledged), and none can be appended into the next.
+func TestTemplateValuesKept(t *testing.T) {
+	gen := func(g Generator) Template { return Template{Kind: KindGenerator, Gen: g} }
+	for name, tmpl := range map[string]Template{
+		"study": studyTemplate(),
+		// Values past MaxSize (2 paragraphs of 8 sentences of 20 words):
+		// slices of their own.
+		"faker": {Kind: KindObject, Fields: []TemplateField{{"s", gen(Generator{Type: "faker.loremipsumparagraph", Params: map[string]string{
+			"_paragraphcount": "2", "_sentencecount": "8", "_wordcount": "20", "_paragraphseparator": " "}})}}},
+	} {
+		src, err := CompileTemplate(tmpl, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vals, kept [][]byte
+		long := 0
+		for i := int64(0); i < 3000; i++ {
+			v := src.Value(i)
+			if len(v) > src.MaxSize() {
+				long++
+			}
+			if cap(v) != len(v) {
+				t.Fatalf("%s: record %d: %d bytes with capacity %d", name, i, len(v), cap(v))
+			}
+			vals, kept = append(vals, v), append(kept, append([]byte(nil), v...))
+		}
+		if name == "faker" && long == 0 {
+			t.Fatal("faker: no value past MaxSize")
+		}
+		for i := range vals {
+			if string(vals[i]) != string(kept[i]) {
+				t.Fatalf("%s: record %d changed: %s, rendered %s", name, i, vals[i], kept[i])
+			}
+		}
+	}
+}
+
+// TestTemplateAppendValue: a producer's rendering (AppendValue, into its
+// buffer, at its clock reading) gives Value's records.
+func TestTemplateAppendValue(t *testing.T) {
+	a, _ := CompileTemplate(studyTemplate(), 9)
+	b, _ := CompileTemplate(studyTemplate(), 9)
+	r := b.(Renderer)
+	now := time.UnixMilli(1795911287688)
+	buf := make([]byte, 0, 4096)
+	for i := int64(0); i < 100; i++ {
+		va := a.Value(i)
+		vb := r.AppendValue(buf[:0], i, now)
+		if &vb[0] != &buf[:1][0] {
+			t.Fatal("AppendValue did not render into the buffer given")
+		}
+		cut := strings.LastIndex(string(va), `"timestamp":`)
+		if string(va[:cut]) != string(vb[:cut]) || string(vb[cut:]) != `"timestamp":1795911287688}` {
+			t.Fatalf("record %d: %s, Value gave %s", i, vb, va)
+		}
+	}
+	// The millisecond's digits are kept: the next millisecond's replace them.
+	for _, ms := range []int64{1795911287689, 1795911287689, 999, 1795911287690} {
+		v := r.AppendValue(nil, 0, time.UnixMilli(ms))
+		if want := fmt.Sprintf(`"timestamp":%d}`, ms); !strings.HasSuffix(string(v), want) {
+			t.Fatalf("at %d ms: %s", ms, v)
+		}
+	}
+}
+
+func TestHex8(t *testing.T) {
+	for _, x := range []uint32{0, 1, 9, 10, 15, 0x12345678, 0x9abcdef0, 0xffffffff, 0xa0b0c0d0} {
+		var got [8]byte
+		binary.BigEndian.PutUint64(got[:], hex8(x))
+		if want := fmt.Sprintf("%08x", x); string(got[:]) != want {
+			t.Fatalf("hex8(%#x) = %s, want %s", x, got, want)
+		}
+	}
+}
+
+// TestRandomStringUniform: every character of random_string's alphabet
+// comes up as often as the others, at each of the eight places a random
+// number's characters take (a chi-square test, 61 degrees of freedom:
+// 100 is beyond the 0.1% tail).
+func TestRandomStringUniform(t *testing.T) {
+	src, err := CompileTemplate(Template{Kind: KindGenerator, Gen: Generator{Type: "random_string", Length: 40}}, 11)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counts [8][256]int
+	n := 0
+	for i := int64(0); i < 25000; i++ {
+		v := src.Value(i)
+		for j, c := range v[1 : len(v)-1] {
+			counts[j%8][c]++
+		}
+		n += 40
+	}
+	want := float64(n) / 8 / float64(len(alnum))
+	for place := range counts {
+		chi := 0.0
+		for _, c := range []byte(alnum) {
+			d := float64(counts[place][c]) - want
+			chi += d * d / want
+		}
+		if chi > 100 {
+			t.Errorf("place %d of 8: chi-square %.1f over %d characters", place, chi, n/8)
+		}
 	}
 }

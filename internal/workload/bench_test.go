@@ -163,6 +163,58 @@ func BenchmarkRecordOverhead(b *testing.B) {
 	}
 }
 
+// BenchmarkRecordValues is BenchmarkRecordOverhead with the virtual-users
+// study's JSON template (bench/template.sh's) against fixed-size values of
+// its mean rendered size (153 B): what rendering adds to kbench's
+// per-record work, without the network.
+func BenchmarkRecordValues(b *testing.B) {
+	tmpl := studyValues(b)
+	fixed, err := payload.Random(153, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []struct {
+		name   string
+		values payload.Source
+	}{{"fixed-size", fixed}, {"template", tmpl}} {
+		b.Run(v.name, func(b *testing.B) {
+			c := &producerClient{
+				start:   time.Now(),
+				topic:   "t",
+				values:  v.values.Clone(1),
+				hists:   newRunHists(true, false),
+				seenErr: map[string]bool{},
+			}
+			c.render, _ = c.values.(payload.Renderer)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := measure.ProcessCPU()
+			for i := 0; i < b.N; i++ {
+				c.promise(c.prepare(int64(i), false), nil)
+			}
+			b.ReportMetric(float64((measure.ProcessCPU()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// studyValues are the virtual-users study's JSON message (bench/template.sh's).
+func studyValues(tb testing.TB) payload.Source {
+	gen := func(g payload.Generator) payload.Template {
+		return payload.Template{Kind: payload.KindGenerator, Gen: g}
+	}
+	tmpl, err := payload.CompileTemplate(payload.Template{Kind: payload.KindObject, Fields: []payload.TemplateField{
+		{Name: "id", Value: gen(payload.Generator{Type: "uuid"})},
+		{Name: "name", Value: gen(payload.Generator{Type: "constant", Values: []string{`"name"`}})},
+		{Name: "description", Value: gen(payload.Generator{Type: "random_string", Length: 40})},
+		{Name: "value", Value: gen(payload.Generator{Type: "random_int", Min: 0, Max: 100})},
+		{Name: "timestamp", Value: gen(payload.Generator{Type: "now", Format: "epoch_millis"})},
+	}}, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tmpl
+}
+
 // bareSink keeps benchmark records on the heap, as Produce makes them escape.
 var bareSink *kgo.Record
 
@@ -197,27 +249,38 @@ var promiseSink func(*kgo.Record, error)
 // the hot path); the client now makes it once. The per-record work of
 // kbench's own code (prepare, the callback handed to Produce, promise)
 // must allocate nothing.
+//
+// A template's values are rendered into the slabs' own buffers, reused
+// with them: no allocation per record either (they allocated one each).
 func TestSendPathAllocations(t *testing.T) {
-	values, err := payload.Random(100, 1)
+	fixed, err := payload.Random(100, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &producerClient{
-		start:   time.Now(),
-		topic:   "t",
-		values:  values,
-		hists:   newRunHists(true, false),
-		seenErr: map[string]bool{},
-	}
-	c.promiseFn = c.promise
-	i := int64(0)
-	allocs := testing.AllocsPerRun(10000, func() {
-		r := c.prepare(i, false)
-		i++
-		promiseSink = c.promiseFn
-		promiseSink(r, nil)
-	})
-	if allocs != 0 {
-		t.Fatalf("%.2f allocations per record on the send path, want 0", allocs)
+	for _, v := range []struct {
+		name   string
+		values payload.Source
+	}{{"fixed-size", fixed}, {"template", studyValues(t)}} {
+		t.Run(v.name, func(t *testing.T) {
+			c := &producerClient{
+				start:   time.Now(),
+				topic:   "t",
+				values:  v.values,
+				hists:   newRunHists(true, false),
+				seenErr: map[string]bool{},
+			}
+			c.render, _ = c.values.(payload.Renderer)
+			c.promiseFn = c.promise
+			i := int64(0)
+			allocs := testing.AllocsPerRun(10000, func() {
+				r := c.prepare(i, false)
+				i++
+				promiseSink = c.promiseFn
+				promiseSink(r, nil)
+			})
+			if allocs != 0 {
+				t.Fatalf("%.2f allocations per record on the send path, want 0", allocs)
+			}
+		})
 	}
 }

@@ -57,6 +57,7 @@ type producerClient struct {
 	ramp    *load.VURamp
 	pacer   load.Pacer
 	values  payload.Source
+	render  payload.Renderer // values when rendered per record (a template): into the slabs, at the record's clock reading
 	keys    *payload.Keys
 	tx      txn // transactions: when to commit, what commits took
 	onError func(string, error)
@@ -167,6 +168,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		seenErr:     map[string]bool{},
 	}
 	c.steadyFirstDue = -1 // none yet
+	c.render, _ = c.values.(payload.Renderer)
 	if spec.Keys != nil {
 		c.keys = spec.Keys.Clone(uint64(i) + 1)
 	}
@@ -314,18 +316,26 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 // (BenchmarkRecordOverhead measures it together with promise).
 func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	sl := c.slabs.take()
-	sl.rec = kgo.Record{Topic: c.topic, Value: c.values.Value(i*c.clients + c.index), Headers: c.headers}
+	// Latency counts from the earlier of the intended and the actual send
+	// time: a late record owns its delay (no coordinated omission), and one
+	// sent early within the pacer's burst is not credited for it. One
+	// monotonic clock read; the record's Kafka timestamp, and a template's
+	// now, derive from it.
+	sent := time.Since(c.start)
+	var value []byte
+	if c.render != nil {
+		value = c.slabs.render(c.render, i*c.clients+c.index, time.Unix(0, c.startNs+int64(sent)))
+	} else {
+		value = c.values.Value(i*c.clients + c.index)
+	}
+	sl.rec = kgo.Record{Topic: c.topic, Value: value, Headers: c.headers}
 	r := &sl.rec
 	if c.keys != nil {
 		r.Key = c.keys.Key()
 	}
 	c.recordParts.fill(r, i*c.clients+c.index)
 	sl.done = nil
-	// Latency counts from the earlier of the intended and the actual send
-	// time: a late record owns its delay (no coordinated omission), and one
-	// sent early within the pacer's burst is not credited for it. One
-	// monotonic clock read; the record's Kafka timestamp derives from it.
-	sl.sent = time.Since(c.start)
+	sl.sent = sent
 	sl.late = 0
 	if intended {
 		due := c.pacer.Due(i) + c.shift

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/payload"
 )
 
 // due is when the record was meant to be sent (the actual send at an
@@ -68,7 +70,17 @@ const (
 type slab struct {
 	slots     []slot
 	completed int // written only by the client's promise worker
+	// values holds its records' rendered values (a template's), one after
+	// another; franz-go is done with them once every slot has completed,
+	// so they are rendered over when the slab is reused. Made on the
+	// slab's first rendered value.
+	values []byte
 }
+
+// slabValueBytes bounds a slab's values per slot: a value of a
+// template's MaxSize up to 1 KiB per slot fits; past it, the values that
+// find no room are allocated one by one.
+const slabValueBytes = 1 << 10
 
 // slabs hands out slots in order, one slab at a time; the sending goroutine
 // takes and the promise worker returns, so the free list is locked (once
@@ -76,6 +88,8 @@ type slab struct {
 type slabs struct {
 	cur  *slab
 	next int
+	// used is how much of cur's values are taken.
+	used int
 
 	mu   sync.Mutex
 	free []*slab // most recently freed last
@@ -87,11 +101,31 @@ type slabs struct {
 // take returns the next slot. Only the sending goroutine calls it.
 func (s *slabs) take() *slot {
 	if s.cur == nil || s.next == len(s.cur.slots) {
-		s.cur, s.next = s.reuse(), 0
+		s.cur, s.next, s.used = s.reuse(), 0, 0
 	}
 	sl := &s.cur.slots[s.next]
 	s.next++
 	return sl
+}
+
+// render renders record i of r into the values of the slab the last slot
+// was taken from (take first), as at now: no allocation per record, and
+// none at all once the client's slabs are made. A value that finds no
+// room there gets a slice of its own.
+func (s *slabs) render(r payload.Renderer, i int64, now time.Time) []byte {
+	b, maxSize := s.cur, r.MaxSize()
+	if b.values == nil {
+		b.values = make([]byte, len(b.slots)*min(maxSize, slabValueBytes))
+	}
+	free := b.values[s.used:]
+	if len(free) < maxSize {
+		return r.AppendValue(make([]byte, 0, maxSize), i, now)
+	}
+	v := r.AppendValue(free[:0], i, now)
+	if cap(v) == len(free) {
+		s.used += len(v)
+	} // else it outgrew its room (a long faker value): a slice of its own
+	return v[:len(v):len(v)] // an append to it cannot reach the next value
 }
 
 func (s *slabs) reuse() *slab {

@@ -1,6 +1,12 @@
 package workload
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/payload"
+)
 
 // TestSlabsGrowWithNeed: regression: every producer client cut its slots
 // from 1024-slot slabs (200 KB each), so 1,000 clients at 10 records/s
@@ -48,4 +54,60 @@ func TestSlabsGrowWithNeed(t *testing.T) {
 	if n := len(fast.free); n > slabSpare+1 {
 		t.Errorf("%d free slabs kept after the burst's %d were unused for %d slabs taken", n, burst, 2*trimEvery)
 	}
+}
+
+// TestSlabValues: values rendered into a slab stay as rendered while their
+// records are in flight (no value overlaps another, none can be appended
+// into the next), and a slab's values are rendered over only once all its
+// records completed.
+func TestSlabValues(t *testing.T) {
+	r, ok := studyValues(t).(payload.Renderer)
+	if !ok {
+		t.Fatal("a template renders: it must be a payload.Renderer")
+	}
+	var s slabs
+	type sent struct {
+		sl   *slot
+		want []byte
+	}
+	var inFlight []sent
+	now := time.Now()
+	for i := int64(0); i < 3*maxSlab+10; i++ {
+		sl := s.take()
+		v := s.render(r, i, now)
+		if cap(v) != len(v) {
+			t.Fatalf("record %d: value of %d bytes has capacity %d: an append would write over the next", i, len(v), cap(v))
+		}
+		sl.rec.Value = v
+		inFlight = append(inFlight, sent{sl, bytes.Clone(v)})
+	}
+	check := func() {
+		t.Helper()
+		for i, f := range inFlight {
+			if !bytes.Equal(f.sl.rec.Value, f.want) {
+				t.Fatalf("record %d changed in flight: %s, rendered %s", i, f.sl.rec.Value, f.want)
+			}
+		}
+	}
+	check()
+	// The first slab completes; the next slabs' records are still in
+	// flight while it is rendered over.
+	first := inFlight[0].sl.slab
+	n := len(first.slots)
+	for _, f := range inFlight[:n] {
+		s.release(f.sl)
+	}
+	inFlight = inFlight[n:]
+	for k := 0; s.cur != first; k++ {
+		if k > 3*maxSlab {
+			t.Fatal("the completed slab was not reused")
+		}
+		s.take()
+		s.render(r, int64(k), now)
+	}
+	for k := 1; k < n; k++ { // render over the whole reused slab
+		s.take()
+		s.render(r, int64(k), now)
+	}
+	check()
 }
