@@ -182,18 +182,53 @@ const maxSeriesEncoding = 16 << 10
 // until SetExact restores them. A damaged encoding is an error.
 func DecodeSeries(s string) (*SeriesHistogram, error) {
 	h := &SeriesHistogram{}
+	if _, err := h.addBuckets(s, true); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// AddEncoded adds an encoding's buckets into h, and the exact statistics
+// recorded beside it (Merge, without a histogram decoded per part: merging
+// a thousand workers' series made one per interval and worker). count
+// must be what the buckets hold. After an error h is partly added to.
+func (h *SeriesHistogram) AddEncoded(s string, count, sum, lo, hi int64) error {
+	held, err := h.addBuckets(s, false)
+	if err != nil {
+		return err
+	}
+	if held != count {
+		return fmt.Errorf("interval histogram holds %d values but its count is %d", held, count)
+	}
+	if count == 0 {
+		return nil
+	}
+	if h.count == 0 || lo < h.min {
+		h.min = lo
+	}
+	h.max = max(h.max, hi)
+	h.count += count
+	h.sum += sum
+	return nil
+}
+
+// addBuckets adds the buckets encoded in s to h and returns how many
+// values they hold; approx also takes the statistics from the buckets
+// (DecodeSeries, until SetExact).
+func (h *SeriesHistogram) addBuckets(s string, approx bool) (int64, error) {
+	var held int64
 	if s == "" {
-		return h, nil
+		return 0, nil
 	}
 	if len(s) > maxSeriesEncoding {
-		return nil, fmt.Errorf("decode interval histogram: %d bytes, more than %d", len(s), maxSeriesEncoding)
+		return held, fmt.Errorf("decode interval histogram: %d bytes, more than %d", len(s), maxSeriesEncoding)
 	}
 	b, err := base64.RawStdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("decode interval histogram: not base64: %w", err)
+		return held, fmt.Errorf("decode interval histogram: not base64: %w", err)
 	}
 	if len(b) == 0 || b[0] != seriesFormat {
-		return nil, fmt.Errorf("decode interval histogram: not format %d", seriesFormat)
+		return held, fmt.Errorf("decode interval histogram: not format %d", seriesFormat)
 	}
 	b = b[1:]
 	next := 0
@@ -208,36 +243,39 @@ func DecodeSeries(s string) (*SeriesHistogram, error) {
 	for len(b) > 0 {
 		gap, err := uvarint()
 		if err != nil {
-			return nil, fmt.Errorf("decode interval histogram: %w", err)
+			return held, fmt.Errorf("decode interval histogram: %w", err)
 		}
 		run, err := uvarint()
 		if err != nil {
-			return nil, fmt.Errorf("decode interval histogram: %w", err)
+			return held, fmt.Errorf("decode interval histogram: %w", err)
 		}
 		if gap > uint64(seriesMaxIndex) || run == 0 || run > uint64(seriesMaxIndex) || next+int(gap)+int(run) > seriesMaxIndex+1 {
-			return nil, fmt.Errorf("decode interval histogram: buckets beyond %d µs", MaxLatencyMicros)
+			return held, fmt.Errorf("decode interval histogram: buckets beyond %d µs", MaxLatencyMicros)
 		}
 		i := next + int(gap)
 		var n int64
 		for k := range int(run) {
 			d, w := binary.Varint(b)
 			if w <= 0 {
-				return nil, errors.New("decode interval histogram: truncated")
+				return held, errors.New("decode interval histogram: truncated")
 			}
 			b = b[w:]
 			if n += d; n <= 0 || n > 1<<53 {
-				return nil, fmt.Errorf("decode interval histogram: count %d in a run", n)
+				return held, fmt.Errorf("decode interval histogram: count %d in a run", n)
 			}
 			h.add(i+k, n)
-			v := seriesValue(i + k)
-			if h.count == 0 {
-				h.min = v
+			held += n
+			if approx {
+				v := seriesValue(i + k)
+				if h.count == 0 {
+					h.min = v
+				}
+				h.max = v
+				h.count += n
+				h.sum += n * v
 			}
-			h.max = v
-			h.count += n
-			h.sum += n * v
 		}
 		next = i + int(run)
 	}
-	return h, nil
+	return held, nil
 }

@@ -85,3 +85,32 @@ func TestSeriesHistogramMergeIsExact(t *testing.T) {
 		t.Errorf("merged %d/%d/%d/%d, whole %d/%d/%d/%d", a.Count(), a.Sum(), a.Min(), a.Max(), whole.Count(), whole.Sum(), whole.Min(), whole.Max())
 	}
 }
+
+// TestSeriesAddEncodedIsMerge: adding encodings with their exact
+// statistics equals decoding and merging them; a count the buckets do not
+// hold is an error.
+func TestSeriesAddEncodedIsMerge(t *testing.T) {
+	var parts []*SeriesHistogram
+	for p := range 3 {
+		h := NewSeriesHistogram()
+		for v := range 1000 * p { // part 0 is empty
+			h.Record(int64(v*v%100_000 + p))
+		}
+		parts = append(parts, h)
+	}
+	merged, added := NewSeriesHistogram(), NewSeriesHistogram()
+	for _, h := range parts {
+		merged.Merge(h)
+		if err := added.AddEncoded(h.Encode(), h.Count(), h.Sum(), h.Min(), h.Max()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if added.Encode() != merged.Encode() || added.Count() != merged.Count() || added.Sum() != merged.Sum() ||
+		added.Min() != merged.Min() || added.Max() != merged.Max() || added.Quantile(0.99) != merged.Quantile(0.99) {
+		t.Errorf("added %d/%d/%d/%d, merged %d/%d/%d/%d", added.Count(), added.Sum(), added.Min(), added.Max(),
+			merged.Count(), merged.Sum(), merged.Min(), merged.Max())
+	}
+	if err := NewSeriesHistogram().AddEncoded(parts[1].Encode(), parts[1].Count()+1, 0, 0, 0); err == nil {
+		t.Error("a count off by one was added")
+	}
+}

@@ -297,15 +297,13 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 // MergeLatencies merges latencies exactly: their histograms for the
 // percentiles, their exact count, sum, min and max for the rest.
 func MergeLatencies(ls []*Latency) (*Latency, error) {
-	total := measure.NewHistogram()
+	var total measure.HistogramSum // straight from the encodings: no histogram decoded per part
 	for _, l := range ls {
-		h, err := l.Decode()
-		if err != nil {
+		if err := total.Add(l.Histogram, l.Count, l.Sum, l.Min, l.Max, l.OverRange, l.Negative); err != nil {
 			return nil, err
 		}
-		total.Merge(h)
 	}
-	out, err := LatencyOf(total)
+	out, err := LatencyOf(total.Histogram())
 	if err != nil {
 		return nil, err
 	}

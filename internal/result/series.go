@@ -145,17 +145,19 @@ func mergeIntervals(ps []Interval) (Interval, error) {
 			}
 			*h.n++
 		}
-		h, err := iv.latencyHistogram()
-		if err != nil {
-			return Interval{}, err
-		}
+		has := iv.LatencyHistogram != ""
 		switch {
-		case h != nil:
-			lat.Merge(h)
+		case has:
+			// Straight from the encoding: no histogram per part.
+			if err := lat.AddEncoded(iv.LatencyHistogram, iv.LatencyCount, iv.LatencySumUs, iv.LatencyMinUs, iv.LatencyMaxUs); err != nil {
+				return Interval{}, err
+			}
+		case iv.LatencyCount != 0:
+			return Interval{}, fmt.Errorf("no histogram but latency_count is %d", iv.LatencyCount)
 		case iv.hasLatency():
 			bound = true
 		}
-		if h != nil || iv.hasLatency() {
+		if has || iv.hasLatency() {
 			// The columns of every part, for an upper bound.
 			boundAvg += iv.AvgLatencyMs * float64(iv.Records)
 			boundRecs += iv.Records
