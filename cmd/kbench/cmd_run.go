@@ -25,7 +25,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -95,7 +95,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 			// benchmark setting (main) let it reach 5 times its live heap.
 			debug.SetGCPercent(100)
 		}
-		warnings, err := runner.CheckPlan(p, scenarios)
+		warnings, err := study.CheckPlan(p, scenarios)
 		for _, w := range warnings {
 			fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
 		}
@@ -178,7 +178,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	partial := &partialWrites{w: st.stderr}
-	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
+	doc, runErr := study.RunPlan(ctx, p, scenarios, study.PlanOptions{
 		Progress:   view,
 		Observer:   observers,
 		Version:    version,
@@ -341,7 +341,7 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
 			total += est * time.Duration(p.Repeat)
 		} else if probe, ok := searchProbe(sc); ok {
-			line += fmt.Sprintf(": a rate search, 3 to %d probes of %s each", runner.MaxProbes+2, probe)
+			line += fmt.Sprintf(": a rate search, 3 to %d probes of %s each", study.MaxProbes+2, probe)
 			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"
@@ -407,8 +407,8 @@ func searchProbe(sc plan.Scenario) (time.Duration, bool) {
 
 // planLocalCluster starts the local cluster a plan asks for (cluster.local)
 // and stops it when the plan ends.
-func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.LocalCluster, error) {
-	return func(ctx context.Context, l plan.Local) (*runner.LocalCluster, error) {
+func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.LocalCluster, error) {
+	return func(ctx context.Context, l plan.Local) (*study.LocalCluster, error) {
 		brokers := max(l.Brokers, 1)
 		fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this plan\n", orDefault(l.Version, cluster.DefaultVersion), brokers)
 		opts := append(clusterOpts(st),
@@ -448,7 +448,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 
@@ -486,8 +486,8 @@ func namedCluster(st *state, pc plan.Cluster) (*cluster.Cluster, error) {
 // planNamedCluster opens the running local cluster a plan names
 // (cluster.name), as `kbench cluster up` left it; the plan leaves it
 // running.
-func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.LocalCluster, error) {
-	return func(ctx context.Context, pc plan.Cluster) (*runner.LocalCluster, error) {
+func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*study.LocalCluster, error) {
+	return func(ctx context.Context, pc plan.Cluster) (*study.LocalCluster, error) {
 		c, err := namedCluster(st, pc)
 		if err != nil {
 			return nil, err
@@ -509,7 +509,7 @@ func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.Lo
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 

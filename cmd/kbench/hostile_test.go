@@ -15,7 +15,7 @@ import (
 
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -370,7 +370,7 @@ func TestReportCutOffRun(t *testing.T) {
 		StartedAt: time.Unix(0, 0).UTC(), EndedAt: time.Unix(1, 0).UTC(),
 		Workloads: []result.Workload{{Name: "p", Type: "produce", Producer: &result.Producer{Records: 1}}}}}}
 	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
-	doc.Status = runner.StatusRunning
+	doc.Status = study.StatusRunning
 	doc.Plan = &result.PlanRun{Name: "cut", Repeat: 2, Scenarios: []result.Scenario{sc}}
 	must(t, result.Write(filepath.Join(dir, "result.json"), doc))
 	// A lock file left by the killed run, which no process holds.
