@@ -178,7 +178,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	partial := &partialWrites{w: st.stderr}
-	doc, runErr := study.RunPlan(ctx, p, scenarios, study.PlanOptions{
+	doc, runErr := study.Run(ctx, p, scenarios, study.Options{
 		Progress:   view,
 		Observer:   observers,
 		Version:    version,

@@ -111,7 +111,7 @@ workloads:
 	reg["tick"] = buildTick
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard, not a measurement
 	defer cancel()
-	doc, err := RunPlan(ctx, p, scs, PlanOptions{kinds: reg})
+	doc, err := Run(ctx, p, scs, Options{kinds: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

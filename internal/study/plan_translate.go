@@ -34,7 +34,7 @@ type build struct {
 	kinds    map[string]kindBuilder // nil: kinds()
 	stall    func(workload string, s measure.Stall)
 	observer observe.Observer
-	abort    context.Context // PlanOptions.Abort
+	abort    context.Context // Options.Abort
 	warnings []string
 	notes    []string // what kbench set for the user (profiles), said before the run
 	seen     map[string]bool

@@ -88,9 +88,9 @@ func TestSchemaFormatsThroughARealRegistry(t *testing.T) {
 			scs, _ := p.Scenarios()
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
 			defer cancel()
-			doc, err := RunPlan(ctx, p, scs, PlanOptions{})
+			doc, err := Run(ctx, p, scs, Options{})
 			if err != nil {
-				t.Fatalf("RunPlan: %v", err)
+				t.Fatalf("Run: %v", err)
 			}
 			reg := doc.Plan.SchemaRegistry
 			if reg == nil || len(reg.Subjects) != 1 || reg.Subjects[0].Subject != topic+"-value" || reg.ColdRequests == 0 {

@@ -79,7 +79,7 @@ workloads:
 			scs, _ := p.Scenarios()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_, err = RunPlan(ctx, p, scs, PlanOptions{})
+			_, err = Run(ctx, p, scs, Options{})
 			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.words) || !strings.Contains(err.Error(), "before sending") {
 				t.Fatalf("err = %v, want %v naming %s", err, tc.want, tc.words)
 			}
@@ -171,7 +171,7 @@ workloads:
 	scs, _ := p.Scenarios()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	doc, err := RunPlan(ctx, p, scs, PlanOptions{})
+	doc, err := Run(ctx, p, scs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
