@@ -35,9 +35,10 @@ type Options struct {
 	kinds map[string]kindBuilder
 	// Observer, if set, follows the run live.
 	Observer observe.Observer
-	// OnRepeat, if set, is called after every repeat with the document so
-	// far, so the caller can write partial results as they come.
-	OnRepeat func(*result.Document)
+	// Folder, if set, is written after every repeat with the document so
+	// far, so a crash or kill keeps what was measured (the caller writes it
+	// once more with Folder.Final).
+	Folder *Folder
 	// Abort, if set, ends the producers' waits at once when done (a second
 	// Ctrl-C after the first cancelled ctx).
 	Abort context.Context

@@ -47,7 +47,7 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 }
 
 // repeatAll runs every repeat of every scenario into doc, written after
-// each (Options.OnRepeat), and returns the first failure. Once the cluster
+// each (Options.Folder), and returns the first failure. Once the cluster
 // is known unreachable, the rest are skipped with the reason.
 func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 	prog := newProgress(s.opt.Progress, len(s.scenarios), s.p.Repeat)
@@ -82,8 +82,8 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 			}
 			rsc.Thresholds = checkThresholds(&s.scenarios[i], rsc)
 			// Written after every repeat: a crash or kill keeps what was measured.
-			if s.opt.OnRepeat != nil {
-				s.opt.OnRepeat(doc)
+			if s.opt.Folder != nil {
+				s.opt.Folder.between(doc)
 			}
 			if ctx.Err() != nil {
 				return firstErr
