@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -112,7 +113,7 @@ func TestOMBWorkloads(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkOMBResult(t, out, doc, held, src.Plan.OMB)
-			renderOMBCharts(t, filepath.Join(out, "omb-result.json"), ombRun(src.Plan.OMB).Workload)
+			renderOMBCharts(t, filepath.Join(out, "omb-result.json"), study.OMBRun(src.Plan.OMB).Workload)
 			if a, b := readFile(t, extra), readFile(t, filepath.Join(out, "omb-result.json")); a != b {
 				t.Errorf("--omb-result wrote another file than omb-result.json")
 			}

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/plan"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -65,7 +65,7 @@ func runPlanFromOMB(st *state, path string, o fromOMBOptions) error {
 	if err != nil {
 		return err
 	}
-	warnings, err := runner.CheckPlan(omb.Plan, scenarios)
+	warnings, err := study.CheckPlan(omb.Plan, scenarios)
 	for _, w := range warnings {
 		fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
 	}

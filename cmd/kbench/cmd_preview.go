@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kbench/kbench/internal/plan"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -34,8 +34,8 @@ func newPreviewCmd(st *state) *cobra.Command {
 				return userr.Errorf("--scenario %d: the plan has scenarios 1 to %d", scenario, len(scs))
 			}
 			sc := &scs[scenario-1]
-			seed := runner.RunSeed(p)
-			recs, order, err := runner.Preview(p, sc, workload, n, seed)
+			seed := study.RunSeed(p)
+			recs, order, err := study.Preview(p, sc, workload, n, seed)
 			if err != nil {
 				return err
 			}

@@ -11,7 +11,7 @@ import (
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -79,7 +79,7 @@ func resultPath(arg string) (dir, path string, err error) {
 // holds only between repeats, and no process holds the results folder.
 // The reports then say "cut off", with the repeats that were finished.
 func cutOff(dir string, doc *result.Document) {
-	if doc.Status != runner.StatusRunning || outfile.Held(dir) {
+	if doc.Status != study.StatusRunning || outfile.Held(dir) {
 		return
 	}
 	doc.Status = "cut off"

@@ -4,10 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -20,12 +17,10 @@ import (
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
 	"github.com/kbench/kbench/internal/observe"
-	"github.com/kbench/kbench/internal/ombresult"
-	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/units"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -95,7 +90,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 			// benchmark setting (main) let it reach 5 times its live heap.
 			debug.SetGCPercent(100)
 		}
-		warnings, err := runner.CheckPlan(p, scenarios)
+		warnings, err := study.CheckPlan(p, scenarios)
 		for _, w := range warnings {
 			fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
 		}
@@ -122,19 +117,11 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if omb != nil {
 		printNotes(st.stderr, omb, "kbench: note: ")
 	}
-	dir, unlock, err := openOutDir(st, p.Name, o)
+	folder, err := study.OpenFolder(p, study.FolderOptions{Dir: o.out, Overwrite: o.overwrite, OMBResult: o.ombResult, Log: st.stderr})
 	if err != nil {
 		return err
 	}
-	defer unlock() // deferred first, so it runs after the last write
-	if o.ombResult != "" {
-		if err := outfile.Check(o.ombResult); err != nil {
-			return userr.Errorf("--omb-result %s: cannot write there: %v; give a file in a folder you can write", o.ombResult, err)
-		}
-	}
-	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(p.Redacted()); return err }); err != nil {
-		return fmt.Errorf("write the plan as run: %w", err)
-	}
+	defer folder.Close() // deferred first, so it runs after the last write
 	var observers observe.Observers
 	if o.metricsAddr != "" {
 		exp := metrics.New(p.Name, version)
@@ -157,78 +144,34 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		fmt.Fprintf(st.stderr, "kbench: Prometheus metrics at http://%s/metrics\n", addr)
 		observers = append(observers, exp)
 	}
-	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, dir)
+	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, folder.Dir)
 	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
-	planYAML := string(p.Redacted()) // as plan.yaml holds it
-	// write writes every file of the results folder; final is the run's
-	// last write (OMB's result says then which repeats it could not make).
-	write := func(doc *result.Document, final bool) error {
-		if doc.Plan != nil {
-			doc.Plan.PlanYAML = planYAML // kbench report of a result.json alone shows it
-			if omb != nil {
-				doc.Plan.OMB = ombRun(p.OMB).Record() // and writes omb-result.json again
-			}
-		}
-		err := errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc))
-		if omb != nil {
-			err = errors.Join(err, writeOMBResult(st, dir, o.ombResult, doc, p.OMB, final))
-		}
-		return err
-	}
-	partial := &partialWrites{w: st.stderr}
-	doc, runErr := runner.RunPlan(ctx, p, scenarios, runner.PlanOptions{
+	doc, runErr := study.Run(ctx, p, scenarios, study.Options{
 		Progress:   view,
 		Observer:   observers,
 		Version:    version,
 		StartLocal: planLocalCluster(st),
 		Abort:      st.abort,
 		Named:      planNamedCluster(st),
-		OnRepeat:   func(doc *result.Document) { partial.wrote(write(doc, false)) },
+		Folder:     folder,
 	})
-	view.Close()
-	if doc == nil {
-		partial.wrote(nil)
-		return runErr
-	}
-	if err := partial.final(write(doc, true)); err != nil {
+	view.Close() // before the final write's lines and the summary
+	if err := folder.Final(doc); err != nil {
 		return errors.Join(runErr, err)
+	}
+	if doc == nil {
+		return runErr
 	}
 	if err := report.WriteSummaryMarkdown(st.stdout, doc); err != nil {
 		return errors.Join(runErr, err)
 	}
-	fmt.Fprintf(st.stderr, "kbench: results in %s\n", dir)
+	fmt.Fprintf(st.stderr, "kbench: results in %s\n", folder.Dir)
 	if runErr == nil {
 		runErr = crossedThresholds(st, doc)
 	}
 	return runErr
-}
-
-// partialWrites says the errors of the writes between repeats once each:
-// an error is held until the next write, and not said when the final
-// write fails the same way (the run's error says it; --omb-result onto a
-// full device printed it twice).
-type partialWrites struct {
-	w       io.Writer
-	pending error
-}
-
-// wrote takes the error of a write between repeats (nil: it worked).
-func (p *partialWrites) wrote(err error) {
-	if p.pending != nil && (err == nil || err.Error() != p.pending.Error()) {
-		fmt.Fprintf(p.w, "kbench: write partial results: %v\n", p.pending)
-	}
-	p.pending = err
-}
-
-// final takes the final write's error and returns it.
-func (p *partialWrites) final(err error) error {
-	if err != nil && p.pending != nil && err.Error() == p.pending.Error() {
-		p.pending = nil
-	}
-	p.wrote(nil)
-	return err
 }
 
 // thresholdsCrossed ends a run whose thresholds failed: exit 99, after
@@ -263,74 +206,6 @@ func crossedThresholds(st *state, doc *result.Document) error {
 	return thresholdsCrossed{failed, total}
 }
 
-// resultFiles are the files a plan run writes in its results folder;
-// --overwrite removes an earlier run's before anything runs, so the folder
-// never mixes two runs.
-var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml", ombresult.FileName}
-
-// openOutDir creates and locks the results folder and proves it writable
-// before anything runs, so a bad --out never costs a run. A folder another
-// run is writing (locked), or one holding an earlier run's result.json, is
-// refused unless --overwrite; the default folder (results/NAME-UTCTIME)
-// gets a -2, -3 ... suffix when two runs start within a second.
-func openOutDir(st *state, name string, o runOptions) (dir string, unlock func(), err error) {
-	dir = o.out
-	if dir == "" {
-		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+time.Now().UTC().Format("20060102T150405Z")))
-		if err != nil {
-			return "", nil, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
-	}
-	unlock, err = outfile.Lock(dir)
-	var busy *outfile.BusyError
-	switch {
-	case errors.As(err, &busy):
-		return "", nil, userr.Errorf("--out %s: %v, writing its results there; wait for it to end or give another --out folder", dir, err)
-	case err != nil:
-		return "", nil, userr.Errorf("--out %s: cannot write there: %v", dir, err)
-	}
-	fail := func(err error) (string, func(), error) { unlock(); return "", nil, err }
-	if _, err := os.Lstat(filepath.Join(dir, "result.json")); err == nil {
-		if !o.overwrite {
-			return fail(userr.Errorf("--out %s holds the results of an earlier run (result.json); give another --out folder, or add --overwrite to replace them", dir))
-		}
-		for _, f := range resultFiles {
-			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, f, err))
-			}
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "omb-result-*.json")) // OMB's result of further repeats
-		for _, f := range more {
-			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, filepath.Base(f), err))
-			}
-		}
-		fmt.Fprintf(st.stderr, "kbench: --overwrite: removed the earlier run's results from %s\n", dir)
-	}
-	if err := outfile.Check(filepath.Join(dir, "result.json")); err != nil {
-		return fail(userr.Errorf("--out %s: cannot write there: %v", dir, err))
-	}
-	return dir, unlock, nil
-}
-
-// newDefaultOutDir creates base, or base-2, base-3 ... if it exists: a
-// folder this run alone uses (os.Mkdir fails on an existing one).
-func newDefaultOutDir(base string) (string, error) {
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return base, err
-	}
-	dir := base
-	for i := 2; ; i++ {
-		err := os.Mkdir(dir, 0o755)
-		if err == nil || !errors.Is(err, fs.ErrExist) || i > 1000 {
-			return dir, err
-		}
-		dir = fmt.Sprintf("%s-%d", base, i)
-	}
-}
-
 func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	var total time.Duration
 	unknown := 0
@@ -346,7 +221,7 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 				line += fmt.Sprintf(": a %s warm-up at full speed,", mr.WarmCluster)
 			}
 			line += fmt.Sprintf(" 1 to %d rates of %d probe(s) of %s each (longer at low rates), then %d confirming runs (more when a confirmation steps the rate down)",
-				runner.MaxProbes, max(mr.Probes, 1), probe, mr.Confirm)
+				study.MaxProbes, max(mr.Probes, 1), probe, mr.Confirm)
 			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"
@@ -413,8 +288,8 @@ func searchProbe(sc plan.Scenario) (*plan.MaxRate, time.Duration, bool) {
 
 // planLocalCluster starts the local cluster a plan asks for (cluster.local)
 // and stops it when the plan ends.
-func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.LocalCluster, error) {
-	return func(ctx context.Context, l plan.Local) (*runner.LocalCluster, error) {
+func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.LocalCluster, error) {
+	return func(ctx context.Context, l plan.Local) (*study.LocalCluster, error) {
 		brokers := max(l.Brokers, 1)
 		fmt.Fprintf(st.stderr, "kbench: starting a local Apache Kafka %s with %d broker(s) for this plan\n", orDefault(l.Version, cluster.DefaultVersion), brokers)
 		opts := append(clusterOpts(st),
@@ -454,7 +329,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*runner.Loca
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 
@@ -492,8 +367,8 @@ func namedCluster(st *state, pc plan.Cluster) (*cluster.Cluster, error) {
 // planNamedCluster opens the running local cluster a plan names
 // (cluster.name), as `kbench cluster up` left it; the plan leaves it
 // running.
-func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.LocalCluster, error) {
-	return func(ctx context.Context, pc plan.Cluster) (*runner.LocalCluster, error) {
+func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*study.LocalCluster, error) {
+	return func(ctx context.Context, pc plan.Cluster) (*study.LocalCluster, error) {
 		c, err := namedCluster(st, pc)
 		if err != nil {
 			return nil, err
@@ -515,7 +390,7 @@ func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*runner.Lo
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
-		return &runner.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 

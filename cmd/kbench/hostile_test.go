@@ -15,7 +15,7 @@ import (
 
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -370,7 +370,7 @@ func TestReportCutOffRun(t *testing.T) {
 		StartedAt: time.Unix(0, 0).UTC(), EndedAt: time.Unix(1, 0).UTC(),
 		Workloads: []result.Workload{{Name: "p", Type: "produce", Producer: &result.Producer{Records: 1}}}}}}
 	doc := result.New(result.KindPlan, "test", time.Unix(0, 0).UTC(), nil)
-	doc.Status = runner.StatusRunning
+	doc.Status = study.StatusRunning
 	doc.Plan = &result.PlanRun{Name: "cut", Repeat: 2, Scenarios: []result.Scenario{sc}}
 	must(t, result.Write(filepath.Join(dir, "result.json"), doc))
 	// A lock file left by the killed run, which no process holds.
@@ -458,29 +458,5 @@ faults:
 	stderr.Reset()
 	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
 		t.Errorf("a good plan: exit %d\n%s", code, stderr)
-	}
-}
-
-// TestPartialWriteErrorSaidOnce: regression: --omb-result onto a full
-// device printed the error twice after a finished run: once as the write
-// after the last repeat failed, once as the final write's. An error the
-// final write repeats is left to the run's error; others are said once.
-func TestPartialWriteErrorSaidOnce(t *testing.T) {
-	full := errors.New("write omb-result: no space left on device")
-	var out bytes.Buffer
-	p := &partialWrites{w: &out}
-	p.wrote(full) // after repeat 1
-	p.wrote(full) // after repeat 2: the same, not said again
-	if err := p.final(full); err != full {
-		t.Fatalf("final returned %v", err)
-	}
-	if out.Len() != 0 {
-		t.Errorf("said beside the run's error:\n%s", &out)
-	}
-	out.Reset()
-	p = &partialWrites{w: &out}
-	p.wrote(full)
-	if err := p.final(nil); err != nil || strings.Count(out.String(), "no space left") != 1 {
-		t.Errorf("a partial failure the final write did not repeat, said %d times:\n%s", strings.Count(out.String(), "no space left"), &out)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kbench/kbench/internal/ombresult"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/study"
 )
 
 // checkOMBResult checks a run's omb-result.json against its result.json
@@ -32,7 +33,7 @@ func checkOMBResult(t *testing.T, out string, doc *result.Document, held map[str
 		t.Fatalf("omb-result.json: %v", err)
 	}
 	rep := doc.Plan.Scenarios[0].Repeats[0]
-	run := ombRun(src)
+	run := study.OMBRun(src)
 	run.Producers, run.Consumers = workloadsOf(rep)
 	built, err := ombresult.Build(rep, run)
 	if err != nil {

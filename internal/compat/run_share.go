@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/study"
 	"github.com/kbench/kbench/internal/workload"
 )
 
@@ -90,7 +91,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		fmt.Fprintln(env.Stderr, "kbench: --print-metrics: kbench's share consumer keeps no client metrics table yet; the JSON result (--json) has deliveries, redeliveries and end-to-end latency")
 	}
 	if sa.JSONPath != "" {
-		cons, e2e, err := runner.ConsumerSummary(res, out.CPU)
+		cons, e2e, err := study.ConsumerSummary(res, out.CPU)
 		if err == nil {
 			doc := shareConfigDoc(env, sa, cc, res, started)
 			doc.Consumer, doc.EndToEnd = cons, e2e

@@ -101,8 +101,10 @@ func reachesNoKgo(g graph, from string) []string {
 var rules = []rule{
 	{"the CLI wires, it does not drive engines or Kafka", "cmd/kbench", importsNone("internal/workload/...", kgo)},
 	{"engines return measurements, never result documents", "internal/workload/...", importsNone("internal/result/...")},
-	{"observers see measurements, never engines or the runner", "internal/live/...", importsNone("internal/runner/...", "internal/workload/...")},
-	{"observers see measurements, never engines or the runner", "internal/metrics/...", importsNone("internal/runner/...", "internal/workload/...")},
+	{"observers see measurements, never engines, the runner or the study", "internal/live/...", importsNone("internal/runner/...", "internal/study/...", "internal/workload/...")},
+	{"observers see measurements, never engines, the runner or the study", "internal/metrics/...", importsNone("internal/runner/...", "internal/study/...", "internal/workload/...")},
+	{"the runner runs one scenario: plans, results, faults and verification are the study's", "internal/runner/...",
+		importsNone("internal/plan/...", "internal/result/...", "internal/faults/...", "internal/verify/...")},
 	{"the plan parser never talks to Kafka", "internal/plan/...", reachesNoKgo},
 	{"the report never talks to Kafka", "internal/report/...", reachesNoKgo},
 	{"leaf packages import no kbench package", "internal/measure/...", importsNoKbench},

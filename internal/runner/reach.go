@@ -12,20 +12,20 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// reachability remembers, across the runs of a plan, that its cluster did
+// Reachability remembers, across the runs of a plan, that its cluster did
 // not answer: once one check (kadmin.Reachable, at most
 // kadmin.ConnectTimeout) found no broker answering, every later run fails
 // at once with that reason instead of waiting out the check again. The
 // zero value is ready; a nil one checks every time.
-type reachability struct {
+type Reachability struct {
 	mu  sync.Mutex
 	err error // the check that failed; nil while the cluster answered
 }
 
-// check returns the earlier failure if there was one, else checks once.
+// Check returns the earlier failure if there was one, else checks once.
 // Only a cluster that did not answer is remembered, not ctx ending.
-func (r *reachability) check(ctx context.Context, admin []kgo.Opt) error {
-	if err := r.known(); err != nil {
+func (r *Reachability) Check(ctx context.Context, admin []kgo.Opt) error {
+	if err := r.Known(); err != nil {
 		return err
 	}
 	err := kadmin.Reachable(ctx, admin)
@@ -39,8 +39,8 @@ func (r *reachability) check(ctx context.Context, admin []kgo.Opt) error {
 	return err
 }
 
-// known returns the check that found the cluster unreachable, if any.
-func (r *reachability) known() error {
+// Known returns the check that found the cluster unreachable, if any.
+func (r *Reachability) Known() error {
 	if r == nil {
 		return nil
 	}
@@ -55,7 +55,7 @@ const stallCheck = 5 * time.Second
 
 // watchdog ends a run whose cluster stopped answering. When a producer
 // has had no acknowledgement for stallCheck, it checks the cluster once
-// (reachability.check, at most kadmin.ConnectTimeout; again after another
+// (Reachability.Check, at most kadmin.ConnectTimeout; again after another
 // stallCheck if the stall goes on); if no broker answers, it cancels the
 // run with that reason, which then ends as after Ctrl-C. A cluster that
 // answers, however slowly, lets the run go on.
@@ -63,7 +63,7 @@ type watchdog struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	admin  []kgo.Opt
-	reach  *reachability
+	reach  *Reachability
 
 	mu       sync.Mutex
 	checking bool
@@ -85,7 +85,7 @@ func (w *watchdog) stalled(s measure.Stall) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		err := w.reach.check(w.ctx, w.admin)
+		err := w.reach.Check(w.ctx, w.admin)
 		if errors.Is(err, kadmin.ErrUnreachable) {
 			w.cancel(err)
 		}

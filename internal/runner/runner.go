@@ -41,10 +41,12 @@ type Scenario struct {
 	// ended (the live view says "done").
 	OnEnded func(workload string)
 
-	// reach, set by RunPlan, shares what the plan's runs found about the
-	// cluster answering; failFast adds the watchdog (no plan faults).
-	reach    *reachability
-	failFast bool
+	// Reach, set by a study, shares what its runs found about the cluster
+	// answering (nil: each run checks for itself); FailFast adds the
+	// watchdog, which ends a run whose cluster stops answering (a study
+	// leaves it off while its planned faults stop brokers).
+	Reach    *Reachability
+	FailFast bool
 }
 
 // Topic is a topic to prepare before the workloads start.
@@ -148,7 +150,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		return nil, err
 	}
 	if len(sc.Admin) > 0 {
-		if err := sc.reach.check(ctx, sc.Admin); err != nil {
+		if err := sc.Reach.Check(ctx, sc.Admin); err != nil {
 			return nil, err
 		}
 	}
@@ -171,8 +173,8 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var wd *watchdog
-	if sc.failFast && len(sc.Admin) > 0 {
-		wd = &watchdog{ctx: ctx, cancel: cancel, admin: sc.Admin, reach: sc.reach}
+	if sc.FailFast && len(sc.Admin) > 0 {
+		wd = &watchdog{ctx: ctx, cancel: cancel, admin: sc.Admin, reach: sc.Reach}
 	}
 
 	epoch := time.Now()

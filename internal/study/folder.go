@@ -1,0 +1,206 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kbench/kbench/internal/ombresult"
+	"github.com/kbench/kbench/internal/outfile"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/report"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/userr"
+)
+
+// FolderOptions say where a study's results go.
+type FolderOptions struct {
+	// Dir is the results folder ("": results/NAME-UTCTIME, made anew).
+	Dir string
+	// Overwrite replaces an earlier run's results in Dir (refused
+	// otherwise).
+	Overwrite bool
+	// OMBResult, for a plan from OMB files, is a further file for OMB's
+	// result ("": only the folder's omb-result.json).
+	OMBResult string
+	// Log gets what is said beside the run (stderr): the earlier results
+	// removed, the errors of the writes between repeats, the repeats OMB's
+	// result could not hold.
+	Log io.Writer
+}
+
+// Folder is a study's results folder, opened and locked before anything
+// runs: result.json, summary.md, summary.csv, report.html, the plan as run
+// (plan.yaml) and, for a plan from OMB files, OMB's result. Run writes it
+// after every repeat (Options.Folder), so a crash or kill keeps what was
+// measured; Final writes it once the run has ended.
+type Folder struct {
+	Dir       string
+	unlock    func()
+	plan      *plan.Plan
+	planYAML  string // as plan.yaml holds it
+	ombResult string
+	log       io.Writer
+	partial   partialWrites
+}
+
+// OpenFolder opens the results folder of plan p (openOutDir), checks that
+// o.OMBResult can be written and writes plan.yaml, all before anything
+// runs. Close it once the last write is done.
+func OpenFolder(p *plan.Plan, o FolderOptions) (*Folder, error) {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	dir, unlock, err := openOutDir(p.Name, o)
+	if err != nil {
+		return nil, err
+	}
+	f := &Folder{Dir: dir, unlock: unlock, plan: p, ombResult: o.OMBResult, log: o.Log, partial: partialWrites{w: o.Log}}
+	if o.OMBResult != "" {
+		if err := outfile.Check(o.OMBResult); err != nil {
+			unlock()
+			return nil, userr.Errorf("--omb-result %s: cannot write there: %v; give a file in a folder you can write", o.OMBResult, err)
+		}
+	}
+	planYAML := p.Redacted()
+	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(planYAML); return err }); err != nil {
+		unlock()
+		return nil, fmt.Errorf("write the plan as run: %w", err)
+	}
+	f.planYAML = string(planYAML)
+	return f, nil
+}
+
+// Close releases the folder's lock.
+func (f *Folder) Close() { f.unlock() }
+
+// Final writes the folder once the run has ended and returns the error;
+// doc nil (the run never began) writes nothing. A write error of the
+// writes between repeats that this one does not repeat is said first.
+func (f *Folder) Final(doc *result.Document) error {
+	if doc == nil {
+		f.partial.wrote(nil)
+		return nil
+	}
+	return f.partial.final(f.write(doc, true))
+}
+
+// between writes the folder after a repeat; an error is said once (on
+// Log), not ending the run.
+func (f *Folder) between(doc *result.Document) { f.partial.wrote(f.write(doc, false)) }
+
+// write writes every file of the results folder; final is the run's last
+// write (OMB's result says then which repeats it could not make).
+func (f *Folder) write(doc *result.Document, final bool) error {
+	omb := f.plan.OMB
+	if doc.Plan != nil {
+		doc.Plan.PlanYAML = f.planYAML // kbench report of a result.json alone shows it
+		if omb != nil {
+			doc.Plan.OMB = OMBRun(omb).Record() // and writes omb-result.json again
+		}
+	}
+	err := errors.Join(result.Write(filepath.Join(f.Dir, "result.json"), doc), report.WriteAll(f.Dir, doc))
+	if omb != nil {
+		err = errors.Join(err, writeOMBResult(f.log, f.Dir, f.ombResult, doc, omb, final))
+	}
+	return err
+}
+
+// resultFiles are the files a plan run writes in its results folder;
+// --overwrite removes an earlier run's before anything runs, so the folder
+// never mixes two runs.
+var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml", ombresult.FileName}
+
+// openOutDir creates and locks the results folder and proves it writable
+// before anything runs, so a bad --out never costs a run. Its messages
+// name kbench run's flags: it is their only reader. A folder another
+// run is writing (locked), or one holding an earlier run's result.json, is
+// refused unless --overwrite; the default folder (results/NAME-UTCTIME)
+// gets a -2, -3 ... suffix when two runs start within a second.
+func openOutDir(name string, o FolderOptions) (dir string, unlock func(), err error) {
+	dir = o.Dir
+	if dir == "" {
+		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+time.Now().UTC().Format("20060102T150405Z")))
+		if err != nil {
+			return "", nil, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
+	}
+	unlock, err = outfile.Lock(dir)
+	var busy *outfile.BusyError
+	switch {
+	case errors.As(err, &busy):
+		return "", nil, userr.Errorf("--out %s: %v, writing its results there; wait for it to end or give another --out folder", dir, err)
+	case err != nil:
+		return "", nil, userr.Errorf("--out %s: cannot write there: %v", dir, err)
+	}
+	fail := func(err error) (string, func(), error) { unlock(); return "", nil, err }
+	if _, err := os.Lstat(filepath.Join(dir, "result.json")); err == nil {
+		if !o.Overwrite {
+			return fail(userr.Errorf("--out %s holds the results of an earlier run (result.json); give another --out folder, or add --overwrite to replace them", dir))
+		}
+		for _, f := range resultFiles {
+			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, f, err))
+			}
+		}
+		more, _ := filepath.Glob(filepath.Join(dir, "omb-result-*.json")) // OMB's result of further repeats
+		for _, f := range more {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, filepath.Base(f), err))
+			}
+		}
+		fmt.Fprintf(o.Log, "kbench: --overwrite: removed the earlier run's results from %s\n", dir)
+	}
+	if err := outfile.Check(filepath.Join(dir, "result.json")); err != nil {
+		return fail(userr.Errorf("--out %s: cannot write there: %v", dir, err))
+	}
+	return dir, unlock, nil
+}
+
+// newDefaultOutDir creates base, or base-2, base-3 ... if it exists: a
+// folder this run alone uses (os.Mkdir fails on an existing one).
+func newDefaultOutDir(base string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return base, err
+	}
+	dir := base
+	for i := 2; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil || !errors.Is(err, fs.ErrExist) || i > 1000 {
+			return dir, err
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// partialWrites says the errors of the writes between repeats once each:
+// an error is held until the next write, and not said when the final
+// write fails the same way (the run's error says it; --omb-result onto a
+// full device printed it twice).
+type partialWrites struct {
+	w       io.Writer
+	pending error
+}
+
+// wrote takes the error of a write between repeats (nil: it worked).
+func (p *partialWrites) wrote(err error) {
+	if p.pending != nil && (err == nil || err.Error() != p.pending.Error()) {
+		fmt.Fprintf(p.w, "kbench: write partial results: %v\n", p.pending)
+	}
+	p.pending = err
+}
+
+// final takes the final write's error and returns it.
+func (p *partialWrites) final(err error) error {
+	if err != nil && p.pending != nil && err.Error() == p.pending.Error() {
+		p.pending = nil
+	}
+	p.wrote(nil)
+	return err
+}

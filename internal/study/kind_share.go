@@ -1,0 +1,139 @@
+package study
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// buildShareConsume builds a "share-consume" workload: members of a share
+// group, with the group's configs the plan sets.
+func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
+	w, sh := in.w, in.w.Share
+	mode := "implicit"
+	if sh.Explicit {
+		mode = "explicit"
+	}
+	props := append(in.props(),
+		kafkaconf.Prop{Key: "group.id", Value: w.Group, Source: "group"},
+		kafkaconf.Prop{Key: "share.acknowledgement.mode", Value: mode, Source: "share.acknowledgement"})
+	parsed, err := in.b.parseConsumer(props)
+	if err != nil {
+		return nil, nil, err
+	}
+	in.b.warn(w.Name, parsed.warns)
+	opts, err := parsed.cc.ShareOpts()
+	if err != nil {
+		return nil, nil, err
+	}
+	cc := parsed.cc
+	spec := workload.ConsumerSpec{
+		Interval:       seriesInterval,
+		Topics:         []string{w.Topic},
+		Group:          w.Group,
+		Clients:        w.Clients,
+		MaxPollRecords: cc.MaxPollRecords,
+		Records:        w.Records,
+		Duration:       w.Duration,
+		IdleTimeout:    w.Timeout,
+		ClientOpts: func(i int) []kgo.Opt {
+			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(cc.ClientIDOf(w.Name, i)))
+		},
+		Latency: true,
+		Lag:     true,
+		Share:   shareSpec(sh, w.Processing),
+	}
+	in.b.observeConsumer(w.Name, &spec)
+	settings := parsed.settings
+	configs := groupConfigs(sh)
+	for k, v := range configs {
+		settings["group."+k] = v
+	}
+	return workload.ShareConsume{Spec: spec, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
+}
+
+// groupConfigs are the share group's configs the plan sets (kadm's
+// IncrementalAlterConfigs on the group, as kafka-configs --entity-type
+// groups does).
+func groupConfigs(sh *plan.Share) map[string]string {
+	out := map[string]string{"share.auto.offset.reset": sh.AutoOffsetReset}
+	if sh.LockDuration > 0 {
+		out["share.record.lock.duration.ms"] = strconv.FormatInt(sh.LockDuration.Milliseconds(), 10)
+	}
+	if sh.DeliveryLimit > 0 {
+		out["share.delivery.count.limit"] = strconv.Itoa(sh.DeliveryLimit)
+	}
+	return out
+}
+
+// brokerLockDuration and brokerDeliveryLimit are Kafka's defaults
+// (group.share.record.lock.duration.ms, group.share.delivery.count.limit).
+const (
+	brokerLockDuration  = 30 * time.Second
+	brokerDeliveryLimit = 5
+)
+
+func shareSpec(sh *plan.Share, processing *plan.Processing) *workload.ShareSpec {
+	out := &workload.ShareSpec{DeliveryLimit: brokerDeliveryLimit}
+	if sh.DeliveryLimit > 0 {
+		out.DeliveryLimit = int32(sh.DeliveryLimit)
+	}
+	if sh.Renew {
+		lock := brokerLockDuration
+		if sh.LockDuration > 0 {
+			lock = sh.LockDuration
+		}
+		out.RenewAfter = lock / 2
+	}
+	switch {
+	case len(sh.Pattern) > 0:
+		pattern := make([]workload.Ack, len(sh.Pattern))
+		for i, p := range sh.Pattern {
+			pattern[i] = map[string]workload.Ack{"accept": workload.Accept, "release": workload.Release,
+				"reject": workload.Reject, "renew": workload.Renew}[p]
+		}
+		// By offset, as Kafka's VerifiableShareConsumer --ack-pattern.
+		out.Outcome = func(_ *rand.Rand, offset int64, _ int32) workload.Ack {
+			return pattern[offset%int64(len(pattern))]
+		}
+	case sh.Release > 0 || sh.Reject > 0:
+		release, reject := sh.Release, sh.Reject
+		out.Outcome = func(rng *rand.Rand, _ int64, _ int32) workload.Ack {
+			switch f := rng.Float64(); {
+			case f < release:
+				return workload.Release
+			case f < release+reject:
+				return workload.Reject
+			}
+			return workload.Accept
+		}
+	}
+	if processing != nil {
+		out.Processing = processingTime(processing)
+	}
+	return out
+}
+
+func processingTime(p *plan.Processing) func(*rand.Rand) time.Duration {
+	switch p.Distribution {
+	case "exponential":
+		mean := float64(p.Mean)
+		return func(rng *rand.Rand) time.Duration {
+			return time.Duration(math.Min(rng.ExpFloat64()*mean, 100*mean))
+		}
+	case "uniform":
+		lo, span := p.Min, p.Max-p.Min
+		return func(rng *rand.Rand) time.Duration {
+			return lo + time.Duration(rng.Int64N(int64(span)+1))
+		}
+	}
+	d := p.Fixed
+	return func(*rand.Rand) time.Duration { return d }
+}

@@ -1,0 +1,358 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/faults/timeline"
+	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/verify"
+	"github.com/kbench/kbench/internal/workload"
+)
+
+// Bounds of the steps after a repeat with faults.
+const (
+	// healTimeout bounds bringing brokers back and the measurements still
+	// running (ISR recovery) after the workloads ended.
+	healTimeout = 3 * time.Minute
+	// verifyIdle stops reading a topic back when nothing arrives for this
+	// long.
+	verifyIdle = time.Minute
+	// gapSlack lets a gap that began just before a fault (the last
+	// acknowledgement before it) belong to it.
+	gapSlack = time.Second
+)
+
+// checks are a repeat's faults and verified workloads.
+type checks struct {
+	faults []faults.Fault
+	actor  faults.Actor
+	verify []bool // by workload index
+	logf   func(format string, args ...any)
+}
+
+func (c *checks) active() bool {
+	if len(c.faults) > 0 {
+		return true
+	}
+	for _, v := range c.verify {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// checksOf says what a plan scenario's repeats check.
+func checksOf(p *plan.Plan, sc *plan.Scenario, actor faults.Actor, logf func(string, ...any)) *checks {
+	c := &checks{faults: sc.Faults, actor: actor, logf: logf}
+	for _, w := range sc.Workloads {
+		c.verify = append(c.verify, w.Verify)
+	}
+	return c
+}
+
+// tracked is one producing workload followed record by record.
+type tracked struct {
+	index  int
+	topic  string
+	ledger *verify.Ledger
+	verify bool
+	reader *verify.Reader
+}
+
+// runChecked runs a repeat with its fault timeline and verification:
+// faults from the producers' start; after the workloads, brokers are
+// brought back and measurements finish; then every verified workload's
+// topic is read back with a fresh client.
+func runChecked(ctx context.Context, sc runner.Scenario, index int, ck *checks) result.Repeat {
+	sc.Workloads = append([]runner.Workload(nil), sc.Workloads...)
+	var tr []*tracked
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		ts, ok := w.Spec.(workload.Tracked)
+		if !ok {
+			continue // verification follows the records of specs that can be tracked
+		}
+		v := i < len(ck.verify) && ck.verify[i]
+		if !v && len(ck.faults) == 0 {
+			continue
+		}
+		t := &tracked{index: i, topic: ts.Producer().Topic, ledger: verify.New(v), verify: v}
+		w.Spec = ts.Track(t.ledger.Tracker)
+		tr = append(tr, t)
+	}
+	sent := newSendEnd()
+	if len(ck.faults) > 0 {
+		for i := range sc.Workloads {
+			w := &sc.Workloads[i]
+			if p, ok := w.Spec.(workload.Producing); ok {
+				w.Spec = p.WithProducer(sent.add(p.Producer()))
+			}
+		}
+	}
+	var tl *timeline.Timeline
+	var startErr error
+	var start time.Time
+	var ending sync.WaitGroup
+	stopped := make(chan struct{})
+	onStart := sc.OnStart
+	sc.OnStart = func(topics []kadmin.TopicInfo) {
+		if onStart != nil {
+			onStart(topics)
+		}
+		start = time.Now()
+		sent.begin()
+		for _, t := range tr {
+			t.ledger.SetStart(start)
+			if t.verify {
+				r, err := verify.StartReader(ctx, t.ledger, sc.Admin, t.topic, time.Second)
+				if err != nil {
+					startErr = err
+					continue
+				}
+				t.reader = r
+			}
+		}
+		if len(ck.faults) > 0 {
+			names := make([]string, 0, len(topics))
+			for _, ti := range topics {
+				names = append(names, ti.Name)
+			}
+			var err error
+			tl, err = timeline.Start(ctx, timeline.Config{Faults: ck.faults, Actor: ck.actor, Admin: sc.Admin, Topics: names, Logf: ck.logf}, start)
+			if err != nil {
+				startErr = err
+			}
+			if tl != nil && sent.known() {
+				// The timeline ends, and heals, when sending ends.
+				ending.Add(1)
+				go func() {
+					defer ending.Done()
+					select {
+					case <-sent.ended:
+						hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+						defer cancel()
+						tl.End(hctx)
+					case <-stopped:
+					}
+				}()
+			}
+		}
+	}
+	rep := runRepeat(ctx, sc, index)
+	close(stopped)
+	sent.stop()
+	if startErr != nil && rep.Error == "" {
+		rep.Status, rep.Error = result.StatusFailed, startErr.Error()
+	}
+	end := time.Since(start)
+
+	// Faults first: brokers must be back before the topic is read.
+	var frs []timeline.Result
+	if tl != nil {
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+		frs = tl.Finish(hctx)
+		cancel()
+	}
+	ending.Wait()
+	rep.Faults = faultResults(frs, tr, end)
+	for i := range rep.Faults {
+		if happened(frs[i]) {
+			rep.Faults[i].Time = start.Add(frs[i].At)
+		}
+	}
+	for _, f := range rep.Faults {
+		if f.Status == timeline.StatusFailed && rep.Error == "" {
+			rep.Status = result.StatusFailed
+			rep.Error = fmt.Sprintf("fault %s: %s", faultLabel(f), f.Error)
+		}
+	}
+	for _, t := range tr {
+		if !t.verify {
+			continue
+		}
+		v := verification(ctx, sc, t)
+		v.StartedAt = start
+		if !v.Passed && rep.Error == "" && ctx.Err() == nil {
+			rep.Status = result.StatusFailed
+			rep.Error = fmt.Sprintf("workload %q: verification: %s", v.Workload, verificationProblem(v))
+		}
+		rep.Verification = append(rep.Verification, v)
+	}
+	acks := producerAcks(rep.Verification)
+	for i := range rep.Faults {
+		rep.Faults[i].Outcome = cutOutcome(rep.Faults[i], frs[i].Cut, acks)
+	}
+	return rep
+}
+
+func faultLabel(f result.Fault) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return f.Action + " " + f.Target
+}
+
+// verification reads t's topic back and judges it by the producer's
+// settings.
+func verification(ctx context.Context, sc runner.Scenario, t *tracked) result.Verification {
+	w := sc.Workloads[t.index]
+	v := result.Verification{Workload: w.Name, Topic: t.topic, Acks: w.Settings["acks"], Idempotent: w.Settings["enable.idempotence"] == "true"}
+	if t.reader != nil {
+		for _, p := range t.reader.Stop() {
+			v.Unseen = append(v.Unseen, result.UnseenPoint{Seconds: p.At.Seconds(), Unseen: p.Unseen, Acked: p.Acked})
+		}
+	}
+	v.Acked = t.ledger.Acked()
+	if ctx.Err() != nil {
+		v.Error = "not checked: the run was interrupted"
+		return v
+	}
+	rep, err := verify.Check(ctx, t.ledger, sc.Admin, t.topic, verifyIdle)
+	if err != nil {
+		v.Error = err.Error()
+		return v
+	}
+	v.Acked, v.Read = rep.Acked, rep.Read
+	v.Lost, v.Duplicated, v.OutOfOrder, v.Unacknowledged = rep.Lost, rep.Duplicated, rep.OutOfOrder, rep.Unacknowledged
+	for _, p := range rep.Partitions {
+		if p.Lost+p.Duplicated+p.OutOfOrder+p.Unacked == 0 {
+			continue
+		}
+		v.Partitions = append(v.Partitions, result.VerificationPartition{
+			Partition: p.Partition, Acked: p.Acked, Lost: p.Lost, Duplicated: p.Duplicated, OutOfOrder: p.OutOfOrder, Unacknowledged: p.Unacked,
+			FirstLost: p.FirstLost, FirstDuplicated: p.FirstDuplicated, FirstOutOfOrder: p.FirstOutOfOrder, FirstUnacknowledged: p.FirstUnacknowledged,
+		})
+	}
+	judgeVerification(&v)
+	return v
+}
+
+// judgeVerification applies Kafka's system tests' rules: acknowledged
+// records lost fail a run whose producer waited for every in-sync replica
+// (acks=all); duplicates and reordering fail it only with idempotence on;
+// records that landed without an acknowledgement never do (a timed-out
+// send may still have been written).
+func judgeVerification(v *result.Verification) {
+	v.Passed = true
+	var notes []string
+	if v.Lost > 0 {
+		if v.Acks == "all" {
+			v.Passed = false
+		} else {
+			notes = append(notes, fmt.Sprintf("%d acknowledged records lost: acks=%s acknowledges before replication, so a failed leader takes them with it", v.Lost, v.Acks))
+		}
+	}
+	if v.Duplicated+v.OutOfOrder > 0 {
+		if v.Idempotent {
+			v.Passed = false
+		} else {
+			notes = append(notes, "duplicates and reordering are allowed with idempotence off (retries may write a record again or out of order)")
+		}
+	}
+	if v.Unacknowledged > 0 {
+		notes = append(notes, fmt.Sprintf("%d records were written although their send failed or was not answered", v.Unacknowledged))
+	}
+	v.Note = strings.Join(notes, "; ")
+}
+
+func verificationProblem(v result.Verification) string {
+	if v.Error != "" {
+		return v.Error
+	}
+	var parts []string
+	if v.Lost > 0 && v.Acks == "all" {
+		parts = append(parts, fmt.Sprintf("%d acknowledged records lost with acks=all", v.Lost))
+	}
+	if v.Idempotent && v.Duplicated > 0 {
+		parts = append(parts, fmt.Sprintf("%d duplicated with idempotence on", v.Duplicated))
+	}
+	if v.Idempotent && v.OutOfOrder > 0 {
+		parts = append(parts, fmt.Sprintf("%d out of order with idempotence on", v.OutOfOrder))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// faultResults converts the timeline's results and gives each fault the
+// acknowledgement gaps that began around it: a gap belongs to the first
+// fault that happened during it.
+func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []result.Fault {
+	out := make([]result.Fault, len(frs))
+	order := make([]int, len(frs))
+	for i, f := range frs {
+		order[i] = i
+		out[i] = result.Fault{
+			Name: f.Name, Action: f.Action, Target: f.Target, Broker: f.Broker,
+			AtSeconds: f.At.Seconds(), FiredAtSeconds: f.Fired.Seconds(), ActionMs: ms(f.Took),
+			ElectionMs: msPtr(f.Election), ISRShrunkMs: msPtr(f.ISRShrunk), ISRRecoveredMs: msPtr(f.ISRRecovered),
+			ElectionNote: f.ElectionNote, ISRNote: f.ISRNote, Note: f.Note,
+			Status: f.Status, Error: f.Error, Output: f.Output,
+		}
+		if f.ElectionTimedOut {
+			out[i].TimedOut = append(out[i].TimedOut, "election")
+		}
+		if f.ISRRecoveredTimedOut {
+			out[i].TimedOut = append(out[i].TimedOut, "isr_recovered")
+		}
+		for _, m := range f.Affected {
+			out[i].Partitions = append(out[i].Partitions, result.FaultPartition{Topic: m.Topic, Partition: m.Partition, From: m.From, To: m.To})
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return frs[order[a]].At < frs[order[b]].At })
+	for _, t := range tr {
+		for _, g := range t.ledger.Gaps(end) {
+			for _, i := range order {
+				f := frs[i]
+				if f.Status != timeline.StatusDone || !f.Away {
+					continue
+				}
+				if f.At+gapSlack < g.From || f.At > g.To {
+					continue
+				}
+				addGap(&out[i], t.topic, g)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// happened reports whether a fault's time came (done or failed), so that
+// its time means something.
+func happened(f timeline.Result) bool {
+	return f.Status == timeline.StatusDone || f.Status == timeline.StatusFailed
+}
+
+func addGap(f *result.Fault, topic string, g verify.Gap) {
+	l := ms(g.Length())
+	if f.UnavailableMs == nil || l > *f.UnavailableMs {
+		f.UnavailableMs = &l
+	}
+	for k := range f.Partitions {
+		p := &f.Partitions[k]
+		if p.Topic == topic && p.Partition == g.Partition {
+			if p.UnavailableMs == nil || l > *p.UnavailableMs {
+				p.UnavailableMs = &l
+			}
+			return
+		}
+	}
+	f.Partitions = append(f.Partitions, result.FaultPartition{Topic: topic, Partition: g.Partition, From: -1, To: -1, UnavailableMs: &l})
+}
+
+func msPtr(d *time.Duration) *float64 {
+	if d == nil {
+		return nil
+	}
+	v := ms(*d)
+	return &v
+}

@@ -1,0 +1,147 @@
+package study
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/observe"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
+)
+
+// RepeatEnv is what a repeat needs beside its scenario: the plan and the
+// plan scenario it was built from (its rate search, faults and
+// verification), the actor for its faults, and where its lines go.
+type RepeatEnv struct {
+	Plan     *plan.Plan
+	Scenario *plan.Scenario
+	Actor    faults.Actor
+	// Log says a line about the repeat (nil: none).
+	Log func(line string)
+}
+
+// Repeat runs repeat index (1-based) of a scenario the study built and
+// returns it as result.json holds it: a rate search when a workload asks
+// for rate: max, a run under the plan's faults or verification when it has
+// them, else one run. Its producers' records are reseeded per repeat. It
+// is the step a plan's loop (Run), or a worker given a slice of the plan,
+// runs.
+func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) result.Repeat {
+	log := env.Log
+	if log == nil {
+		log = func(string) {}
+	}
+	sc = reseeded(sc, index)
+	watched := sc
+	watched.FailFast = true // no planned fault: a cluster that stops answering ends the repeat
+	if wi := maxRateWorkload(env.Scenario); wi >= 0 {
+		return runMaxRate(ctx, watched, env.Scenario, wi, index, log)
+	}
+	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
+		return runChecked(ctx, sc, index, ck)
+	}
+	return runRepeat(ctx, watched, index)
+}
+
+// repeatAll runs every repeat of every scenario into doc, written after
+// each (Options.Folder), and returns the first failure. Once the cluster
+// is known unreachable, the rest are skipped with the reason.
+func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
+	prog := newProgress(s.opt.Progress, len(s.scenarios), s.p.Repeat)
+	run := doc.Plan
+	var firstErr error
+	skipped := 0
+	for i := range s.scenarios {
+		run.Scenarios = append(run.Scenarios, result.Scenario{Index: i + 1, Name: s.scenarios[i].Name, Params: paramsOf(s.scenarios[i].Params)})
+		rsc := &run.Scenarios[len(run.Scenarios)-1]
+		for r := 1; r <= s.p.Repeat; r++ {
+			if err := s.reach.Known(); err != nil {
+				// Known unreachable: the rest of the plan is not run.
+				if skipped == 0 {
+					fmt.Fprintf(s.opt.Progress, "kbench: skipping the rest of the plan (%d repeat(s)): %v\n", (len(s.scenarios)-i)*s.p.Repeat-(r-1), err)
+				}
+				skipped++
+				now := time.Now()
+				rsc.Repeats = append(rsc.Repeats, result.Repeat{Index: r, StartedAt: now, EndedAt: now,
+					Status: result.StatusSkipped, Error: "skipped: " + err.Error()})
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			rep := s.repeat(ctx, prog, i, r)
+			rsc.Repeats = append(rsc.Repeats, rep)
+			if rep.Error != "" && firstErr == nil {
+				firstErr = fmt.Errorf("scenario %s, repeat %d: %s", s.scenarios[i].Name, r, rep.Error)
+			}
+			if err := result.AggregateScenario(rsc); err != nil && firstErr == nil {
+				firstErr = err
+			}
+			rsc.Thresholds = checkThresholds(&s.scenarios[i], rsc)
+			// Written after every repeat: a crash or kill keeps what was measured.
+			if s.opt.Folder != nil {
+				s.opt.Folder.between(doc)
+			}
+			if ctx.Err() != nil {
+				return firstErr
+			}
+		}
+		if ctx.Err() != nil {
+			return firstErr
+		}
+	}
+	return firstErr
+}
+
+// repeat runs repeat r of scenario i (0-based) with what a plan run adds
+// around Repeat: the progress lines, the observer, the schemas' evolution.
+func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.Repeat {
+	psc := &s.scenarios[i]
+	prog.begin(i+1, r, psc.Name)
+	info := repeatInfo(psc, i+1, len(s.scenarios), r, s.p.Repeat)
+	if s.opt.Observer != nil {
+		s.opt.Observer.RepeatStarted(info)
+	}
+	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r)
+	sc := s.built[i]
+	sc.OnEnded = observe.EndedOf(s.opt.Observer)
+	rep := Repeat(ctx, sc, r, RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Log: func(line string) {
+		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
+	}})
+	stopEvolution()
+	prog.end(rep)
+	if s.opt.Observer != nil {
+		s.opt.Observer.RepeatEnded(info, rep)
+	}
+	return rep
+}
+
+// runRepeat runs one repeat of a scenario and converts what it measured.
+func runRepeat(ctx context.Context, sc runner.Scenario, index int) result.Repeat {
+	rep := result.Repeat{Index: index, StartedAt: time.Now()}
+	out, err := runner.Run(ctx, sc)
+	rep.EndedAt = time.Now()
+	rep.Status = result.StatusOK
+	if err != nil {
+		rep.Status, rep.Error = result.StatusFailed, err.Error()
+		if ctx.Err() != nil {
+			rep.Status = result.StatusInterrupted
+		}
+	}
+	if out == nil {
+		return rep
+	}
+	rep.SetupSeconds = out.Setup.Seconds()
+	rep.Process = &result.Process{CPUSeconds: out.CPU.Seconds(), PeakGoroutines: out.Goroutines, PeakRSSBytes: out.PeakRSS}
+	for _, w := range out.Workloads {
+		rw, err := workloadResult(out, w)
+		if err != nil && rep.Error == "" {
+			rep.Status, rep.Error = result.StatusFailed, err.Error()
+		}
+		rep.Workloads = append(rep.Workloads, rw)
+	}
+	return rep
+}
