@@ -24,12 +24,22 @@ func TestSearchRate(t *testing.T) {
 		{"generator", 10300, true, 1000, "generator"},
 		{"start above capacity", 10300, false, 50000, "cluster"},
 		{"never broken", 1e12, false, 1000, "not reached"},
+		// Regression: the first probe broke the SLO once (a cold cluster,
+		// or one flushing a warm-up's writes); the search bisected below
+		// it and answered 969 records/s.
+		{"first probe missed once", 10300, false, 1000, "cluster"},
+		// One miss near the capacity must not bound the answer either.
+		{"a miss below the capacity", 10300, false, 1000, "cluster"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			probes := 0
 			best, limit := searchRate(tt.start, func(r float64) (result.Probe, bool) {
 				probes++
+				if tt.name == "first probe missed once" && probes == 1 ||
+					tt.name == "a miss below the capacity" && r > 7000 && r < 10300 && probes < 8 {
+					return result.Probe{Rate: r}, true // noise: missed, whatever the rate
+				}
 				ok := r <= tt.capacity
 				return result.Probe{Rate: r, OK: ok, GeneratorBound: !ok && tt.bound}, true
 			})
