@@ -20,7 +20,10 @@ for r in $(seq 1 "$RUNS"); do
   args=(run examples/max-rate.yaml --out "$TMP/run-$r")
   [ -n "${SET:-}" ] && args+=(--set "$SET")
   start=$(date +%s)
-  "$K" "${args[@]}" >"$TMP/log-$r" 2>&1 || echo "run $r exited $? (its result is still read)" >&2
+  if ! "$K" "${args[@]}" >"$TMP/log-$r" 2>&1; then
+    echo "run $r failed; the last lines it printed:" >&2
+    grep -v '^|' "$TMP/log-$r" | tail -15 >&2
+  fi
   echo "run $r took $(( $(date +%s) - start )) s"
 done
 python3 - "$TMP" "$RUNS" <<'PY'
@@ -28,9 +31,13 @@ import json, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 answers = []
 for r in range(1, runs + 1):
-    d = json.load(open(f"{tmp}/run-{r}/result.json"))
-    rep = d["plan"]["scenarios"][0]["repeats"][0]
-    m = next(w["max_rate"] for w in rep["workloads"] if w.get("max_rate"))
+    try:
+        d = json.load(open(f"{tmp}/run-{r}/result.json"))
+        rep = d["plan"]["scenarios"][0]["repeats"][0]
+        m = next(w["max_rate"] for w in rep["workloads"] if w.get("max_rate"))
+    except (OSError, KeyError, IndexError, TypeError, StopIteration) as e:
+        print(f"run {r}: no search result ({type(e).__name__}); see its lines above")
+        continue
     conf = m.get("confirmations") or []
     last = conf[-1] if conf else {}
     steps = ", ".join(f"{c['rate']:.0f}: {c['met']} of {c['runs']}" for c in conf)
