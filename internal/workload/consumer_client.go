@@ -167,19 +167,22 @@ func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i in
 // run polls until ctx ends. It returns an error only for failures that
 // retrying cannot fix (authorization); other fetch errors are counted.
 func (c *consumerClient) run(ctx context.Context) error {
-	if c.share == nil {
-		return c.runPrefetched(ctx)
+	if c.share != nil {
+		defer c.flushAcks()
 	}
-	// A share member polls what it acknowledges: its acknowledgements
-	// ride on its next poll, so it never polls ahead.
-	defer c.flushAcks()
 	for {
 		fs := c.cl.PollRecords(ctx, c.maxPoll)
 		if ctx.Err() != nil {
-			fs.EachRecord(func(r *kgo.Record) { r.Ack(kgo.AckRelease) })
+			if c.share != nil {
+				fs.EachRecord(func(r *kgo.Record) { r.Ack(kgo.AckRelease) })
+			}
 			return nil // the run ended while polling; what came back is past its end
 		}
-		if err := c.handleShare(fs, time.Now()); err != nil {
+		handle := c.handle
+		if c.share != nil {
+			handle = c.handleShare
+		}
+		if err := handle(fs, time.Now()); err != nil {
 			return err
 		}
 	}
