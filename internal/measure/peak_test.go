@@ -20,8 +20,11 @@ func TestWatchPeak(t *testing.T) {
 	time.Sleep(3 * PeakTick)
 	close(release)
 	wg.Wait()
-	if got := w.Stop(); got < int(base)+50 {
-		t.Errorf("peak %d goroutines, want at least %d", got, base+50)
+	// Other tests' goroutines come and go meanwhile (CI failed once at 63
+	// of 64), so the bound leaves room for them: a watch that kept the
+	// count at Stop instead of the peak would be about base.
+	if got := w.Stop(); got < int(base)+40 {
+		t.Errorf("peak %d goroutines, want at least %d (50 were started)", got, base+40)
 	}
 	if rss := PeakRSS(); rss < 1<<20 || rss > 1<<40 {
 		t.Errorf("PeakRSS = %d bytes", rss)

@@ -399,19 +399,13 @@ func probeOf(rep result.Repeat, wi int, r float64, mr *plan.MaxRate) (result.Pro
 
 // cutOff reports whether a run failed only because records were still
 // unacknowledged when its drain ended (a rate the cluster could not
-// take, or the full-speed warm-up's queue): the probe measured something,
-// and it missed the SLO. Any other error fails the search.
+// take, or the full-speed warm-up's queue): every failed record is
+// unresolved (cancelled at the deadline, or failed with the client
+// closing: CANCELLED, CLIENT_CLOSED), so the probe measured something and
+// missed the SLO. Any record the cluster refused fails the search.
 func cutOff(rep result.Repeat, w result.Workload) bool {
 	pr := w.Producer
-	if rep.Status != result.StatusFailed || pr.Records == 0 || pr.Failed == 0 || pr.Failed != pr.Unresolved {
-		return false
-	}
-	for kind := range pr.Errors {
-		if kind != "CANCELLED" {
-			return false
-		}
-	}
-	return true
+	return rep.Status == result.StatusFailed && pr.Records > 0 && pr.Failed > 0 && pr.Failed == pr.Unresolved
 }
 
 func percentileName(q float64) string {

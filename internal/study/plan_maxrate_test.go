@@ -196,6 +196,9 @@ func TestCutOff(t *testing.T) {
 		want bool
 	}{
 		{"cancelled at the drain", result.Producer{Records: 900, Failed: 100, Unresolved: 100, Errors: map[string]int64{"CANCELLED": 100}}, true},
+		// Regression: under -race the warm-up's client closed with
+		// records queued (CLIENT_CLOSED), and the whole search failed.
+		{"the client closed at the drain", result.Producer{Records: 900, Failed: 100, Unresolved: 100, Errors: map[string]int64{"CLIENT_CLOSED": 60, "CANCELLED": 40}}, true},
 		{"refused records", result.Producer{Records: 900, Failed: 100, Unresolved: 40, Errors: map[string]int64{"CANCELLED": 40, "NOT_ENOUGH_REPLICAS": 60}}, false},
 		{"nothing acknowledged", result.Producer{Failed: 100, Unresolved: 100, Errors: map[string]int64{"CANCELLED": 100}}, false},
 		{"no failure", result.Producer{Records: 900}, false},
