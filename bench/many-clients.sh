@@ -123,8 +123,8 @@ for name in ("producers", "consumers"):
     rows = {}
     for n in (1, clients):
         rep, ws = load(name, n)
-        p = rep["process"]
-        rows[n] = (p["peak_rss_bytes"] / 2**20, p["cpu_seconds"], p["peak_goroutines"])
+        p = rep.get("process") or {}
+        rows[n] = (p.get("peak_rss_bytes", 0) / 2**20, p.get("cpu_seconds", 0), p.get("peak_goroutines", 0))
         check(rep["status"] == "ok", f"{name} with {n} clients: status {rep['status']} {rep.get('error', '')}")
         prod = ws.get("producers") or ws.get("feed")
         due = n * rate * duration
