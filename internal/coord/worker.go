@@ -98,7 +98,7 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 func (w *Worker) join(ctx context.Context) error {
 	// Read what is already there before writing anything: a run that
 	// ended, or workers of another plan, must find this worker silent.
-	end, err := endOffset(ctx, w.admin, w.control)
+	end, err := endOffsetOf(ctx, w.cl, w.control)
 	if err != nil {
 		return err
 	}
@@ -427,13 +427,19 @@ func createTopics(ctx context.Context, opts []kgo.Opt, control, results string, 
 	return nil
 }
 
-// endOffset is the control topic's end offset now.
+// endOffset is a one-partition topic's end offset now, asked with a
+// client of its own (from a machine that is not a worker).
 func endOffset(ctx context.Context, opts []kgo.Opt, topic string) (int64, error) {
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return 0, err
 	}
 	defer cl.Close()
+	return endOffsetOf(ctx, cl, topic)
+}
+
+// endOffsetOf is endOffset asked with cl.
+func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string) (int64, error) {
 	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
 	if err != nil {
 		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
