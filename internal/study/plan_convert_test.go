@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -30,18 +31,18 @@ func (s slowValues) Clone(seed uint64) payload.Source { return slowValues{s.Sour
 
 // fakeProduceCluster is an in-process one-broker cluster with topic "t"
 // whose produce requests go through control (nil: answered normally).
-func fakeProduceCluster(t *testing.T, control func(c *kfake.Cluster, n int64, req kmsg.Request) (kmsg.Response, error, bool)) []string {
+func fakeProduceCluster(t *testing.T, control func(hold *kfakehold.Holder, n int64, req kmsg.Request) (kmsg.Response, error, bool)) []string {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
+	hold := kfakehold.New(t, c)
 	var n atomic.Int64
 	if control != nil {
 		c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
 			c.KeepControl()
-			return control(c, n.Add(1), req)
+			return control(hold, n.Add(1), req)
 		})
 	}
 	return c.ListenAddrs()
@@ -49,10 +50,10 @@ func fakeProduceCluster(t *testing.T, control func(c *kfake.Cluster, n int64, re
 
 // stallAt answers produce request number at only after d: the broker
 // stalls with every record sent meanwhile outstanding.
-func stallAt(at int64, d time.Duration) func(*kfake.Cluster, int64, kmsg.Request) (kmsg.Response, error, bool) {
-	return func(c *kfake.Cluster, n int64, _ kmsg.Request) (kmsg.Response, error, bool) {
+func stallAt(at int64, d time.Duration) func(*kfakehold.Holder, int64, kmsg.Request) (kmsg.Response, error, bool) {
+	return func(hold *kfakehold.Holder, n int64, _ kmsg.Request) (kmsg.Response, error, bool) {
 		if n == at {
-			c.SleepControl(func() { time.Sleep(d) })
+			hold.For(d)
 		}
 		return nil, nil, false
 	}
@@ -61,8 +62,8 @@ func stallAt(at int64, d time.Duration) func(*kfake.Cluster, int64, kmsg.Request
 // refuseAfter refuses every produce request after the first `after` with
 // NOT_ENOUGH_REPLICAS, as a partition whose only other replica was killed
 // does under acks=all.
-func refuseAfter(after int64) func(*kfake.Cluster, int64, kmsg.Request) (kmsg.Response, error, bool) {
-	return func(_ *kfake.Cluster, n int64, req kmsg.Request) (kmsg.Response, error, bool) {
+func refuseAfter(after int64) func(*kfakehold.Holder, int64, kmsg.Request) (kmsg.Response, error, bool) {
+	return func(_ *kfakehold.Holder, n int64, req kmsg.Request) (kmsg.Response, error, bool) {
 		if n <= after {
 			return nil, nil, false
 		}
@@ -98,7 +99,7 @@ func TestGeneratorOfDecidesFromTheSendSchedule(t *testing.T) {
 	// fall behind by itself, and kbench is then rightly named.)
 	tests := []struct {
 		name    string
-		control func(*kfake.Cluster, int64, kmsg.Request) (kmsg.Response, error, bool)
+		control func(*kfakehold.Holder, int64, kmsg.Request) (kmsg.Response, error, bool)
 		slow    bool
 		rate    float64
 		records int64

@@ -25,7 +25,7 @@ const (
 	searchPrecision = 0.05
 	// rechecks bounds how often a search judges a missed bound again.
 	rechecks = 2
-	keepUp          = 0.95
+	keepUp   = 0.95
 	// A confirmation that fails steps the rate down by stepDown, at most
 	// maxStepDowns times.
 	stepDown     = 0.9

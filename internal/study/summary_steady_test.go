@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/kbench/kbench/internal/workload"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,7 +23,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 	t.Parallel()
 	const (
 		rate = 1000.0
-		hold = 600 * time.Millisecond
+		holdFor = 600 * time.Millisecond
 	)
 	tests := []struct {
 		name      string
@@ -43,7 +44,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(c.Close)
+			hold := kfakehold.New(t, c)
 			var began atomic.Int64 // when the run started, Unix ns
 			var held atomic.Bool
 			c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
@@ -52,7 +53,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 				// acknowledged about 600 ms late, and the records behind
 				// it queue.
 				if b := began.Load(); b > 0 && time.Since(time.Unix(0, b)) > 150*time.Millisecond && held.CompareAndSwap(false, true) {
-					c.SleepControl(func() { time.Sleep(hold) })
+					hold.For(holdFor)
 				}
 				return nil, nil, false
 			})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -430,12 +431,12 @@ func TestEndToEndSlowRecordIsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	hold := kfakehold.New(t, c)
 	slowed := false
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		if !slowed { // the first produce only: the broker holds it past stallNotice
 			slowed = true
-			c.SleepControl(func() { time.Sleep(stallNotice + time.Second) })
+			hold.For(stallNotice + time.Second)
 		}
 		return nil, nil, false
 	})

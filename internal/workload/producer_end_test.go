@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -22,14 +23,12 @@ func silentAfter(t *testing.T, after int64) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
-	release := make(chan struct{})
-	t.Cleanup(func() { close(release) }) // before Close: cleanups run last first
+	hold := kfakehold.New(t, c)
 	var n atomic.Int64
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		if n.Add(1) > after {
-			c.SleepControl(func() { <-release })
+			hold.UntilEnd()
 		}
 		return nil, nil, false
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -164,11 +165,11 @@ func stallFirstProduce(t *testing.T, d time.Duration) *kfake.Cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
+	hold := kfakehold.New(t, c)
 	var stalled atomic.Bool
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		if stalled.CompareAndSwap(false, true) {
-			c.SleepControl(func() { time.Sleep(d) })
+			hold.For(d)
 		}
 		return nil, nil, false
 	})

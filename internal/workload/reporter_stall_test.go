@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -23,10 +24,10 @@ func TestRampFromZeroUsersIsNoStall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
+	hold := kfakehold.New(t, c)
 	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		c.SleepControl(func() { time.Sleep(150 * time.Millisecond) }) // every answer outlasts an interval
+		hold.For(150 * time.Millisecond) // every answer outlasts an interval
 		return nil, nil, false
 	})
 	spec := testSpec(t, c.ListenAddrs(), "t")

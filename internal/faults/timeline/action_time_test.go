@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -20,10 +21,11 @@ import (
 // kept beside it.
 func TestFaultTimeIsTheAction(t *testing.T) {
 	c, opts := cluster(t)
+	hold := kfakehold.New(t, c) // runs before cluster's Close: cleanups run last first
 	const slow = 300 * time.Millisecond
 	c.ControlKey(kmsg.Metadata.Int16(), func(kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
-		c.SleepControl(func() { time.Sleep(slow) })
+		hold.For(slow)
 		return nil, nil, false
 	})
 	var mu sync.Mutex
