@@ -34,6 +34,7 @@ type runOptions struct {
 	overwrite   bool
 	ombDriver   string // run PLAN.yaml as an OMB workload with this driver file
 	ombResult   string // with ombDriver: also write OMB's result here
+	workers     workerFlags
 }
 
 func newRunCmd(st *state) *cobra.Command {
@@ -61,6 +62,10 @@ file (see docs/omb.md).`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "check the plan and list its scenarios with an estimate of the time; contacts no broker")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at HOST:PORT/metrics while the plan runs (see docs/metrics.md)")
 	f.Var(units.Duration(&o.metricsHold, 0), "metrics-hold", "with --metrics-addr: keep serving this long after the run, for a last scrape")
+	f.IntVar(&o.workers.workers, "workers", 0, "run the plan with this many kbench processes, each given its --worker-index and the same --run-id (see docs/distributed.md)")
+	f.StringVar(&o.workers.index, "worker-index", "", "with --workers: this worker's index, 0 to N-1 (default $"+envWorkerIndex+", which a Kubernetes Indexed Job sets); worker 0 writes the results")
+	f.StringVar(&o.workers.runID, "run-id", "", "with --workers: the id every worker of the run shares; it names the run's topics (default $"+envRunID+")")
+	f.BoolVar(&o.workers.keepControl, "keep-control", false, "with --workers: keep the run's control and results topics afterwards, for kbench collect")
 	return cmd
 }
 
@@ -78,6 +83,13 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	p, omb, err := loadPlan(path, o)
 	if err != nil {
 		return err
+	}
+	dist, err := o.workers.distributed(st.getenv, path, o.sets)
+	if err != nil {
+		return err
+	}
+	if dist != nil && omb != nil {
+		return userr.Errorf("--workers with --omb-driver: an OpenMessaging Benchmark workload runs on one machine here; convert it (kbench plan from-omb) and run the plan with --workers")
 	}
 	scenarios, err := p.Scenarios()
 	if err != nil {
@@ -117,6 +129,9 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if omb != nil {
 		printNotes(st.stderr, omb, "kbench: note: ")
 	}
+	if dist != nil && dist.Run.Index != 0 {
+		return runWorker(ctx, st, p, scenarios, dist, o)
+	}
 	folder, err := study.OpenFolder(p, study.FolderOptions{Dir: o.out, Overwrite: o.overwrite, OMBResult: o.ombResult, Log: st.stderr})
 	if err != nil {
 		return err
@@ -149,13 +164,14 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	defer view.Close() // idempotent: closed before the summary is printed
 	observers = append(observers, view)
 	doc, runErr := study.Run(ctx, p, scenarios, study.Options{
-		Progress:   view,
-		Observer:   observers,
-		Version:    version,
-		StartLocal: planLocalCluster(st),
-		Abort:      st.abort,
-		Named:      planNamedCluster(st),
-		Folder:     folder,
+		Progress:    view,
+		Observer:    observers,
+		Version:     version,
+		StartLocal:  planLocalCluster(st),
+		Abort:       st.abort,
+		Named:       planNamedCluster(st),
+		Folder:      folder,
+		Distributed: dist,
 	})
 	view.Close() // before the final write's lines and the summary
 	if err := folder.Final(doc); err != nil {

@@ -123,6 +123,7 @@ func newRootCmd(st *state) *cobra.Command {
 	// Registered explicitly, in the order shown by --help.
 	for _, newCmd := range []func(*state) *cobra.Command{
 		newRunCmd,
+		newCollectCmd,
 		newPlanCmd,
 		newReportCmd,
 		newPreviewCmd,

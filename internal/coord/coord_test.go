@@ -28,7 +28,10 @@ func fakeOpts(t *testing.T) []kgo.Opt {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	return []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	// A plan's client options start reading at the end (the Java
+	// consumer's auto.offset.reset=latest): the run's topics must still be
+	// read from the start (a real run's slices went unread).
+	return []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeStartOffset(kgo.NewOffset().AtEnd()), kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd())}
 }
 
 func run(id string, workers, index int) Run {

@@ -90,6 +90,7 @@ type resultsReader struct{ cl *kgo.Client }
 func newResultsReader(opts []kgo.Opt, topic string) (*resultsReader, error) {
 	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
 		kgo.ConsumeTopics(topic),
+		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()), // opts may carry auto.offset.reset=latest
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxPartitionBytes(resultMaxBytes+1<<20),
 		kgo.FetchMaxBytes(resultMaxBytes+1<<20),

@@ -75,6 +75,7 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 	}
 	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
 		kgo.ConsumeTopics(w.control),
+		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()), // opts may carry auto.offset.reset=latest
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()),
 		kgo.ProducerBatchMaxBytes(resultMaxBytes),
@@ -360,6 +361,21 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 // so the others do not wait for it or report it lost.
 func (w *Worker) Leave(ctx context.Context, reason string) error {
 	return w.send(ctx, message{Kind: kindLeave, Reason: reason})
+}
+
+// WaitLeft waits until every other worker has left or is lost, bounded
+// by Options.LostAfter: worker 0 deletes the run's topics after it, so
+// that no worker is still writing its leave to them.
+func (w *Worker) WaitLeft(ctx context.Context) {
+	_ = w.wait(ctx, w.opts.LostAfter, "the workers leaving", func() (bool, error) {
+		lost := w.lost()
+		for i := range w.hellos {
+			if _, gone := w.left[i]; !gone && i != w.run.Index && !slices.Contains(lost, i) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 }
 
 // End marks the run over (worker 0, after it wrote the merged results):

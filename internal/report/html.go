@@ -87,7 +87,7 @@ func htmlTables(run *result.PlanRun) []*table {
 	if t := maxRateTable(run); t != nil {
 		ts = append(ts, t)
 	}
-	return ts
+	return append(ts, workersTables(run)...)
 }
 
 func tableViews(ts []*table) []tableView {

@@ -162,6 +162,9 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	}
 	writeTable(&b, schemaTable(doc.Plan))
 	writeTable(&b, maxRateTable(doc.Plan))
+	for _, t := range workersTables(doc.Plan) {
+		writeTable(&b, t)
+	}
 	_, err = io.WriteString(w, b.String())
 	return err
 }

@@ -300,13 +300,19 @@ func mergeLatency(ls []*Latency) (Latency, error) {
 	return *l, nil
 }
 
+// WorkerAlignment is how far apart two workers' intervals may start and
+// still be one interval of the merge: each worker closes its intervals on
+// the same grid of its own clock, on a timer that fires a moment late, and
+// the clocks differ by their offsets (result.Distributed.Clocks).
+const WorkerAlignment = 50 * time.Millisecond
+
 // mergeSeriesOf merges the workers' series; one series is kept as it is,
 // its columns the reporter's own.
 func mergeSeriesOf(series [][]Interval) ([]Interval, error) {
 	if len(series) == 1 {
 		return series[0], nil
 	}
-	return MergeSeries(series...)
+	return mergeSeriesWithin(WorkerAlignment, series...)
 }
 
 // mergeTransactions adds up the workers' transactions (nil: none had any).

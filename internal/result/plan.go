@@ -37,6 +37,37 @@ type PlanRun struct {
 	// SchemaRegistry, for a plan whose messages have a schema format, is
 	// what the registry was asked and how long it took.
 	SchemaRegistry *SchemaRegistry `json:"schema_registry,omitempty"`
+	// Distributed, for a plan that several workers ran (kbench run
+	// --workers), names the run and its workers' clocks; each repeat is
+	// then the exact merge of the workers' slices (Repeat.Workers).
+	Distributed *Distributed `json:"distributed,omitempty"`
+}
+
+// Distributed is a plan run by several kbench workers, coordinated through
+// the cluster under test.
+type Distributed struct {
+	RunID   string `json:"run_id"`
+	Workers int    `json:"workers"`
+	// Clocks are the workers' clocks against the control partition's
+	// leader, each estimated as the worker joined: end-to-end latency
+	// between workers is only as exact as their offsets agree.
+	Clocks []WorkerClock `json:"clocks,omitempty"`
+	// Lost are the workers that stopped heartbeating (or sent no result
+	// slice) in some repeat: those repeats lack their share.
+	Lost []int `json:"lost,omitempty"`
+	// ControlBytesPerMinute is the most any worker wrote to the control
+	// topic per minute (announcements, heartbeats, barriers, clock pings).
+	ControlBytesPerMinute float64 `json:"control_bytes_per_minute,omitempty"`
+}
+
+// WorkerClock is one worker's clock estimate: reference minus its clock,
+// within ± UncertaintyMs.
+type WorkerClock struct {
+	Worker        int     `json:"worker"`
+	Host          string  `json:"host,omitempty"`
+	OffsetMs      float64 `json:"offset_ms"`
+	UncertaintyMs float64 `json:"uncertainty_ms"`
+	RoundTripMs   float64 `json:"round_trip_ms"`
 }
 
 // SchemaRegistry is a run's use of its schema registry. Cold: before

@@ -74,21 +74,38 @@ func (iv *Interval) SetLatency(h *measure.SeriesHistogram) {
 // of a merged interval is the longest of its parts' (a folded first or
 // last interval spans more than one width).
 func MergeSeries(series ...[]Interval) ([]Interval, error) {
-	byStart := map[int64]int{} // UnixNano of Start → index in out
+	return mergeSeriesWithin(0, series...)
+}
+
+// mergeSeriesWithin is MergeSeries with intervals that start within tol
+// of the earliest of them taken as one (distributed workers' intervals
+// close on the same grid of clocks that differ a little); the merged
+// interval starts at the earliest. Two intervals of one series are never
+// taken as one.
+func mergeSeriesWithin(tol time.Duration, series ...[]Interval) ([]Interval, error) {
+	type tagged struct {
+		iv     Interval
+		series int
+	}
+	var all []tagged
+	for k, s := range series {
+		for _, iv := range s {
+			all = append(all, tagged{iv, k})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b tagged) int { return a.iv.Start.Compare(b.iv.Start) })
 	var out []Interval
 	var parts [][]Interval
-	for _, s := range series {
-		for _, iv := range s {
-			k := iv.Start.UnixNano()
-			i, ok := byStart[k]
-			if !ok {
-				i = len(out)
-				byStart[k] = i
-				out = append(out, Interval{})
-				parts = append(parts, nil)
-			}
-			parts[i] = append(parts[i], iv)
+	var first time.Time
+	var in map[int]bool // the series of the current group
+	for _, t := range all {
+		if len(parts) == 0 || t.iv.Start.Sub(first) > tol || in[t.series] {
+			first, in = t.iv.Start, map[int]bool{}
+			out = append(out, Interval{})
+			parts = append(parts, nil)
 		}
+		in[t.series] = true
+		parts[len(parts)-1] = append(parts[len(parts)-1], t.iv)
 	}
 	for i, ps := range parts {
 		m, err := mergeIntervals(ps)

@@ -47,6 +47,17 @@ type Scenario struct {
 	// leaves it off while its planned faults stop brokers).
 	Reach    *Reachability
 	FailFast bool
+
+	// A distributed run's worker meets the others through these (all nil
+	// or zero in a run of one process). Epoch aligns the intervals (zero:
+	// the run's start); TopicsReady is called once this run's topics are
+	// prepared (worker 0 prepares them; the others wait there for it);
+	// Start once the engines are prepared and the readers ready: it
+	// returns the common start, which Run waits for before the workloads
+	// start (a time already past starts them at once).
+	Epoch       time.Time
+	TopicsReady func(ctx context.Context) error
+	Start       func(ctx context.Context) (time.Time, error)
 }
 
 // Topic is a topic to prepare before the workloads start.
@@ -166,6 +177,11 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		out.Topics = append(out.Topics, info)
 	}
 	out.Setup = time.Since(setup)
+	if sc.TopicsReady != nil {
+		if err := sc.TopicsReady(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if len(sc.Admin) > 0 {
 		out.BrokerVersions, _, _ = kadmin.BrokerVersions(ctx, sc.Admin) // informational
 	}
@@ -177,7 +193,10 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		wd = &watchdog{ctx: ctx, cancel: cancel, admin: sc.Admin, reach: sc.Reach}
 	}
 
-	epoch := time.Now()
+	epoch := sc.Epoch
+	if epoch.IsZero() {
+		epoch = time.Now()
+	}
 	env := workload.Env{Epoch: epoch, Written: new(atomic.Int64)}
 	if wd != nil {
 		env.OnStall = wd.stalled
@@ -205,6 +224,9 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		// Writers wait for the readers' partitions, so that readers see
 		// every record; readers alone need not wait.
 		startErr = waitReady(ctx, early(runs))
+	}
+	if startErr == nil && sc.Start != nil {
+		startErr = waitStart(ctx, sc.Start)
 	}
 	if startErr == nil && sc.OnStart != nil {
 		sc.OnStart(out.Topics)
@@ -270,6 +292,22 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// waitStart waits for the common start that start returns.
+func waitStart(ctx context.Context, start func(context.Context) (time.Time, error)) error {
+	at, err := start(ctx)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (sc *Scenario) validate() error {

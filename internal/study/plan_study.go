@@ -42,6 +42,9 @@ type Options struct {
 	// Abort, if set, ends the producers' waits at once when done (a second
 	// Ctrl-C after the first cancelled ctx).
 	Abort context.Context
+	// Distributed, if set, makes this study one worker of a run that
+	// several kbench processes share (kbench run --workers).
+	Distributed *Distributed
 }
 
 // LocalCluster is the local cluster started for a plan, or named by it.
@@ -75,6 +78,11 @@ func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Optio
 	run := &result.PlanRun{Name: p.Name, Description: p.Description, Repeat: p.Repeat, Parameters: p.Parameters(), Seed: RunSeed(p)}
 	doc.Plan = run
 	run.Environment = &result.Environment{GoMaxProcs: runtime.GOMAXPROCS(0), CPUs: runtime.NumCPU(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if opt.Distributed != nil {
+		if err := checkDistributed(p, scenarios, opt.Distributed); err != nil {
+			return nil, err
+		}
+	}
 	s, recorded, err := start(ctx, p, scenarios, opt, run)
 	defer s.close()
 	if err != nil {
@@ -84,10 +92,24 @@ func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Optio
 		doc.Finish(err)
 		return doc, err
 	}
+	if d := opt.Distributed; d != nil {
+		if err := s.join(ctx, d); err != nil {
+			return nil, err // nothing measured: a refused worker writes nothing
+		}
+		if d.Run.Index == 0 {
+			if err := s.worker.publishHeader(ctx, doc, p); err != nil {
+				s.worker.finish(ctx, nil, err)
+				return nil, err
+			}
+		}
+	}
 	doc.Status = StatusRunning
 	firstErr := s.repeatAll(ctx, doc)
 	if ctx.Err() != nil {
 		firstErr = ctx.Err()
+	}
+	if s.worker != nil {
+		s.worker.finish(ctx, doc, firstErr)
 	}
 	doc.Finish(firstErr) // "interrupted" after Ctrl-C
 	return doc, firstErr

@@ -108,9 +108,20 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r)
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	rep := Repeat(ctx, sc, r, RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
-	}})
+	}}
+	var rep result.Repeat
+	if s.worker == nil {
+		rep = Repeat(ctx, sc, r, env)
+	} else {
+		if s.worker.d.Run.Index != 0 {
+			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
+		}
+		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
+			return Repeat(ctx, sc, r, env)
+		})
+	}
 	stopEvolution()
 	prog.end(rep)
 	if s.opt.Observer != nil {
@@ -144,4 +155,12 @@ func runRepeat(ctx context.Context, sc runner.Scenario, index int) result.Repeat
 		rep.Workloads = append(rep.Workloads, rw)
 	}
 	return rep
+}
+
+// withoutFaults is sc without its faults: what a worker other than worker
+// 0 runs.
+func withoutFaults(sc *plan.Scenario) *plan.Scenario {
+	c := *sc
+	c.Faults = nil
+	return &c
 }

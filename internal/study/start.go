@@ -24,6 +24,9 @@ type session struct {
 	opt       Options
 	actor     faults.Actor
 	reach     *runner.Reachability
+	// worker is this process's place in a distributed run (nil: the
+	// study runs alone).
+	worker *worker
 	// closers run when the study ends, last first: the schemas' record,
 	// then the local cluster's stop.
 	closers []func()

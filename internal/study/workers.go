@@ -1,0 +1,331 @@
+package study
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/kbench/kbench/internal/coord"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Distributed makes a study one worker of a plan that several kbench
+// processes run (kbench run --workers): each runs its slice of every
+// scenario (workload.Sliced), they meet at two barriers per repeat on the
+// run's control topic, and worker 0 merges their result slices exactly
+// (result.MergeRepeats) into the document. Worker 0 alone prepares topics
+// and runs the plan's faults; a workload that cannot be split runs whole
+// on worker 0.
+type Distributed struct {
+	Run   coord.Run
+	Coord coord.Options
+	// Keep leaves the run's control and results topics on the cluster,
+	// for kbench collect.
+	Keep bool
+}
+
+// Names on the results topic: the run's header (the document before its
+// repeats, with the plan) and each repeat's slices.
+const headerName = "header"
+
+func sliceName(scenario, repeat int) string { return fmt.Sprintf("s%d.r%d", scenario, repeat) }
+
+// sliceDoc is what a worker publishes for one repeat.
+type sliceDoc struct {
+	Worker int         `json:"worker"`
+	Host   string      `json:"host,omitempty"`
+	Clock  coord.Clock `json:"clock"`
+	// ControlBytes is what the worker had written to the control topic
+	// after Seconds since it joined.
+	ControlBytes int64         `json:"control_bytes"`
+	Seconds      float64       `json:"seconds"`
+	Repeat       result.Repeat `json:"repeat"`
+}
+
+// checkDistributed refuses what a distributed run cannot do yet, before
+// anything starts.
+func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) error {
+	n := d.Run.Workers
+	if p.Cluster.Bootstrap == "" && p.Cluster.Name == "" {
+		return userr.Errorf("--workers %d: the plan names no cluster, and a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT", n)
+	}
+	for _, sc := range scenarios {
+		for _, w := range sc.Workloads {
+			switch {
+			case w.MaxRate != nil:
+				return userr.Errorf("scenario %s, workload %s: rate: max cannot run with --workers %d yet (the search's decisions would have to travel between workers); run the search on one machine, then give the rate found to the workers", sc.Name, w.Name, n)
+			case w.Verify:
+				return userr.Errorf("scenario %s, workload %s: verify cannot run with --workers %d yet (the read-back needs every worker's ledger); run the verified plan on one machine", sc.Name, w.Name, n)
+			}
+		}
+	}
+	return nil
+}
+
+// sliceScenario is worker index's part of a built scenario (of workers):
+// its slice of each workload that can be split, the others whole on worker
+// 0 only, and the topics prepared by worker 0 only.
+func sliceScenario(sc runner.Scenario, index, of int) (runner.Scenario, error) {
+	ws := sc.Workloads
+	sc.Workloads = nil
+	for _, w := range ws {
+		s, ok := w.Spec.(workload.Sliced)
+		if !ok {
+			if index == 0 {
+				sc.Workloads = append(sc.Workloads, w)
+			}
+			continue
+		}
+		spec, runs, err := s.Slice(index, of)
+		if err != nil {
+			return sc, fmt.Errorf("scenario %s, workload %s: %w", sc.Name, w.Name, err)
+		}
+		if runs {
+			w.Spec = spec
+			sc.Workloads = append(sc.Workloads, w)
+		}
+	}
+	if index != 0 {
+		sc.Topics = nil
+	}
+	return sc, nil
+}
+
+// worker is a study's place in a distributed run.
+type worker struct {
+	d        *Distributed
+	w        *coord.Worker
+	admin    []kgo.Opt
+	progress io.Writer
+	joined   time.Time
+	host     string
+	merge    *sliceMerger // worker 0's
+}
+
+// join slices the session's scenarios to this worker's part and joins
+// the run.
+func (s *session) join(ctx context.Context, d *Distributed) error {
+	for i := range s.built {
+		sc, err := sliceScenario(s.built[i], d.Run.Index, d.Run.Workers)
+		if err != nil {
+			return err
+		}
+		s.built[i] = sc
+	}
+	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, d.Coord)
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	s.worker = &worker{d: d, w: w, admin: s.built[0].Admin, progress: s.opt.Progress, joined: time.Now(), host: host}
+	if d.Run.Index == 0 {
+		s.worker.merge = newSliceMerger(d.Run.ID, d.Run.Workers)
+	}
+	c := w.Clock()
+	fmt.Fprintf(s.opt.Progress, "kbench: worker %d of %d on run %s; clock %+.1f ms ± %.1f ms against the control partition's leader\n",
+		d.Run.Index, d.Run.Workers, d.Run.ID, c.OffsetMs, c.UncertaintyMs)
+	return nil
+}
+
+// publishHeader writes the run's document before its repeats, with the
+// plan, for kbench collect (worker 0).
+func (wk *worker) publishHeader(ctx context.Context, doc *result.Document, p *plan.Plan) error {
+	h := *doc
+	run := *doc.Plan
+	run.Scenarios = nil
+	run.PlanYAML = string(p.Redacted())
+	h.Plan = &run
+	data, err := json.Marshal(&h)
+	if err != nil {
+		return fmt.Errorf("encode the run's header: %w", err)
+	}
+	return wk.w.Publish(ctx, headerName, data)
+}
+
+// repeat runs this worker's slice of repeat r of scenario i (1-based)
+// between the run's barriers, publishes it, and on worker 0 returns the
+// merge of every worker's slice (the others return their own).
+func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run func(context.Context, runner.Scenario) result.Repeat) result.Repeat {
+	name := sliceName(i, r)
+	var metTopics, metStart bool
+	var members []int
+	topics := func(ctx context.Context) error {
+		metTopics = true
+		_, _, err := wk.w.Barrier(ctx, name+".topics")
+		return err
+	}
+	start := func(ctx context.Context) (time.Time, error) {
+		metStart = true
+		at, m, err := wk.w.Barrier(ctx, name+".start")
+		members = m
+		return at, err
+	}
+	// Every worker's intervals fall on the same grid: whole intervals
+	// since the Unix epoch, on its own clock.
+	sc.Epoch = time.Unix(0, 0)
+	sc.TopicsReady, sc.Start = topics, start
+	var rep result.Repeat
+	if len(sc.Workloads) == 0 {
+		// No client of this scenario is this worker's: it only keeps the
+		// others company at the barriers.
+		rep = result.Repeat{Index: r, StartedAt: time.Now(), Status: result.StatusOK}
+		if err := topics(ctx); err == nil {
+			_, err = start(ctx)
+			if err != nil {
+				rep.Status, rep.Error = result.StatusFailed, err.Error()
+			}
+		} else {
+			rep.Status, rep.Error = result.StatusFailed, err.Error()
+		}
+		rep.EndedAt = time.Now()
+	} else {
+		rep = run(ctx, sc)
+	}
+	// A repeat that failed before a barrier still arrives there, so that
+	// the others do not wait for it.
+	if !metTopics {
+		_ = topics(ctx)
+	}
+	if !metStart {
+		_, _ = start(ctx)
+	}
+	pctx, cancel := afterInterrupt(ctx, 10*time.Second)
+	defer cancel()
+	data, err := json.Marshal(sliceDoc{Worker: wk.d.Run.Index, Host: wk.host, Clock: wk.w.Clock(),
+		ControlBytes: wk.w.ControlBytes(), Seconds: time.Since(wk.joined).Seconds(), Repeat: rep})
+	if err == nil {
+		err = wk.w.Publish(pctx, name, data)
+	}
+	if err != nil && rep.Error == "" {
+		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("publish this worker's result slice: %v", err)
+	}
+	if wk.merge == nil {
+		return rep
+	}
+	if members == nil {
+		members = allWorkers(wk.d.Run.Workers)
+	}
+	got, _, err := wk.w.Slices(pctx, name, members)
+	if err != nil && len(got) == 0 {
+		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("gather the workers' result slices: %v", err)
+		return rep
+	}
+	merged, err := wk.merge.repeat(r, got)
+	if err != nil {
+		rep.Status, rep.Error = result.StatusFailed, err.Error()
+		return rep
+	}
+	return merged
+}
+
+// finish ends this worker's part: worker 0 records the run in the
+// document, marks the run over and removes its topics unless kept.
+func (wk *worker) finish(ctx context.Context, doc *result.Document, runErr error) {
+	ctx, cancel := afterInterrupt(ctx, 30*time.Second)
+	defer cancel()
+	reason := "done"
+	if runErr != nil {
+		reason = runErr.Error()
+	}
+	_ = wk.w.Leave(ctx, reason)
+	if wk.merge != nil && doc != nil && doc.Plan != nil {
+		doc.Plan.Distributed = wk.merge.distributed()
+		_ = wk.w.End(ctx)
+		wk.w.WaitLeft(ctx)
+	}
+	wk.w.Close()
+	if wk.merge == nil {
+		return
+	}
+	control, results := coord.Topics(wk.d.Run.ID)
+	if wk.d.Keep {
+		fmt.Fprintf(wk.progress, "kbench: the run's topics %s and %s are kept: kbench collect %s reads them\n", control, results, wk.d.Run.ID)
+		return
+	}
+	if err := coord.Clean(ctx, wk.admin, wk.d.Run.ID); err != nil {
+		fmt.Fprintf(wk.progress, "kbench: could not delete the run's topics %s and %s: %v; delete them by hand\n", control, results, err)
+	}
+}
+
+// afterInterrupt is ctx, or once it has ended a fresh one bounded by d:
+// what was measured is still published and gathered after Ctrl-C.
+func afterInterrupt(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), d)
+}
+
+func allWorkers(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// sliceMerger merges the slices of each repeat and keeps what the run
+// learns of its workers: worker 0's, and kbench collect's.
+type sliceMerger struct {
+	runID   string
+	workers int
+	clocks  map[int]result.WorkerClock
+	lost    map[int]bool
+	ctlRate float64
+}
+
+func newSliceMerger(runID string, workers int) *sliceMerger {
+	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}}
+}
+
+// repeat merges repeat r's slices by worker; a worker without a slice is
+// reported lost in the merged repeat.
+func (m *sliceMerger) repeat(r int, got map[int][]byte) (result.Repeat, error) {
+	reps := make([]result.Repeat, m.workers)
+	for k := range reps {
+		data, ok := got[k]
+		if !ok {
+			m.lost[k] = true
+			reps[k] = result.Repeat{Index: r, Status: result.StatusFailed,
+				Error: "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"}
+			continue
+		}
+		var sd sliceDoc
+		if err := json.Unmarshal(data, &sd); err != nil {
+			return result.Repeat{}, fmt.Errorf("worker %d's result slice of repeat %d: %w", k, r, err)
+		}
+		reps[k] = sd.Repeat
+		if _, seen := m.clocks[k]; !seen {
+			m.clocks[k] = result.WorkerClock{Worker: k, Host: sd.Host, OffsetMs: sd.Clock.OffsetMs,
+				UncertaintyMs: sd.Clock.UncertaintyMs, RoundTripMs: sd.Clock.RoundTripMs}
+		}
+		if sd.Seconds > 0 {
+			m.ctlRate = max(m.ctlRate, float64(sd.ControlBytes)/sd.Seconds*60)
+		}
+	}
+	return result.MergeRepeats(reps)
+}
+
+// distributed is what the run's document says of its workers.
+func (m *sliceMerger) distributed() *result.Distributed {
+	d := &result.Distributed{RunID: m.runID, Workers: m.workers, ControlBytesPerMinute: m.ctlRate}
+	for k := range m.workers {
+		if c, ok := m.clocks[k]; ok {
+			d.Clocks = append(d.Clocks, c)
+		}
+		if m.lost[k] {
+			d.Lost = append(d.Lost, k)
+		}
+	}
+	slices.Sort(d.Lost)
+	return d
+}
