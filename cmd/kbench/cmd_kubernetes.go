@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -142,12 +143,11 @@ func runKubeManifest(_ context.Context, st *state, path string, o kubeManifestOp
 	}
 	why := "given by --deadline"
 	if job.Deadline == 0 {
-		measuring, unknown := runs.measuring, runs.unknown
-		if unknown > 0 {
-			return userr.Errorf("%s: %d scenario(s) of unknown length (records without a rate, or a rate search), so the Job's deadline cannot come from the plan; give --deadline, such as --deadline 6h (Kubernetes stops every worker when it passes)", path, unknown)
+		if runs.unknown > 0 {
+			return userr.Errorf("%s: %d scenario(s) of unknown length (records without a rate, or a rate search), so the Job's deadline cannot come from the plan; give --deadline, such as --deadline 6h (Kubernetes stops every worker when it passes)", path, runs.unknown)
 		}
-		job.Deadline = kube.Deadline(measuring, runs.count)
-		why = fmt.Sprintf("from the plan's %s of measuring over %d scenario run(s) (kbench run --dry-run): twice that, 1m a run, 15m to start", measuring.Round(time.Second), runs.count)
+		job.Deadline = kube.Deadline(runs.measuring, runs.count)
+		why = fmt.Sprintf("from the plan's %s of measuring over %d scenario run(s) (kbench run --dry-run): twice that, 1m a run, 15m to start", runs.measuring.Round(time.Second), runs.count)
 	}
 	if job.Name == "" {
 		job.Name = kube.Name(p.Name, time.Now(), job.Workers)
@@ -155,9 +155,14 @@ func runKubeManifest(_ context.Context, st *state, path string, o kubeManifestOp
 		return userr.Errorf("--name %s: %v; such as --name %s", job.Name, err, kube.Name(p.Name, time.Now(), job.Workers))
 	}
 	job.Plan, job.Sets = text, o.sets
-	fmt.Fprintf(st.stdout, "# kbench %s: kbench kubernetes manifest %s, %d worker(s).\n", version, filepath.Base(path), job.Workers)
-	fmt.Fprintf(st.stdout, "# activeDeadlineSeconds %d: %s.\n", int64(job.Deadline/time.Second), why)
-	return kube.Write(st.stdout, job)
+	var out bytes.Buffer // written whole or not at all
+	fmt.Fprintf(&out, "# kbench %s: kbench kubernetes manifest %s, %d worker(s).\n", version, filepath.Base(path), job.Workers)
+	fmt.Fprintf(&out, "# activeDeadlineSeconds %d: %s.\n", int64(job.Deadline/time.Second), why)
+	if err := kube.Write(&out, job); err != nil {
+		return err
+	}
+	_, err = st.stdout.Write(out.Bytes())
+	return err
 }
 
 // kubeFlags checks the flags that need no plan and returns the Job they
@@ -166,8 +171,10 @@ func kubeFlags(o kubeManifestOptions) (kube.Job, error) {
 	j := kube.Job{Namespace: o.namespace, Image: o.image, Workers: o.workers, Spread: kube.Spread(o.spread),
 		Deadline: o.deadline, ServiceAccount: o.serviceAccount, Name: o.name}
 	switch {
-	case o.workers < 1:
-		return j, userr.Errorf("--workers %d: give how many kbench workers (pods) run the plan, 1 or more, such as --workers 3", o.workers)
+	case o.workers == 0:
+		return j, userr.Errorf("--workers: missing; give how many kbench workers (pods) run the plan, such as --workers 3")
+	case o.workers < 0:
+		return j, userr.Errorf("--workers %d: give 1 or more", o.workers)
 	case o.workers > kube.MaxWorkers:
 		return j, userr.Errorf("--workers %d: an Indexed Job runs at most %d pods", o.workers, kube.MaxWorkers)
 	case strings.TrimSpace(o.image) == "":

@@ -77,9 +77,9 @@ func stripComments(doc []byte) []byte {
 	return out
 }
 
-// TestStrictDecoderRefuses shows the decoder the tests rely on is strict:
+// TestKubeStrictDecoderRefuses shows the decoder the tests rely on is strict:
 // a field the API does not have, or one given twice, is an error.
-func TestStrictDecoderRefuses(t *testing.T) {
+func TestKubeStrictDecoderRefuses(t *testing.T) {
 	t.Parallel()
 	for name, doc := range map[string]string{
 		"unknown":   "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndatas: {a: b}\n",
@@ -279,7 +279,7 @@ func TestManifestKeepsThePlanByteForByte(t *testing.T) {
 	}
 }
 
-func TestWriteRefuses(t *testing.T) {
+func TestKubeWriteRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -313,9 +313,9 @@ func TestWriteRefuses(t *testing.T) {
 	}
 }
 
-// TestCheckName holds Kubernetes' limits: a DNS label of at most 63
+// TestKubeCheckName holds Kubernetes' limits: a DNS label of at most 63
 // characters whose pods' hostnames NAME-INDEX are too.
-func TestCheckName(t *testing.T) {
+func TestKubeCheckName(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
@@ -342,7 +342,7 @@ func TestCheckName(t *testing.T) {
 	}
 }
 
-func TestName(t *testing.T) {
+func TestKubeName(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 31, 15, 4, 5, 0, time.FixedZone("x", 3600))
 	tests := []struct {
@@ -366,7 +366,7 @@ func TestName(t *testing.T) {
 	}
 }
 
-func TestDeadline(t *testing.T) {
+func TestKubeDeadline(t *testing.T) {
 	t.Parallel()
 	// 2 × 1m measuring + 1 run × 1m + 15m.
 	if got := kube.Deadline(time.Minute, 1); got != 18*time.Minute {
