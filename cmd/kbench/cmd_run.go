@@ -222,15 +222,27 @@ func crossedThresholds(st *state, doc *result.Document) error {
 	return thresholdsCrossed{failed, total}
 }
 
+// measuringTime is how long the plan measures, as --dry-run estimates it:
+// each scenario's estimate times the repeats, over the scenarios whose
+// length is known; unknown counts the others (records without a rate, or
+// a rate search).
+func measuringTime(p *plan.Plan, scenarios []plan.Scenario) (total time.Duration, unknown int) {
+	for _, sc := range scenarios {
+		if est, ok := sc.Estimate(); ok {
+			total += est * time.Duration(p.Repeat)
+		} else {
+			unknown++
+		}
+	}
+	return total, unknown
+}
+
 func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
-	var total time.Duration
-	unknown := 0
 	for _, sc := range scenarios {
 		est, ok := sc.Estimate()
 		line := fmt.Sprintf("scenario %d: %s", sc.Index, sc.Name)
 		if ok {
 			line += fmt.Sprintf(": about %s per repeat", est.Round(time.Second))
-			total += est * time.Duration(p.Repeat)
 		} else if mr, probe, ok := searchProbe(sc); ok {
 			line += ": a rate search"
 			if mr.WarmCluster > 0 {
@@ -238,10 +250,8 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			}
 			line += fmt.Sprintf(" 1 to %d rates of %d probe(s) of %s each (longer at low rates), then %d confirming runs (more when a confirmation steps the rate down)",
 				study.MaxProbes, max(mr.Probes, 1), probe, mr.Confirm)
-			unknown++
 		} else {
 			line += ": time unknown (no rate or duration)"
-			unknown++
 		}
 		fmt.Fprintln(st.stdout, line)
 	}
@@ -252,6 +262,7 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	if p.Cluster.Name != "" {
 		where = fmt.Sprintf("the local cluster %q (kbench cluster up --name %s)", p.Cluster.Name, p.Cluster.Name)
 	}
+	total, unknown := measuringTime(p, scenarios)
 	summary := fmt.Sprintf("%d scenario(s) × %d repeat(s) against %s", len(scenarios), p.Repeat, where)
 	if total > 0 {
 		summary += fmt.Sprintf("; at least %s of measuring", total.Round(time.Second))

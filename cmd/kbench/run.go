@@ -132,6 +132,7 @@ func newRootCmd(st *state) *cobra.Command {
 		newShareConsumerPerfCmd,
 		newEndToEndCmd,
 		newClusterCmd,
+		newKubernetesCmd,
 		newSizeCmd,
 		newCompareCmd,
 		newVersionCmd,

@@ -22,6 +22,7 @@ func clean() graph {
 		"internal/measure":  {Imports: []string{"sync/atomic"}},
 		"internal/units":    {Imports: []string{"math/big"}},
 		"internal/suggest":  {Imports: []string{"strings"}},
+		"internal/kube":     {Imports: []string{"k8s.io/api/batch/v1", "sigs.k8s.io/yaml"}, XTestImports: []string{"k8s.io/client-go/kubernetes/scheme"}},
 	}
 }
 
@@ -57,6 +58,8 @@ func TestCheck(t *testing.T) {
 		{name: "measure imports units", from: "internal/measure", add: []string{"internal/units"}, wants: []edge{{"internal/measure", "internal/units"}}},
 		{name: "suggest imports units", from: "internal/suggest", add: []string{"internal/units"}, wants: []edge{{"internal/suggest", "internal/units"}}},
 		{name: "units imports an outside package", from: "internal/units", add: []string{"github.com/shopspring/decimal"}},
+		{name: "kube imports plan", from: "internal/kube", add: []string{"internal/plan"}, wants: []edge{{"internal/kube", "internal/plan"}}},
+		{name: "client-go outside tests", from: "cmd/kbench", add: []string{"k8s.io/client-go/kubernetes/scheme"}, wants: []edge{{"cmd/kbench", "k8s.io/client-go/kubernetes/scheme"}}},
 		{name: "kfake outside tests", from: "internal/result", add: []string{kfake}, wants: []edge{{"internal/result", kfake}}},
 		// The edge named is the one that closes the cycle as the checker walks
 		// the packages in order; the message names the whole cycle.

@@ -11,6 +11,9 @@ import (
 const (
 	kgo   = "github.com/twmb/franz-go/pkg/kgo"
 	kfake = "github.com/twmb/franz-go/pkg/kfake"
+	// clientGo is Kubernetes' client: kbench only writes manifests
+	// (internal/kube, with k8s.io/api), so the binary does without it.
+	clientGo = "k8s.io/client-go/..."
 )
 
 // pkg is one kbench package as `go list -json` describes it; paths of
@@ -112,6 +115,8 @@ var rules = []rule{
 	{"leaf packages import no kbench package", "internal/outfile/...", importsNoKbench},
 	{"leaf packages import no kbench package", "internal/userr/...", importsNoKbench},
 	{"leaf packages import no kbench package", "internal/suggest/...", importsNoKbench},
+	{"leaf packages import no kbench package", "internal/kube/...", importsNoKbench},
+	{"client-go is for tests (strict decoding of manifests): only _test.go files import it", "...", importsNone(clientGo)},
 	{"kfake is for tests: only _test.go files and the test helper kfakehold import it", "...", except([]string{"internal/kfakehold"}, importsNone(kfake))},
 	{"test helpers are for tests: only _test.go files import them", "...", importsNone("internal/kfakehold", "internal/leaktest", "internal/testkafka")},
 }

@@ -82,6 +82,11 @@ func commentPrefix(l string) string {
 
 const redacted = "[redacted]"
 
+// SecretKey reports whether a property's value is a secret (a password, a
+// JAAS configuration, a token, a private key), which kbench never writes
+// out.
+func SecretKey(name string) bool { return secretKey.MatchString(name) }
+
 // shownProperty is a property's value as kbench shows it: redacted when
 // its name is secret.
 func shownProperty(key, value string) string {
