@@ -22,7 +22,7 @@ import (
 func TestSteadyRateNeverAboveOffered(t *testing.T) {
 	t.Parallel()
 	const (
-		rate = 1000.0
+		rate    = 1000.0
 		holdFor = 600 * time.Millisecond
 	)
 	tests := []struct {
