@@ -56,6 +56,9 @@ func (f workerFlags) distributed(getenv func(string) string, planPath string, se
 	if err != nil {
 		return nil, userr.Errorf("%s %q: not a whole number; give this worker's index, 0 to %d", from, index, f.workers-1)
 	}
+	if i < 0 || i >= f.workers {
+		return nil, userr.Errorf("%s %d is out of range: with --workers %d give 0 to %d", from, i, f.workers, f.workers-1)
+	}
 	runID, idFrom := f.runID, "--run-id"
 	if runID == "" {
 		runID, idFrom = getenv(envRunID), envRunID

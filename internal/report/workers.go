@@ -30,8 +30,12 @@ func workersTables(run *result.PlanRun) []*table {
 	note := fmt.Sprintf("Run %s: %d workers, coordinated through the cluster's topics for the run; each ran its share of every workload, and every repeat is the exact merge of their slices (counts added, histograms merged). "+
 		"Clock offsets are against the leader of the run's control partition (its append times), each within ± its uncertainty; intervals of different workers are one interval when they start within %s of each other.",
 		d.RunID, d.Workers, result.WorkerAlignment)
-	if d.ControlBytesPerMinute > 0 {
-		note += fmt.Sprintf(" The busiest worker wrote %.1f KB per minute to the control topic.", d.ControlBytesPerMinute/1000)
+	if d.ControlBytes > 0 && d.ControlSeconds > 0 {
+		note += fmt.Sprintf(" The busiest worker wrote %.1f KB to the control topic in %.0f s", float64(d.ControlBytes)/1000, d.ControlSeconds)
+		if d.ControlSeconds >= 60 {
+			note += fmt.Sprintf(" (%.1f KB per minute)", float64(d.ControlBytes)/1000/d.ControlSeconds*60)
+		}
+		note += "."
 	}
 	if len(d.Lost) > 0 {
 		note += fmt.Sprintf(" Lost: worker(s) %v; the repeats without their slices are failed and lack their share.", d.Lost)

@@ -55,9 +55,11 @@ type Distributed struct {
 	// Lost are the workers that stopped heartbeating (or sent no result
 	// slice) in some repeat: those repeats lack their share.
 	Lost []int `json:"lost,omitempty"`
-	// ControlBytesPerMinute is the most any worker wrote to the control
-	// topic per minute (announcements, heartbeats, barriers, clock pings).
-	ControlBytesPerMinute float64 `json:"control_bytes_per_minute,omitempty"`
+	// ControlBytes is the most any worker wrote to the control topic
+	// (announcement, clock pings, heartbeats, barriers), in the
+	// ControlSeconds from its joining to its last result slice.
+	ControlBytes   int64   `json:"control_bytes,omitempty"`
+	ControlSeconds float64 `json:"control_seconds,omitempty"`
 }
 
 // WorkerClock is one worker's clock estimate: reference minus its clock,

@@ -223,3 +223,56 @@ func TestV1DocumentLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSeriesWithinWorkers: distributed workers close their intervals
+// on one grid of clocks that differ a little: intervals starting within
+// the tolerance are one interval of the merge (starting at the earliest),
+// intervals further apart stay apart, and two intervals of one series are
+// never taken as one.
+func TestMergeSeriesWithinWorkers(t *testing.T) {
+	start := time.Date(2026, 11, 29, 4, 0, 0, 0, time.UTC)
+	lats := [][]int64{{1000, 2000}, {3000}, {4000, 5000}}
+	tests := []struct {
+		name      string
+		shift     time.Duration // the second worker's intervals, after the first's
+		tol       time.Duration
+		intervals int
+	}{
+		{name: "same instant", shift: 0, tol: WorkerAlignment, intervals: 3},
+		{name: "timer a few ms late", shift: 3 * time.Millisecond, tol: WorkerAlignment, intervals: 3},
+		{name: "beyond the tolerance", shift: 200 * time.Millisecond, tol: WorkerAlignment, intervals: 6},
+		{name: "exact merge of a single process", shift: time.Millisecond, tol: 0, intervals: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := seriesOf(start, lats), seriesOf(start.Add(tt.shift), lats)
+			got, err := mergeSeriesWithin(tt.tol, a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != tt.intervals {
+				t.Fatalf("%d intervals, want %d", len(got), tt.intervals)
+			}
+			var records int64
+			for _, iv := range got {
+				records += iv.Records
+			}
+			if records != 10 {
+				t.Errorf("%d records in the merge, want 10", records)
+			}
+			if tt.intervals == 3 && (!got[0].Start.Equal(start) || got[0].Records != 4 || got[0].LatencyCount != 4 || got[0].MaxLatencyMs != 2) {
+				t.Errorf("first interval %+v: want the earliest start and both workers' 4 records", got[0])
+			}
+		})
+	}
+	// One series' own intervals stay apart even when closer than tol.
+	close := seriesOf(start, lats)
+	close[1].Start = start.Add(10 * time.Millisecond)
+	got, err := mergeSeriesWithin(WorkerAlignment, close)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Errorf("%d intervals of one series, want its 3", len(got))
+	}
+}

@@ -114,12 +114,20 @@ type worker struct {
 // join slices the session's scenarios to this worker's part and joins
 // the run.
 func (s *session) join(ctx context.Context, d *Distributed) error {
+	idle := 0
 	for i := range s.built {
 		sc, err := sliceScenario(s.built[i], d.Run.Index, d.Run.Workers)
 		if err != nil {
 			return err
 		}
+		if len(sc.Workloads) == 0 {
+			idle++
+		}
 		s.built[i] = sc
+	}
+	if idle > 0 {
+		fmt.Fprintf(s.opt.Progress, "kbench: worker %d runs no client in %d of %d scenario(s): a workload is split by whole clients, and it has fewer clients than workers (raise its clients: to use every worker)\n",
+			d.Run.Index, idle, len(s.built))
 	}
 	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, d.Coord)
 	if err != nil {
@@ -280,11 +288,13 @@ type sliceMerger struct {
 	workers int
 	clocks  map[int]result.WorkerClock
 	lost    map[int]bool
-	ctlRate float64
+	// control is each worker's control-topic bytes and seconds at its
+	// latest slice.
+	control map[int]sliceDoc
 }
 
 func newSliceMerger(runID string, workers int) *sliceMerger {
-	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}}
+	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]sliceDoc{}}
 }
 
 // repeat merges repeat r's slices by worker; a worker without a slice is
@@ -308,8 +318,8 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte) (result.Repeat, error) {
 			m.clocks[k] = result.WorkerClock{Worker: k, Host: sd.Host, OffsetMs: sd.Clock.OffsetMs,
 				UncertaintyMs: sd.Clock.UncertaintyMs, RoundTripMs: sd.Clock.RoundTripMs}
 		}
-		if sd.Seconds > 0 {
-			m.ctlRate = max(m.ctlRate, float64(sd.ControlBytes)/sd.Seconds*60)
+		if sd.Seconds > m.control[k].Seconds {
+			m.control[k] = sliceDoc{ControlBytes: sd.ControlBytes, Seconds: sd.Seconds}
 		}
 	}
 	return result.MergeRepeats(reps)
@@ -317,7 +327,12 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte) (result.Repeat, error) {
 
 // distributed is what the run's document says of its workers.
 func (m *sliceMerger) distributed() *result.Distributed {
-	d := &result.Distributed{RunID: m.runID, Workers: m.workers, ControlBytesPerMinute: m.ctlRate}
+	d := &result.Distributed{RunID: m.runID, Workers: m.workers}
+	for _, c := range m.control {
+		if c.ControlBytes > d.ControlBytes {
+			d.ControlBytes, d.ControlSeconds = c.ControlBytes, c.Seconds
+		}
+	}
 	for k := range m.workers {
 		if c, ok := m.clocks[k]; ok {
 			d.Clocks = append(d.Clocks, c)

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/coord"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+// distPlan is a plan for 3 workers: producers at 3 × 500 records/s for
+// seconds, and a consumer group of 3 reading them.
+func distPlan(t *testing.T, bootstrap, topic string, seconds int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	text := fmt.Sprintf(`name: distributed
+cluster:
+  bootstrap: %s
+topics:
+  - name: %s
+    partitions: 6
+    replication: 1
+workloads:
+  - name: producer
+    type: produce
+    topic: %s
+    clients: 3
+    message: {size: 100}
+    rate: 1500
+    duration: %ds
+  - name: consumer
+    type: consume
+    topic: %s
+    clients: 3
+    group: %s-group
+    timeout: 10s
+`, bootstrap, topic, topic, seconds, topic, topic)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// worker is one kbench process of a distributed run.
+type workerProc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan error
+}
+
+func startWorker(t *testing.T, ctx context.Context, bin string, args ...string) *workerProc {
+	t.Helper()
+	w := &workerProc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	w.cmd = exec.CommandContext(ctx, bin, args...)
+	w.cmd.Stdout, w.cmd.Stderr = w.stdout, w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.done <- w.cmd.Wait() }()
+	return w
+}
+
+// exit waits for the worker and returns its exit code.
+func (w *workerProc) exit(t *testing.T) int {
+	t.Helper()
+	err := <-w.done
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("worker: %v", err)
+	return -1
+}
+
+// TestDistributedWorkers runs a plan with 3 worker processes on the real
+// broker (plain processes: one host, one clock): the merged counts equal
+// the sum of the slices and the topic's offsets, the merged latency equals
+// a merge of the slices' histograms, the workers' intervals line up
+// within 50 ms, and the same plan run by one process gives the same total
+// records and rate within noise. Then a worker killed mid-run is reported
+// lost and the others end within the stated bound.
+func TestDistributedWorkers(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds kbench and runs 3 workers against a real broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const seconds = 8
+	topic := uniqueTopic(t, "dist")
+	plan := distPlan(t, bootstrap, topic, seconds)
+	runID := uniqueTopic(t, "run")
+	out := filepath.Join(dir, "merged")
+	var ws []*workerProc
+	for i := range 3 {
+		args := []string{"run", plan, "--workers", "3", "--worker-index", strconv.Itoa(i), "--run-id", runID, "--keep-control"}
+		if i == 0 {
+			args = append(args, "--out", out)
+		}
+		ws = append(ws, startWorker(t, ctx, bin, args...))
+	}
+	for i, w := range ws {
+		if code := w.exit(t); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		}
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Status != result.StatusOK || rep.Workers != 3 {
+		t.Fatalf("merged repeat: status %q (%s), %d workers; want ok from 3", rep.Status, rep.Error, rep.Workers)
+	}
+	if d := doc.Plan.Distributed; d == nil || d.RunID != runID || len(d.Clocks) != 3 || len(d.Lost) != 0 {
+		t.Fatalf("distributed: %+v; want run %s with 3 clocks and none lost", d, runID)
+	}
+
+	// The slices as the workers published them.
+	rctx, rcancel := context.WithTimeout(ctx, time.Minute)
+	defer rcancel()
+	all, err := coord.ReadResults(rctx, []kgo.Opt{kgo.SeedBrokers(bootstrap)}, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices := all["s1.r1"]
+	if len(slices) != 3 {
+		t.Fatalf("%d result slices of repeat 1, want 3", len(slices))
+	}
+	var sent, read int64
+	var lats []*result.Latency
+	var series [][]result.Interval
+	for k := range 3 {
+		var sd struct {
+			Repeat result.Repeat `json:"repeat"`
+		}
+		if err := json.Unmarshal(slices[k], &sd); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range sd.Repeat.Workloads {
+			if w.Producer != nil {
+				sent += w.Producer.Records
+				lats = append(lats, &w.Producer.Latency)
+				series = append(series, w.Producer.Intervals)
+			}
+			if w.Consumer != nil {
+				read += w.Consumer.Records
+			}
+		}
+	}
+	merged := map[string]*result.Workload{}
+	for i := range rep.Workloads {
+		merged[rep.Workloads[i].Name] = &rep.Workloads[i]
+	}
+	prod, cons := merged["producer"], merged["consumer"]
+	offsets := endOffsetSum(t, bootstrap, topic)
+	want := int64(1500 * seconds)
+	if prod.Producer.Records != sent || sent != offsets || sent != want {
+		t.Errorf("producer records: merged %d, slices %d, topic offsets %d; want all %d", prod.Producer.Records, sent, offsets, want)
+	}
+	if cons.Consumer.Records != read || read != sent {
+		t.Errorf("consumer records: merged %d, slices %d; want %d", cons.Consumer.Records, read, sent)
+	}
+	mergedLat, err := result.MergeLatencies(lats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := prod.Producer.Latency; got.Count != mergedLat.Count || got.P50 != mergedLat.P50 || got.P99 != mergedLat.P99 || got.Max != mergedLat.Max || got.Histogram != mergedLat.Histogram {
+		t.Errorf("merged latency %+v, a merge of the slices' %+v", got, mergedLat)
+	}
+	// Every worker's interval falls within 50 ms of one merged interval's
+	// start, and no merged interval holds two of one worker's.
+	for k, s := range series {
+		for _, iv := range s {
+			near := false
+			for _, m := range prod.Producer.Intervals {
+				if d := iv.Start.Sub(m.Start); d >= 0 && d <= result.WorkerAlignment {
+					near = true
+				}
+			}
+			if !near {
+				t.Errorf("worker %d's interval at %s lines up with no merged interval", k, iv.Start.Format(time.RFC3339Nano))
+			}
+		}
+	}
+	if n, most := len(prod.Producer.Intervals), seconds+3; n > most {
+		t.Errorf("%d merged intervals for a %d s run, want at most %d: the workers' intervals did not line up", n, seconds, most)
+	}
+
+	// A worker joining the run that ended is refused: the run id is in use.
+	late := startWorker(t, ctx, bin, "run", plan, "--workers", "3", "--worker-index", "1", "--run-id", runID)
+	if code := late.exit(t); code != exitUsage || !strings.Contains(late.stderr.String(), "in use") {
+		t.Errorf("a worker of an ended run: exit %d, want %d saying the run id is in use:\n%s", code, exitUsage, late.stderr)
+	}
+
+	// The same plan run by one process: the same records, the rate within
+	// noise.
+	single := filepath.Join(dir, "single")
+	one := startWorker(t, ctx, bin, "run", distPlan(t, bootstrap, uniqueTopic(t, "single"), seconds), "--out", single)
+	if code := one.exit(t); code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, one.stderr)
+	}
+	sdoc, err := result.Read(filepath.Join(single, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sp *result.Producer
+	for _, w := range sdoc.Plan.Scenarios[0].Repeats[0].Workloads {
+		if w.Producer != nil {
+			sp = w.Producer
+		}
+	}
+	if sp == nil || sp.Records != prod.Producer.Records {
+		t.Errorf("one process sent %+v records, 3 workers %d", sp, prod.Producer.Records)
+	} else if r := prod.Producer.RecordsPerSec / sp.RecordsPerSec; r < 0.9 || r > 1.1 {
+		t.Errorf("3 workers: %.0f records/s, one process %.0f: more than 10%% apart", prod.Producer.RecordsPerSec, sp.RecordsPerSec)
+	}
+}
+
+// TestDistributedWorkerLost: a worker killed mid-run is reported lost in
+// the merged result, and the others end within the run's time plus the
+// bound for losing a worker (10 s without a heartbeat) and the close.
+func TestDistributedWorkerLost(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds kbench and runs 3 workers against a real broker")
+	}
+	bootstrap := testkafka.Bootstrap(t)
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "kbench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const seconds = 10
+	plan := distPlan(t, bootstrap, uniqueTopic(t, "lost"), seconds)
+	runID := uniqueTopic(t, "lost")
+	out := filepath.Join(dir, "merged")
+	var ws []*workerProc
+	for i := range 3 {
+		args := []string{"run", plan, "--workers", "3", "--worker-index", strconv.Itoa(i), "--run-id", runID}
+		if i == 0 {
+			args = append(args, "--out", out)
+		}
+		ws = append(ws, startWorker(t, ctx, bin, args...))
+	}
+	// Killed mid-run: the repeat begins (its line), the workers meet and
+	// start a few seconds later, and the run lasts 10 s from there.
+	if !waitFor(t, 2*time.Minute, func() bool { return strings.Contains(ws[2].stderr.String(), ": running") }) {
+		t.Fatalf("worker 2 never began its repeat:\n%s", ws[2].stderr)
+	}
+	time.Sleep(6 * time.Second)
+	killed := time.Now()
+	if err := ws[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ws[2].exit(t)
+	code0, code1 := ws[0].exit(t), ws[1].exit(t)
+	took := time.Since(killed)
+	// The rest of the run, 10 s for the lost worker's silence, the drain
+	// and the close; doubled for a slow machine.
+	if bound := 2 * (seconds + 10 + 15) * time.Second; took > bound {
+		t.Errorf("the others ended %s after the kill, want within %s", took, bound)
+	}
+	if code1 != 0 {
+		t.Errorf("worker 1: exit %d\n%s", code1, ws[1].stderr)
+	}
+	if code0 == 0 {
+		t.Errorf("worker 0 exit 0 with a worker lost: a repeat without a worker's share is a failure")
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("worker 0 wrote no result: %v\n%s", err, ws[0].stderr)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if d := doc.Plan.Distributed; d == nil || len(d.Lost) != 1 || d.Lost[0] != 2 {
+		t.Errorf("distributed: %+v; want worker 2 lost", d)
+	}
+	if rep.Status != result.StatusFailed || !strings.Contains(rep.Error, "worker 2: lost") {
+		t.Errorf("repeat: status %q, error %q; want failed naming worker 2 lost", rep.Status, rep.Error)
+	}
+	for _, w := range rep.Workloads {
+		if w.Producer != nil && (w.Producer.Records == 0 || len(w.Workers) != 2) {
+			t.Errorf("producer: %d records, %d worker rows; want the other two workers' records and rows", w.Producer.Records, len(w.Workers))
+		}
+	}
+}
