@@ -347,6 +347,9 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 		if slices.Contains(w.lost(), 0) {
 			return false, fmt.Errorf("barrier %s: worker 0, which sets the start, was lost", name)
 		}
+		if reason, gone := w.left[0]; gone {
+			return false, fmt.Errorf("barrier %s: worker 0 ended the run (%s)", name, reason)
+		}
 		return false, nil
 	}); err != nil {
 		return time.Time{}, nil, err

@@ -67,7 +67,7 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 				notRun++
 				continue
 			}
-			rep, err := merge.repeat(r, got)
+			rep, err := merge.repeat(r, got, lostSlice)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -227,7 +227,11 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("gather the workers' result slices: %v", err)
 		return rep
 	}
-	merged, err := wk.merge.repeat(r, got)
+	missing := lostSlice
+	if ctx.Err() != nil {
+		missing = "not gathered: the run was interrupted before this worker's slice arrived"
+	}
+	merged, err := wk.merge.repeat(r, got, missing)
 	if err != nil {
 		rep.Status, rep.Error = result.StatusFailed, err.Error()
 		return rep
@@ -297,16 +301,20 @@ func newSliceMerger(runID string, workers int) *sliceMerger {
 	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]sliceDoc{}}
 }
 
-// repeat merges repeat r's slices by worker; a worker without a slice is
-// reported lost in the merged repeat.
-func (m *sliceMerger) repeat(r int, got map[int][]byte) (result.Repeat, error) {
+// lostSlice is the error of a worker whose slice of a repeat never came.
+const lostSlice = "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"
+
+// repeat merges repeat r's slices by worker; a worker without a slice
+// fails the merged repeat with missing (lostSlice: reported lost).
+func (m *sliceMerger) repeat(r int, got map[int][]byte, missing string) (result.Repeat, error) {
 	reps := make([]result.Repeat, m.workers)
 	for k := range reps {
 		data, ok := got[k]
 		if !ok {
-			m.lost[k] = true
-			reps[k] = result.Repeat{Index: r, Status: result.StatusFailed,
-				Error: "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"}
+			if missing == lostSlice {
+				m.lost[k] = true
+			}
+			reps[k] = result.Repeat{Index: r, Status: result.StatusFailed, Error: missing}
 			continue
 		}
 		var sd sliceDoc
