@@ -87,7 +87,7 @@ func runWorker(ctx context.Context, st *state, p *plan.Plan, scenarios []plan.Sc
 		fmt.Fprintf(st.stderr, "kbench: worker %d writes no results folder (--out %s is worker 0's): its slices go to the run's results topic, which worker 0 merges\n", dist.Run.Index, o.out)
 	}
 	if o.metricsAddr != "" {
-		return userr.Errorf("--metrics-addr: give it to worker 0 only, which follows the merged run (worker %d runs a slice)", dist.Run.Index)
+		return userr.Errorf("--metrics-addr: give it to worker 0 only (worker %d runs a slice; worker 0's live metrics are its own share, and the merge comes at the end of each repeat)", dist.Run.Index)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: worker %d of %d on run %s: %d scenario(s) × %d repeat(s)\n", p.Name, dist.Run.Index, dist.Run.Workers, dist.Run.ID, len(scenarios), p.Repeat)
 	view := live.New(st.stderr, live.IsTerminal(st.stderr, st.getenv), len(scenarios), p.Repeat)

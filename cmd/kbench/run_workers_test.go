@@ -34,6 +34,11 @@ workloads:
 	named := write("named.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+workloads)
 	local := write("local.yaml", "name: w\n"+workloads)
 	verified := write("verified.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+strings.Replace(workloads, "    duration: 5s\n", "    duration: 5s\n    verify: true\n", 1))
+	backlog := write("backlog.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+workloads+`  - name: reader
+    type: consume
+    topic: t
+    backlog: 1MB
+`)
 	tests := []struct {
 		name string
 		env  map[string]string
@@ -50,6 +55,7 @@ workloads:
 		{name: "index without workers", args: []string{named, "--worker-index", "0"}, want: "--worker-index, --run-id and --keep-control need --workers N"},
 		{name: "negative workers", args: []string{named, "--workers", "-2", "--worker-index", "0", "--run-id", "r1"}, want: "--workers -2: give how many kbench processes run the plan"},
 		{name: "a local cluster", args: []string{local, "--workers", "3", "--worker-index", "0", "--run-id", "r1"}, want: "a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT"},
+		{name: "backlog", args: []string{backlog, "--workers", "2", "--worker-index", "0", "--run-id", "r1"}, want: "workload reader: backlog cannot run with --workers 2 yet"},
 		{name: "verify", args: []string{verified, "--workers", "3", "--worker-index", "1", "--run-id", "r1"}, want: "workload producer: verify cannot run with --workers 3 yet"},
 	}
 	for _, tt := range tests {

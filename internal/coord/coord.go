@@ -138,6 +138,7 @@ type message struct {
 	Members []int  `json:"members,omitempty"`
 	// ping: the local send time (Unix µs), to pair with the broker's time.
 	SentUs int64 `json:"sent_us,omitempty"`
-	// leave
+	// leave: why; start: Reason set says worker 0 called the repeat off
+	// (it failed before the barrier, or the barrier timed out).
 	Reason string `json:"reason,omitempty"`
 }

@@ -251,3 +251,65 @@ func endOf(t *testing.T, opts []kgo.Opt, id string) int64 {
 	}
 	return end
 }
+
+// TestWorkerZeroCallsOffAndEnds: worker 0, failing before a barrier,
+// calls the repeat off and the others' Barrier returns at once saying so;
+// once worker 0 leaves, the run is over for the others (Over), and a
+// slice published just before its worker left is still gathered.
+func TestWorkerZeroCallsOffAndEnds(t *testing.T) {
+	opts := fakeOpts(t)
+	ws := joinAll(t, opts, "calloff", 3)
+	ctx := context.Background()
+	if err := ws[0].CallOff(ctx, "s1.r1.topics", "prepare topic \"t\": boom"); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, _, err := ws[1].Barrier(ctx, "s1.r1.topics")
+	if err == nil || !strings.Contains(err.Error(), "worker 0 called the repeat off: prepare topic \"t\": boom") {
+		t.Fatalf("barrier after a call-off: %v", err)
+	}
+	if d := time.Since(began); d > fast.BarrierTimeout/2 {
+		t.Errorf("the call-off took %s to reach worker 1", d)
+	}
+	if err := ws[2].Publish(ctx, "s1.r1", []byte("slice of 2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ws[2].Leave(ctx, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(t, 10*time.Second, func() bool { return ws[0].leftNow(2) }) {
+		t.Fatal("worker 0 never read worker 2's leave")
+	}
+	got, missing, err := ws[0].Slices(ctx, "s1.r1", []int{2})
+	if err != nil || string(got[2]) != "slice of 2" || len(missing) != 0 {
+		t.Fatalf("slice %q, missing %v, err %v; want worker 2's, gathered though it left", got[2], missing, err)
+	}
+	if err := ws[1].Over(); err != nil {
+		t.Fatalf("the run is over for worker 1 before worker 0 left: %v", err)
+	}
+	if err := ws[0].Leave(ctx, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if !waitUntil(t, 10*time.Second, func() bool { return errors.Is(ws[1].Over(), ErrRunOver) }) {
+		t.Fatal("worker 0 left, and the run is not over for worker 1")
+	}
+}
+
+// waitUntil polls cond every 10 ms until it holds or d passes.
+func waitUntil(t *testing.T, d time.Duration, cond func() bool) bool {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+	}
+	return cond()
+}
+
+// leftNow reports whether worker i's leave has been read.
+func (w *Worker) leftNow(i int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.left[i]
+	return ok
+}

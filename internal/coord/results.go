@@ -29,8 +29,10 @@ func (w *Worker) Publish(ctx context.Context, name string, slice []byte) error {
 
 // Slices waits for the result slices of name from members (the workers
 // that started it), and returns them by worker with the members it did
-// not get: lost workers (silent for Options.LostAfter) are not waited for,
-// nor is anyone past Options.ResultTimeout.
+// not get: workers that left or were lost (silent for Options.LostAfter)
+// are not waited for, nor is anyone past Options.ResultTimeout. Before it
+// gives up on a worker it reads the results topic to its end: a slice
+// written just before its worker left is still taken.
 func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[int][]byte, []int, error) {
 	got := map[int][]byte{}
 	rd, err := newResultsReader(w.admin, w.results)
@@ -39,28 +41,53 @@ func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[in
 	}
 	defer rd.cl.Close()
 	deadline := time.Now().Add(w.opts.ResultTimeout)
-	for {
-		var waiting []int
-		lost := w.Lost()
-		for _, i := range members {
-			if _, ok := got[i]; !ok && !slices.Contains(lost, i) {
-				waiting = append(waiting, i)
-			}
-		}
-		if len(waiting) == 0 || time.Now().After(deadline) {
-			return got, missingOf(members, got), nil
-		}
-		pctx, cancel := context.WithTimeout(ctx, w.opts.Heartbeat)
-		fs := rd.cl.PollFetches(pctx)
-		cancel()
-		if ctx.Err() != nil {
-			return got, missingOf(members, got), ctx.Err()
-		}
+	var next int64 // the next offset to read
+	poll := func(ctx context.Context) {
+		fs := rd.cl.PollFetches(ctx)
 		fs.EachRecord(func(r *kgo.Record) {
+			next = r.Offset + 1
 			if n, i, ok := sliceKey(r.Key); ok && n == name {
 				got[i] = r.Value
 			}
 		})
+	}
+	for {
+		var waiting []int
+		w.mu.Lock()
+		lost := w.lost()
+		for _, i := range members {
+			_, left := w.left[i]
+			if _, ok := got[i]; !ok && !left && !slices.Contains(lost, i) {
+				waiting = append(waiting, i)
+			}
+		}
+		w.mu.Unlock()
+		if len(waiting) == 0 || time.Now().After(deadline) {
+			if len(missingOf(members, got)) > 0 {
+				w.readToEnd(ctx, rd.cl, &next, poll)
+			}
+			return got, missingOf(members, got), nil
+		}
+		pctx, cancel := context.WithTimeout(ctx, w.opts.Heartbeat)
+		poll(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return got, missingOf(members, got), ctx.Err()
+		}
+	}
+}
+
+// readToEnd polls until *next reaches the results topic's end offset,
+// bounded by Options.LostAfter.
+func (w *Worker) readToEnd(ctx context.Context, cl *kgo.Client, next *int64, poll func(context.Context)) {
+	ctx, cancel := context.WithTimeout(ctx, w.opts.LostAfter)
+	defer cancel()
+	end, err := endOffsetOf(ctx, cl, w.results)
+	if err != nil {
+		return
+	}
+	for *next < end && ctx.Err() == nil {
+		poll(ctx)
 	}
 }
 

@@ -291,6 +291,11 @@ func (w *Worker) Lost() []int {
 }
 
 func (w *Worker) lost() []int {
+	// Silence is only judged while this worker reads its own heartbeats
+	// back: a control partition out of reach silences everyone at once.
+	if w.joined && time.Since(w.lastSeen[w.run.Index]) > w.opts.LostAfter {
+		return nil
+	}
 	var out []int
 	for i := range w.hellos {
 		if _, gone := w.left[i]; !gone && time.Since(w.lastSeen[i]) > w.opts.LostAfter {
@@ -331,6 +336,9 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 			start = message{Kind: kindStart, Barrier: name, StartMs: latest + w.opts.StartMargin.Milliseconds(), Members: members}
 			return true, nil
 		}); err != nil {
+			// The others must not wait out their own bound for a start
+			// that will not come.
+			_ = w.CallOff(context.WithoutCancel(ctx), name, err.Error())
 			return time.Time{}, nil, err
 		}
 		if err := w.send(ctx, start); err != nil {
@@ -354,11 +362,55 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 	}); err != nil {
 		return time.Time{}, nil, err
 	}
+	if start.Reason != "" {
+		return time.Time{}, nil, fmt.Errorf("barrier %s: worker 0 called the repeat off: %s", name, start.Reason)
+	}
 	if !slices.Contains(start.Members, w.run.Index) {
 		return time.Time{}, nil, fmt.Errorf("barrier %s started without this worker (it was reported lost): the run went on with workers %s", name, joinInts(start.Members))
 	}
 	return w.Clock().Local(start.StartMs), start.Members, nil
 }
+
+// CallOff tells the workers waiting at barrier name that it will not
+// start (worker 0: it failed before the barrier, with reason); their
+// Barrier returns an error at once. A start already sent stands.
+func (w *Worker) CallOff(ctx context.Context, name, reason string) error {
+	if w.run.Index != 0 {
+		return nil
+	}
+	w.mu.Lock()
+	_, sent := w.starts[name]
+	w.mu.Unlock()
+	if sent {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.opts.LostAfter)
+	defer cancel()
+	return w.send(ctx, message{Kind: kindStart, Barrier: name, Reason: reason})
+}
+
+// Over reports, to a worker other than 0, that the run is over for it:
+// worker 0 left, ended the run or was lost. nil while it goes on.
+func (w *Worker) Over() error {
+	if w.run.Index == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if reason, gone := w.left[0]; gone {
+		return fmt.Errorf("%w: worker 0 ended it (%s)", ErrRunOver, reason)
+	}
+	if w.ended {
+		return fmt.Errorf("%w: worker 0 ended it", ErrRunOver)
+	}
+	if slices.Contains(w.lost(), 0) {
+		return fmt.Errorf("%w: worker 0 was lost (silent for %s)", ErrRunOver, w.opts.LostAfter)
+	}
+	return nil
+}
+
+// ErrRunOver is Over's: the run goes on without this worker.
+var ErrRunOver = errors.New("the distributed run is over")
 
 // Leave says this worker has ended (reason: "done", or what stopped it),
 // so the others do not wait for it or report it lost.
@@ -463,9 +515,15 @@ func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string) (int64, erro
 	if err != nil {
 		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
 	}
+	if err := ends.Error(); err != nil {
+		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
+	}
 	o, ok := ends.Lookup(topic, 0)
-	if !ok || o.Err != nil {
-		return 0, fmt.Errorf("read the end of %s: %v", topic, o.Err)
+	if !ok {
+		return 0, fmt.Errorf("read the end of %s: %w", topic, kerr.UnknownTopicOrPartition)
+	}
+	if o.Err != nil {
+		return 0, fmt.Errorf("read the end of %s: %w", topic, o.Err)
 	}
 	return o.Offset, nil
 }

@@ -336,6 +336,8 @@ func mergeFaults(reps []Repeat, notes *inexact) []Fault {
 	}
 	if others > 0 {
 		notes.add("faults: worker %d's; %d other workers ran faults too", from, others)
+	} else if from >= 0 && len(reps) > 1 {
+		notes.add("faults: unavailability and recovery as worker %d's producers saw them (it ran the faults); the other workers' producers are not in them", from)
 	}
 	return out
 }

@@ -21,6 +21,10 @@ type RepeatEnv struct {
 	Actor    faults.Actor
 	// Log says a line about the repeat (nil: none).
 	Log func(line string)
+	// FaultsElsewhere: another process runs the scenario's faults (a
+	// distributed run's worker 0), so a cluster that stops answering may
+	// be the plan's doing: no watchdog ends the repeat.
+	FaultsElsewhere bool
 }
 
 // Repeat runs repeat index (1-based) of a scenario the study built and
@@ -36,7 +40,7 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	}
 	sc = reseeded(sc, index)
 	watched := sc
-	watched.FailFast = true // no planned fault: a cluster that stops answering ends the repeat
+	watched.FailFast = !env.FaultsElsewhere // no planned fault: a cluster that stops answering ends the repeat
 	if wi := maxRateWorkload(env.Scenario); wi >= 0 {
 		return runMaxRate(ctx, watched, env.Scenario, wi, index, log)
 	}
@@ -58,8 +62,13 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 		run.Scenarios = append(run.Scenarios, result.Scenario{Index: i + 1, Name: s.scenarios[i].Name, Params: paramsOf(s.scenarios[i].Params)})
 		rsc := &run.Scenarios[len(run.Scenarios)-1]
 		for r := 1; r <= s.p.Repeat; r++ {
-			if err := s.reach.Known(); err != nil {
-				// Known unreachable: the rest of the plan is not run.
+			err := s.reach.Known()
+			if err == nil && s.worker != nil {
+				err = s.worker.w.Over()
+			}
+			if err != nil {
+				// Known unreachable, or the distributed run is over for
+				// this worker: the rest of the plan is not run.
 				if skipped == 0 {
 					fmt.Fprintf(s.opt.Progress, "kbench: skipping the rest of the plan (%d repeat(s)): %v\n", (len(s.scenarios)-i)*s.p.Repeat-(r-1), err)
 				}
@@ -117,6 +126,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	} else {
 		if s.worker.d.Run.Index != 0 {
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
+			env.FaultsElsewhere = len(psc.Faults) > 0
 		}
 		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
 			return Repeat(ctx, sc, r, env)

@@ -65,6 +65,10 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 				return userr.Errorf("scenario %s, workload %s: rate: max cannot run with --workers %d yet (the search's decisions would have to travel between workers); run the search on one machine, then give the rate found to the workers", sc.Name, w.Name, n)
 			case w.Verify:
 				return userr.Errorf("scenario %s, workload %s: verify cannot run with --workers %d yet (the read-back needs every worker's ledger); run the verified plan on one machine", sc.Name, w.Name, n)
+			case w.Backlog > 0:
+				return userr.Errorf("scenario %s, workload %s: backlog cannot run with --workers %d yet (each worker knows only what its own producers wrote); give start_after: a time instead", sc.Name, w.Name, n)
+			case w.AfterWorkload != "":
+				return userr.Errorf("scenario %s, workload %s: after_workload cannot run with --workers %d yet (each worker sees only its own share of %s end); give start_after: a time instead", sc.Name, w.Name, n, w.AfterWorkload)
 			}
 		}
 	}
@@ -87,7 +91,7 @@ func sliceScenario(sc runner.Scenario, index, of int) (runner.Scenario, error) {
 		}
 		spec, runs, err := s.Slice(index, of)
 		if err != nil {
-			return sc, fmt.Errorf("scenario %s, workload %s: %w", sc.Name, w.Name, err)
+			return sc, userr.Errorf("scenario %s, workload %s: %v; run it on one machine", sc.Name, w.Name, err)
 		}
 		if runs {
 			w.Spec = spec
@@ -151,6 +155,7 @@ func (wk *worker) publishHeader(ctx context.Context, doc *result.Document, p *pl
 	run := *doc.Plan
 	run.Scenarios = nil
 	run.PlanYAML = string(p.Redacted())
+	run.Distributed = &result.Distributed{RunID: wk.d.Run.ID, Workers: wk.d.Run.Workers}
 	h.Plan = &run
 	data, err := json.Marshal(&h)
 	if err != nil {
@@ -181,6 +186,16 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	// since the Unix epoch, on its own clock.
 	sc.Epoch = time.Unix(0, 0)
 	sc.TopicsReady, sc.Start = topics, start
+	// A worker other than 0 ends its repeat once the run is over for it
+	// (worker 0 left, ended it or was lost).
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		wk.watchOver(ctx, stop)
+	}()
+	defer func() { stop(nil); <-watched }()
 	var rep result.Repeat
 	if len(sc.Workloads) == 0 {
 		// No client of this scenario is this worker's: it only keeps the
@@ -198,23 +213,35 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	} else {
 		rep = run(ctx, sc)
 	}
-	// A repeat that failed before a barrier still arrives there, so that
-	// the others do not wait for it.
-	if !metTopics {
-		_ = topics(ctx)
+	if err := wk.w.Over(); err != nil {
+		return rep // nobody gathers it
 	}
-	if !metStart {
-		_, _ = start(ctx)
+	// A repeat that failed before a barrier: worker 0 calls the repeat off
+	// (the others must not run on topics it did not prepare); another
+	// worker still arrives, so that nobody waits for it.
+	if wk.d.Run.Index == 0 {
+		reason := rep.Error
+		if reason == "" {
+			reason = "worker 0 ended before the barrier"
+		}
+		if !metTopics {
+			_ = wk.w.CallOff(ctx, name+".topics", reason)
+		}
+		if !metStart {
+			_ = wk.w.CallOff(ctx, name+".start", reason)
+		}
+	} else {
+		if !metTopics {
+			_ = topics(ctx)
+		}
+		if !metStart {
+			_, _ = start(ctx)
+		}
 	}
 	pctx, cancel := afterInterrupt(ctx, 10*time.Second)
 	defer cancel()
-	data, err := json.Marshal(sliceDoc{Worker: wk.d.Run.Index, Host: wk.host, Clock: wk.w.Clock(),
-		ControlBytes: wk.w.ControlBytes(), Seconds: time.Since(wk.joined).Seconds(), Repeat: rep})
-	if err == nil {
-		err = wk.w.Publish(pctx, name, data)
-	}
-	if err != nil && rep.Error == "" {
-		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("publish this worker's result slice: %v", err)
+	if err := wk.publish(pctx, name, rep); err != nil && rep.Error == "" {
+		rep.Status, rep.Error = result.StatusFailed, err.Error()
 	}
 	if wk.merge == nil {
 		return rep
@@ -229,7 +256,7 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	}
 	missing := lostSlice
 	if ctx.Err() != nil {
-		missing = "not gathered: the run was interrupted before this worker's slice arrived"
+		missing = notGathered
 	}
 	merged, err := wk.merge.repeat(r, got, missing)
 	if err != nil {
@@ -237,6 +264,48 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		return rep
 	}
 	return merged
+}
+
+// publish writes this worker's slice of a repeat; one that cannot be
+// written (too large, a broker error) is replaced by a failed slice that
+// says why, so that worker 0 does not take the worker for lost.
+func (wk *worker) publish(ctx context.Context, name string, rep result.Repeat) error {
+	sd := sliceDoc{Worker: wk.d.Run.Index, Host: wk.host, Clock: wk.w.Clock(),
+		ControlBytes: wk.w.ControlBytes(), Seconds: time.Since(wk.joined).Seconds(), Repeat: rep}
+	data, err := json.Marshal(sd)
+	if err == nil {
+		err = wk.w.Publish(ctx, name, data)
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("publish this worker's result slice: %w", err)
+	sd.Repeat = result.Repeat{Index: rep.Index, StartedAt: rep.StartedAt, EndedAt: rep.EndedAt, Status: result.StatusFailed, Error: err.Error()}
+	if data, merr := json.Marshal(sd); merr == nil {
+		_ = wk.w.Publish(ctx, name, data)
+	}
+	return err
+}
+
+// watchOver cancels stop once the run is over for this worker, until ctx
+// ends.
+func (wk *worker) watchOver(ctx context.Context, stop context.CancelCauseFunc) {
+	if wk.d.Run.Index == 0 {
+		return
+	}
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := wk.w.Over(); err != nil {
+				stop(err)
+				return
+			}
+		}
+	}
 }
 
 // finish ends this worker's part: worker 0 records the run in the
@@ -301,8 +370,12 @@ func newSliceMerger(runID string, workers int) *sliceMerger {
 	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]sliceDoc{}}
 }
 
-// lostSlice is the error of a worker whose slice of a repeat never came.
-const lostSlice = "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"
+// Why a worker's slice of a repeat is missing: it never came (the worker
+// is reported lost), or worker 0 was interrupted before it came.
+const (
+	lostSlice   = "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"
+	notGathered = "not gathered: the run was interrupted before this worker's slice arrived"
+)
 
 // repeat merges repeat r's slices by worker; a worker without a slice
 // fails the merged repeat with missing (lostSlice: reported lost).
@@ -311,10 +384,12 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte, missing string) (result.
 	for k := range reps {
 		data, ok := got[k]
 		if !ok {
+			status := result.StatusInterrupted
 			if missing == lostSlice {
 				m.lost[k] = true
+				status = result.StatusFailed
 			}
-			reps[k] = result.Repeat{Index: r, Status: result.StatusFailed, Error: missing}
+			reps[k] = result.Repeat{Index: r, Status: status, Error: missing}
 			continue
 		}
 		var sd sliceDoc
