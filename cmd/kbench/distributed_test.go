@@ -209,6 +209,30 @@ func TestDistributedWorkers(t *testing.T) {
 		t.Errorf("%d merged intervals for a %d s run, want at most %d: the workers' intervals did not line up", n, seconds, most)
 	}
 
+	// kbench collect writes the same results from the cluster.
+	collected := filepath.Join(dir, "collected")
+	col := startWorker(t, ctx, bin, "collect", runID, "--bootstrap-server", bootstrap, "--out", collected)
+	if code := col.exit(t); code != 0 {
+		t.Fatalf("collect: exit %d\n%s", code, col.stderr)
+	}
+	cdoc, err := result.Read(filepath.Join(collected, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crep := cdoc.Plan.Scenarios[0].Repeats[0]
+	for i, w := range crep.Workloads {
+		m := rep.Workloads[i]
+		if (w.Producer == nil) != (m.Producer == nil) || w.Producer != nil && (w.Producer.Records != m.Producer.Records || w.Producer.Latency.Histogram != m.Producer.Latency.Histogram) {
+			t.Errorf("collect's %s differs from worker 0's merge", w.Name)
+		}
+		if w.Consumer != nil && w.Consumer.Records != m.Consumer.Records {
+			t.Errorf("collect's %s read %d records, worker 0's merge %d", w.Name, w.Consumer.Records, m.Consumer.Records)
+		}
+	}
+	if d := cdoc.Plan.Distributed; d == nil || d.Workers != 3 || len(d.Clocks) != 3 {
+		t.Errorf("collect's distributed: %+v", d)
+	}
+
 	// A worker joining the run that ended is refused: the run id is in use.
 	late := startWorker(t, ctx, bin, "run", plan, "--workers", "3", "--worker-index", "1", "--run-id", runID)
 	if code := late.exit(t); code != exitUsage || !strings.Contains(late.stderr.String(), "in use") {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kbench/kbench/internal/userr"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -135,7 +136,7 @@ func ReadResults(ctx context.Context, opts []kgo.Opt, runID string) (map[string]
 	end, err := endOffset(ctx, opts, results)
 	if err != nil {
 		if errors.Is(err, kerr.UnknownTopicOrPartition) {
-			return nil, fmt.Errorf("run %q has no results topic %s: check the run id and the cluster", runID, results)
+			return nil, userr.Errorf("run %q has no results topic %s on this cluster: check the run id and --bootstrap-server (the run's topics are deleted at its end unless its workers had --keep-control)", runID, results)
 		}
 		return nil, err
 	}
