@@ -96,35 +96,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	if o.dryRun {
-		if _, ours := gcPercent(st.getenv); ours {
-			// A dry run measures nothing: Go's default collector keeps
-			// checking a 10,000-scenario plan under 200 MB, where the
-			// benchmark setting (main) let it reach 5 times its live heap.
-			debug.SetGCPercent(100)
-		}
-		warnings, err := study.CheckPlan(p, scenarios)
-		for _, w := range warnings {
-			fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
-		}
-		if err != nil {
-			return err
-		}
-		if p.Cluster.Name != "" && p.Cluster.Bootstrap == "" {
-			// What the run checks first from the cluster's state file
-			// alone: the name, and the brokers the faults target.
-			c, err := namedCluster(st, p.Cluster)
-			if err != nil {
-				return err
-			}
-			if err := p.CheckBrokers(len(c.Brokers)); err != nil {
-				return err
-			}
-		}
-		if omb != nil {
-			printOMB(st.stdout, omb, path, o.ombDriver)
-		}
-		printDryRun(st, p, scenarios)
-		return nil
+		return dryRun(st, p, scenarios, omb, path, o)
 	}
 	if omb != nil {
 		printNotes(st.stderr, omb, "kbench: note: ")
@@ -139,24 +111,11 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	defer folder.Close() // deferred first, so it runs after the last write
 	var observers observe.Observers
 	if o.metricsAddr != "" {
-		exp := metrics.New(p.Name, version)
-		sctx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
-		addr, err := exp.Serve(sctx, o.metricsAddr)
+		exp, stop, err := serveMetrics(ctx, st, p.Name, o)
 		if err != nil {
-			stopServing()
-			return userr.Errorf("%v; give a free HOST:PORT such as 127.0.0.1:9464", err)
+			return err
 		}
-		defer func() {
-			if o.metricsHold > 0 {
-				fmt.Fprintf(st.stderr, "kbench: serving the final metrics for %s more\n", o.metricsHold)
-				select {
-				case <-time.After(o.metricsHold):
-				case <-ctx.Done():
-				}
-			}
-			stopServing()
-		}()
-		fmt.Fprintf(st.stderr, "kbench: Prometheus metrics at http://%s/metrics\n", addr)
+		defer stop()
 		observers = append(observers, exp)
 	}
 	fmt.Fprintf(st.stderr, "kbench: %s: %d scenario(s) × %d repeat(s); results in %s\n", p.Name, len(scenarios), p.Repeat, folder.Dir)
@@ -188,6 +147,63 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		runErr = crossedThresholds(st, doc)
 	}
 	return runErr
+}
+
+// dryRun checks the plan as the run would, without a broker, and lists
+// its scenarios with an estimate of the time (--dry-run).
+func dryRun(st *state, p *plan.Plan, scenarios []plan.Scenario, omb *plan.OMB, path string, o runOptions) error {
+	if _, ours := gcPercent(st.getenv); ours {
+		// A dry run measures nothing: Go's default collector keeps
+		// checking a 10,000-scenario plan under 200 MB, where the
+		// benchmark setting (main) let it reach 5 times its live heap.
+		debug.SetGCPercent(100)
+	}
+	warnings, err := study.CheckPlan(p, scenarios)
+	for _, w := range warnings {
+		fmt.Fprintf(st.stderr, "kbench: warning: %s\n", w)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Cluster.Name != "" && p.Cluster.Bootstrap == "" {
+		// What the run checks first from the cluster's state file
+		// alone: the name, and the brokers the faults target.
+		c, err := namedCluster(st, p.Cluster)
+		if err != nil {
+			return err
+		}
+		if err := p.CheckBrokers(len(c.Brokers)); err != nil {
+			return err
+		}
+	}
+	if omb != nil {
+		printOMB(st.stdout, omb, path, o.ombDriver)
+	}
+	printDryRun(st, p, scenarios)
+	return nil
+}
+
+// serveMetrics serves the run's Prometheus metrics at --metrics-addr;
+// stop keeps serving for --metrics-hold, then stops.
+func serveMetrics(ctx context.Context, st *state, name string, o runOptions) (exp *metrics.Exporter, stop func(), err error) {
+	exp = metrics.New(name, version)
+	sctx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	addr, err := exp.Serve(sctx, o.metricsAddr)
+	if err != nil {
+		stopServing()
+		return nil, nil, userr.Errorf("%v; give a free HOST:PORT such as 127.0.0.1:9464", err)
+	}
+	fmt.Fprintf(st.stderr, "kbench: Prometheus metrics at http://%s/metrics\n", addr)
+	return exp, func() {
+		if o.metricsHold > 0 {
+			fmt.Fprintf(st.stderr, "kbench: serving the final metrics for %s more\n", o.metricsHold)
+			select {
+			case <-time.After(o.metricsHold):
+			case <-ctx.Done():
+			}
+		}
+		stopServing()
+	}, nil
 }
 
 // thresholdsCrossed ends a run whose thresholds failed: exit 99, after
