@@ -217,7 +217,7 @@ func isSpread(s string) bool {
 	return false
 }
 
-// hintOf is "; did you mean ...?" for the value nearest to s, or "".
+// hintOf is "; " and suggest.Hint's wording of the value nearest to s, or "".
 func hintOf(s string, values []string) string {
 	if h := suggest.Hint(s, values, suggest.Bare); h != "" {
 		return "; " + h
