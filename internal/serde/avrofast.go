@@ -167,8 +167,13 @@ func (c *avroCompiler) record(s *avro.RecordSchema) avroEnc {
 		} else {
 			got = make([][]byte, len(fields))
 		}
+		next := 0 // templates usually render the fields in the schema's order
 		err := eachMember(v, func(k, val []byte) error {
-			i, ok := index[string(k)]
+			i, ok := next, next < len(fields) && string(k) == fields[next].name
+			if !ok {
+				i, ok = index[string(k)]
+			}
+			next = i + 1
 			if !ok {
 				return fieldErr([]string{string(k)}, "is not a field of record %s; remove it from the template or add it to the schema", name)
 			}

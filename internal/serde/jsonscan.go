@@ -1,6 +1,7 @@
 package serde
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -62,15 +63,23 @@ func valueEnd(b []byte, i int) (int, error) {
 
 // stringEnd returns the index just past the string starting at i (a quote).
 func stringEnd(b []byte, i int) (int, error) {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
+	// The next quote (bytes.IndexByte: many bytes a step) ends the string
+	// unless an odd run of backslashes escapes it.
+	for j := i + 1; ; {
+		q := bytes.IndexByte(b[j:], '"')
+		if q < 0 {
+			return 0, errJSON
 		}
+		q += j
+		n := 0
+		for k := q - 1; k > i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
 	}
-	return 0, errJSON
 }
 
 // jsonString returns a string value's text; raw is its span with quotes.
@@ -80,14 +89,7 @@ func jsonString(raw []byte) ([]byte, error) {
 		return nil, errJSON
 	}
 	in := raw[1 : len(raw)-1]
-	esc := false
-	for _, c := range in {
-		if c == '\\' {
-			esc = true
-			break
-		}
-	}
-	if !esc {
+	if bytes.IndexByte(in, '\\') < 0 {
 		return in, nil
 	}
 	s, err := strconv.Unquote(string(raw))

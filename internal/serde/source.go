@@ -2,6 +2,7 @@ package serde
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/kbench/kbench/internal/payload"
 )
@@ -31,6 +32,26 @@ func NewSource(inner payload.Source, s *Schema, id int) *Source {
 	return src
 }
 
+// SourceOf is the Source behind v, a Source or one Rendered.
+func SourceOf(v payload.Source) (*Source, bool) {
+	switch s := v.(type) {
+	case *Source:
+		return s, true
+	case *renderSource:
+		return s.Source, true
+	}
+	return nil, false
+}
+
+// Rendered is src as a payload.Renderer when its template renders into a
+// buffer (a producer then encodes into its own slabs), else src itself.
+func Rendered(src *Source) payload.Source {
+	if r, ok := src.inner.(payload.Renderer); ok {
+		return &renderSource{Source: src, r: r}
+	}
+	return src
+}
+
 // SetVersion encodes later values (of this source and its clones) with
 // schema s framed with id: a compatible version registered mid-run.
 func (s *Source) SetVersion(sch *Schema, id int) {
@@ -52,11 +73,51 @@ func (s *Source) Value(i int64) []byte {
 	b = append(b, v.frame...)
 	b, err := v.schema.EncodeRaw(b, js)
 	if err != nil {
-		s.fails.Add(1)
-		s.first.CompareAndSwap(nil, &err)
+		s.failed(err)
 		return nil
 	}
 	return b
+}
+
+// renderSource is a Source over a template that renders into a buffer
+// (payload.Renderer): the producer's slabs receive the encoded value with
+// no allocation per record, the JSON going through the source's own
+// scratch buffer (each client has its clone).
+type renderSource struct {
+	*Source
+	r       payload.Renderer
+	scratch []byte
+}
+
+// AppendValue is payload.Renderer's: record i's value, encoded and framed,
+// appended to dst; a value that does not encode is empty and counted.
+func (s *renderSource) AppendValue(dst []byte, i int64, now time.Time) []byte {
+	s.scratch = s.r.AppendValue(s.scratch[:0], i, now)
+	v := s.cur.Load()
+	start := len(dst)
+	out, err := v.schema.EncodeRaw(append(dst, v.frame...), s.scratch)
+	if err != nil {
+		s.failed(err)
+		return dst[:start]
+	}
+	return out
+}
+
+// failed counts a value that did not encode and keeps the first error.
+// Apart, so that the error escapes to the heap only when there is one.
+func (s *Source) failed(err error) {
+	s.fails.Add(1)
+	s.first.CompareAndSwap(nil, &err)
+}
+
+// Clone is the source on a stream of its own, rendering into a scratch
+// buffer of its own.
+func (s *renderSource) Clone(seed uint64) payload.Source {
+	c := s.Source.Clone(seed).(*Source)
+	if r, ok := c.inner.(payload.Renderer); ok {
+		return &renderSource{Source: c, r: r}
+	}
+	return c
 }
 
 // Pair is record i's value as the template renders it (JSON) and as it is

@@ -231,7 +231,7 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	var err error
 	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
 	if pr, ok := rw.Spec.(workload.Producing); ok {
-		if es, ok := pr.Producer().Values.(*serde.Source); ok {
+		if es, ok := serde.SourceOf(pr.Producer().Values); ok {
 			rw.EncodeFailures = es.Failures // clones share the count
 		}
 	}
@@ -522,7 +522,7 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		order = append(order, w.Name)
 		for j := 0; j < n; j++ {
 			var r PreviewRecord
-			if es, ok := values.(*serde.Source); ok {
+			if es, ok := serde.SourceOf(values); ok {
 				js, enc, err := es.Pair(int64(j))
 				if err != nil {
 					return nil, nil, fmt.Errorf("workload %q, record %d: %w", w.Name, j, err)

@@ -145,7 +145,7 @@ func (s *schemaIDs) lookup(topic string, key bool, sch *serde.Schema) resolvedSc
 // Confluent serializer would send.
 func (s *schemaIDs) encoded(src payload.Source, topic string, key bool, sch *serde.Schema) payload.Source {
 	r := s.lookup(topic, key, sch)
-	return serde.NewSource(src, r.schema, r.id)
+	return serde.Rendered(serde.NewSource(src, r.schema, r.id))
 }
 
 // resolveSchemas resolves the producers' schema ids at the registry
@@ -265,7 +265,7 @@ func valuesSource(sc runner.Scenario, name string) *serde.Source {
 			continue
 		}
 		if pr, ok := w.Spec.(workload.Producing); ok {
-			src, _ := pr.Producer().Values.(*serde.Source)
+			src, _ := serde.SourceOf(pr.Producer().Values)
 			return src
 		}
 	}
