@@ -66,6 +66,12 @@ func (p *Producer) Opts(maxRecordBytes int) ([]kgo.Opt, error) {
 		kgo.ProduceRequestTimeout(p.RequestTimeout),
 		kgo.RecordRetries(p.Retries),
 		kgo.RecordDeliveryTimeout(p.DeliveryTimeout),
+		// Java retries UNKNOWN_TOPIC_OR_PARTITION until
+		// delivery.timeout.ms; kgo fails the records after 4 tries. A new
+		// topic's leaders may answer so for a moment after every
+		// broker's metadata lists it: a fresh 3-broker cluster failed all
+		// 200,000 records of a producer-perf-test that way.
+		kgo.UnknownTopicRetries(-1),
 	)
 	if !p.Idempotence {
 		opts = append(opts, kgo.DisableIdempotentWrite(), kgo.MaxProduceRequestsInflightPerBroker(p.MaxInFlight))

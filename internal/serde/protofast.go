@@ -34,8 +34,10 @@ func protoMessage(dst []byte, md protoreflect.MessageDescriptor, v []byte) ([]by
 			return nil
 		}
 		var err error
-		dst, err = protoField(dst, fd, val)
-		return under(string(k), err)
+		if dst, err = protoField(dst, fd, val); err != nil {
+			return under(string(k), err) // only then: it allocates
+		}
+		return nil
 	})
 	return dst, err
 }
