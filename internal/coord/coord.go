@@ -52,7 +52,8 @@ type Options struct {
 	// StartMargin is how far after the last worker became ready the
 	// common start is set, so every worker learns it in time (default 2s).
 	StartMargin time.Duration
-	// Replication of the two topics (-1 or 0: the cluster's default).
+	// Replication of the two topics (-1 or 0: 3, or every broker of a
+	// smaller cluster).
 	Replication int16
 }
 

@@ -313,3 +313,4 @@ func (w *Worker) leftNow(i int) bool {
 	_, ok := w.left[i]
 	return ok
 }
+

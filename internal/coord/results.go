@@ -83,7 +83,7 @@ func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[in
 func (w *Worker) readToEnd(ctx context.Context, cl *kgo.Client, next *int64, poll func(context.Context)) {
 	ctx, cancel := context.WithTimeout(ctx, w.opts.LostAfter)
 	defer cancel()
-	end, err := endOffsetOf(ctx, cl, w.results)
+	end, err := endOffsetOf(ctx, cl, w.results, topicSettle)
 	if err != nil {
 		return
 	}

@@ -81,6 +81,7 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 		kgo.ProducerBatchMaxBytes(resultMaxBytes),
 		kgo.ProducerLinger(0),
 		kgo.RecordDeliveryTimeout(30*time.Second),
+		kgo.UnknownTopicRetries(-1), // a new topic's leader may not know it yet; the delivery timeout bounds it
 	)...)
 	if err != nil {
 		return nil, fmt.Errorf("coordination client: %w", err)
@@ -99,7 +100,7 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 func (w *Worker) join(ctx context.Context) error {
 	// Read what is already there before writing anything: a run that
 	// ended, or workers of another plan, must find this worker silent.
-	end, err := endOffsetOf(ctx, w.cl, w.control)
+	end, err := endOffsetOf(ctx, w.cl, w.control, topicSettle)
 	if err != nil {
 		return err
 	}
@@ -478,6 +479,14 @@ func createTopics(ctx context.Context, opts []kgo.Opt, control, results string, 
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
+	if replication <= 0 {
+		// Three copies where the cluster has them: a fault on one broker
+		// must not silence the run's coordination. The cluster's default
+		// (often 1) when its brokers cannot be counted.
+		if md, err := adm.BrokerMetadata(ctx); err == nil && len(md.Brokers) > 0 {
+			replication = int16(min(3, len(md.Brokers)))
+		}
+	}
 	maxBytes := strconv.Itoa(resultMaxBytes + 1<<20)
 	appendTime := "LogAppendTime"
 	for _, t := range []struct {
@@ -506,11 +515,32 @@ func endOffset(ctx context.Context, opts []kgo.Opt, topic string) (int64, error)
 		return 0, err
 	}
 	defer cl.Close()
-	return endOffsetOf(ctx, cl, topic)
+	return endOffsetOf(ctx, cl, topic, 0) // a run that ended: its topics settled long ago
 }
 
-// endOffsetOf is endOffset asked with cl.
-func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string) (int64, error) {
+// endOffsetOf is endOffset asked with cl. A topic just created may be
+// unknown to its leader for a moment (a fresh run's topics on a cluster of
+// several brokers): asked again for up to settle.
+func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string, settle time.Duration) (int64, error) {
+	deadline := time.Now().Add(settle)
+	for {
+		end, err := endOffsetOnce(ctx, cl, topic)
+		settling := errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.LeaderNotAvailable)
+		if err == nil || !settling || time.Now().After(deadline) {
+			return end, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// topicSettle bounds the wait for a new topic's leader to know it.
+const topicSettle = 30 * time.Second
+
+func endOffsetOnce(ctx context.Context, cl *kgo.Client, topic string) (int64, error) {
 	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
 	if err != nil {
 		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
