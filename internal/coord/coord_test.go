@@ -313,4 +313,3 @@ func (w *Worker) leftNow(i int) bool {
 	_, ok := w.left[i]
 	return ok
 }
-

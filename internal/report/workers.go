@@ -95,7 +95,7 @@ func lowestEndToEndP50(run *result.PlanRun) float64 {
 		for _, rep := range sc.Repeats {
 			for _, w := range rep.Workloads {
 				if l := w.EndToEnd; l != nil && l.Count > 0 {
-					if ms := inMs(l, l.P50); low == 0 || ms < low {
+					if ms := float64(l.P50) / 1000; low == 0 || ms < low { // µs, as every latency
 						low = ms
 					}
 				}
@@ -103,16 +103,4 @@ func lowestEndToEndP50(run *result.PlanRun) float64 {
 		}
 	}
 	return low
-}
-
-// inMs is a latency figure of l in milliseconds.
-func inMs(l *result.Latency, v int64) float64 {
-	switch l.Unit {
-	case "ns":
-		return float64(v) / 1e6
-	case "ms":
-		return float64(v)
-	default: // "us", as kbench writes it
-		return float64(v) / 1e3
-	}
 }

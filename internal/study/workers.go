@@ -201,12 +201,11 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		// No client of this scenario is this worker's: it only keeps the
 		// others company at the barriers.
 		rep = result.Repeat{Index: r, StartedAt: time.Now(), Status: result.StatusOK}
-		if err := topics(ctx); err == nil {
+		err := topics(ctx)
+		if err == nil {
 			_, err = start(ctx)
-			if err != nil {
-				rep.Status, rep.Error = result.StatusFailed, err.Error()
-			}
-		} else {
+		}
+		if err != nil {
 			rep.Status, rep.Error = result.StatusFailed, err.Error()
 		}
 		rep.EndedAt = time.Now()
@@ -363,11 +362,18 @@ type sliceMerger struct {
 	lost    map[int]bool
 	// control is each worker's control-topic bytes and seconds at its
 	// latest slice.
-	control map[int]sliceDoc
+	control map[int]controlSeen
+}
+
+// controlSeen is what a worker had written to the control topic, and how
+// long after it joined.
+type controlSeen struct {
+	bytes   int64
+	seconds float64
 }
 
 func newSliceMerger(runID string, workers int) *sliceMerger {
-	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]sliceDoc{}}
+	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]controlSeen{}}
 }
 
 // Why a worker's slice of a repeat is missing: it never came (the worker
@@ -401,8 +407,8 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte, missing string) (result.
 			m.clocks[k] = result.WorkerClock{Worker: k, Host: sd.Host, OffsetMs: sd.Clock.OffsetMs,
 				UncertaintyMs: sd.Clock.UncertaintyMs, RoundTripMs: sd.Clock.RoundTripMs}
 		}
-		if sd.Seconds > m.control[k].Seconds {
-			m.control[k] = sliceDoc{ControlBytes: sd.ControlBytes, Seconds: sd.Seconds}
+		if sd.Seconds > m.control[k].seconds {
+			m.control[k] = controlSeen{bytes: sd.ControlBytes, seconds: sd.Seconds}
 		}
 	}
 	return result.MergeRepeats(reps)
@@ -412,8 +418,8 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte, missing string) (result.
 func (m *sliceMerger) distributed() *result.Distributed {
 	d := &result.Distributed{RunID: m.runID, Workers: m.workers}
 	for _, c := range m.control {
-		if c.ControlBytes > d.ControlBytes {
-			d.ControlBytes, d.ControlSeconds = c.ControlBytes, c.Seconds
+		if c.bytes > d.ControlBytes {
+			d.ControlBytes, d.ControlSeconds = c.bytes, c.seconds
 		}
 	}
 	for k := range m.workers {
