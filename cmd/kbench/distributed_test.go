@@ -73,6 +73,21 @@ func startWorker(t *testing.T, ctx context.Context, bin string, args ...string) 
 	return w
 }
 
+// startRun starts the n workers of run runID on plan, worker 0 writing
+// the results to out; extra goes to every worker.
+func startRun(t *testing.T, ctx context.Context, bin, plan, runID string, n int, out string, extra ...string) []*workerProc {
+	t.Helper()
+	var ws []*workerProc
+	for i := range n {
+		args := append([]string{"run", plan, "--workers", strconv.Itoa(n), "--worker-index", strconv.Itoa(i), "--run-id", runID}, extra...)
+		if i == 0 {
+			args = append(args, "--out", out)
+		}
+		ws = append(ws, startWorker(t, ctx, bin, args...))
+	}
+	return ws
+}
+
 // exit waits for the worker and returns its exit code.
 func (w *workerProc) exit(t *testing.T) int {
 	t.Helper()
@@ -102,10 +117,7 @@ func TestDistributedWorkers(t *testing.T) {
 	}
 	bootstrap := testkafka.Bootstrap(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kbenchBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const seconds = 8
@@ -113,14 +125,7 @@ func TestDistributedWorkers(t *testing.T) {
 	plan := distPlan(t, bootstrap, topic, seconds)
 	runID := uniqueTopic(t, "run")
 	out := filepath.Join(dir, "merged")
-	var ws []*workerProc
-	for i := range 3 {
-		args := []string{"run", plan, "--workers", "3", "--worker-index", strconv.Itoa(i), "--run-id", runID, "--keep-control"}
-		if i == 0 {
-			args = append(args, "--out", out)
-		}
-		ws = append(ws, startWorker(t, ctx, bin, args...))
-	}
+	ws := startRun(t, ctx, bin, plan, runID, 3, out, "--keep-control")
 	for i, w := range ws {
 		if code := w.exit(t); code != 0 {
 			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
@@ -273,24 +278,14 @@ func TestDistributedWorkerLost(t *testing.T) {
 	}
 	bootstrap := testkafka.Bootstrap(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kbenchBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const seconds = 10
 	plan := distPlan(t, bootstrap, uniqueTopic(t, "lost"), seconds)
 	runID := uniqueTopic(t, "lost")
 	out := filepath.Join(dir, "merged")
-	var ws []*workerProc
-	for i := range 3 {
-		args := []string{"run", plan, "--workers", "3", "--worker-index", strconv.Itoa(i), "--run-id", runID}
-		if i == 0 {
-			args = append(args, "--out", out)
-		}
-		ws = append(ws, startWorker(t, ctx, bin, args...))
-	}
+	ws := startRun(t, ctx, bin, plan, runID, 3, out)
 	// Killed mid-run: the repeat begins (its line), the workers meet and
 	// start a few seconds later, and the run lasts 10 s from there.
 	if !waitFor(t, 2*time.Minute, func() bool { return strings.Contains(ws[2].stderr.String(), ": running") }) {

@@ -73,10 +73,7 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 	}
 	bootstrap := testkafka.Bootstrap(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kbenchBin(t)
 	out := filepath.Join(dir, "r.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -33,6 +33,17 @@ var buildKbench = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
+// kbenchBin is buildKbench's binary; the test fails when it does not
+// build.
+func kbenchBin(t *testing.T) string {
+	t.Helper()
+	bin, err := buildKbench()
+	if err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	return bin
+}
+
 // endlessFIFO makes a FIFO at path fed "y\n" forever (as `yes` would) until
 // the test ends.
 func endlessFIFO(t *testing.T, path string) {
@@ -73,10 +84,7 @@ func endlessFIFO(t *testing.T, path string) {
 // error naming the file; the process stays under 100 MB.
 func TestEndlessInputs(t *testing.T) {
 	t.Parallel()
-	bin, err := buildKbench()
-	if err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	bin := kbenchBin(t)
 	workload, driver := omb(t)
 	tests := []struct {
 		name string

@@ -31,10 +31,7 @@ func TestPlanKbenchPaused(t *testing.T) {
 	}
 	bootstrap := testkafka.Bootstrap(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "kbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kbenchBin(t)
 	topic := fmt.Sprintf("paused-%d", time.Now().UnixNano())
 	plan := filepath.Join(dir, "plan.yaml")
 	text := fmt.Sprintf(`name: paused

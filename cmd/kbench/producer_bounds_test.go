@@ -188,10 +188,7 @@ func TestProducerPerfSecondInterrupt(t *testing.T) {
 	}
 	c := privateCluster(t, nil)
 	t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
-	bin := filepath.Join(t.TempDir(), "kbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := kbenchBin(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
