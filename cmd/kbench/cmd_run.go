@@ -131,6 +131,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		Named:       planNamedCluster(st),
 		Folder:      folder,
 		Distributed: dist,
+		Run:         st.runScenario,
 	})
 	view.Close() // before the final write's lines and the summary
 	if err := folder.Final(doc); err != nil {

@@ -99,6 +99,7 @@ func runWorker(ctx context.Context, st *state, p *plan.Plan, scenarios []plan.Sc
 		Abort:       st.abort,
 		Named:       planNamedCluster(st),
 		Distributed: dist,
+		Run:         st.runScenario,
 	})
 	view.Close()
 	if err == nil {

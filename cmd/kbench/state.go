@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/runner"
 )
 
 // state is everything kbench takes from its process: streams, environment
@@ -27,6 +28,10 @@ type state struct {
 	// keepPlanCluster, if set, is given the local cluster a plan starts
 	// and stops it itself (tests read its topics after the run).
 	keepPlanCluster func(*cluster.Cluster)
+	// runScenario runs each scenario of a drop-in or a plan (nil:
+	// runner.Run): tests of what kbench prints, writes and exits with
+	// hand it canned outcomes.
+	runScenario runner.RunFunc
 }
 
 func newProcessState() *state {
@@ -70,5 +75,5 @@ func gcPercent(getenv func(string) string) (int, bool) {
 
 // env is what a drop-in run takes from the process (compat.Env).
 func (st *state) env() compat.Env {
-	return compat.Env{Stdout: st.stdout, Stderr: st.stderr, Abort: st.abort, Version: version}
+	return compat.Env{Stdout: st.stdout, Stderr: st.stderr, Abort: st.abort, Version: version, Run: st.runScenario}
 }

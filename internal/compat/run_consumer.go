@@ -92,7 +92,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 	defer func() { prom.ended(final) }()
 	spec.OnInterval = prom.consumerSeries("consumers", spec.OnInterval)
 	spec.OnLag = prom.consumerLag("consumers")
-	out, runErr := runner.Run(ctx, runner.Scenario{
+	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:      ConsumerTool,
 		Admin:     opts,
 		Workloads: []runner.Workload{{Name: "consumers", Spec: workload.Consume{Spec: spec, ShortOK: !ca.Strict}}},

@@ -56,7 +56,7 @@ func RunEndToEnd(ctx context.Context, env Env, ea *E2EArgs, pc *kafkaconf.Produc
 			fmt.Fprintf(env.Stderr, "kbench: record %d: %s after %s (each record is given %s)\n", i, what, waited.Round(time.Second), e2ePollTimeout)
 		},
 	}
-	out, runErr := runner.Run(ctx, runner.Scenario{
+	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:  E2ETool,
 		Admin: copts,
 		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{

@@ -101,7 +101,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		w.Spec = workload.EndToEnd{Send: spec, Read: *e2e}
 	}
 	started := time.Now()
-	out, runErr := runner.Run(ctx, runner.Scenario{
+	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:  ProducerTool,
 		Admin: opts,
 		Topics: []runner.Topic{{Existing: kadmin.Reuse, TopicSpec: kadmin.TopicSpec{

@@ -55,7 +55,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	if !sa.HideHeader {
 		ShareConsumerHeader(env.Stdout)
 	}
-	out, runErr := runner.Run(ctx, runner.Scenario{
+	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:      ShareConsumerTool,
 		Admin:     opts,
 		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, ShortOK: true}}},

@@ -146,6 +146,19 @@ const (
 	drainTimeout = 30 * time.Second
 )
 
+// RunFunc runs a scenario as Run does. Callers that run scenarios (the
+// drop-ins' compat.Env, a study's Options) take one, so that tests of what
+// they print and write hand them canned outcomes; nil means Run.
+type RunFunc func(ctx context.Context, sc Scenario) (*Outcome, error)
+
+// Or is f, or Run when f is nil.
+func (f RunFunc) Or() RunFunc {
+	if f == nil {
+		return Run
+	}
+	return f
+}
+
 // Run prepares the scenario's topics and runs its workloads. It returns an
 // Outcome whenever the topics were prepared, together with an error when
 // any workload failed or ctx ended the run, so that callers write what was

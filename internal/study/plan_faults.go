@@ -73,7 +73,7 @@ type tracked struct {
 // faults from the producers' start; after the workloads, brokers are
 // brought back and measurements finish; then every verified workload's
 // topic is read back with a fresh client.
-func runChecked(ctx context.Context, sc runner.Scenario, index int, ck *checks) result.Repeat {
+func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, index int, ck *checks) result.Repeat {
 	sc.Workloads = append([]runner.Workload(nil), sc.Workloads...)
 	var tr []*tracked
 	for i := range sc.Workloads {
@@ -148,7 +148,7 @@ func runChecked(ctx context.Context, sc runner.Scenario, index int, ck *checks) 
 			}
 		}
 	}
-	rep := runRepeat(ctx, sc, index)
+	rep := runRepeat(ctx, run, sc, index)
 	close(stopped)
 	sent.stop()
 	if startErr != nil && rep.Error == "" {

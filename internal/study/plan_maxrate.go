@@ -55,7 +55,7 @@ func maxRateWorkload(sc *plan.Scenario) int {
 // stepping down while a confirmation fails, so the answer is always a
 // confirmed rate. The median confirming run at the answer is the repeat's
 // result. Every run is recorded.
-func runMaxRate(ctx context.Context, sc runner.Scenario, ps *plan.Scenario, wi int, index int, progress func(string)) result.Repeat {
+func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, ps *plan.Scenario, wi int, index int, progress func(string)) result.Repeat {
 	mr := ps.Workloads[wi].MaxRate
 	found := &result.MaxRate{Percentile: percentileName(mr.Percentile), LimitMs: ms(mr.Limit), On: "publish"}
 	if mr.EndToEnd {
@@ -70,7 +70,7 @@ func runMaxRate(ctx context.Context, sc runner.Scenario, ps *plan.Scenario, wi i
 		if ctx.Err() != nil {
 			return result.Probe{}, result.Repeat{}, false
 		}
-		last = runRepeat(ctx, withRate(sc, wi, r, d, mr.Percentile), index)
+		last = runRepeat(ctx, runSc, withRate(sc, wi, r, d, mr.Percentile), index)
 		probe, ok := probeOf(last, wi, r, mr)
 		if !ok {
 			failed = ctx.Err() == nil

@@ -45,6 +45,9 @@ type Options struct {
 	// Distributed, if set, makes this study one worker of a run that
 	// several kbench processes share (kbench run --workers).
 	Distributed *Distributed
+	// Run runs each scenario run (nil: runner.Run); tests of what the
+	// command layer prints and writes hand it canned outcomes.
+	Run runner.RunFunc
 }
 
 // LocalCluster is the local cluster started for a plan, or named by it.

@@ -25,6 +25,8 @@ type RepeatEnv struct {
 	// distributed run's worker 0), so a cluster that stops answering may
 	// be the plan's doing: no watchdog ends the repeat.
 	FaultsElsewhere bool
+	// Run runs each of the repeat's scenario runs (nil: runner.Run).
+	Run runner.RunFunc
 }
 
 // Repeat runs repeat index (1-based) of a scenario the study built and
@@ -42,12 +44,12 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	watched := sc
 	watched.FailFast = !env.FaultsElsewhere // no planned fault: a cluster that stops answering ends the repeat
 	if wi := maxRateWorkload(env.Scenario); wi >= 0 {
-		return runMaxRate(ctx, watched, env.Scenario, wi, index, log)
+		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
-		return runChecked(ctx, sc, index, ck)
+		return runChecked(ctx, env.Run.Or(), sc, index, ck)
 	}
-	return runRepeat(ctx, watched, index)
+	return runRepeat(ctx, env.Run.Or(), watched, index)
 }
 
 // repeatAll runs every repeat of every scenario into doc, written after
@@ -117,7 +119,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r)
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
@@ -141,9 +143,9 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 }
 
 // runRepeat runs one repeat of a scenario and converts what it measured.
-func runRepeat(ctx context.Context, sc runner.Scenario, index int) result.Repeat {
+func runRepeat(ctx context.Context, run runner.RunFunc, sc runner.Scenario, index int) result.Repeat {
 	rep := result.Repeat{Index: index, StartedAt: time.Now()}
-	out, err := runner.Run(ctx, sc)
+	out, err := run(ctx, sc)
 	rep.EndedAt = time.Now()
 	rep.Status = result.StatusOK
 	if err != nil {

@@ -34,6 +34,7 @@ func RegistryURL(t testing.TB) string {
 	if u := os.Getenv("KBENCH_TEST_SCHEMA_REGISTRY"); u != "" {
 		return u
 	}
+	SkipShort(t)
 	if os.Getenv("KBENCH_TEST_BOOTSTRAP") != "" {
 		t.Fatal("testkafka: $KBENCH_TEST_BOOTSTRAP is set but $KBENCH_TEST_SCHEMA_REGISTRY is not: give the URL of a registry beside that broker")
 	}

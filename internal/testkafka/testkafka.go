@@ -10,6 +10,9 @@
 //	}
 //
 // Set $KBENCH_TEST_BOOTSTRAP to test against a broker you run instead.
+// Under go test -short (the fast inner loop) a test that asks for the real
+// broker is skipped: no JVM starts. Fake gives an in-process fake cluster
+// (kfake) for tests where a broker's behaviour is not the point.
 package testkafka
 
 import (
@@ -46,6 +49,7 @@ func Bootstrap(t testing.TB) string {
 	if addr := os.Getenv("KBENCH_TEST_BOOTSTRAP"); addr != "" {
 		return addr
 	}
+	SkipShort(t)
 	c, err := start()
 	if err != nil {
 		t.Fatalf("testkafka: no local Kafka broker for this test: %v", err)
@@ -62,6 +66,7 @@ func Cluster(t testing.TB) *cluster.Cluster {
 	if os.Getenv("KBENCH_TEST_BOOTSTRAP") != "" {
 		return nil
 	}
+	SkipShort(t)
 	c, err := start()
 	if err != nil {
 		t.Fatalf("testkafka: no local Kafka broker for this test: %v", err)
@@ -78,6 +83,7 @@ func Cluster(t testing.TB) *cluster.Cluster {
 // with cluster.WithStopOnExit), but its temp dir is left behind.
 func Main(m *testing.M) int {
 	code := m.Run()
+	closeFake()
 	if err := stop(); err != nil {
 		fmt.Fprintf(os.Stderr, "testkafka: %v\n", err)
 		if code == 0 {
@@ -85,6 +91,15 @@ func Main(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// SkipShort skips a test that needs a real Kafka broker (a JVM) under go
+// test -short, saying so.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs a real Kafka broker, which go test -short does not start")
+	}
 }
 
 // start starts the shared cluster once; a failed start is not retried, so
