@@ -50,7 +50,7 @@ func consumerTopic(t *testing.T, bootstrap string, partitions int32, n int) stri
 // Apache tool, and checks the output line by line.
 func TestConsumerPerfSeedCommands(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	const n = 20000
 	one := consumerTopic(t, bootstrap, 1, n)
 	three := consumerTopic(t, bootstrap, 3, n)
@@ -107,7 +107,7 @@ func TestConsumerPerfSeedCommands(t *testing.T) {
 
 func TestConsumerPerfDetailedStatsAndJSON(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := consumerTopic(t, bootstrap, 2, 20000)
 	path := filepath.Join(t.TempDir(), "consumer.json")
 	st, stdout, stderr := consumerTestState()
@@ -160,7 +160,7 @@ func TestConsumerPerfDetailedStatsAndJSON(t *testing.T) {
 // test failed under parallel load, consuming nothing.
 func TestConsumerPerfTimeout(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := consumerTopic(t, bootstrap, 1, 500)
 	st, stdout, stderr := consumerTestState()
 	start := time.Now()
@@ -184,7 +184,7 @@ func TestConsumerPerfTimeout(t *testing.T) {
 
 func TestConsumerPerfBadInput(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	tests := []struct {
 		name       string
 		args       []string

@@ -22,7 +22,7 @@ var (
 // records) in the positional form and the KIP-1172 named form.
 func TestEndToEndSeedCommand(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	tests := []struct {
 		name  string
 		argv0 string
@@ -68,7 +68,7 @@ func TestEndToEndSeedCommand(t *testing.T) {
 
 func TestEndToEndJSON(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "e2e-json")
 	path := filepath.Join(t.TempDir(), "e2e.json")
 	st, stdout, stderr := consumerTestState()

@@ -51,7 +51,7 @@ func scrape(t *testing.T, url string) map[string]float64 {
 // output to a pipe the log has no escape codes.
 func TestRunPlanMetricsEndpoint(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	topic := uniqueTopic(t, "metrics")
 	planFile := filepath.Join(dir, "plan.yaml")

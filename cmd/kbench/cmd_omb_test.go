@@ -26,7 +26,7 @@ const (
 // latency from the send-time header.
 func TestOMBWorkloads(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	// The shared broker is one: replication 1, and the run is minutes
 	// shorter than OMB's.
 	common := []string{"cluster.bootstrap=" + bootstrap, "driver.replicationFactor=1", `driver.topicConfig.min\.insync\.replicas=1`,

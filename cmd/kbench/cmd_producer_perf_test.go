@@ -27,7 +27,7 @@ var (
 // The topic must then hold exactly the records the final line claims.
 func TestProducerPerfSeedCommands(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	payloadFile, err := filepath.Abs("testdata/payload_test.json")
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func readFile(t *testing.T, path string) string {
 // steady-state line of --warmup-records.
 func TestProducerPerfJSONAndWarmup(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "json")
 	out := filepath.Join(t.TempDir(), "r.json")
 	st, stdout, stderr := clusterTestState(t)
@@ -282,7 +282,7 @@ func TestProducerPerfSilentBroker(t *testing.T) {
 // topics gives a clear error; --partitions lets kbench create the topic.
 func TestProducerPerfTopicNotAutoCreated(t *testing.T) {
 	t.Parallel()
-	c := privateCluster(t, map[string]string{"auto.create.topics.enable": "false"})
+	c := newFakeBroker(t, true) // auto.create.topics.enable=false
 	st, stdout, stderr := clusterTestState(t)
 	args := []string{"producer-perf-test", "--topic", "absent", "--num-records", "1000", "--record-size", "10",
 		"--throughput", "-1", "--bootstrap-server", c.Bootstrap()}
@@ -302,7 +302,7 @@ func TestProducerPerfTopicNotAutoCreated(t *testing.T) {
 // counted, the final line printed, the result written, a non-zero exit.
 func TestProducerPerfBrokerKilled(t *testing.T) {
 	t.Parallel()
-	c := privateCluster(t, nil)
+	c := newFakeBroker(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	st, _, _ := clusterTestState(t)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
@@ -312,9 +312,7 @@ func TestProducerPerfBrokerKilled(t *testing.T) {
 		if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
 			t.Errorf("no progress lines before the kill:\n%s\n%s", stdout, stderr)
 		}
-		if err := c.Kill(c.Brokers[0].ID); err != nil {
-			t.Errorf("kill broker: %v", err)
-		}
+		c.Kill()
 	}()
 	start := time.Now()
 	code := runKbench(t, st, "producer-perf-test", "--topic", "killed", "--num-records", "400000", "--record-size", "100",

@@ -39,7 +39,7 @@ func readAll(t *testing.T, bootstrap, topic string, want int, opts ...kgo.Opt) [
 // is committed, in several transactions, and readable with read_committed.
 func TestProducerPerfTransactions(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "tx")
 	st, stdout, stderr := clusterTestState(t)
 	// 4 s of sending in 200 ms transactions. A client that stalls at the
@@ -70,7 +70,7 @@ func TestProducerPerfTransactions(t *testing.T) {
 // among the decimal numbers 0..N-1, and uses them all.
 func TestProducerPerfKeyRange(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "keys")
 	st, stdout, stderr := clusterTestState(t)
 	if code := runKbench(t, st, "producer-perf-test", "--topic", topic, "--num-records", "5000", "--payload-monotonic",
@@ -104,7 +104,7 @@ func TestProducerPerfKeyRange(t *testing.T) {
 // publish percentiles.
 func TestProducerPerfEndToEnd(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "e2e")
 	out := t.TempDir() + "/r.json"
 	st, stdout, stderr := clusterTestState(t)
@@ -140,7 +140,7 @@ func TestProducerPerfEndToEnd(t *testing.T) {
 // markers.
 func TestPlanTransactions(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	tests := []struct {
 		name, workload string
 		// minCommits is the fewest commits the run must make, over both

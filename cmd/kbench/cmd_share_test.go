@@ -79,7 +79,7 @@ func TestShareConsumerPerfMatchesJava(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Apache tool on the JVM")
 	}
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	const n = 20000
 	topic := consumerTopic(t, bootstrap, 2, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -141,7 +141,7 @@ func TestShareConsumerPerfMatchesJava(t *testing.T) {
 // says how to read older records.
 func TestShareConsumerPerfNewGroupReadsNothingOld(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := consumerTopic(t, bootstrap, 1, 1000)
 	st, stdout, stderr := consumerTestState()
 	code := runKbench(t, st, "share-consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic,
@@ -161,7 +161,7 @@ func TestShareConsumerPerfNewGroupReadsNothingOld(t *testing.T) {
 // record settled once.
 func TestPlanShareGroups(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "share.yaml")
 	topic := uniqueTopic(t, "share-plan")

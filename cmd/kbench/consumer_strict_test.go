@@ -13,7 +13,7 @@ import (
 // and says the shortfall on stderr; --strict keeps the exit 1.
 func TestConsumerPerfShortRunExit(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := consumerTopic(t, bootstrap, 1, 50)
 	tests := []struct {
 		name       string

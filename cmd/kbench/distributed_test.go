@@ -115,7 +115,7 @@ func TestDistributedWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and runs 3 workers against a real broker")
 	}
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -276,7 +276,7 @@ func TestDistributedWorkerLost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and runs 3 workers against a real broker")
 	}
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

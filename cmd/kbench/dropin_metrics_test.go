@@ -16,7 +16,7 @@ import (
 // --json result's.
 func TestProducerPerfMetricsEndpoint(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	jsonPath := filepath.Join(t.TempDir(), "result.json")
 	var stdout, stderr syncBuffer
 	st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}

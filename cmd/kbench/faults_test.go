@@ -33,7 +33,7 @@ func TestProducerPerfDeadBrokerBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := privateCluster(t, nil)
+			c := newFakeBroker(t)
 			st, _, _ := clusterTestState(t)
 			stdout, stderr := &syncBuffer{}, &syncBuffer{}
 			st.stdout, st.stderr = stdout, stderr
@@ -41,9 +41,7 @@ func TestProducerPerfDeadBrokerBounded(t *testing.T) {
 				if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
 					t.Errorf("no progress lines before the kill:\n%s\n%s", stdout, stderr)
 				}
-				if err := c.Kill(c.Brokers[0].ID); err != nil {
-					t.Errorf("kill broker: %v", err)
-				}
+				c.Kill()
 			}()
 			args := append([]string{"producer-perf-test", "--topic", "dead-" + tt.name, "--duration", "6s", "--record-size", "100",
 				"--throughput", "5000", "--reporting-interval", "1000",
@@ -71,7 +69,7 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and runs it against a real broker")
 	}
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)
 	out := filepath.Join(dir, "r.json")
@@ -117,8 +115,7 @@ func TestProducerPerfInterruptExit130(t *testing.T) {
 // 5 s close bound), and writes what it read.
 func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 	t.Parallel()
-	c := privateCluster(t, nil)
-	t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
+	c := newFakeBroker(t)
 	topic := uniqueTopic(t, "paused")
 	group := topic + "-group"
 	st, _, _ := clusterTestState(t)
@@ -140,10 +137,7 @@ func TestConsumerPerfPausedBrokerBounded(t *testing.T) {
 			t.Errorf("no interval line before the pause:\n%s\n%s", stdout, stderr)
 			return
 		}
-		if err := c.Pause(c.Brokers[0].ID); err != nil {
-			t.Errorf("pause broker: %v", err)
-			return
-		}
+		c.Pause()
 		paused <- time.Now()
 	}()
 	out := filepath.Join(t.TempDir(), "r.json")

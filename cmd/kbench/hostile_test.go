@@ -279,7 +279,7 @@ func TestOMBDryRunHidesDriverSecrets(t *testing.T) {
 // holds a secret planted in a comment or a --set.
 func TestPlanCommentProseNeverWritten(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	topic := uniqueTopic(t, "prose")
 	planFile := filepath.Join(dir, "plan.yaml")

@@ -17,7 +17,7 @@ import (
 // broker refuses as too large: the error is printed once for the run.
 func TestProducerPerfErrorPrintedOnce(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	st, _, stderr := consumerTestState()
 	// The broker's message.max.bytes is about 1 MiB; the client's limit is raised past the records.
 	code := runKbench(t, st, "producer-perf-test", "--topic", uniqueTopic(t, "too-large"), "--num-records", "6",
@@ -63,7 +63,7 @@ func TestGCPercent(t *testing.T) {
 // it. main decides it once per process now. Not parallel: it watches a
 // process-wide setting.
 func TestConsumerPerfLeavesGCAlone(t *testing.T) {
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := consumerTopic(t, bootstrap, 1, 1000)
 	st, _, stderr := consumerTestState()
 	st.getenv = func(string) string { return "" } // no $GOGC: the old code set its own
@@ -118,7 +118,7 @@ func TestProducerPerfHugeRecordSize(t *testing.T) {
 // sweep measured the wrong configuration.
 func TestProducerPerfPartitionsMismatch(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	topic := uniqueTopic(t, "mismatch")
 	testkafka.Topic(t, bootstrap, topic, 2, 0, 10)
 	st, stdout, stderr := consumerTestState()
@@ -203,7 +203,7 @@ func TestJSONPathCheckedFirst(t *testing.T) {
 // usage error naming the known ones.
 func TestProducerPerfProfile(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	st, stdout, stderr := consumerTestState()
 	code := runKbench(t, st, "producer-perf-test", "--topic", uniqueTopic(t, "profile"), "--num-records", "20000",
 		"--record-size", "100", "--throughput", "-1", "--bootstrap-server", bootstrap, "--profile", "throughput",

@@ -29,7 +29,7 @@ func TestPlanKbenchPaused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and runs it against a real broker")
 	}
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)
 	topic := fmt.Sprintf("paused-%d", time.Now().UnixNano())

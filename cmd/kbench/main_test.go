@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 	"testing"
 
+	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/testkafka"
 )
 
@@ -22,5 +24,20 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
-	os.Exit(testkafka.Main(m))
+	code := testkafka.Main(m)
+	// The suite's budget of JVM cluster starts (docs/notes.md, "Suite
+	// time"): the shared broker, the shared fault cluster, the secured
+	// broker and a plan's own cluster. Another start belongs on one of
+	// them, on kfake (testkafka.Fake) or on the run seam (state.runScenario).
+	n := cluster.Started()
+	fmt.Fprintf(os.Stderr, "cmd/kbench: %d JVM cluster start(s), budget %d\n", n, clusterStartBudget)
+	if n > clusterStartBudget && code == 0 {
+		fmt.Fprintf(os.Stderr, "cmd/kbench: over the budget of %d JVM cluster starts\n", clusterStartBudget)
+		code = 1
+	}
+	os.Exit(code)
 }
+
+// clusterStartBudget is how many JVM clusters a run of the package's
+// tests may start.
+const clusterStartBudget = 4

@@ -47,7 +47,7 @@ var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 // the first run's records again.
 func TestPlanRandomValuesFreshPerRun(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	planFile := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(planFile, []byte(seedPlan), 0o644); err != nil {

@@ -17,7 +17,7 @@ import (
 // franz-go's hooks cannot give.
 func TestProducerPerfPrintMetricsTable(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	st, stdout, stderr := clusterTestState(t)
 	topic := uniqueTopic(t, "print-metrics")
 	if code := run(t.Context(), []string{"kafka-producer-perf-test", "--topic", topic, "--num-records", "200000", "--record-size", "100",

@@ -11,35 +11,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/workload"
 )
 
-// breakBroker kills or pauses the cluster's only broker once two progress
-// lines show records flowing. The returned function waits for that and
-// says when it happened (false if it did not); a paused broker is resumed
-// when the test ends.
-func breakBroker(t *testing.T, c *cluster.Cluster, stdout *syncBuffer, how string) func() (time.Time, bool) {
+// breakBroker kills or pauses the broker once two progress lines show
+// records flowing. The returned function waits for that and says when it
+// happened (false if it did not).
+func breakBroker(t *testing.T, b *fakeBroker, stdout *syncBuffer, how string) func() (time.Time, bool) {
 	t.Helper()
 	done := make(chan struct{})
 	var at time.Time
-	if how == "pause" {
-		t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
-	}
 	go func() {
 		defer close(done)
 		if !waitFor(t, time.Minute, func() bool { return strings.Count(stdout.String(), "records sent") >= 2 }) {
 			t.Errorf("no progress lines before the %s", how)
 			return
 		}
-		act := c.Kill
 		if how == "pause" {
-			act = c.Pause
-		}
-		if err := act(c.Brokers[0].ID); err != nil {
-			t.Errorf("%s broker: %v", how, err)
-			return
+			b.Pause()
+		} else {
+			b.Kill()
 		}
 		at = time.Now()
 	}()
@@ -60,7 +52,7 @@ func TestProducerPerfDurationBrokerGone(t *testing.T) {
 	for _, how := range []string{"kill", "pause"} {
 		t.Run(how, func(t *testing.T) {
 			t.Parallel()
-			c := privateCluster(t, nil)
+			c := newFakeBroker(t)
 			out := filepath.Join(t.TempDir(), "r.json")
 			st, _, _ := clusterTestState(t)
 			stdout, stderr := &syncBuffer{}, &syncBuffer{}
@@ -114,7 +106,7 @@ func TestProducerPerfTransactionalBrokerDies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := privateCluster(t, nil)
+			c := newFakeBroker(t)
 			out := filepath.Join(t.TempDir(), "r.json")
 			st, _, _ := clusterTestState(t)
 			stdout, stderr := &syncBuffer{}, &syncBuffer{}
@@ -186,8 +178,7 @@ func TestProducerPerfSecondInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds kbench and runs it against a real broker")
 	}
-	c := privateCluster(t, nil)
-	t.Cleanup(func() { _ = c.Resume(c.Brokers[0].ID) })
+	c := newFakeBroker(t)
 	bin := kbenchBin(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -204,9 +195,7 @@ func TestProducerPerfSecondInterrupt(t *testing.T) {
 		t.Fatalf("no progress lines:\n%s\n%s", stdout, stderr)
 	}
 	stalls := strings.Count(stderr.String(), "kbench: no acknowledgement for ")
-	if err := c.Pause(c.Brokers[0].ID); err != nil {
-		t.Fatal(err)
-	}
+	c.Pause()
 	// The user's timing: a commit waits on the paused broker when the
 	// first Ctrl-C comes (kbench says no record is acknowledged: a whole
 	// interval, longer than a 500 ms transaction, passed without one), the
@@ -266,7 +255,7 @@ func TestProducerPerfRecordsBrokerGone(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.how, func(t *testing.T) {
 			t.Parallel()
-			c := privateCluster(t, nil)
+			c := newFakeBroker(t)
 			out := filepath.Join(t.TempDir(), "r.json")
 			st, _, _ := clusterTestState(t)
 			stdout, stderr := &syncBuffer{}, &syncBuffer{}

@@ -17,7 +17,7 @@ import (
 // report.html, and --set errors echoed a JAAS password.
 func TestPlanSecretsNeverShown(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Bootstrap(t)
+	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	topic := uniqueTopic(t, "secrets")
 	planFile := filepath.Join(dir, "plan.yaml")

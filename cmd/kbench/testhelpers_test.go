@@ -3,21 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/kfakehold"
+	"github.com/kbench/kbench/internal/testkafka"
 )
 
 // runKbench runs the real kbench command line with a test state and a
@@ -83,44 +85,48 @@ func endOffsetSum(t *testing.T, bootstrap, topic string) int64 {
 	return sum
 }
 
-// privateCluster starts a 1-broker cluster of the test's own, for tests
-// that kill brokers or need broker settings the shared one lacks.
-func privateCluster(t *testing.T, props map[string]string) *cluster.Cluster {
-	t.Helper()
-	return privateClusterOf(t, 1, props)
+// fakeBroker is a fake Kafka broker of the test's own (kfake, in the test
+// process; kbench processes the test starts reach it too) that the test
+// breaks: Kill closes it, as a broker that died (connections reset, new
+// ones refused); Pause makes it hold every request from then on, as a
+// frozen or overloaded broker does (connections accepted, nothing
+// answered). Held requests are released when the test ends. The bounded
+// exits these tests check are kbench's, not Kafka's, so no JVM is needed.
+type fakeBroker struct {
+	c      *kfake.Cluster
+	paused atomic.Bool
 }
 
-// privateClusterOf starts a cluster of the test's own with that many brokers.
-func privateClusterOf(t *testing.T, brokers int, props map[string]string) *cluster.Cluster {
+// newFakeBroker starts a fake broker that creates topics on first use
+// (Kafka's default auto.create.topics.enable), unless noAutoCreate.
+func newFakeBroker(t *testing.T, noAutoCreate ...bool) *fakeBroker {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: starts a real Kafka broker")
+	var opts []kfake.Opt
+	if len(noAutoCreate) == 0 || !noAutoCreate[0] {
+		opts = append(opts, kfake.AllowAutoTopicCreation())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cache := os.Getenv("KBENCH_HOME")
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
+	c := testkafka.NewFake(t, opts...)
+	hold := kfakehold.New(t, c)
+	f := &fakeBroker{c: c}
+	c.Control(func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if f.paused.Load() {
+			hold.UntilEnd()
 		}
-		cache = filepath.Join(d, "kbench")
-	}
-	c, err := cluster.Start(ctx, cluster.WithName("t"), cluster.WithBrokers(brokers), cluster.WithCacheDir(cache),
-		cluster.WithStateDir(t.TempDir()), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithBrokerProps(props))
-	if err != nil {
-		t.Fatalf("start private cluster: %v", err)
-	}
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Stop(sctx, false); err != nil && !errors.Is(err, context.Canceled) {
-			t.Logf("stop private cluster: %v", err)
-		}
+		return nil, nil, false
 	})
-	return c
+	return f
 }
+
+// Bootstrap is the broker's address.
+func (f *fakeBroker) Bootstrap() string { return f.c.ListenAddrs()[0] }
+
+// Kill closes the broker.
+func (f *fakeBroker) Kill() { f.c.Close() }
+
+// Pause makes the broker hold every request that reaches it from now on,
+// until the test ends.
+func (f *fakeBroker) Pause() { f.paused.Store(true) }
 
 // syncBuffer is a bytes.Buffer safe to read while a command writes to it.
 type syncBuffer struct {
@@ -138,6 +144,12 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }
 
 // waitFor polls until cond holds or the timeout passes.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,6 +65,7 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 	if old != nil {
 		return old.revive(ctx, cfg, reg)
 	}
+	started.Add(1)
 	for attempt := 1; ; attempt++ {
 		c, err := startOnce(ctx, cfg, java, dist, reg)
 		// Fixed ports lost to another process stay lost: no retry.
@@ -73,6 +75,15 @@ func Start(ctx context.Context, opts ...Opt) (*Cluster, error) {
 		fmt.Fprintln(cfg.log, "another process took a port; retrying with new ports")
 	}
 }
+
+// started counts the new clusters Start began in this process.
+var started atomic.Int64
+
+// Started is how many new clusters (not ones brought back whole) Start
+// began in this process, its retries on a port taken counted once: what
+// a test binary's JVM cluster starts cost it, which the tests of
+// cmd/kbench keep within a budget.
+func Started() int64 { return started.Load() }
 
 // running loads the cluster of that name if any of its brokers still run
 // (nil when there is none, or none of its brokers runs).

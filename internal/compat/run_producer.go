@@ -111,6 +111,16 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		Workloads: []runner.Workload{w},
 	})
 	if out == nil || out.Workloads[0].Producer == nil {
+		// Nothing measured (the cluster did not answer, the topic could
+		// not be made): the JSON says why, with the settings, as the other
+		// drop-ins' do.
+		if pa.JSONPath != "" {
+			doc := producerDocument(env, pa, pc, kadmin.TopicInfo{Name: pa.Topic}, nil, started, asRecorded(ctx, runErr))
+			if out != nil {
+				doc.BrokerVersions = out.BrokerVersions
+			}
+			runErr = errors.Join(runErr, result.Write(pa.JSONPath, doc))
+		}
 		return runErr
 	}
 	res, cpu := out.Workloads[0].Producer, out.CPU
@@ -229,7 +239,9 @@ func producerDocument(env Env, pa *ProducerArgs, pc *kafkaconf.Producer, topic k
 		cfg["kbench."+k] = v
 	}
 	doc := result.New(result.KindProducerPerf, env.Version, started, cfg)
-	doc.Topic = resultTopic(topic)
+	if topic.Partitions > 0 { // known: the run prepared it
+		doc.Topic = resultTopic(topic)
+	}
 	doc.Producer = p
 	doc.Finish(runErr)
 	return doc

@@ -27,7 +27,7 @@ func Fake(t testing.TB) string {
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
 	if fake.cluster == nil && fake.err == nil {
-		fake.cluster, fake.err = kfake.NewCluster(fakeOpts()...)
+		fake.cluster, fake.err = kfake.NewCluster(append(fakeOpts(), kfake.AllowAutoTopicCreation())...)
 	}
 	if fake.err != nil {
 		t.Fatalf("testkafka: no fake Kafka cluster: %v", fake.err)
@@ -38,7 +38,8 @@ func Fake(t testing.TB) string {
 // NewFake starts a fake Kafka cluster of the test's own, closed when the
 // test ends: for tests that hold its requests (kfakehold, a broker that
 // stops answering) or close it (a broker that dies), which must not touch
-// the shared one. opts come after Fake's.
+// the shared one. It has one broker and creates topics of one partition
+// on first use only with kfake.AllowAutoTopicCreation among opts.
 func NewFake(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
 	t.Helper()
 	c, err := kfake.NewCluster(append(fakeOpts(), opts...)...)
@@ -49,10 +50,10 @@ func NewFake(t testing.TB, opts ...kfake.Opt) *kfake.Cluster {
 	return c
 }
 
-// fakeOpts are a fake cluster's options: one broker, topics created on
-// first use with one partition, as a fresh Kafka broker does.
+// fakeOpts are a fake cluster's options: one broker, new topics of one
+// partition, as a fresh Kafka broker has.
 func fakeOpts() []kfake.Opt {
-	return []kfake.Opt{kfake.NumBrokers(1), kfake.AllowAutoTopicCreation(), kfake.DefaultNumPartitions(1)}
+	return []kfake.Opt{kfake.NumBrokers(1), kfake.DefaultNumPartitions(1)}
 }
 
 // closeFake closes the shared fake cluster, if one was started.

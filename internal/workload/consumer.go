@@ -220,7 +220,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	adm := kadm.NewClient(admin)
-	parts, err := resolveTopics(ctx, adm, spec)
+	parts, err := resolveTopics(ctx, admin, spec)
 	if err != nil {
 		admin.Close()
 		return nil, err

@@ -125,7 +125,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		}
 		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, all, at)))
 	}
-	cl, err := kgo.NewClient(opts...)
+	cl, err := newClient(opts)
 	if err != nil {
 		return nil, fmt.Errorf("consumer client %d: %w", i, err)
 	}

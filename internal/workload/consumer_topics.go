@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/userr"
@@ -22,24 +24,21 @@ const adminTimeout = 15 * time.Second
 // resolveTopics returns the partitions of the topics a spec consumes. A
 // topic that does not exist, or a regex that matches none, is the user's
 // error, reported at once: the Apache tool would instead wait out its
-// timeout and print nothing useful.
-func resolveTopics(ctx context.Context, adm *kadm.Client, spec ConsumerSpec) (map[string][]int32, error) {
+// timeout and print nothing useful. The check creates nothing: its
+// metadata request does not allow auto-creation whatever the consumer's
+// allow.auto.create.topics says (a broker that auto-creates would
+// otherwise create the topic it then reports missing).
+func resolveTopics(ctx context.Context, admin *kgo.Client, spec ConsumerSpec) (map[string][]int32, error) {
 	mctx, cancel := context.WithTimeout(ctx, adminTimeout)
 	defer cancel()
-	var (
-		td  kadm.TopicDetails
-		err error
-	)
-	// Awaited: a paused broker holds franz-go's request past its context.
-	if spec.Regex != nil {
-		td, err = kadmin.Await(mctx, func(ctx context.Context) (kadm.TopicDetails, error) {
-			return adm.ListTopics(ctx) // internal topics excluded, as Java's exclude.internal.topics
-		})
-	} else {
-		td, err = kadmin.Await(mctx, func(ctx context.Context) (kadm.TopicDetails, error) {
-			return adm.ListTopics(ctx, spec.Topics...)
-		})
+	var names []string // nil: every topic, for a regex
+	if spec.Regex == nil {
+		names = spec.Topics
 	}
+	// Awaited: a paused broker holds franz-go's request past its context.
+	td, err := kadmin.Await(mctx, func(ctx context.Context) (kadm.TopicDetails, error) {
+		return describeTopics(ctx, admin, names)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("describe topics: %w", err)
 	}
@@ -77,6 +76,41 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, spec ConsumerSpec) (ma
 		return nil, userr.Errorf("no topic matches --include %q (internal topics are never included)", strings.TrimSuffix(strings.TrimPrefix(spec.Regex.String(), "^(?:"), ")$"))
 	}
 	return parts, nil
+}
+
+// describeTopics is kadm's ListTopics (internal topics left out, as
+// Java's exclude.internal.topics) through a metadata request that never
+// creates a topic: names nil asks for every topic.
+func describeTopics(ctx context.Context, cl *kgo.Client, names []string) (kadm.TopicDetails, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.AllowAutoTopicCreation = false
+	if names != nil {
+		req.Topics = []kmsg.MetadataRequestTopic{}
+	}
+	for _, n := range names {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(n)
+		req.Topics = append(req.Topics, t)
+	}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	td := kadm.TopicDetails{}
+	for _, t := range resp.Topics {
+		if t.Topic == nil || t.IsInternal {
+			continue
+		}
+		d := kadm.TopicDetail{Topic: *t.Topic, ID: t.TopicID, IsInternal: t.IsInternal, Partitions: kadm.PartitionDetails{}}
+		d.Err = kerr.ErrorForCode(t.ErrorCode)
+		for _, p := range t.Partitions {
+			d.Partitions[p.Partition] = kadm.PartitionDetail{Topic: *t.Topic, Partition: p.Partition, Leader: p.Leader,
+				LeaderEpoch: p.LeaderEpoch, Replicas: p.Replicas, ISR: p.ISR, OfflineReplicas: p.OfflineReplicas,
+				Err: kerr.ErrorForCode(p.ErrorCode)}
+		}
+		td[d.Topic] = d
+	}
+	return td, nil
 }
 
 // startOffsets lists where directly assigned partitions start: their log

@@ -78,7 +78,7 @@ func RunEndToEnd(ctx context.Context, s E2ESpec) (*E2EResult, error) {
 	// The probe's clients hold no group: closing takes milliseconds unless
 	// a broker does not answer, and then it must not hold up the end.
 	defer closeBounded(cons, interruptCloseBound)
-	prod, err := kgo.NewClient(s.ProducerOpts...)
+	prod, err := newClient(s.ProducerOpts)
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: create producer: %w", err)
 	}
@@ -252,8 +252,7 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 	}
 	assign := map[string]map[int32]kgo.Offset{s.Topic: {}}
 	ends.Each(func(o kadm.ListedOffset) { assign[s.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
-	opts := append(append([]kgo.Opt(nil), s.ConsumerOpts...), kgo.ConsumePartitions(assign))
-	cl, err := kgo.NewClient(opts...)
+	cl, err := newClient(s.ConsumerOpts, kgo.ConsumePartitions(assign))
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: create consumer: %w", err)
 	}
