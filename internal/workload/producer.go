@@ -241,7 +241,8 @@ type TransactionResult struct {
 // SteadyResult is the part of a run after warmup: the records completing
 // after the warm-up's last one (or the warm-up time), over the window from
 // Start to End (see warmup.steadyWindow): the warm-up's last send to the
-// run's end. AckLag is how long after Start the warm-up's last record
+// run's end, or to the end of the last steady record's send interval if
+// later. AckLag is how long after Start the warm-up's last record
 // completed: the acknowledgements lagged the sends by that much.
 type SteadyResult struct {
 	Start, End time.Time
@@ -512,7 +513,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			if c.steadyFirstDue >= 0 && (first < 0 || c.steadyFirstDue < first) {
 				first = c.steadyFirstDue
 			}
-			last = max(last, c.steadyLastDue)
+			last = max(last, c.steadyLastEnd)
 		}
 		from, to, lag := clients[0].warm.steadyWindow(at, end, first, last)
 		res.Steady.Start, res.Steady.End, res.Steady.AckLag = start.Add(from), start.Add(to), lag

@@ -132,10 +132,10 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	// steadyFirstDue and steadyLastDue are the earliest and latest
-	// intended sends of the steady records (-1: none), for the steady
-	// window (warmup.steadyWindow).
-	steadyFirstDue, steadyLastDue time.Duration
+	// steadyFirstDue is the earliest intended send of the steady records
+	// (-1: none), steadyLastEnd the latest end of their send intervals
+	// (sendIntervalEnd), for the steady window (warmup.steadyWindow).
+	steadyFirstDue, steadyLastEnd time.Duration
 	lastAck                       time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
@@ -352,8 +352,8 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	} else {
 		r.Timestamp = c.timestampAt(sl.sent)
 	}
+	sl.seq = i
 	if c.tracker != nil {
-		sl.seq = i
 		c.tracker.Stamp(r, i)
 	}
 	return r
@@ -500,7 +500,7 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		if c.steadyFirstDue < 0 || due < c.steadyFirstDue {
 			c.steadyFirstDue = due
 		}
-		c.steadyLastDue = max(c.steadyLastDue, due)
+		c.steadyLastEnd = max(c.steadyLastEnd, c.sendIntervalEnd(sl.seq, due))
 		c.pendingSteady = append(c.pendingSteady, lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
