@@ -117,7 +117,11 @@ type Topic struct {
 // the Apache tool does; MiBPerSec divides by 1024×1024 (the Apache tools'
 // "MB").
 type Producer struct {
-	Clients int   `json:"clients"`
+	Clients int `json:"clients"`
+	// VUs is a virtual-users workload's number of users (the closed
+	// model; a ramp's peak, its plateaus' counts in Plateaus); absent for
+	// a rate, and in results written before it was kept.
+	VUs     int   `json:"vus,omitempty"`
 	Records int64 `json:"records"` // acknowledged by the broker
 	Bytes   int64 `json:"bytes"`
 	Failed  int64 `json:"failed"`

@@ -179,6 +179,9 @@ type ProducerResult struct {
 	Errors    map[string]int64
 	Intervals []Interval
 	Clients   int
+	// VUs is the closed model's virtual users (a ramp's peak); 0 for the
+	// open model.
+	VUs int
 	// TargetRate is the spec's rate (0: unlimited). BehindMax is the most
 	// a record was sent after its intended time; BufferFull the time the
 	// senders waited for room in their clients' buffers, CommitWait the
@@ -452,6 +455,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),
+		VUs:                 spec.users(),
 		Pauses:              pauses,
 	}
 	res.TargetRate = max(spec.Rate, 0)
