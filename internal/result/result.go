@@ -289,8 +289,11 @@ type Share struct {
 	AckErrors      map[string]int64 `json:"ack_errors,omitempty"`
 	// AckLatency is how long acknowledgements waited for the broker's
 	// answer (µs), per answer from the oldest acknowledgement it answered.
-	AckLatency   *Latency           `json:"ack_latency,omitempty"`
-	PerMember    []int64            `json:"per_member"` // settled records of each member
+	AckLatency *Latency `json:"ack_latency,omitempty"`
+	// PerMember is each member's settled records (accepted, rejected or
+	// archived by its acknowledgement; they sum to the records the run
+	// counted); older results held each member's accepted records.
+	PerMember    []int64            `json:"per_member"`
 	Verification *ShareVerification `json:"verification,omitempty"`
 }
 
