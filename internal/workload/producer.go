@@ -517,7 +517,9 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			if c.steadyFirstDue >= 0 && (first < 0 || c.steadyFirstDue < first) {
 				first = c.steadyFirstDue
 			}
-			last = max(last, c.steadyLastEnd)
+			if c.steadyFirstDue >= 0 {
+				last = max(last, c.sendIntervalEnd(c.steadyLastSeq, c.steadyLastDue))
+			}
 		}
 		from, to, lag := clients[0].warm.steadyWindow(at, end, first, last)
 		res.Steady.Start, res.Steady.End, res.Steady.AckLag = start.Add(from), start.Add(to), lag

@@ -132,10 +132,12 @@ type producerClient struct {
 	failed         int64
 	steadyAcked    int64
 	steadyBytes    int64
-	// steadyFirstDue is the earliest intended send of the steady records
-	// (-1: none), steadyLastEnd the latest end of their send intervals
-	// (sendIntervalEnd), for the steady window (warmup.steadyWindow).
-	steadyFirstDue, steadyLastEnd time.Duration
+	// steadyFirstDue and steadyLastDue are the earliest and latest
+	// intended sends of the steady records (-1: none), steadyLastSeq the
+	// latest one's number, whose send interval the steady window reaches
+	// (sendIntervalEnd, warmup.steadyWindow).
+	steadyFirstDue, steadyLastDue time.Duration
+	steadyLastSeq                 int64
 	lastAck                       time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
@@ -500,7 +502,9 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		if c.steadyFirstDue < 0 || due < c.steadyFirstDue {
 			c.steadyFirstDue = due
 		}
-		c.steadyLastEnd = max(c.steadyLastEnd, c.sendIntervalEnd(sl.seq, due))
+		if due >= c.steadyLastDue {
+			c.steadyLastDue, c.steadyLastSeq = due, sl.seq
+		}
 		c.pendingSteady = append(c.pendingSteady, lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++
