@@ -41,7 +41,7 @@ when the workers ran as a Kubernetes Job (see docs/distributed.md).`,
 	f := cmd.Flags()
 	f.StringVar(&o.bootstrap, "bootstrap-server", "", "the cluster the run used, HOST:PORT[,HOST:PORT...] (required)")
 	f.StringVar(&o.commandConfig, "command-config", "", "Java client properties for the cluster (security), as the plan's cluster.properties")
-	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP)")
+	f.StringVar(&o.out, "out", "", "results folder (default results/NAME-UTCTIMESTAMP, the run's start)")
 	f.BoolVar(&o.overwrite, "overwrite", false, "with --out: replace the results of an earlier run in that folder (refused otherwise)")
 	f.Var(units.Duration(&o.timeout, 2*time.Minute), "timeout", "give up reading the run's topics after this long")
 	return cmd
@@ -67,7 +67,7 @@ func collect(ctx context.Context, st *state, runID string, o collectOptions) err
 	if err != nil {
 		return err
 	}
-	folder, err := study.OpenFolder(p, study.FolderOptions{Dir: o.out, Overwrite: o.overwrite, Log: st.stderr})
+	folder, err := study.OpenFolder(p, study.FolderOptions{Dir: o.out, Overwrite: o.overwrite, Started: doc.StartedAt, Log: st.stderr})
 	if err != nil {
 		return err
 	}

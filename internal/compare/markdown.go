@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/kbench/kbench/internal/units"
 )
 
 // Columns are the comparison table's columns, in Markdown and HTML alike.
@@ -33,7 +34,9 @@ func (r Row) verdictText() string {
 	return string(r.Verdict)
 }
 
-func formatNum(m Metric, x float64) string { return strconv.FormatFloat(x, 'f', m.prec, 64) }
+// formatNum is a figure with the metric's decimals, or 3 significant
+// digits under 1 (units.Figure): 0.0048 MiB/s was shown as 0.00.
+func formatNum(m Metric, x float64) string { return units.Figure(x, m.prec) }
 
 func formatValue(m Metric, v *Value) string {
 	if v == nil {

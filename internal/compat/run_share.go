@@ -88,7 +88,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	}
 	ShareConsumerStats(env.Stdout, sa.DateFormat, 0, "", startMs, endMs, res.Bytes, res.Records)
 	if sa.PrintMetrics {
-		fmt.Fprintln(env.Stderr, "kbench: --print-metrics: kbench's share consumer keeps no client metrics table yet; the JSON result (--json) has deliveries, redeliveries and end-to-end latency")
+		fmt.Fprintln(env.Stderr, "kbench: --print-metrics: "+ShareMetricsNote)
 	}
 	if sa.JSONPath != "" {
 		cons, e2e, err := study.ConsumerSummary(res, out.CPU)

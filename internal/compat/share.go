@@ -12,6 +12,11 @@ import (
 // ShareConsumerTool is the name the Apache share consumer tool goes by.
 const ShareConsumerTool = "kafka-share-consumer-perf-test"
 
+// ShareMetricsNote is what --print-metrics prints (on stderr) instead of
+// the Java client's metrics table, and what its help says it prints: the
+// help promised the Apache tool's table.
+const ShareMetricsNote = "kbench's share consumer keeps no client metrics table yet; the JSON result (--json) has deliveries, redeliveries and end-to-end latency"
+
 // ShareConsumerOptions are the options of Apache Kafka's
 // ShareConsumerPerformance (4.1+; --messages and --consumer.config renamed
 // in 4.2), then kbench's additions.
@@ -30,7 +35,7 @@ var ShareConsumerOptions = []Option{
 	{Name: "--show-consumer-stats", Kind: Flag, Help: "If set, stats are reported for each share consumer depending on the no. of threads."},
 	{Name: "--hide-header", Kind: Flag, Help: "If set, skips printing the header for the stats."},
 	{Name: "--date-format", Kind: Value, Metavar: "DATE-FORMAT", Help: "The date format to use for formatting the time field. See java.text.SimpleDateFormat for options. (default: yyyy-MM-dd HH:mm:ss:SSS)"},
-	{Name: "--print-metrics", Kind: Flag, Help: "Print out the metrics kbench measured, in the Apache tool's table."},
+	{Name: "--print-metrics", Kind: Flag, Help: "Print a note on stderr: " + ShareMetricsNote + " (the Apache tool prints the Java client's metrics table)."},
 	{Name: "--consumer.config", Kind: Value, Metavar: "CONFIG-FILE", Help: "Share consumer config properties file.", Deprecated: "--command-config"},
 	{Name: "--command-config", Kind: Value, Metavar: "CONFIG-FILE", Help: "Config properties file."},
 	{Name: "--command-property", Kind: List, Metavar: "PROP-NAME=PROP-VALUE", Help: "Share consumer properties, Java client names; override --command-config."},

@@ -84,3 +84,20 @@ func TestParseShareConsumerArgs(t *testing.T) {
 		})
 	}
 }
+
+// TestSharePrintMetricsHelpSaysWhatItPrints guards --print-metrics' help,
+// which promised the Apache tool's metrics table where the run prints a
+// note (ShareMetricsNote) that kbench keeps none for share consumers.
+func TestSharePrintMetricsHelpSaysWhatItPrints(t *testing.T) {
+	var help bytes.Buffer
+	Usage(&help, "usage", ShareConsumerOptions)
+	var line string
+	for _, l := range strings.Split(help.String(), "\n") {
+		if strings.Contains(l, "--print-metrics") {
+			line = l
+		}
+	}
+	if !strings.Contains(help.String(), ShareMetricsNote) || strings.Contains(line, "in the Apache tool's table") {
+		t.Errorf("--print-metrics help:\n%s\nwant it to say it prints the note %q", help.String(), ShareMetricsNote)
+	}
+}

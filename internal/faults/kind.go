@@ -92,8 +92,15 @@ type Effect struct {
 	Continues bool
 	// Disrupts: the brokers keep serving, more slowly or less reliably (a
 	// delay, a loss): no election is watched, but the acknowledgement gaps
-	// that begin during the action are the fault's, as for Away.
+	// that begin during the action are the fault's, as for Away, unless it
+	// Slows.
 	Disrupts bool
+	// Slows, with Disrupts: every request still gets through, only later
+	// (a delay, a bandwidth limit), so the action makes no partition
+	// unavailable and the acknowledgement gaps under it are not the
+	// fault's (no unavailable_ms). A 0 ms delay was given the load's own
+	// gaps between acknowledgements, 433-529 ms, as unavailability.
+	Slows bool
 }
 
 // Action is a fault as its kind carries it out, at its moment.

@@ -73,7 +73,7 @@ func shape(ctx context.Context, a Action, op string) (Done, error) {
 // way.
 type delay struct{}
 
-func (delay) Effect() Effect { return Effect{Disrupts: true} }
+func (delay) Effect() Effect { return Effect{Disrupts: true, Slows: true} }
 func (delay) Params() []Param {
 	return []Param{
 		{Name: "latency", Kind: DurationParam, Required: true, Zero: true, Does: "holds each byte back, each way"},
@@ -102,7 +102,7 @@ func (loss) Act(ctx context.Context, a Action) (Done, error) { return shape(ctx,
 // bandwidth limits every connection on the link to rate bytes/s each way.
 type bandwidth struct{}
 
-func (bandwidth) Effect() Effect { return Effect{Disrupts: true} }
+func (bandwidth) Effect() Effect { return Effect{Disrupts: true, Slows: true} }
 func (bandwidth) Params() []Param {
 	return []Param{
 		{Name: "rate", Kind: ByteRateParam, Min: 1000, Max: 1 << 40, Required: true, Does: "limits each connection to"},

@@ -35,7 +35,7 @@ func TestLivePlainRateOverItsWindow(t *testing.T) {
 		}
 		time.Sleep(time.Second) // the tick at 10 s prints the lines
 		v.Close()
-		if got := lastLine(out.String(), "writer"); !strings.Contains(got, "writer: 910 records/s, 0.00 MB/s over the last 10s") {
+		if got := lastLine(out.String(), "writer"); !strings.Contains(got, "writer: 910 records/s, 0.000868 MB/s over the last 10s") {
 			t.Fatalf("line %q: want the rate over the 10 s since the last lines\n%s", got, out.String())
 		}
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/units"
 )
 
 // PlainEvery is how often plain output prints its status lines.
@@ -299,11 +300,11 @@ func (w *workloadState) line(now time.Time, win *span) string {
 		}
 		fmt.Fprintf(&b, "%s: no %s for %s", w.info.Name, what, quiet.Truncate(time.Second))
 	case win != nil && win.length >= measure.MinRateSpan:
-		fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s over the last %s", w.info.Name, count(measure.PerSecond(win.records, win.length)),
-			measure.PerSecond(win.bytes, win.length)/(1<<20), roundSpan(win.length))
+		fmt.Fprintf(&b, "%s: %s records/s, %s MB/s over the last %s", w.info.Name, count(measure.PerSecond(win.records, win.length)),
+			units.Figure(measure.PerSecond(win.bytes, win.length)/(1<<20), 2), roundSpan(win.length))
 		w.figures(&b)
 	default:
-		fmt.Fprintf(&b, "%s: %s records/s, %.2f MB/s", w.info.Name, count(w.rate), w.mibps)
+		fmt.Fprintf(&b, "%s: %s records/s, %s MB/s", w.info.Name, count(w.rate), units.Figure(w.mibps, 2))
 		w.figures(&b)
 	}
 	fmt.Fprintf(&b, ", %d error(s)", w.failed)

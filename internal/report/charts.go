@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/units"
 )
 
 // chartData is what report.html draws, computed here so that the page only
@@ -322,13 +323,15 @@ func opt(v float64, missing bool) *float64 {
 
 func ptr(v float64) *float64 { return &v }
 
-// round3 keeps 3 decimals: the page's data stays small and no chart can
-// show more.
+// round3 keeps 3 decimals, or 3 significant digits under 1 as the tables
+// do (units.Figure; 0.0048 MB/s was 0.005): the page's data stays small
+// and no chart can show more.
 func round3(v float64) float64 {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0
 	}
-	return math.Round(v*1000) / 1000
+	p := math.Pow10(units.FigureDecimals(v, 3))
+	return math.Round(v*p) / p
 }
 
 // sortedKeys returns m's keys in order.

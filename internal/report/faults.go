@@ -98,7 +98,7 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 		faults.Notes = append(faults.Notes, "at s: seconds from the repeat's first send, where the time charts start (the plan's at: counts from the workloads' start, just before it). election_ms: from the action until every partition the broker led had a leader on another broker (metadata polled every 50 ms); "+
 			"it belongs to the fault that took the broker away, also when the election came after a restart had begun. A partition with no other in-sync replica has no election: it comes back with its broker, and the row says so. "+
 			"\"not within N s\": the measurement gave up after N s. "+
-			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after. "+
+			"unavailable_ms: the longest an affected partition went without an acknowledgement, from the last before the fault to the first after; none for a delay or a bandwidth limit, which deliver every request, later. "+
 			"isr_shrunk_ms: from an action that takes a broker away or disrupts its links until a partition it replicates dropped it from its in-sync replicas. "+
 			"isr_recovered_ms: from an action that brings a broker back until every partition's in-sync replicas were complete. A heal is kbench bringing back a broker the plan left down, when the workloads stop sending.")
 	}

@@ -81,9 +81,13 @@ type tableView struct {
 	Text []bool
 }
 
-// htmlTables are the tables report.html shows under its charts.
+// htmlTables are the tables report.html shows under its charts, as
+// summary.md has them.
 func htmlTables(run *result.PlanRun) []*table {
 	ts := faultTableList(run)
+	if t := schemaTable(run); t != nil {
+		ts = append(ts, t)
+	}
 	if t := maxRateTable(run); t != nil {
 		ts = append(ts, t)
 	}
@@ -125,10 +129,14 @@ func wordColumns(cols []string, rows [][]string, n int) []bool {
 	return text
 }
 
-// figure says whether a cell is a number (or the dash of one not measured).
+// figure says whether a cell is a number (or the dash of one not
+// measured), with or without a mark a note explains (12.3 §).
 func figure(s string) bool {
 	if s == "–" || s == "" {
 		return true
+	}
+	for _, mark := range []string{" *", " †", " ‡", " §"} {
+		s = strings.TrimSuffix(s, mark)
 	}
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil

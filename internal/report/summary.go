@@ -15,6 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/units"
 )
 
 // CSVColumns are summary.csv's columns; the swept parameters come after
@@ -115,11 +116,13 @@ func paramValue(sc result.Scenario, name string) string {
 
 func num(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
 
+// optNum is a figure of summary.csv (units.Figure: a small one keeps its
+// significant digits); empty when not measured.
 func optNum(s *result.Stats, prec int) string {
 	if s == nil {
 		return ""
 	}
-	return num(s.Mean, prec)
+	return units.Figure(s.Mean, prec)
 }
 
 // WriteSummaryMarkdown writes the plan's results table: the swept values,
@@ -376,7 +379,11 @@ func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
+// pm is a figure of the summary table: the mean over repeats (units.Figure:
+// 0.0048 MB/s is not printed 0.00), ± the standard deviation with the
+// mean's decimals when repeats differ.
 func pm(s result.Stats, prec int) string {
+	prec = units.FigureDecimals(s.Mean, prec)
 	if s.N > 1 {
 		return num(s.Mean, prec) + " ± " + num(s.Stdev, prec)
 	}

@@ -125,6 +125,7 @@ func mergeProducers(ps []*Producer, workers []int, notes *inexact) (*Producer, e
 			out.Format = "mixed"
 		}
 		out.Clients += p.Clients
+		out.VUs += p.VUs // workers split fixed users, as clients (a ramp is not split)
 		out.Records += p.Records
 		out.Bytes += p.Bytes
 		out.Failed += p.Failed
@@ -246,6 +247,7 @@ func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 	for _, p := range ps {
 		st := p.SteadyState
 		out.Clients += st.Clients
+		out.VUs += st.VUs
 		out.Records += st.Records
 		out.Bytes += st.Bytes
 		lats = append(lats, &st.Latency)

@@ -261,7 +261,8 @@ type Fault struct {
 	ElectionNote string `json:"election_note,omitempty"`
 	// UnavailableMs is the longest time an affected partition went without
 	// an acknowledgement, from the last before the fault to the first
-	// after it (producers of the fault's topics).
+	// after it (producers of the fault's topics); absent for a fault that
+	// only slows (a delay, a bandwidth limit: faults.Effect's Slows).
 	UnavailableMs *float64 `json:"unavailable_ms,omitempty"`
 	// ISRShrunkMs is, for an action that takes its broker away or disrupts
 	// it, from the action until a partition it replicates dropped it from

@@ -117,7 +117,11 @@ type Topic struct {
 // the Apache tool does; MiBPerSec divides by 1024×1024 (the Apache tools'
 // "MB").
 type Producer struct {
-	Clients int   `json:"clients"`
+	Clients int `json:"clients"`
+	// VUs is a virtual-users workload's number of users (the closed
+	// model; a ramp's peak, its plateaus' counts in Plateaus); absent for
+	// a rate, and in results written before it was kept.
+	VUs     int   `json:"vus,omitempty"`
 	Records int64 `json:"records"` // acknowledged by the broker
 	Bytes   int64 `json:"bytes"`
 	Failed  int64 `json:"failed"`
@@ -285,8 +289,11 @@ type Share struct {
 	AckErrors      map[string]int64 `json:"ack_errors,omitempty"`
 	// AckLatency is how long acknowledgements waited for the broker's
 	// answer (µs), per answer from the oldest acknowledgement it answered.
-	AckLatency   *Latency           `json:"ack_latency,omitempty"`
-	PerMember    []int64            `json:"per_member"` // settled records of each member
+	AckLatency *Latency `json:"ack_latency,omitempty"`
+	// PerMember is each member's settled records (accepted, rejected or
+	// archived by its acknowledgement; they sum to the records the run
+	// counted); older results held each member's accepted records.
+	PerMember    []int64            `json:"per_member"`
 	Verification *ShareVerification `json:"verification,omitempty"`
 }
 

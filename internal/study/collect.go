@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/kbench/kbench/internal/coord"
 	"github.com/kbench/kbench/internal/plan"
@@ -18,7 +19,9 @@ import (
 // when worker 0's results folder is out of reach (a Kubernetes pod's disk)
 // or worker 0 was lost. bootstrap and props reach the cluster (Java client
 // properties, as a plan's cluster.properties). The plan is the plan as
-// run, for the results folder; warnings go to log.
+// run, for the results folder; warnings go to log. The document's times
+// are the run's (ended_at its last repeat's end), and so should the
+// results folder's name be (FolderOptions.Started).
 func Collect(ctx context.Context, bootstrap string, props map[string]string, runID string, log io.Writer) (*result.Document, *plan.Plan, error) {
 	b := &build{}
 	parsed, err := b.parseConsumer(clientProps(props, nil, bootstrap))
@@ -91,5 +94,21 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	}
 	doc.Plan.Distributed = merge.distributed()
 	doc.Finish(errors.Join(errs...))
+	doc.EndedAt = collectedEnd(&doc) // the run's end, not the collect's
 	return &doc, p, nil
+}
+
+// collectedEnd is when a collected run ended: its last repeat's end; with
+// no repeat collected, its start. Finish stamps the time it is called,
+// which for kbench collect is the collect's, hours or days later.
+func collectedEnd(doc *result.Document) time.Time {
+	end := doc.StartedAt
+	for _, sc := range doc.Plan.Scenarios {
+		for _, rep := range sc.Repeats {
+			if rep.EndedAt.After(end) {
+				end = rep.EndedAt
+			}
+		}
+	}
+	return end
 }

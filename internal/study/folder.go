@@ -21,6 +21,11 @@ import (
 type FolderOptions struct {
 	// Dir is the results folder ("": results/NAME-UTCTIME, made anew).
 	Dir string
+	// Started is the run's start, the UTCTIME of the default folder's name
+	// (zero: now, as a run opens its folder just before it starts). kbench
+	// collect gives the collected run's: its folder was named after the
+	// collect.
+	Started time.Time
 	// Overwrite replaces an earlier run's results in Dir (refused
 	// otherwise).
 	Overwrite bool
@@ -124,7 +129,11 @@ var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.h
 func openOutDir(name string, o FolderOptions) (dir string, unlock func(), err error) {
 	dir = o.Dir
 	if dir == "" {
-		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+time.Now().UTC().Format("20060102T150405Z")))
+		at := o.Started
+		if at.IsZero() {
+			at = time.Now()
+		}
+		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+at.UTC().Format("20060102T150405Z")))
 		if err != nil {
 			return "", nil, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
 		}

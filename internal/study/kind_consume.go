@@ -9,6 +9,7 @@ func buildConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		return nil, nil, err
 	}
 	spec.IntervalHistograms = in.omb()
+	spec.Seed = messageSeed(in.b.seed, in.w, in.index)
 	if p := in.w.Processing; p != nil {
 		spec.Processing = processingTime(p)
 	}

@@ -312,7 +312,7 @@ func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []res
 		for _, g := range t.ledger.Gaps(end) {
 			for _, i := range order {
 				f := frs[i]
-				if f.Status != timeline.StatusDone || !f.Away {
+				if f.Status != timeline.StatusDone || !f.Gaps {
 					continue
 				}
 				if f.At+gapSlack < g.From || f.At > g.To {

@@ -47,10 +47,10 @@ func TestFaultGaps(t *testing.T) {
 	s := time.Second
 	d := func(x time.Duration) *time.Duration { return &x }
 	frs := []timeline.Result{
-		// Away as the timeline sets it from each kind's effect.
-		{Name: "k", Action: faults.Kill, Broker: 2, At: 10 * s, Away: true, Election: d(3 * s), Status: timeline.StatusDone,
+		// Gaps as the timeline sets it from each kind's effect.
+		{Name: "k", Action: faults.Kill, Broker: 2, At: 10 * s, Gaps: true, Election: d(3 * s), Status: timeline.StatusDone,
 			Affected: []timeline.Moved{{Topic: "t", Partition: 0, From: 2, To: 1}}},
-		{Action: faults.Pause, Broker: 1, At: 30 * s, Away: true, Status: timeline.StatusDone},
+		{Action: faults.Pause, Broker: 1, At: 30 * s, Gaps: true, Status: timeline.StatusDone},
 		{Action: faults.Resume, Broker: 1, At: 32 * s, Status: timeline.StatusDone},
 		{Name: "heal", Action: faults.Restart, Broker: 2, At: 50 * s, ISRRecovered: d(4 * s), Status: timeline.StatusDone},
 	}

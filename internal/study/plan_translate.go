@@ -196,8 +196,10 @@ func messageSeed(runSeed uint64, w *plan.Workload, index int) uint64 {
 // streams of their own for one repeat: the same seeds, scenario and repeat
 // give the same records, and no two scenarios or repeats of a run send the
 // same random values (uuids, strings, letters). The sources share their
-// data (letters, payload files) with sc's. A balanced-rate search starts
-// over too (withBalance).
+// data (letters, payload files) with sc's. The draws of every workload
+// that draws (workload.Drawing: processing times, a share group's releases
+// and rejections) move to their own stream likewise. A balanced-rate
+// search starts over too (withBalance).
 func reseeded(sc runner.Scenario, repeat int) runner.Scenario {
 	h := fnv.New64a()
 	h.Write([]byte(sc.Name))
@@ -206,6 +208,9 @@ func reseeded(sc runner.Scenario, repeat int) runner.Scenario {
 	out.Workloads = append([]runner.Workload(nil), sc.Workloads...)
 	for i := range out.Workloads {
 		w := &out.Workloads[i]
+		if d, ok := w.Spec.(workload.Drawing); ok {
+			w.Spec = d.WithSeed(payload.Mix(d.Seed(), x))
+		}
 		p, ok := w.Spec.(workload.Producing)
 		if !ok {
 			continue

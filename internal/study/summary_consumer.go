@@ -91,7 +91,7 @@ func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,
-		DeliveryCounts: sh.DeliveryCounts, PerMember: r.PerClient,
+		DeliveryCounts: sh.DeliveryCounts, PerMember: sh.PerMember,
 	}
 	if len(sh.AckErrors) > 0 {
 		out.AckErrors = sh.AckErrors

@@ -16,7 +16,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 	if err != nil {
 		return nil, err
 	}
-	out.Clients = r.Clients
+	out.Clients, out.VUs = r.Clients, r.VUs
 	out.Failed = r.Failed
 	out.Unresolved = r.Unresolved
 	out.UnresolvedMaxWaitMs = float64(r.UnresolvedWait.Microseconds()) / 1000
@@ -100,7 +100,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 		if err != nil {
 			return nil, err
 		}
-		st.Clients = r.Clients
+		st.Clients, st.VUs = r.Clients, r.VUs
 		st.LatencyFrom = out.LatencyFrom
 		if st.PublishDelay, err = delayOf(r.Steady.SendDelay); err != nil {
 			return nil, err

@@ -33,9 +33,17 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 		// at its first steady record's send, the held ones, so its lag is
 		// only the rest of the warm-up time.
 		wantLagMs float64
+		// holdAfter: the first produce request sent after this is held
+		// (-1: the first of all, so every record completes after a time
+		// warm-up: all steady, the window from the first send).
+		holdAfter time.Duration
+		linger    time.Duration
 	}{
-		{name: "record warm-up", warmup: 200, wantLagMs: 300},
-		{name: "time warm-up", warmupFor: 200 * time.Millisecond},
+		{name: "record warm-up", warmup: 200, wantLagMs: 300, holdAfter: 150 * time.Millisecond, linger: time.Millisecond},
+		{name: "time warm-up", warmupFor: 200 * time.Millisecond, holdAfter: 150 * time.Millisecond, linger: time.Millisecond},
+		// 1,000 records from the first send to the last acknowledgement
+		// were 999 send intervals: 1,000.3 records/s at 1,000 offered.
+		{name: "every record steady", warmupFor: 200 * time.Millisecond, holdAfter: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,8 +59,8 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 				// Hold the first produce request sent late in the warm-up
 				// (records due 150-200 ms): the warm-up's last record is
 				// acknowledged about 600 ms late, and the records behind
-				// it queue.
-				if b := began.Load(); b > 0 && time.Since(time.Unix(0, b)) > 150*time.Millisecond && held.CompareAndSwap(false, true) {
+				// it queue. Or the very first request (holdAfter -1).
+				if b := began.Load(); b > 0 && time.Since(time.Unix(0, b)) > tt.holdAfter && held.CompareAndSwap(false, true) {
 					hold.For(holdFor)
 				}
 				return nil, nil, false
@@ -60,7 +68,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 			seeds := c.ListenAddrs()
 			spec := workload.ProducerSpec{Topic: "t", Values: values(t), Interval: 50 * time.Millisecond,
 				ClientOpts: func(int) []kgo.Opt {
-					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(time.Millisecond)}
+					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(tt.linger)}
 				}}
 			spec.Records, spec.Rate, spec.Warmup, spec.WarmupDuration = 1000, rate, tt.warmup, tt.warmupFor
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

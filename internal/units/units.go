@@ -1,7 +1,8 @@
 // Package units is kbench's one grammar for the numbers people type:
 // counts (20M records), sizes (4KiB), rates (25k/s) and durations (90s,
 // 7d), the same in plans, flags and kbench size. docs/units.md describes
-// it; every error says which forms are accepted.
+// it; every error says which forms are accepted. Figure is the other way:
+// how a measured figure is printed in every table.
 //
 // Numbers may have a decimal part and _ between digits; the value must
 // come out whole where a whole one is needed (1.5k records is 1500, 1.5

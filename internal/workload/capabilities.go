@@ -35,3 +35,14 @@ type Balanced interface {
 	// WithBalance returns the spec taking part in b.
 	WithBalance(b *load.Balance) Spec
 }
+
+// Drawing is a spec whose clients draw random values of their own (a
+// consumer's processing times, a share member's release and reject
+// draws): each repeat reseeds it, as a producer's record streams.
+type Drawing interface {
+	Spec
+	// Seed is the seed the clients' draws derive from.
+	Seed() uint64
+	// WithSeed returns the spec drawing from seed.
+	WithSeed(seed uint64) Spec
+}

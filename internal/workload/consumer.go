@@ -16,6 +16,7 @@ import (
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/payload"
 )
 
 // ConsumerSpec describes a consumer workload: Clients consumers in a group
@@ -32,6 +33,14 @@ type ConsumerSpec struct {
 	// consumer): the poll loop sleeps it for every record it takes,
 	// before its next poll.
 	Processing func(*rand.Rand) time.Duration
+	// Seed is where the clients' random draws come from (processing
+	// times, a share member's release and reject draws): client i (of all
+	// a distributed workload's, Slice) draws from payload.Mix(Seed, i+1).
+	// A plan's run gives each workload its own from the run's seed and
+	// each repeat another (study's reseeded), so runs differ unless the
+	// plan sets a seed. Every client drew from its index + 1 alone: every
+	// run drew the same sequence.
+	Seed uint64
 	// Share, when set, makes the clients members of the share group Group
 	// (queues: any number of members per partition, record-by-record
 	// acknowledgement). Records and the rates count accepted records.
@@ -155,6 +164,11 @@ type ConsumerRun struct {
 	waitOnce sync.Once
 	res      *ConsumerResult
 	resErr   error
+}
+
+// clientSeed is the seed of client i's random draws (Seed).
+func (s *ConsumerSpec) clientSeed(i int) uint64 {
+	return payload.Mix(s.Seed, uint64(s.Slice.First+i)+1)
 }
 
 func (s *ConsumerSpec) withDefaults() (ConsumerSpec, error) {

@@ -86,7 +86,8 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		c.decode = r.spec.Decode(i)
 	}
 	if r.spec.Processing != nil {
-		c.rng = rand.New(rand.NewPCG(uint64(i)+1, 0x9e3779b97f4a7c15))
+		seed := r.spec.clientSeed(i)
+		c.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	}
 	if r.spec.Lag {
 		c.positions = &positions{m: map[topicPartition]*atomic.Int64{}}
@@ -101,7 +102,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		// Share groups assign no partitions the client could wait for: a
 		// member is ready at once, and the group's share.auto.offset.reset
 		// decides what it reads of records written before it joined.
-		c.share = newShareState(uint64(i)+1, r.spec.Share.Ledger)
+		c.share = newShareState(r.spec.clientSeed(i), r.spec.Share.Ledger)
 		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
 			kgo.ShareAckCallback(c.onAckResults))
 		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {

@@ -154,6 +154,8 @@ func (r *ConsumerRun) shareResult() *ShareResult {
 		out.Rejected += s.Rejected
 		out.Renewed += s.Renewed
 		out.Archived += s.Archived
+		out.Settled += s.Settled
+		out.PerMember = append(out.PerMember, s.Settled)
 		out.Redelivered += s.Redelivered
 		for i, n := range s.DeliveryCounts {
 			out.DeliveryCounts[i] += n

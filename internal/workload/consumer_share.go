@@ -65,6 +65,14 @@ type ShareResult struct {
 	// Archived are records released on their last delivery
 	// (share.delivery.count.limit): settled without being processed.
 	Archived int64
+	// Settled are the records the run counted (its target's): accepted,
+	// rejected or archived, each by the member whose acknowledgement
+	// settled it (a record released by one member and accepted by another
+	// is the other's). PerMember is each member's, in client order; they
+	// sum to Settled. A member's records and bytes (PerClient) are its
+	// accepted ones only.
+	Settled   int64
+	PerMember []int64
 	// Redelivered counts deliveries after a record's first; LockTimeouts
 	// those of them that followed no release: the record's lock ran out
 	// (or its acknowledgement was lost). Exact with the ledger, per
@@ -158,6 +166,9 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		if settled && c.cr.claim(1, now) == 0 {
 			r.Ack(kgo.AckRelease) // over the target
 			return
+		}
+		if settled {
+			st.res.Settled++
 		}
 		switch out {
 		case Accept, Renew:

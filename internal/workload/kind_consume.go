@@ -25,6 +25,12 @@ func (Consume) Kind() string        { return "consume" }
 func (c Consume) Engine() Engine    { return &consumeEngine{spec: c.Spec, shortOK: c.ShortOK} }
 func (Consume) BalanceClients() int { return 0 }
 
+// Seed implements Drawing.
+func (c Consume) Seed() uint64 { return c.Spec.Seed }
+
+// WithSeed implements Drawing.
+func (c Consume) WithSeed(seed uint64) Spec { c.Spec.Seed = seed; return c }
+
 // WithBalance implements Balanced: the readers tell b what they read.
 func (c Consume) WithBalance(b *load.Balance) Spec {
 	c.Spec.Balance = b

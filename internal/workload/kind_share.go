@@ -38,6 +38,12 @@ func (ShareConsume) Kind() string        { return "share-consume" }
 func (s ShareConsume) Engine() Engine    { return &shareEngine{spec: s} }
 func (ShareConsume) BalanceClients() int { return 0 }
 
+// Seed implements Drawing.
+func (s ShareConsume) Seed() uint64 { return s.Spec.Seed }
+
+// WithSeed implements Drawing.
+func (s ShareConsume) WithSeed(seed uint64) Spec { s.Spec.Seed = seed; return s }
+
 type shareEngine struct {
 	spec   ShareConsume
 	run    *ConsumerRun

@@ -179,6 +179,9 @@ type ProducerResult struct {
 	Errors    map[string]int64
 	Intervals []Interval
 	Clients   int
+	// VUs is the closed model's virtual users (a ramp's peak); 0 for the
+	// open model.
+	VUs int
 	// TargetRate is the spec's rate (0: unlimited). BehindMax is the most
 	// a record was sent after its intended time; BufferFull the time the
 	// senders waited for room in their clients' buffers, CommitWait the
@@ -241,7 +244,8 @@ type TransactionResult struct {
 // SteadyResult is the part of a run after warmup: the records completing
 // after the warm-up's last one (or the warm-up time), over the window from
 // Start to End (see warmup.steadyWindow): the warm-up's last send to the
-// run's end. AckLag is how long after Start the warm-up's last record
+// run's end, or to the end of the last steady record's send interval if
+// later. AckLag is how long after Start the warm-up's last record
 // completed: the acknowledgements lagged the sends by that much.
 type SteadyResult struct {
 	Start, End time.Time
@@ -451,6 +455,7 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		Errors:              map[string]int64{},
 		Intervals:           intervals,
 		Clients:             len(clients),
+		VUs:                 spec.users(),
 		Pauses:              pauses,
 	}
 	res.TargetRate = max(spec.Rate, 0)
@@ -512,7 +517,9 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 			if c.steadyFirstDue >= 0 && (first < 0 || c.steadyFirstDue < first) {
 				first = c.steadyFirstDue
 			}
-			last = max(last, c.steadyLastDue)
+			if c.steadyFirstDue >= 0 {
+				last = max(last, c.sendIntervalEnd(c.steadyLastSeq, c.steadyLastDue))
+			}
 		}
 		from, to, lag := clients[0].warm.steadyWindow(at, end, first, last)
 		res.Steady.Start, res.Steady.End, res.Steady.AckLag = start.Add(from), start.Add(to), lag

@@ -133,9 +133,11 @@ type producerClient struct {
 	steadyAcked    int64
 	steadyBytes    int64
 	// steadyFirstDue and steadyLastDue are the earliest and latest
-	// intended sends of the steady records (-1: none), for the steady
-	// window (warmup.steadyWindow).
+	// intended sends of the steady records (-1: none), steadyLastSeq the
+	// latest one's number, whose send interval the steady window reaches
+	// (sendIntervalEnd, warmup.steadyWindow).
 	steadyFirstDue, steadyLastDue time.Duration
+	steadyLastSeq                 int64
 	lastAck                       time.Duration // when the last record was acknowledged, since the start
 	// unresolved counts records cancelled with their outcome unknown (the
 	// run was interrupted or ended before they were acknowledged);
@@ -352,8 +354,8 @@ func (c *producerClient) prepare(i int64, intended bool) *kgo.Record {
 	} else {
 		r.Timestamp = c.timestampAt(sl.sent)
 	}
+	sl.seq = i
 	if c.tracker != nil {
-		sl.seq = i
 		c.tracker.Stamp(r, i)
 	}
 	return r
@@ -500,7 +502,9 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		if c.steadyFirstDue < 0 || due < c.steadyFirstDue {
 			c.steadyFirstDue = due
 		}
-		c.steadyLastDue = max(c.steadyLastDue, due)
+		if due >= c.steadyLastDue {
+			c.steadyLastDue, c.steadyLastSeq = due, sl.seq
+		}
 		c.pendingSteady = append(c.pendingSteady, lat)
 		addRecord(&c.steadyPending, size, lat)
 		c.steadyAcked++

@@ -39,3 +39,22 @@ func (c *producerClient) waitDue(sendCtx context.Context, i int64) bool {
 
 // minPacerSleep is load.Pacer's burst: records due within it go at once.
 const minPacerSleep = time.Millisecond
+
+// sendIntervalEnd is where the send interval of the client's record i,
+// intended at due, ends: at a fixed rate, its next record's intended send,
+// as a run of d at rate r sends the r·d records due before d, each owning
+// the interval up to the next; due itself at an unlimited rate, for a
+// virtual user, and for the last record of the stages. The steady window
+// reaches the end of its last record's interval: n records sent from the
+// window's start to its last send span n-1 intervals, and divided by that
+// time gave 1,000.3 records/s at 1,000 offered.
+func (c *producerClient) sendIntervalEnd(i int64, due time.Duration) time.Duration {
+	if c.closed || c.pacer.Unlimited() {
+		return due
+	}
+	next := c.pacer.Due(i + 1)
+	if next == math.MaxInt64 { // past the last stage: the run's end bounds it
+		return due
+	}
+	return due + max(next-c.pacer.Due(i), 0)
+}

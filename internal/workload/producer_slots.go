@@ -30,7 +30,8 @@ type slot struct {
 	// handed to franz-go (0 at an unlimited rate): OMB's publish delay
 	// when positive; negative for a record the pacer sent early.
 	late time.Duration
-	// seq is the record's number within its client, for the tracker.
+	// seq is the record's number within its client, for the tracker and
+	// the record's send interval (sendIntervalEnd).
 	seq int64
 	// slab is the block the slot was cut from; nil for a pooled slot.
 	slab *slab

@@ -98,13 +98,15 @@ func (w *warmup) at(now time.Duration) (at time.Duration, begun bool) {
 // steadyWindow is the window steady state's rate divides by, since the
 // start: from the warm-up's last send, or firstSent (the earliest send of
 // a steady record; -1: none) if earlier, so that every steady record was
-// sent inside it; to end, or lastSent (the latest intended send of a
-// steady record) if later, as the pacer sends up to 1 ms early. At a fixed
-// rate the records sent inside a window are at most the rate times its
-// length, so the steady rate never exceeds the rate offered. ackLag is how
-// much later than the window's start steady state's records began (the
-// warm-up's last acknowledgement or the warm-up time).
-func (w *warmup) steadyWindow(at, end, firstSent, lastSent time.Duration) (from, to, ackLag time.Duration) {
+// sent inside it; to end, or lastEnd (the latest end of a steady record's
+// send interval, sendIntervalEnd) if later. At a fixed rate each client's
+// steady records own disjoint send intervals inside the window, so the
+// records are at most the rate times its length and the steady rate never
+// exceeds the rate offered; ending at the last steady send instead counted
+// n records over n-1 intervals. ackLag is how much later than the window's
+// start steady state's records began (the warm-up's last acknowledgement
+// or the warm-up time).
+func (w *warmup) steadyWindow(at, end, firstSent, lastEnd time.Duration) (from, to, ackLag time.Duration) {
 	from = at
 	if s := w.lastSent.Load(); s > 0 {
 		from = min(from, time.Duration(s-1))
@@ -112,5 +114,5 @@ func (w *warmup) steadyWindow(at, end, firstSent, lastSent time.Duration) (from,
 	if firstSent >= 0 {
 		from = min(from, firstSent)
 	}
-	return from, max(end, lastSent), at - from
+	return from, max(end, lastEnd), at - from
 }

@@ -103,8 +103,8 @@ func (c *producerClient) prepareVU(vu *vuState, i int64) *kgo.Record {
 	if c.stamp {
 		vu.stamper.Stamp(r, r.Timestamp)
 	}
+	sl.seq = i
 	if c.tracker != nil {
-		sl.seq = i
 		c.tracker.Stamp(r, i)
 	}
 	return r

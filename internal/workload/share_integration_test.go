@@ -103,19 +103,19 @@ func TestIntegrationShareGroupMoreMembersThanPartitions(t *testing.T) {
 	if sh.Deliveries != sh.Accepted+sh.Released+sh.Rejected {
 		t.Errorf("deliveries %d != accepted %d + released %d + rejected %d", sh.Deliveries, sh.Accepted, sh.Released, sh.Rejected)
 	}
-	t.Logf("share: %+v; verdict %+v; per member %v", *sh, sh.Verdict, res.PerClient)
+	t.Logf("share: %+v; verdict %+v; per member %v", *sh, sh.Verdict, sh.PerMember)
 	v := sh.Verdict
 	if v == nil || v.Records != k || v.Unsettled != 0 || v.AcceptedTwice != 0 || v.Accepted+v.Archived != k {
 		t.Errorf("verdict %+v, want all %d records settled once", v, k)
 	}
 	working := 0
-	for _, n := range res.PerClient {
+	for _, n := range sh.PerMember {
 		if n > 0 {
 			working++
 		}
 	}
 	if working != 8 {
-		t.Errorf("%d of 8 members settled records (%v); with more members than partitions all should work", working, res.PerClient)
+		t.Errorf("%d of 8 members settled records (%v); with more members than partitions all should work", working, sh.PerMember)
 	}
 }
 

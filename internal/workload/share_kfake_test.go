@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -65,5 +66,64 @@ func TestShareConsumeOnKfake(t *testing.T) {
 	}
 	if v := m.Read.Share.Verdict; m.Read.Records != n || v == nil || v.Accepted != n || v.Unsettled != 0 {
 		t.Fatalf("records %d, verdict %+v; want %d accepted once", m.Read.Records, v, n)
+	}
+}
+
+// TestSharePerMemberCountsSettled guards per_member, which summed to the
+// accepted records (18,817) where the run counts settled ones (20,000):
+// each member's count is the records its acknowledgement settled
+// (accepted, rejected, or archived on their last delivery), and they sum
+// to the records the run counted.
+func TestSharePerMemberCountsSettled(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	for range n {
+		p.Produce(ctx, &kgo.Record{Value: []byte("x")}, nil)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	// Every 10th record rejected, every 7th released once, every 13th
+	// released on every delivery (archived at the limit).
+	outcome := func(_ *rand.Rand, offset int64, delivery int32) Ack {
+		switch {
+		case offset%10 == 0:
+			return Reject
+		case offset%13 == 2, offset%7 == 1 && delivery == 1:
+			return Release
+		}
+		return Accept
+	}
+	m, err := runEngine(ctx, ShareConsume{Verify: true,
+		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
+		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
+			ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{DeliveryLimit: 5, Outcome: outcome}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := m.Read.Share
+	var sum int64
+	for _, k := range sh.PerMember {
+		sum += k
+	}
+	if len(sh.PerMember) != 3 || sum != n || sh.Settled != n || sh.Accepted+sh.Rejected+sh.Archived != n || sh.Rejected == 0 || sh.Archived == 0 {
+		t.Errorf("per member %v (sum %d), settled %d, accepted %d + rejected %d + archived %d; want 3 members settling all %d",
+			sh.PerMember, sum, sh.Settled, sh.Accepted, sh.Rejected, sh.Archived, n)
+	}
+	if m.Read.Records != sh.Accepted {
+		t.Errorf("records %d, want the accepted %d (the rates count accepted records)", m.Read.Records, sh.Accepted)
 	}
 }

@@ -139,7 +139,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 	began := time.Now()
 	acted := began.Sub(t.start)
 	t.set(i, func(r *Result) {
-		r.At, r.Fired, r.Broker, r.Away, r.Cut = acted, at, broker, eff.Away || eff.Disrupts, cut
+		r.At, r.Fired, r.Broker, r.Gaps, r.Cut = acted, at, broker, eff.Away || eff.Disrupts && !eff.Slows, cut
 	})
 	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, actedOn(f, broker), acted.Seconds())
 	if len(led) > 0 {

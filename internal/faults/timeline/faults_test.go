@@ -109,8 +109,8 @@ func TestTimeline(t *testing.T) {
 		if heal.Name != "heal" || heal.Action != faults.Restart || heal.ISRRecovered == nil {
 			t.Errorf("heal %+v", heal)
 		}
-		if !kill.Away || !restart.Away || heal.Away {
-			t.Errorf("away: kill %v, restart %v, heal %v; want the kill and the restart's shutdown, not the heal", kill.Away, restart.Away, heal.Away)
+		if !kill.Gaps || !restart.Gaps || heal.Gaps {
+			t.Errorf("gaps: kill %v, restart %v, heal %v; want the kill and the restart's shutdown, not the heal", kill.Gaps, restart.Gaps, heal.Gaps)
 		}
 	})
 }

@@ -68,7 +68,7 @@ func TestTimelineRunsANewKind(t *testing.T) {
 			t.Fatalf("results %+v; want the fault and its heal", rs)
 		}
 		r, heal := rs[0], rs[1]
-		if r.Status != StatusDone || r.At != time.Second || r.Output != "flipped" || !r.Away || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
+		if r.Status != StatusDone || r.At != time.Second || r.Output != "flipped" || !r.Gaps || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
 			t.Errorf("flip %+v; want done at 1 s, with its output and the election 200 ms after it (to within a 50 ms poll)", r)
 		}
 		if heal.Name != "heal" || heal.Action != "flip" || heal.Broker != leader || heal.Output != "unflipped" || heal.Status != StatusDone {

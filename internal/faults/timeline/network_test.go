@@ -93,7 +93,7 @@ func TestTimelineNetworkFaults(t *testing.T) {
 		events: "shape partition broker 2 ↔ every broker and every controller at 1s; unshape partition broker 2 ↔ every broker and every controller at 3s",
 		check: func(t *testing.T, rs []Result) {
 			r := rs[0]
-			if r.Status != StatusDone || r.Broker != 2 || !r.Away || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
+			if r.Status != StatusDone || r.Broker != 2 || !r.Gaps || r.Election == nil || *r.Election < 200*time.Millisecond || *r.Election > 250*time.Millisecond {
 				t.Errorf("partition %+v; want done on broker 2, away, its election 200 ms after the cut", r)
 			}
 			if r.ISRShrunk == nil || *r.ISRShrunk < 300*time.Millisecond || *r.ISRShrunk > 350*time.Millisecond {
@@ -114,7 +114,7 @@ func TestTimelineNetworkFaults(t *testing.T) {
 		},
 		events: "shape partition broker 1 ↔ the clients at 1s; unshape partition broker 1 ↔ the clients at 3s",
 		check: func(t *testing.T, rs []Result) {
-			if rs[0].Away != true || rs[0].Election != nil {
+			if !rs[0].Gaps || rs[0].Election != nil {
 				t.Errorf("cut from the clients %+v; want its gaps (away) but no election: its leaders do not move", rs[0])
 			}
 			if rs[1].Status != StatusDone || rs[1].Output != "unshaped\n" || len(rs) != 2 {
@@ -154,12 +154,33 @@ func TestTimelineNetworkFaults(t *testing.T) {
 			}
 		},
 	}, {
-		name:   "a delay left in place is undone at the end",
-		faults: []faults.Fault{{Action: faults.Delay, At: time.Second, Between: []faults.Side{{Brokers: true}, {Brokers: true}}, Params: faults.Params{"latency": 20 * time.Millisecond}}},
+		// A delay makes nothing unavailable: a 0 ms delay was given the
+		// load's own gaps between acknowledgements (433-529 ms) as its
+		// unavailable_ms.
+		name:   "a delay left in place is undone at the end, its gaps not the fault's",
+		faults: []faults.Fault{{Action: faults.Delay, At: time.Second, Between: []faults.Side{{Brokers: true}, {Brokers: true}}, Params: faults.Params{"latency": time.Duration(0)}}},
 		events: "shape delay every broker ↔ every broker at 1s; unshape delay every broker ↔ every broker at 5s",
 		check: func(t *testing.T, rs []Result) {
-			if len(rs) != 2 || rs[0].Broker != -1 || !rs[0].Away || rs[1].Name != "heal" || rs[1].Status != StatusDone {
-				t.Errorf("results %+v; want the delay (no single broker, its gaps counted) and its heal at the end", rs)
+			if len(rs) != 2 || rs[0].Broker != -1 || rs[0].Gaps || rs[1].Name != "heal" || rs[1].Status != StatusDone {
+				t.Errorf("results %+v; want the delay (no single broker, no gaps of its own) and its heal at the end", rs)
+			}
+		},
+	}, {
+		name:   "a bandwidth limit slows, its gaps not the fault's",
+		faults: []faults.Fault{{Action: faults.Bandwidth, At: time.Second, Between: []faults.Side{leaderSide(1), {Clients: true}}, Params: faults.Params{"rate": int64(1 << 20), "duration": time.Second}}},
+		events: "shape bandwidth broker 2 ↔ the clients at 1s; unshape bandwidth broker 2 ↔ the clients at 2s",
+		check: func(t *testing.T, rs []Result) {
+			if rs[0].Status != StatusDone || rs[0].Gaps {
+				t.Errorf("bandwidth %+v; want done, no gaps of its own", rs[0])
+			}
+		},
+	}, {
+		name:   "a loss stalls connections, its gaps the fault's",
+		faults: []faults.Fault{{Action: faults.Loss, At: time.Second, Between: []faults.Side{leaderSide(1), {Clients: true}}, Params: faults.Params{"share": 0.1, "duration": time.Second}}},
+		events: "shape loss broker 2 ↔ the clients at 1s; unshape loss broker 2 ↔ the clients at 2s",
+		check: func(t *testing.T, rs []Result) {
+			if rs[0].Status != StatusDone || !rs[0].Gaps {
+				t.Errorf("loss %+v; want done, its gaps counted", rs[0])
 			}
 		},
 	}}

@@ -24,9 +24,11 @@ type Result struct {
 	// they took.
 	Fired time.Duration
 	Took  time.Duration // the action itself (a restart waits for the broker)
-	// Away says the action took its broker away (its kind's Effect): the
-	// acknowledgement gaps that began during it are the fault's.
-	Away bool
+	// Gaps says the acknowledgement gaps that began during the action are
+	// the fault's (its unavailability): it took its broker away, or
+	// disrupted it in a way that can hold requests back (a loss, a cut from
+	// the clients); not an action that only slows (its kind's Effect).
+	Gaps bool
 	// Affected are the partitions the broker led when the fault began.
 	Affected []Moved
 	// Cut says, for a network partition of one broker, what it was cut

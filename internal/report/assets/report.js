@@ -246,10 +246,17 @@
     }, tail);
   }
 
+  // fmtNum shows a figure as the tables do (Go's units.Figure): under 1,
+  // 3 significant digits, so 0.0048 MB/s is not 0.00.
   function fmtNum(v) {
     if (v == null) return '-';
     var a = Math.abs(v);
-    return a >= 100 ? Math.round(v).toLocaleString('en') : a >= 10 ? v.toFixed(1) : v.toFixed(2);
+    if (a >= 100) return Math.round(v).toLocaleString('en');
+    if (a >= 10) return v.toFixed(1);
+    var d = a > 0 && a < 1 ? Math.max(2, 2 - Math.floor(Math.log10(a))) : 2;
+    var s = v.toFixed(d);
+    while (d > 2 && s.charAt(s.length - 1) === '0') { s = s.slice(0, -1); d--; }
+    return s;
   }
 
   // spreadValue shows a point as its mean and, when repeats differ, the

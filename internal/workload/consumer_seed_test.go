@@ -1,0 +1,38 @@
+package workload
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestConsumerClientDrawsFromTheSeed guards a consumer's random draws
+// (processing times, a share member's releases and rejections), which
+// came from the client's index + 1 alone, the same in every run: client
+// i now draws from the spec's Seed and its index among all the workload's
+// clients (a distributed worker's slice included).
+func TestConsumerClientDrawsFromTheSeed(t *testing.T) {
+	t.Parallel()
+	draws := func(sp ConsumerSpec, i int) []float64 {
+		st := newShareState(sp.clientSeed(i), false)
+		out := make([]float64, 8)
+		for k := range out {
+			out[k] = st.rng.Float64()
+		}
+		return out
+	}
+	a := ConsumerSpec{Seed: 1}
+	b := ConsumerSpec{Seed: 2}
+	if slices.Equal(draws(a, 0), draws(b, 0)) {
+		t.Error("seeds 1 and 2 drew the same sequence")
+	}
+	if !slices.Equal(draws(a, 0), draws(ConsumerSpec{Seed: 1}, 0)) {
+		t.Error("one seed drew two sequences")
+	}
+	if slices.Equal(draws(a, 0), draws(a, 1)) {
+		t.Error("clients 0 and 1 drew the same sequence")
+	}
+	// Worker 1's first client is the workload's client 2.
+	if w := (ConsumerSpec{Seed: 1, Slice: ClientSlice{First: 2, All: 4}}); !slices.Equal(draws(w, 0), draws(a, 2)) {
+		t.Error("a worker's client drew another sequence than the same client in one process")
+	}
+}
