@@ -21,31 +21,46 @@ const (
 
 // TestOMBWorkloads runs OpenMessaging Benchmark's own workload files,
 // unchanged with OMB's kafka-throughput driver, scaled down with --set, on
-// a real broker, and checks that every topic holds what its producers say
+// the fake broker, and checks that every topic holds what its producers say
 // they wrote and that every subscription read all of it, with end-to-end
-// latency from the send-time header.
+// latency from the send-time header. TestConformanceOMB runs the first on
+// real Kafka.
 func TestOMBWorkloads(t *testing.T) {
 	t.Parallel()
-	bootstrap := testkafka.Fake(t)
+	runOMBWorkloads(t, testkafka.Fake(t), ombWorkloads)
+}
+
+// TestConformanceOMB runs an OMB workload file on real Kafka, checked as
+// TestOMBWorkloads checks them.
+func TestConformanceOMB(t *testing.T) {
+	t.Parallel()
+	runOMBWorkloads(t, testkafka.Bootstrap(t), ombWorkloads[:1])
+}
+
+// ombWorkload is a workload file and what its run must show.
+type ombWorkload struct {
+	file          string
+	sets          []string
+	topics, subs  int
+	producers     int // clients per topic
+	backlog       bool
+	wantValueSize int
+}
+
+var ombWorkloads = []ombWorkload{
+	{ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", []string{"producerRate=2000"}, 1, 1, 1, false, 1024},
+	{ombExamples + "/workloads/backlog-1-topic-16-partitions-1kb.yaml", []string{"producerRate=2000", "consumerBacklogSizeGB=3MiB"}, 1, 1, 1, true, 1024},
+	{"testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"producerRate=2000"}, 1, 1, 4, false, 1024},
+	{"testdata/omb/max-rate-10-topics-1-partition-1kb.yaml", []string{"producerRate=2000"}, 10, 1, 1, false, 1024},
+	// producerRate 0: OMB's balanced-rate search, over two control periods.
+	{ombExamples + "/workloads/max-rate-1-topic-100-partitions-1kb.yaml", []string{"testDurationMinutes=7s"}, 1, 1, 1, false, 1024},
+}
+
+func runOMBWorkloads(t *testing.T, bootstrap string, tests []ombWorkload) {
 	// The shared broker is one: replication 1, and the run is minutes
 	// shorter than OMB's.
 	common := []string{"cluster.bootstrap=" + bootstrap, "driver.replicationFactor=1", `driver.topicConfig.min\.insync\.replicas=1`,
 		"warmupDurationMinutes=1s", "testDurationMinutes=4s"}
-	tests := []struct {
-		file          string
-		sets          []string
-		topics, subs  int
-		producers     int // clients per topic
-		backlog       bool
-		wantValueSize int
-	}{
-		{ombExamples + "/workloads/1-topic-100-partitions-1kb.yaml", []string{"producerRate=2000"}, 1, 1, 1, false, 1024},
-		{ombExamples + "/workloads/backlog-1-topic-16-partitions-1kb.yaml", []string{"producerRate=2000", "consumerBacklogSizeGB=3MiB"}, 1, 1, 1, true, 1024},
-		{"testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", []string{"producerRate=2000"}, 1, 1, 4, false, 1024},
-		{"testdata/omb/max-rate-10-topics-1-partition-1kb.yaml", []string{"producerRate=2000"}, 10, 1, 1, false, 1024},
-		// producerRate 0: OMB's balanced-rate search, over two control periods.
-		{ombExamples + "/workloads/max-rate-1-topic-100-partitions-1kb.yaml", []string{"testDurationMinutes=7s"}, 1, 1, 1, false, 1024},
-	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			t.Parallel()

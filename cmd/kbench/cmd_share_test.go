@@ -71,15 +71,13 @@ func shareLines(t *testing.T, who, out string) (header string, summaries, member
 	return header, summaries, members
 }
 
-// The drop-in prints what the Apache tool prints for the same flags: both
-// run on the same topic (each with its own share group), and a parser of
-// the Java tool's lines reads kbench's.
-func TestShareConsumerPerfMatchesJava(t *testing.T) {
+// TestConformanceShareConsumerPerfMatchesJava: the drop-in prints what the
+// Apache tool prints for the same flags on real Kafka: both run on the
+// same topic (each with its own share group), and a parser of the Java
+// tool's lines reads kbench's.
+func TestConformanceShareConsumerPerfMatchesJava(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs the Apache tool on the JVM")
-	}
-	bootstrap := testkafka.Fake(t)
+	bootstrap := testkafka.Bootstrap(t)
 	const n = 20000
 	topic := consumerTopic(t, bootstrap, 2, n)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -112,9 +112,6 @@ func (w *workerProc) exit(t *testing.T) int {
 // lost and the others end within the stated bound.
 func TestDistributedWorkers(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds kbench and runs 3 workers against a real broker")
-	}
 	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)
@@ -273,9 +270,6 @@ func TestDistributedWorkers(t *testing.T) {
 // bound for losing a worker (10 s without a heartbeat) and the close.
 func TestDistributedWorkerLost(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds kbench and runs 3 workers against a real broker")
-	}
 	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)

@@ -66,9 +66,6 @@ func TestProducerPerfDeadBrokerBounded(t *testing.T) {
 // "interrupted", through the real binary and a real signal.
 func TestProducerPerfInterruptExit130(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds kbench and runs it against a real broker")
-	}
 	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)

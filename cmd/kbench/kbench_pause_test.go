@@ -26,9 +26,6 @@ import (
 // over the time it ran.
 func TestPlanKbenchPaused(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds kbench and runs it against a real broker")
-	}
 	bootstrap := testkafka.Fake(t)
 	dir := t.TempDir()
 	bin := kbenchBin(t)

@@ -361,13 +361,18 @@ repeat: 2
 		code     int
 		statuses string // of the repeats, in order
 		row      string // summary.md's first scenario's row
+		csv      string // summary.csv's
 	}{
+		// 5,000 and 10,000 B/s: 0.00477 and 0.00954 MiB/s.
 		{"ok", outcome(0, 0), exitOK, "ok ok ok ok",
-			"| 10 | 2 | 750 ± 354 * | 0.01 ± 0.00 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 |"},
+			"| 10 | 2 | 750 ± 354 * | 0.00715 ± 0.00337 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 |",
+			"size=10,10,2,1500,750.0,353.6,0.00715,1.500,1.500,1.500,1.500,1.500,,,0,0,false,false"},
 		{"a repeat failed", outcome(2, 0), exitFailure, "ok failed ok ok",
-			"| 10 | 1 of 2 ‡ | 500 | 0.005 | 1.0 | 1.0 | 1.0 | 1.0 |"},
+			"| 10 | 1 of 2 ‡ | 500 | 0.00477 | 1.0 | 1.0 | 1.0 | 1.0 |",
+			"size=10,10,1,1000,500.0,0.0,0.00477,1.000,1.000,1.000,1.000,1.000,,,0,1,false,false"},
 		{"interrupted", outcome(0, 3), exitInterrupted, "ok ok interrupted",
-			"| 10 | 2 | 750 ± 354 * | 0.01 ± 0.00 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 |"},
+			"| 10 | 2 | 750 ± 354 * | 0.00715 ± 0.00337 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 | 1.5 ± 0.7 |",
+			"size=10,10,2,1500,750.0,353.6,0.00715,1.500,1.500,1.500,1.500,1.500,,,0,0,false,false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -392,7 +397,7 @@ repeat: 2
 				t.Errorf("summary.md lacks the row\n%s\n%s", tt.row, md)
 			}
 			csv := readFile(t, filepath.Join(out, "summary.csv"))
-			if !strings.Contains(csv, "\n10,") {
+			if !strings.Contains(csv, "\n"+tt.csv+"\n") {
 				t.Errorf("summary.csv lacks the scenario's row:\n%s", csv)
 			}
 		})

@@ -175,9 +175,6 @@ func TestProducerPerfTransactionalBrokerDies(t *testing.T) {
 // status interrupted, exit 130.
 func TestProducerPerfSecondInterrupt(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds kbench and runs it against a real broker")
-	}
 	c := newFakeBroker(t)
 	bin := kbenchBin(t)
 	out := filepath.Join(t.TempDir(), "r.json")

@@ -15,20 +15,21 @@ import (
 )
 
 // securedCluster starts a 1-broker cluster of the test's own with its
-// client listener secured (cluster.SecuritySASLSSL or SecuritySSL), and
-// returns it with its secrets (the generated password included).
-func securedCluster(t *testing.T, mode string) (*cluster.Cluster, *cluster.Secrets) {
+// client listener on SASL_SSL and a second one on mutual TLS
+// (Cluster.MTLSBootstrap), and returns it with its secrets (the generated
+// password included).
+func securedCluster(t *testing.T) (*cluster.Cluster, *cluster.Secrets) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("integration test: starts a real Kafka broker")
+		t.Skip("conformance: starts a real Kafka broker")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	st, _, _ := clusterTestState(t)
 	c, err := cluster.Start(ctx, append(clusterOpts(st), cluster.WithName("sec"), cluster.WithHeap("512m"),
-		cluster.WithStopOnExit(true), cluster.WithSecurity(mode))...)
+		cluster.WithStopOnExit(true), cluster.WithSecurity(cluster.SecuritySASLSSL), cluster.WithMutualTLSListener())...)
 	if err != nil {
-		t.Fatalf("start a %s cluster: %v", mode, err)
+		t.Fatalf("start a secured cluster: %v", err)
 	}
 	t.Cleanup(func() {
 		sctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -79,14 +80,22 @@ func produceConsume(t *testing.T, bootstrap, props string, extra ...string) stri
 	return out.String()
 }
 
-// TestSASLSSLCluster is the security issue's judged run against a local
-// SASL_SSL cluster: SCRAM-SHA-512 and PLAIN with the drop-in tools and a
-// plan; a wrong password is a clear authentication error well within 15
-// s; an untrusted server certificate is refused saying so; and nothing
-// any run wrote, nor its output, holds the password.
-func TestSASLSSLCluster(t *testing.T) {
-	c, s := securedCluster(t, cluster.SecuritySASLSSL)
-	bootstrap := c.Bootstrap()
+// TestConformanceSecurity runs the security checks on real Kafka, one
+// broker with both listeners: SASL_SSL (saslSSL) and mutual TLS
+// (mutualTLS).
+func TestConformanceSecurity(t *testing.T) {
+	t.Parallel()
+	c, s := securedCluster(t)
+	t.Run("SASL_SSL", func(t *testing.T) { saslSSL(t, c.Bootstrap(), s) })
+	t.Run("mutual TLS", func(t *testing.T) { mutualTLS(t, c.MTLSBootstrap(), s) })
+}
+
+// saslSSL is the security issue's judged run against a local SASL_SSL
+// listener: SCRAM-SHA-512 and PLAIN with the drop-in tools and a plan; a
+// wrong password is a clear authentication error well within 15 s; an
+// untrusted server certificate is refused saying so; and nothing any run
+// wrote, nor its output, holds the password.
+func saslSSL(t *testing.T, bootstrap string, s *cluster.Secrets) {
 	var written []string // every output, searched for the password at the end
 
 	t.Run("SCRAM-SHA-512 drop-ins", func(t *testing.T) {
@@ -176,12 +185,10 @@ workloads:
 	}
 }
 
-// TestMutualTLSCluster: a cluster that requires client certificates takes
-// kbench's from a PKCS12 and from a JKS keystore, and one without a
+// mutualTLS: a listener that requires client certificates takes kbench's
+// from a PKCS12 and from a JKS keystore, and a client without a
 // certificate is told what to give.
-func TestMutualTLSCluster(t *testing.T) {
-	c, s := securedCluster(t, cluster.SecuritySSL)
-	bootstrap := c.Bootstrap()
+func mutualTLS(t *testing.T, bootstrap string, s *cluster.Secrets) {
 	for _, ks := range []struct{ typ, path string }{{"PKCS12", s.KeyPKCS12}, {"JKS", s.KeyJKS}} {
 		t.Run(ks.typ, func(t *testing.T) {
 			props := writeProps(t, "security.protocol=SSL", "ssl.truststore.location="+s.CAFile,

@@ -63,7 +63,10 @@ type Broker struct {
 	InternalPort int `json:"internal_port,omitempty"`
 	// DirectPort, on a network-faults cluster, is the broker's own client
 	// listener; Port is then its client proxy's.
-	DirectPort int    `json:"direct_port,omitempty"`
+	DirectPort int `json:"direct_port,omitempty"`
+	// MTLSPort, on a cluster with WithMutualTLSListener, is its second
+	// client listener: mutual TLS.
+	MTLSPort   int    `json:"mtls_port,omitempty"`
 	Dir        string `json:"dir"`
 	ConfigPath string `json:"config_path"` // server.properties; also identifies the process
 	LogPath    string `json:"log_path"`    // broker log (log4j)
@@ -75,6 +78,18 @@ type Broker struct {
 
 // Addr is the broker's client address.
 func (b Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+
+// MTLSBootstrap is the comma-separated addresses of every broker's mutual
+// TLS listener ("" without WithMutualTLSListener).
+func (c *Cluster) MTLSBootstrap() string {
+	var addrs []string
+	for _, b := range c.Brokers {
+		if b.MTLSPort > 0 {
+			addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(b.MTLSPort))
+		}
+	}
+	return strings.Join(addrs, ",")
+}
 
 // Bootstrap is the comma-separated client addresses of every broker.
 func (c *Cluster) Bootstrap() string {

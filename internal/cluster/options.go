@@ -41,6 +41,7 @@ type config struct {
 	maven        string
 	stopOnExit   bool
 	security     string
+	mtls         bool
 	portBase     int
 	network      bool
 	proxyCmd     []string
@@ -127,6 +128,13 @@ func WithStopOnExit(on bool) Opt { return func(c *config) { c.stopOnExit = on } 
 // certificates, users and a ready client properties file are written into
 // the cluster's directory (Cluster.Secrets).
 func WithSecurity(mode string) Opt { return func(c *config) { c.security = strings.ToLower(mode) } }
+
+// WithMutualTLSListener gives a SecuritySASLSSL cluster's brokers a second
+// client listener, mutual TLS (Broker.MTLSPort, Cluster.MTLSBootstrap),
+// with the same CA and the client certificates every secured cluster
+// writes: one broker serves both kinds of client (tests of both modes
+// start one JVM). Free ports only: not with WithPortBase or network faults.
+func WithMutualTLSListener() Opt { return func(c *config) { c.mtls = true } }
 
 // WithPortBase fixes the ports instead of picking free ones (default 0:
 // free ports): broker N's client port is base+N-1, its controller port
@@ -261,6 +269,9 @@ func (c *config) validate() error {
 	}
 	if c.security != SecurityNone && c.security != SecuritySASLSSL && c.security != SecuritySSL {
 		return &OptionError{"security", c.security, "use sasl_ssl (TLS with SCRAM and PLAIN users) or ssl (mutual TLS)"}
+	}
+	if c.mtls && (c.security != SecuritySASLSSL || c.portBase != 0 || c.network) {
+		return &OptionError{"mtls-listener", "true", "needs --security sasl_ssl, free ports and no network faults"}
 	}
 	if c.portBase != 0 && (c.portBase < minPortBase || c.portBase > maxPortBase) {
 		return &OptionError{"port-base", strconv.Itoa(c.portBase),

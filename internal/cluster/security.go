@@ -160,6 +160,16 @@ func (c *Cluster) securedProps(b Broker) map[string]string {
 		"listener.name." + lower + ".ssl.truststore.type":     "PEM",
 		"listener.name." + lower + ".ssl.truststore.location": s.CAFile,
 	}
+	if b.MTLSPort > 0 {
+		p["listeners"] += fmt.Sprintf(",MTLS://127.0.0.1:%d", b.MTLSPort)
+		p["advertised.listeners"] += fmt.Sprintf(",MTLS://127.0.0.1:%d", b.MTLSPort)
+		p["listener.security.protocol.map"] += ",MTLS:SSL"
+		p["listener.name.mtls.ssl.keystore.type"] = "PEM"
+		p["listener.name.mtls.ssl.keystore.location"] = filepath.Join(s.Dir, "broker.pem")
+		p["listener.name.mtls.ssl.truststore.type"] = "PEM"
+		p["listener.name.mtls.ssl.truststore.location"] = s.CAFile
+		p["listener.name.mtls.ssl.client.auth"] = "required"
+	}
 	switch c.Security {
 	case SecuritySASLSSL:
 		p["sasl.enabled.mechanisms"] = "SCRAM-SHA-512,SCRAM-SHA-256,PLAIN"

@@ -249,8 +249,8 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 	if cfg.security != SecurityNone {
 		per = 3 // and an internal listener
 	}
-	if cfg.network {
-		per = 4 // and the broker's own client listener behind its proxy
+	if cfg.network || cfg.mtls {
+		per = 4 // and the broker's own client listener behind its proxy, or its mutual TLS one
 	}
 	api := 0
 	if cfg.network {
@@ -289,15 +289,18 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 	}
 	for i := range cfg.brokers {
 		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
-		internal, direct := 0, 0
+		internal, direct, mtls := 0, 0, 0
 		if per >= 3 {
 			internal = ports[per*i+2]
 		}
-		if per == 4 {
+		switch {
+		case cfg.network:
 			direct = ports[per*i+3]
+		case cfg.mtls:
+			mtls = ports[per*i+3]
 		}
 		c.Brokers = append(c.Brokers, Broker{
-			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, DirectPort: direct, Dir: nd,
+			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, DirectPort: direct, MTLSPort: mtls, Dir: nd,
 			ConfigPath: filepath.Join(nd, "server.properties"),
 			LogPath:    filepath.Join(nd, "server.log"),
 			OutPath:    filepath.Join(nd, "server.out"),

@@ -61,13 +61,13 @@ workloads:
 `
 )
 
-// TestSchemaFormatsThroughARealRegistry: a workload of each format
+// TestConformanceSchemaRegistry: a workload of each format
 // registers its subject at a real registry (Apicurio, beside the test
 // broker) and produces N records, and an independent decoder (franz-go's
 // sr.Serde over hamba/avro, encoding/json, protocompile + dynamicpb, with
 // the schema fetched from the registry by the id in each record) decodes
 // all N from the topic.
-func TestSchemaFormatsThroughARealRegistry(t *testing.T) {
+func TestConformanceSchemaRegistry(t *testing.T) {
 	bootstrap := testkafka.Bootstrap(t)
 	url := testkafka.RegistryURL(t)
 	const n = 500
