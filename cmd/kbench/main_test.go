@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -24,6 +26,15 @@ func TestMain(m *testing.M) {
 		stop()
 		os.Exit(code)
 	}
+	flag.Parse()
+	if !flagGiven("test.parallel") {
+		// Most tests here wait on kbench's own bounds (a paused broker's
+		// 15 s check, a drain, a stall) rather than use the CPU: at go
+		// test's default of GOMAXPROCS (2 here) at a time the package
+		// took 260 s under -short, at 6 about 90 s. -parallel still
+		// decides when given.
+		_ = flag.Set("test.parallel", strconv.Itoa(defaultParallel))
+	}
 	code := testkafka.Main(m)
 	// The suite's budget of JVM cluster starts (docs/notes.md, "Suite
 	// time"): the shared broker, the shared fault cluster, the secured
@@ -36,6 +47,17 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+// defaultParallel is how many parallel tests run at once unless -parallel
+// says otherwise.
+const defaultParallel = 6
+
+// flagGiven says whether the command line set flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // clusterStartBudget is how many JVM clusters a run of the package's

@@ -63,14 +63,14 @@ func registries(t *testing.T, root string) []registry {
 	}
 	ops := registry{what: "fault operations", names: map[string]bool{}, consts: map[string]bool{}, pkg: "faults",
 		fields: map[string]bool{"Action": true, "Op": true},
-		own: func(rel string) bool { return filepath.Dir(rel) == "internal/faults" }}
+		own:    func(rel string) bool { return filepath.Dir(rel) == "internal/faults" }}
 	for _, c := range faultOps {
 		ops.consts[c] = true
 		ops.names[constValue(t, filepath.Join(root, "internal/faults"), c)] = true
 	}
 	formats := registry{what: "schema formats", names: map[string]bool{}, consts: map[string]bool{}, pkg: "serde",
 		fields: map[string]bool{"Format": true},
-		own: func(rel string) bool { return filepath.Dir(rel) == "internal/serde" }}
+		own:    func(rel string) bool { return filepath.Dir(rel) == "internal/serde" }}
 	for _, c := range sliceConsts(t, filepath.Join(root, "internal/serde/serde.go"), "Formats") {
 		formats.consts[c] = true
 		formats.names[constValue(t, filepath.Join(root, "internal/serde"), c)] = true
@@ -88,11 +88,11 @@ func registries(t *testing.T, root string) []registry {
 // test fails on any other and on an entry that no longer occurs, so the
 // list only shrinks (the shape's second step: fault operations as values).
 var knownDecisions = map[string]bool{
-	"cmd/kbench/netlinks.go: fault operations":           true,
+	"cmd/kbench/netlinks.go: fault operations":             true,
 	"internal/faults/timeline/action.go: fault operations": true,
 	"internal/faults/timeline/target.go: fault operations": true,
-	"internal/plan/faults.go: fault operations":          true,
-	"internal/plan/netfaults.go: fault operations":       true,
+	"internal/plan/faults.go: fault operations":            true,
+	"internal/plan/netfaults.go: fault operations":         true,
 }
 
 // TestNoKindSwitches: outside a registry's own files, no non-test code
