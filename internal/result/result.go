@@ -517,7 +517,8 @@ func Parse(name string, b []byte) (*Document, error) {
 }
 
 // checked is doc if its schema is this kbench's and its content holds:
-// every histogram decodes (check).
+// every histogram decodes (check) and no figure is one kbench cannot have
+// written (validate).
 func checked(name string, doc *Document) (*Document, error) {
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
 		return nil, userr.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
@@ -527,6 +528,9 @@ func checked(name string, doc *Document) (*Document, error) {
 	}
 	if err := doc.check(); err != nil {
 		return nil, userr.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
+	}
+	if err := doc.validate(); err != nil {
+		return nil, userr.Errorf("read result %s: %w; kbench never writes this: the file was changed or damaged", name, err)
 	}
 	return doc, nil
 }
