@@ -136,6 +136,39 @@ func TestCompareCmd(t *testing.T) {
 	}
 }
 
+// TestCompareCmdImpossibleResult: regression: compare gave verdicts on
+// figures no run can have ("p99 −100%, better" for a negative p99, a
+// 1e308 rate): such a result is the user's input, refused with exit 2,
+// the field named, nothing written.
+func TestCompareCmdImpossibleResult(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		rps, p99 float64
+		want     string
+	}{
+		{"negative p99", 1100, -12, "plan.scenarios[0].aggregate.p50_ms.mean is -6: it cannot be negative"},
+		{"1e308 rate", 1e308, 12, "plan.scenarios[0].aggregate.records_per_sec.mean is 1e+308: more than kbench measures"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := compareDir(t, 1000, 10), compareDir(t, tt.rps, tt.p99)
+			var stdout, stderr bytes.Buffer
+			st := &state{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, cacheDir: t.TempDir()}
+			if code := run(context.Background(), []string{"kbench", "compare", a, b}, st); code != exitUsage {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, exitUsage, stderr.String())
+			}
+			if want := filepath.Join(b, "result.json"); !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr lacks %q and %q:\n%s", want, tt.want, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(b, "compare.md")); err == nil {
+				t.Error("compare.md written")
+			}
+		})
+	}
+}
+
 // failedDir writes a plan run of one scenario, "acks=all", whose repeats
 // all failed: each lost records (verified) after a kill.
 func failedDir(t *testing.T, repeats int, status string, lost int64) string {

@@ -45,7 +45,8 @@ func TestReportCommandErrors(t *testing.T) {
 
 // TestReportDamagedResult: regression: histograms left empty in result.json
 // panicked `kbench report` (slice bounds in the decoder), and a damaged one
-// exited 1 after summary.md and summary.csv had been rewritten. A damaged
+// exited 1 after summary.md and summary.csv had been rewritten; figures no
+// run can have (a negative p99, a 1e308 rate) were reported. A damaged
 // result is the user's input: exit 2, the field named, nothing written.
 func TestReportDamagedResult(t *testing.T) {
 	lat := func(values ...int64) result.Latency {
@@ -60,7 +61,7 @@ func TestReportDamagedResult(t *testing.T) {
 		return l
 	}
 	sc := result.Scenario{Index: 1, Name: "acks=all", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK,
-		Workloads: []result.Workload{{Name: "p", Type: "produce", Producer: &result.Producer{Records: 2, RecordsPerSec: 2, Latency: lat(1000, 2000)}}}}}}
+		Workloads: []result.Workload{{Name: "p", Type: "produce", Producer: &result.Producer{Records: 2, DurationSeconds: 1, RecordsPerSec: 2, Latency: lat(1000, 2000)}}}}}}
 	if err := result.AggregateScenario(&sc); err != nil {
 		t.Fatal(err)
 	}
@@ -82,6 +83,16 @@ func TestReportDamagedResult(t *testing.T) {
 		{"corrupted histogram", func(s string) string {
 			return strings.Replace(s, `"histogram":"HISTFAAAA`, `"histogram":"HISTFAAAB`, 1)
 		}, "plan.scenarios[0].repeats[0].workloads[0].producer.latency.histogram: decode histogram"},
+		// Figures no run can have were judged ("p99 −100%, better").
+		{"negative p99", func(s string) string {
+			return strings.Replace(s, `"p99":2000`, `"p99":-2000`, 1)
+		}, "plan.scenarios[0].repeats[0].workloads[0].producer.latency.p99 is -2000 µs: a latency cannot be negative"},
+		{"1e308 rate", func(s string) string {
+			return strings.Replace(s, `"records_per_sec":2`, `"records_per_sec":1e308`, 1)
+		}, "plan.scenarios[0].repeats[0].workloads[0].producer.records_per_sec is 1e+308: more than kbench measures"},
+		{"NaN", func(s string) string {
+			return strings.Replace(s, `"records_per_sec":2`, `"records_per_sec":NaN`, 1)
+		}, "plan.scenarios[0].repeats[0].workloads[0].producer.records_per_sec at byte "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -145,12 +145,12 @@ func TestSizeCmdFromResultsJSON(t *testing.T) {
 		"p.json": {
 			Kind: result.KindProducerPerf, Status: result.StatusOK,
 			Topic:    &result.Topic{Name: "size-1p", Partitions: 1},
-			Producer: &result.Producer{Records: 1000, Bytes: 2500000, RecordsPerSec: 40000},
+			Producer: &result.Producer{Records: 1000, Bytes: 2500000, DurationSeconds: 0.025, RecordsPerSec: 40000, MiBPerSec: 2500000 / 0.025 / (1 << 20)},
 		},
 		"c.json": {
 			Kind: result.KindConsumerPerf, Status: result.StatusOK,
 			Topic:    &result.Topic{Name: "size-1p", Partitions: 1},
-			Consumer: &result.Consumer{Records: 1000, Bytes: 2500000, RecordsPerSec: 2650},
+			Consumer: &result.Consumer{Records: 1000, Bytes: 2500000, DurationSeconds: 1000.0 / 2650, RecordsPerSec: 2650, MiBPerSec: 2500000 / (1000.0 / 2650) / (1 << 20)},
 		},
 	}
 	for name, d := range docs {

@@ -134,10 +134,27 @@ func TestCompareScenariosInOneSide(t *testing.T) {
 // producerDoc is producer-perf-test's document: the steady state's figures
 // are the ones compared.
 func producerDoc(rps float64, p99us int64) *result.Document {
-	return &result.Document{Kind: result.KindProducerPerf, Producer: &result.Producer{
-		RecordsPerSec: 1, Latency: result.Latency{P99: 1}, Failed: 2,
-		SteadyState: &result.Producer{RecordsPerSec: rps, MiBPerSec: rps / 1024, Latency: result.Latency{P99: p99us}},
-	}}
+	p := producer(1, latencyOf(1))
+	p.Failed, p.SteadyState = 2, producer(rps, latencyOf(p99us))
+	return &result.Document{Kind: result.KindProducerPerf, Producer: p}
+}
+
+// producer measured rps records/s of 1 KiB over a second, with latency l:
+// figures a result holds, which Load checks (a rate is its records over
+// its time).
+func producer(rps float64, l result.Latency) *result.Producer {
+	return &result.Producer{Records: int64(rps), Bytes: int64(rps) << 10, DurationSeconds: 1, RecordsPerSec: rps, MiBPerSec: rps / 1024, Latency: l}
+}
+
+// latencyOf is the latency of one value, us: its every percentile.
+func latencyOf(us int64) result.Latency {
+	h := measure.NewHistogram()
+	h.Record(us)
+	l, err := result.LatencyOf(h)
+	if err != nil {
+		panic(err)
+	}
+	return l
 }
 
 func TestCompareDropIn(t *testing.T) {
@@ -155,11 +172,11 @@ func TestCompareDropIn(t *testing.T) {
 			"p99_ms", []string{"10.000", "12.000", "+20.0%", "worse (" + NoteOneRepeat + ")"}},
 		{"producer failed records", producerDoc(1000, 10000), producerDoc(1100, 12000), "producer-perf-test",
 			"errors", []string{"2", "2", "0.0%", "same"}},
-		{"end-to-end", &result.Document{Kind: result.KindEndToEnd, EndToEnd: &result.Latency{P99: 2000}},
-			&result.Document{Kind: result.KindEndToEnd, EndToEnd: &result.Latency{P99: 1500}}, "end-to-end-latency",
+		{"end-to-end", &result.Document{Kind: result.KindEndToEnd, EndToEnd: ptr(latencyOf(2000))},
+			&result.Document{Kind: result.KindEndToEnd, EndToEnd: ptr(latencyOf(1500))}, "end-to-end-latency",
 			"e2e_p99_ms", []string{"2.000", "1.500", "-25.0%", "better (" + NoteOneRepeat + ")"}},
-		{"consumer", &result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{RecordsPerSec: 5000}},
-			&result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{RecordsPerSec: 4000}}, "consumer-perf-test",
+		{"consumer", &result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{Records: 5000, DurationSeconds: 1, RecordsPerSec: 5000}},
+			&result.Document{Kind: result.KindConsumerPerf, Consumer: &result.Consumer{Records: 4000, DurationSeconds: 1, RecordsPerSec: 4000}}, "consumer-perf-test",
 			"consume_records_per_sec", []string{"5000.0", "4000.0", "-20.0%", "worse (" + NoteOneRepeat + ")"}},
 	}
 	for _, tt := range tests {
@@ -205,8 +222,8 @@ func TestCompareWorkloadsApart(t *testing.T) {
 	}
 	probed := func(writerP99 int64) result.Scenario {
 		sc := result.Scenario{Name: "s", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK, Workloads: []result.Workload{
-			{Name: "writer", Type: "produce", Producer: &result.Producer{RecordsPerSec: 3000, Latency: lat(writerP99)}},
-			{Name: "probe", Type: "end-to-end", Producer: &result.Producer{RecordsPerSec: 50, Latency: lat(5000)}, EndToEnd: ptr(lat(6000))},
+			{Name: "writer", Type: "produce", Producer: producer(3000, lat(writerP99))},
+			{Name: "probe", Type: "end-to-end", Producer: producer(50, lat(5000)), EndToEnd: ptr(lat(6000))},
 		}}}}
 		if err := result.AggregateScenario(&sc); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package infile
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,5 +42,55 @@ func TestRead(t *testing.T) {
 	}
 	if Size(1<<30) != "1 GiB" || Size(16<<20) != "16 MiB" || Size(1500) != "1500 B" {
 		t.Errorf("Size: %s %s %s", Size(1<<30), Size(16<<20), Size(1500))
+	}
+}
+
+// TestOpenRefusesByTheSize: regression: a 1.37 GB result was refused as
+// larger than 1 GiB only after its decoder had read it, 3.1 GB resident.
+// Open refuses a regular file over the bound before a byte is read;
+// what has no size (a device, a FIFO) still fails at the bound as read.
+func TestOpenRefusesByTheSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	if err := os.WriteFile(small, []byte("0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		path     string
+		limit    int64
+		openErr  bool // refused by Open
+		readWant string
+	}{
+		{"within the bound", small, 10, false, "0123456789"},
+		{"over the bound", small, 9, true, ""},
+		{"no size", "/dev/zero", 1 << 20, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, err := Open(tt.path, tt.limit, "a test")
+			if tt.openErr {
+				if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), tt.path+" is larger than") {
+					t.Fatalf("Open = %v, want ErrTooLarge naming the file", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			b, err := io.ReadAll(f)
+			if tt.readWant != "" {
+				if err != nil || string(b) != tt.readWant {
+					t.Fatalf("read %q, %v", b, err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTooLarge) || int64(len(b)) > tt.limit {
+				t.Fatalf("read %d bytes, %v; want the bound's error", len(b), err)
+			}
+		})
 	}
 }

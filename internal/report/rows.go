@@ -22,6 +22,9 @@ type row struct {
 	leftOut     int
 
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2e, consume *result.Stats
+	// recordsTotal is records' exact sum over the repeats (nil in
+	// results of kbench before it).
+	recordsTotal *int64
 
 	unstable, bound bool
 }
@@ -65,6 +68,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 		if !split {
 			r := base
 			r.records, r.rate, r.mib = measured(&a.Records), measured(&a.RecordsPerSec), measured(&a.MiBPerSec)
+			r.recordsTotal = a.RecordsTotal
 			r.p50, r.p95, r.p99, r.p999, r.maxMs = measured(&a.P50Ms), measured(&a.P95Ms), measured(&a.P99Ms), measured(&a.P999Ms), measured(&a.MaxMs)
 			r.e2e, r.consume = a.EndToEndP99Ms, a.ConsumeRecordsPerSec
 			r.unstable, r.bound = a.Unstable, a.GeneratorBound
@@ -74,7 +78,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 		for _, w := range a.Workloads {
 			r := base
 			r.workload = w.Name
-			r.records, r.rate, r.mib = w.Records, w.RecordsPerSec, w.MiBPerSec
+			r.records, r.rate, r.mib, r.recordsTotal = w.Records, w.RecordsPerSec, w.MiBPerSec, w.RecordsTotal
 			r.p50, r.p95, r.p99, r.p999, r.maxMs = w.P50Ms, w.P95Ms, w.P99Ms, w.P999Ms, w.MaxMs
 			r.e2e, r.consume, r.bound = w.EndToEndP99Ms, w.ConsumeRecordsPerSec, w.GeneratorBound
 			if r.rate == nil && r.e2e == nil && r.consume == nil {
@@ -90,6 +94,7 @@ func tableRows(run *result.PlanRun, split bool) []row {
 		t.workload = totalLabel(a)
 		if len(a.Producers) > 0 {
 			t.records, t.rate, t.mib = &a.Records, measured(&a.RecordsPerSec), measured(&a.MiBPerSec)
+			t.recordsTotal = a.RecordsTotal
 		}
 		t.consume = a.ConsumeRecordsPerSec
 		t.unstable = a.Unstable && len(a.Producers) > 1

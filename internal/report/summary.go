@@ -59,7 +59,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 		}
 		row = append(row,
 			strconv.Itoa(r.repeats),
-			optNum(r.records, 0),
+			r.recordsNum(),
 			optNum(r.rate, 1),
 			stdev,
 			optNum(r.mib, 3),
@@ -400,6 +400,22 @@ func (r row) latency(s *result.Stats) string {
 		return "–"
 	}
 	return optPm(s, 1)
+}
+
+// recordsNum is summary.csv's records: the mean over the repeats, from
+// their exact sum when the result has it (a float64 rounded counts past
+// 2^53: 9007199254740993 records were written 9007199254740992), rounded
+// to a whole record as before (half to even).
+func (r row) recordsNum() string {
+	if r.records == nil || r.recordsTotal == nil || r.records.N <= 0 {
+		return optNum(r.records, 0)
+	}
+	n := int64(r.records.N)
+	q, rem := *r.recordsTotal/n, *r.recordsTotal%n
+	if 2*rem > n || 2*rem == n && q%2 == 1 {
+		q++
+	}
+	return strconv.FormatInt(q, 10)
 }
 
 // latencyNum is a latency of summary.csv: empty with no sample.

@@ -69,6 +69,7 @@ func (r *PlanRun) Reaggregate() error {
 type series struct {
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2eP99, consume []float64
 	publish, e2e                                                    []*Latency
+	recordsTotal                                                    int64 // records' exact sum
 }
 
 func (s *series) addPublish(l *Latency) {
@@ -96,6 +97,7 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 	for _, rep := range reps {
 		setup = append(setup, rep.SetupSeconds)
 		var recs, rps, mps, crps float64
+		var exact int64 // recs, exactly
 		produced, consumed := false, false
 		var prodSpans, consSpans spans
 		for i := range rep.Workloads {
@@ -124,6 +126,8 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				produced = true
 				producers.add(w.Name)
 				recs += float64(w.Producer.Records)
+				exact += w.Producer.Records
+				ws.recordsTotal += w.Producer.Records
 				rps += prod.RecordsPerSec
 				mps += prod.MiBPerSec
 				ws.records = append(ws.records, float64(w.Producer.Records))
@@ -160,6 +164,7 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 		agg.ConsumersInSequence = agg.ConsumersInSequence || !consSpans.overlap()
 		if produced {
 			total.records = append(total.records, recs)
+			total.recordsTotal += exact
 			total.rate = append(total.rate, rps)
 			total.mib = append(total.mib, mps)
 		}
@@ -174,6 +179,9 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 	}
 	agg.Producers, agg.Consumers = producers, consumers
 	agg.Records, agg.RecordsPerSec, agg.MiBPerSec = Describe(total.records), Describe(total.rate), Describe(total.mib)
+	if len(total.records) > 0 {
+		agg.RecordsTotal = &total.recordsTotal
+	}
 	agg.SetupSeconds = Describe(setup)
 	if agg.ProducersInSequence {
 		// Rates of workloads that ran one after the other describe no
@@ -253,6 +261,9 @@ func (s *series) fill(wa *WorkloadAggregate) error {
 		return &st
 	}
 	wa.Records, wa.RecordsPerSec, wa.MiBPerSec = describe(s.records), describe(s.rate), describe(s.mib)
+	if len(s.records) > 0 {
+		wa.RecordsTotal = &s.recordsTotal
+	}
 	wa.P50Ms, wa.P95Ms, wa.P99Ms, wa.P999Ms, wa.MaxMs = describe(s.p50), describe(s.p95), describe(s.p99), describe(s.p999), describe(s.maxMs)
 	wa.EndToEndP99Ms = describe(s.e2eP99)
 	wa.ConsumeRecordsPerSec = describe(s.consume)

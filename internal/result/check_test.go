@@ -15,7 +15,7 @@ func planDoc(t testing.TB) *Document {
 	t.Helper()
 	lat := latencyOf(t, 1000, 2000, 3000)
 	sc := Scenario{Index: 1, Name: "s", Repeats: []Repeat{{Index: 1, Status: StatusOK, Workloads: []Workload{{
-		Name: "p", Type: "produce", Producer: &Producer{Records: 3, RecordsPerSec: 3, Latency: *lat},
+		Name: "p", Type: "produce", Producer: &Producer{Records: 3, DurationSeconds: 1, RecordsPerSec: 3, Latency: *lat},
 	}}}}}
 	if err := AggregateScenario(&sc); err != nil {
 		t.Fatal(err)

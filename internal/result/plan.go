@@ -440,10 +440,13 @@ type Aggregate struct {
 	// there is no total records/s or MB/s (N = 0).
 	Producers           []string `json:"producers,omitempty"`
 	ProducersInSequence bool     `json:"producers_in_sequence,omitempty"`
-	// Records is the records acknowledged per repeat.
-	Records       Stats `json:"records"`
-	RecordsPerSec Stats `json:"records_per_sec"`
-	MiBPerSec     Stats `json:"mib_per_sec"`
+	// Records is the records acknowledged per repeat; RecordsTotal their
+	// exact sum over the repeats (Records is float64, which rounds counts
+	// past 2^53; absent from results of kbench before it).
+	Records       Stats  `json:"records"`
+	RecordsTotal  *int64 `json:"records_total,omitempty"`
+	RecordsPerSec Stats  `json:"records_per_sec"`
+	MiBPerSec     Stats  `json:"mib_per_sec"`
 	// The publish latency figures (N = 0 unless exactly one workload
 	// measured publish latency: with several, each has its own in
 	// Workloads, never merged).
@@ -490,8 +493,10 @@ type Aggregate struct {
 type WorkloadAggregate struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
-	// Producing workloads: records acknowledged, rates and publish latency.
+	// Producing workloads: records acknowledged (RecordsTotal: their
+	// exact sum over the repeats), rates and publish latency.
 	Records       *Stats   `json:"records,omitempty"`
+	RecordsTotal  *int64   `json:"records_total,omitempty"`
 	RecordsPerSec *Stats   `json:"records_per_sec,omitempty"`
 	MiBPerSec     *Stats   `json:"mib_per_sec,omitempty"`
 	P50Ms         *Stats   `json:"p50_ms,omitempty"`

@@ -5,6 +5,7 @@
 package result
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/outfile"
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // Schema names this document format and its version. Readers accept any
@@ -481,56 +483,61 @@ func Write(path string, doc *Document) error {
 }
 
 // MaxFile bounds a result document kbench reads (report, compare, size
-// --from): a day's soak writes a few hundred MB. The document is decoded
-// as it is read, so other data (a FIFO fed by yes, /dev/zero) fails at its
-// first bytes, and a document that never ends at the bound.
+// --from): a day's soak writes a few hundred MB. A regular file over it is
+// refused by its size; others (a FIFO, a device) as they are read. The
+// document is decoded as it is read (decode), so other data fails at its
+// first bytes, and a document that never ends at a bound: MaxFile,
+// MaxValue or MaxKept.
 const MaxFile = 1 << 30 // bytes
 
-// Read loads a result document and checks it (Parse).
+// Read loads a result document and checks it (Parse). Its errors are the
+// user's (userr): they name the file, and the field and byte where it went
+// wrong or what cannot be true.
 func Read(path string) (*Document, error) {
-	f, err := infile.Open(path, MaxFile, "a result document")
+	return read(path, readLimits)
+}
+
+func read(path string, lim limits) (*Document, error) {
+	f, err := infile.Open(path, lim.file, "a result document")
 	if err != nil {
-		return nil, fmt.Errorf("read result: %w", err)
+		if errors.Is(err, infile.ErrTooLarge) {
+			return nil, userr.Errorf("read result: %w", err)
+		}
+		return nil, userr.Errorf("read result %s: %w", path, err)
 	}
 	defer f.Close()
-	var doc Document
-	dec := json.NewDecoder(f)
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, infile.ErrTooLarge) {
-			return nil, fmt.Errorf("read result: %w", err)
-		}
-		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", path, err)
+	doc, err := decode(f, path, lim)
+	if err != nil {
+		return nil, userr.New(err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		if errors.Is(err, infile.ErrTooLarge) {
-			return nil, fmt.Errorf("read result: %w", err)
-		}
-		return nil, fmt.Errorf("read result %s: not a kbench result document: more follows the document's end", path)
-	}
-	return checked(path, &doc)
+	return checked(path, doc)
 }
 
-// Parse decodes a result document read from name and checks its schema and
-// every histogram in it, so that no report is written from a damaged file.
-// An error names the file and the field.
+// Parse decodes a result document read from name and checks it as Read
+// does.
 func Parse(name string, b []byte) (*Document, error) {
-	var doc Document
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("read result %s: not a kbench result document: %w", name, err)
+	doc, err := decode(bytes.NewReader(b), name, limits{file: int64(len(b)), value: MaxValue, kept: MaxKept})
+	if err != nil {
+		return nil, userr.New(err)
 	}
-	return checked(name, &doc)
+	return checked(name, doc)
 }
 
-// checked is doc if its schema is this kbench's and its content holds.
+// checked is doc if its schema is this kbench's and its content holds:
+// every histogram decodes (check) and no figure is one kbench cannot have
+// written (validate).
 func checked(name string, doc *Document) (*Document, error) {
 	if !strings.HasPrefix(doc.Schema, SchemaName+"/") {
-		return nil, fmt.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
+		return nil, userr.Errorf("read result %s: schema %q is not %s/...", name, doc.Schema, SchemaName)
 	}
 	if doc.Schema != Schema && doc.Schema != SchemaV1 {
-		return nil, fmt.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", name, doc.Schema, Schema)
+		return nil, userr.Errorf("read result %s: schema %q is newer than this kbench understands (%s); upgrade kbench", name, doc.Schema, Schema)
 	}
 	if err := doc.check(); err != nil {
-		return nil, fmt.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
+		return nil, userr.Errorf("read result %s: %w; the file is damaged: restore it from a copy, or run the plan again", name, err)
+	}
+	if err := doc.validate(); err != nil {
+		return nil, userr.Errorf("read result %s: %w; kbench never writes this: the file was changed or damaged", name, err)
 	}
 	return doc, nil
 }

@@ -15,7 +15,7 @@ func producerDoc(partitions int, recPerSec float64) *result.Document {
 		Kind: result.KindProducerPerf, Status: result.StatusOK,
 		Topic: &result.Topic{Name: "size-1p", Partitions: partitions},
 		Producer: &result.Producer{
-			Clients: 1, Records: 1000000, Bytes: 2500000000, RecordsPerSec: recPerSec,
+			Clients: 1, Records: 1000000, Bytes: 2500000000, DurationSeconds: 1000000 / recPerSec, RecordsPerSec: recPerSec,
 			MiBPerSec: recPerSec * 2500 / (1 << 20),
 		},
 	}
@@ -27,7 +27,7 @@ func consumerDoc(partitions int, recPerSec float64) *result.Document {
 		Kind: result.KindConsumerPerf, Status: result.StatusOK,
 		Topic: &result.Topic{Name: "size-1p", Partitions: partitions},
 		Consumer: &result.Consumer{
-			Clients: 1, Records: 1000000, Bytes: 2500000000, RecordsPerSec: recPerSec,
+			Clients: 1, Records: 1000000, Bytes: 2500000000, DurationSeconds: 1000000 / recPerSec, RecordsPerSec: recPerSec,
 			MiBPerSec: recPerSec * 2500 / (1 << 20),
 		},
 	}
@@ -54,7 +54,7 @@ func TestFromResults(t *testing.T) {
 	failed := producerDoc(1, 1)
 	failed.Status = result.StatusFailed
 	steady := producerDoc(2, 80000)
-	steady.Producer.SteadyState = &result.Producer{RecordsPerSec: 100000, Records: 10, Bytes: 25000}
+	steady.Producer.SteadyState = &result.Producer{RecordsPerSec: 100000, Records: 10, Bytes: 25000, DurationSeconds: 0.0001, MiBPerSec: 25000 / 0.0001 / (1 << 20)}
 	e2e := &result.Document{Kind: result.KindEndToEnd, Status: result.StatusOK, Topic: &result.Topic{Partitions: 1}}
 	tests := []struct {
 		name         string
