@@ -109,6 +109,10 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		return err
 	}
 	defer folder.Close() // deferred first, so it runs after the last write
+	// A second Ctrl-C whose wind-down outlasts the grace exits before the
+	// final write: the user is told what the folder holds.
+	st.onForcedExit(func() { fmt.Fprintf(st.stderr, "kbench: %s\n", folder.Abandon()) })
+	defer st.onForcedExit(nil)
 	var observers observe.Observers
 	if o.metricsAddr != "" {
 		exp, stop, err := serveMetrics(ctx, st, p.Name, o)

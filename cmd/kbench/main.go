@@ -36,7 +36,10 @@ func main() {
 		<-sigs
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		stopWaits()
-		time.AfterFunc(abortGrace, func() { os.Exit(exitInterrupted) })
+		time.AfterFunc(abortGrace, func() {
+			st.exitForced() // says what was not written
+			os.Exit(exitInterrupted)
+		})
 	}()
 	code := run(ctx, os.Args, st)
 	signal.Stop(sigs)

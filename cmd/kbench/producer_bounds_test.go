@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
 )
 
@@ -286,5 +289,71 @@ func TestProducerPerfRecordsBrokerGone(t *testing.T) {
 				t.Fatalf("records %d, failed %d (unresolved %d), not sent %d: want them to add up to %d", p.Records, p.Failed, p.Unresolved, p.NotSent, records)
 			}
 		})
+	}
+}
+
+// TestPlanSecondInterruptInTheWindDown: regression: Ctrl-C as sending
+// ended and again 0.3 s later, while the plan's fault measurements went
+// on (an election that never comes: a paused broker that leads nothing
+// elsewhere, given 2 minutes), exited 130 after the 3 s grace with only
+// plan.yaml and a stale lock in the folder and not a word that the
+// results were lost. The second Ctrl-C now cuts the wind-down short and
+// the results are written.
+func TestPlanSecondInterruptInTheWindDown(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "plan.yaml")
+	topic := uniqueTopic(t, "heal")
+	if err := os.WriteFile(planFile, []byte(`name: wind-down
+cluster:
+  bootstrap: `+bootstrap+`
+  fault_commands: {pause: "true"}
+topics: [{name: `+topic+`, partitions: 1}]
+workloads:
+  - {name: w, type: produce, topic: `+topic+`, message: {size: 10}, rate: 100/s, duration: 3s}
+faults:
+  - {action: pause, target: {broker: 0}, at: 1s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kbenchBin(t), "run", planFile, "--out", out)
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, time.Minute, func() bool { return strings.Contains(stderr.String(), ": w: done, ") }) {
+		t.Fatalf("sending never ended:\n%s", stderr)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(t, time.Minute, func() bool { return !signalPending(t, cmd.Process.Pid, syscall.SIGINT) }) {
+		t.Fatal("kbench did not take the first SIGINT")
+	}
+	time.Sleep(300 * time.Millisecond) // the user's second Ctrl-C, a moment later: the scenario, not a synchronisation
+	second := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	hangGuard(t, time.Since(second), 10*time.Second, "from the second Ctrl-C to the exit; bound: the 3 s grace")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted {
+		t.Fatalf("exit %v, want %d\nstderr:\n%s", err, exitInterrupted, stderr)
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("no result written after the second Ctrl-C: %v\nstderr:\n%s", err, stderr)
+	}
+	if doc.Status != result.StatusInterrupted || len(doc.Plan.Scenarios[0].Repeats) != 1 {
+		t.Errorf("result: status %q, %+v", doc.Status, doc.Plan.Scenarios)
+	}
+	if _, err := os.Stat(filepath.Join(out, outfile.LockName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a lock is left in the folder: %v", err)
 	}
 }

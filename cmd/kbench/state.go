@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
@@ -32,6 +33,26 @@ type state struct {
 	// runner.Run): tests of what kbench prints, writes and exits with
 	// hand it canned outcomes.
 	runScenario runner.RunFunc
+	// forcedExit, if set, is called when kbench must exit before the
+	// command ended (its wind-down outlasted the grace after a second
+	// Ctrl-C): what it says instead of the results it could not write.
+	forcedExit atomic.Pointer[func()]
+}
+
+// onForcedExit sets what a forced exit says (nil: nothing).
+func (st *state) onForcedExit(fn func()) {
+	if fn == nil {
+		st.forcedExit.Store(nil)
+		return
+	}
+	st.forcedExit.Store(&fn)
+}
+
+// exitForced runs the forced exit's function, if any.
+func (st *state) exitForced() {
+	if fn := st.forcedExit.Load(); fn != nil {
+		(*fn)()
+	}
 }
 
 func newProcessState() *state {

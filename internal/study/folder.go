@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kbench/kbench/internal/ombresult"
@@ -51,6 +53,9 @@ type Folder struct {
 	ombResult string
 	log       io.Writer
 	partial   partialWrites
+	// written counts the repeats the folder's last complete write held
+	// (-1: none yet); read by Abandon from another goroutine.
+	written atomic.Int64
 }
 
 // OpenFolder opens the results folder of plan p (openOutDir), checks that
@@ -64,7 +69,10 @@ func OpenFolder(p *plan.Plan, o FolderOptions) (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock = sync.OnceFunc(unlock) // Close, or Abandon from another goroutine
+
 	f := &Folder{Dir: dir, unlock: unlock, plan: p, ombResult: o.OMBResult, log: o.Log, partial: partialWrites{w: o.Log}}
+	f.written.Store(-1)
 	if o.OMBResult != "" {
 		if err := outfile.Check(o.OMBResult); err != nil {
 			unlock()
@@ -83,6 +91,21 @@ func OpenFolder(p *plan.Plan, o FolderOptions) (*Folder, error) {
 // Close releases the folder's lock.
 func (f *Folder) Close() { f.unlock() }
 
+// Abandon is for a process that must exit before its final write (its
+// wind-down outlasted the grace after a second Ctrl-C): it releases the
+// lock, so the folder is not taken for a run still going on, and returns
+// what to tell the user: what the folder holds, and that the rest was not
+// written. Safe beside a write under way.
+func (f *Folder) Abandon() string {
+	f.unlock()
+	switch n := f.written.Load(); n {
+	case -1:
+		return fmt.Sprintf("the results were NOT written: kbench had to exit before the first repeat ended; %s holds only the plan as run", f.Dir)
+	default:
+		return fmt.Sprintf("the results of the repeat under way were NOT written: kbench had to exit before it ended; %s holds the %d repeat(s) that ended before it", f.Dir, n)
+	}
+}
+
 // Final writes the folder once the run has ended and returns the error;
 // doc nil (the run never began) writes nothing. A write error of the
 // writes between repeats that this one does not repeat is said first.
@@ -100,7 +123,12 @@ func (f *Folder) between(doc *result.Document) { f.partial.wrote(f.write(doc, fa
 
 // write writes every file of the results folder; final is the run's last
 // write (OMB's result says then which repeats it could not make).
-func (f *Folder) write(doc *result.Document, final bool) error {
+func (f *Folder) write(doc *result.Document, final bool) (err error) {
+	defer func() {
+		if err == nil {
+			f.written.Store(int64(repeatsIn(doc)))
+		}
+	}()
 	omb := f.plan.OMB
 	if doc.Plan != nil {
 		doc.Plan.PlanYAML = f.planYAML // kbench report of a result.json alone shows it
@@ -108,11 +136,22 @@ func (f *Folder) write(doc *result.Document, final bool) error {
 			doc.Plan.OMB = OMBRun(omb).Record() // and writes omb-result.json again
 		}
 	}
-	err := errors.Join(result.Write(filepath.Join(f.Dir, "result.json"), doc), report.WriteAll(f.Dir, doc))
+	err = errors.Join(result.Write(filepath.Join(f.Dir, "result.json"), doc), report.WriteAll(f.Dir, doc))
 	if omb != nil {
 		err = errors.Join(err, writeOMBResult(f.log, f.Dir, f.ombResult, doc, omb, final))
 	}
 	return err
+}
+
+// repeatsIn counts the repeats a plan document holds.
+func repeatsIn(doc *result.Document) int {
+	n := 0
+	if doc.Plan != nil {
+		for _, sc := range doc.Plan.Scenarios {
+			n += len(sc.Repeats)
+		}
+	}
+	return n
 }
 
 // resultFiles are the files a plan run writes in its results folder;

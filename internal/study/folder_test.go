@@ -3,9 +3,15 @@ package study
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kbench/kbench/internal/outfile"
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
 )
 
 // TestPartialWriteErrorSaidOnce: regression: --omb-result onto a full
@@ -45,5 +51,41 @@ func TestNewDefaultOutDir(t *testing.T) {
 	second, err := newDefaultOutDir(base)
 	if err != nil || first != base || second != base+"-2" {
 		t.Fatalf("default folders %q and %q (%v); want %q and %q", first, second, err, base, base+"-2")
+	}
+}
+
+// TestFolderAbandon: a process that must exit before its final write
+// releases the folder's lock (regression: a stale lock was left beside
+// plan.yaml) and says plainly what the folder holds and what was not
+// written (regression: nothing was said).
+func TestFolderAbandon(t *testing.T) {
+	t.Parallel()
+	p, err := plan.Parse("plan.yaml", []byte("name: abandon\ncluster: {bootstrap: 127.0.0.1:1}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "out")
+	f, err := OpenFolder(p, FolderOptions{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := f.Abandon(); !strings.Contains(msg, "NOT written") || !strings.Contains(msg, "holds only the plan as run") {
+		t.Errorf("before any repeat: %q", msg)
+	}
+	if _, err := os.Stat(filepath.Join(dir, outfile.LockName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock is still there: %v", err)
+	}
+	f.Close() // once more, as the deferred Close does: no harm
+
+	f, err = OpenFolder(p, FolderOptions{Dir: dir, Overwrite: true})
+	if err != nil {
+		t.Fatalf("the abandoned folder cannot be opened again: %v", err)
+	}
+	defer f.Close()
+	doc := result.New(result.KindPlan, "test", time.Now(), nil)
+	doc.Plan = &result.PlanRun{Name: "abandon", Repeat: 2, Scenarios: []result.Scenario{{Name: "abandon", Repeats: []result.Repeat{{Index: 1, Status: result.StatusOK}}}}}
+	f.between(doc)
+	if msg := f.Abandon(); !strings.Contains(msg, "the repeat under way were NOT written") || !strings.Contains(msg, "holds the 1 repeat(s) that ended before it") {
+		t.Errorf("after a repeat: %q", msg)
 	}
 }

@@ -23,6 +23,9 @@ const (
 	// healTimeout bounds bringing brokers back and the measurements still
 	// running (ISR recovery) after the workloads ended.
 	healTimeout = 3 * time.Minute
+	// interruptMeasureGrace is how long the measurements after the
+	// workloads go on once the run is interrupted.
+	interruptMeasureGrace = 5 * time.Second
 	// verifyIdle stops reading a topic back when nothing arrives for this
 	// long.
 	verifyIdle = time.Minute
@@ -37,6 +40,9 @@ type checks struct {
 	actor  faults.Actor
 	verify []bool // by workload index
 	logf   func(format string, args ...any)
+	// abort ends the heal after the workloads (a second Ctrl-C): nil
+	// never.
+	abort context.Context
 }
 
 func (c *checks) active() bool {
@@ -139,7 +145,7 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 					defer ending.Done()
 					select {
 					case <-sent.ended:
-						hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+						hctx, cancel := healContext(ctx, ck.abort)
 						defer cancel()
 						tl.End(hctx)
 					case <-stopped:
@@ -159,9 +165,21 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 	// Faults first: brokers must be back before the topic is read.
 	var frs []timeline.Result
 	if tl != nil {
-		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
-		frs = tl.Finish(hctx)
+		hctx, cancel := healContext(ctx, ck.abort)
+		tl.End(hctx) // the heal outlives a first Ctrl-C
+		// The measurements still running (an election, an ISR recovery)
+		// get interruptMeasureGrace after a Ctrl-C, not their own 2
+		// minutes: regression: Ctrl-C after a pause no election ever
+		// followed waited the whole 120 s before writing.
+		mctx, mcancel := context.WithCancel(hctx)
+		stop := context.AfterFunc(ctx, func() { time.AfterFunc(interruptMeasureGrace, mcancel) })
+		frs = tl.Finish(mctx)
+		stop()
+		mcancel()
 		cancel()
+		if ck.abort != nil && ck.abort.Err() != nil {
+			ck.logf("the heal was cut short by a second Ctrl-C: brokers or links the plan broke may still be broken; check the cluster before the next run (a local one: kbench cluster status --name NAME)")
+		}
 	}
 	ending.Wait()
 	rep.Faults = faultResults(frs, tr, end)
@@ -193,6 +211,19 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 		rep.Faults[i].Outcome = cutOutcome(rep.Faults[i], frs[i].Cut, acks)
 	}
 	return rep
+}
+
+// healContext bounds bringing brokers back and the measurements after the
+// workloads: it outlives ctx (a first Ctrl-C still heals, so that nothing
+// stays broken for the next run) but not abort (a second Ctrl-C: the
+// results are written now, the cluster left as it is, and said so).
+func healContext(ctx, abort context.Context) (context.Context, context.CancelFunc) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+	if abort == nil {
+		return hctx, cancel
+	}
+	stop := context.AfterFunc(abort, cancel)
+	return hctx, func() { stop(); cancel() }
 }
 
 func faultLabel(f result.Fault) string {

@@ -1,6 +1,7 @@
 package study
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +81,34 @@ func TestFaultGaps(t *testing.T) {
 	}
 	if resume.UnavailableMs != nil || heal.UnavailableMs != nil || heal.ISRRecoveredMs == nil || *heal.ISRRecoveredMs != 4000 {
 		t.Errorf("resume %+v, heal %+v", resume, heal)
+	}
+}
+
+// TestHealContext: regression: a second Ctrl-C during the heal after the
+// workloads waited for it past the exit's grace, and nothing was written.
+// The heal outlives the first Ctrl-C (ctx) but not the second (abort).
+func TestHealContext(t *testing.T) {
+	t.Parallel()
+	ctx, interrupt := context.WithCancel(context.Background())
+	abort, stopWaits := context.WithCancel(context.Background())
+	hctx, cancel := healContext(ctx, abort)
+	defer cancel()
+	interrupt()
+	if hctx.Err() != nil {
+		t.Fatal("the first Ctrl-C ended the heal")
+	}
+	if d, ok := hctx.Deadline(); !ok || time.Until(d) > healTimeout {
+		t.Errorf("deadline %v (%v); want within %v", d, ok, healTimeout)
+	}
+	stopWaits()
+	select {
+	case <-hctx.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the second Ctrl-C did not end the heal")
+	}
+	if h, c := healContext(context.Background(), nil); h.Err() != nil {
+		t.Error("no abort: the heal ended at once")
+	} else {
+		c()
 	}
 }

@@ -27,6 +27,9 @@ type RepeatEnv struct {
 	FaultsElsewhere bool
 	// Run runs each of the repeat's scenario runs (nil: runner.Run).
 	Run runner.RunFunc
+	// Abort, done on a second Ctrl-C, cuts short what a repeat does after
+	// its workloads (the heal of its faults): nil never.
+	Abort context.Context
 }
 
 // Repeat runs repeat index (1-based) of a scenario the study built and
@@ -47,6 +50,7 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
+		ck.abort = env.Abort
 		return runChecked(ctx, env.Run.Or(), sc, index, ck)
 	}
 	return runRepeat(ctx, env.Run.Or(), watched, index)
@@ -119,7 +123,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r)
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat

@@ -251,6 +251,7 @@ func (t *Timeline) takeHeal(name string) func(context.Context) (string, error) {
 func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (string, error)) {
 	r := t.get(i)
 	at := time.Since(t.start)
+	t.cfg.Logf("end of sending: undoing %s", resultLabel(r)) // it may take long: the run waits for it
 	out, err := undo(ctx)
 	row := Result{Name: "heal", Action: r.Action, Target: r.Target, Broker: r.Broker, At: at, Took: time.Since(t.start) - at, Output: out, Status: StatusDone}
 	if err != nil {
