@@ -23,8 +23,8 @@ func TestShareWorkload(t *testing.T) {
 	w := scs[0].Workloads[0]
 	sh := w.Share
 	switch {
-	case w.Group != "q":
-		t.Errorf("group %q, want the workload's name", w.Group)
+	case w.Group != "":
+		t.Errorf("group %q; without one the run names its own (the study)", w.Group)
 	case !sh.Explicit || sh.Release != 0.1 || sh.Reject != 0.01 || !sh.Renew || sh.LockDuration != 20*time.Second || sh.DeliveryLimit != 3:
 		t.Errorf("share %+v", sh)
 	case !sh.Verify || w.Verify:

@@ -176,9 +176,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		c.addf(v, join(path, "share"), "applies to share-consume workloads (members of a share group)")
 	}
 	if rule.Share {
-		if w.Group == "" {
-			w.Group = w.Name // the share group, named after the workload unless given
-		}
+		// Without a group the run names one of its own (a fresh share
+		// group per run: two plans with a workload of one name on one
+		// cluster shared one, and a second run resumed the first's).
 		if w.Share == nil {
 			w.Share = &Share{AutoOffsetReset: "earliest"}
 		}

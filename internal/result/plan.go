@@ -315,7 +315,10 @@ type Verification struct {
 	Duplicated     int64  `json:"duplicated"`
 	OutOfOrder     int64  `json:"out_of_order"`
 	Unacknowledged int64  `json:"unacknowledged"`
-	Passed         bool   `json:"passed"`
+	// Foreign counts the records of another writer the read-back found in
+	// the topic (another run's, or without kbench's header).
+	Foreign int64 `json:"foreign,omitempty"`
+	Passed  bool  `json:"passed"`
 	// Note says why a problem found did not fail the run, or why the
 	// check could not be made.
 	Note       string                  `json:"note,omitempty"`

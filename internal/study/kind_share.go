@@ -17,12 +17,16 @@ import (
 // group, with the group's configs the plan sets.
 func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	w, sh := in.w, in.w.Share
+	group := w.Group
+	if group == "" {
+		group = "kbench-" + w.Name + "-" + in.b.runID // a run's own share group
+	}
 	mode := "implicit"
 	if sh.Explicit {
 		mode = "explicit"
 	}
 	props := append(in.props(),
-		kafkaconf.Prop{Key: "group.id", Value: w.Group, Source: "group"},
+		kafkaconf.Prop{Key: "group.id", Value: group, Source: "group"},
 		kafkaconf.Prop{Key: "share.acknowledgement.mode", Value: mode, Source: "share.acknowledgement"})
 	parsed, err := in.b.parseConsumer(props)
 	if err != nil {
@@ -37,7 +41,7 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	spec := workload.ConsumerSpec{
 		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
-		Group:          w.Group,
+		Group:          group,
 		Clients:        w.Clients,
 		MaxPollRecords: cc.MaxPollRecords,
 		Records:        w.Records,

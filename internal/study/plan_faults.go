@@ -73,6 +73,9 @@ type tracked struct {
 	ledger *verify.Ledger
 	verify bool
 	reader *verify.Reader
+	// topicID is the topic's id at the start (zero: unknown): another
+	// run that recreates the topic gives it a new one.
+	topicID [16]byte
 }
 
 // runChecked runs a repeat with its fault timeline and verification:
@@ -120,6 +123,7 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 		for _, t := range tr {
 			t.ledger.SetStart(start)
 			if t.verify {
+				t.topicID, _, _ = verify.TopicID(ctx, sc.Admin, t.topic) // unknown (zero) on error: not compared
 				r, err := verify.StartReader(ctx, t.ledger, sc.Admin, t.topic, time.Second)
 				if err != nil {
 					startErr = err
@@ -198,9 +202,14 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 		if !t.verify {
 			continue
 		}
-		v := verification(ctx, sc, t)
+		v, replaced := verification(ctx, sc, t)
 		v.StartedAt = start
-		if !v.Passed && rep.Error == "" && ctx.Err() == nil {
+		if replaced {
+			// The cause of whatever else failed (records refused once
+			// the topic went): said first.
+			rep.Status = result.StatusFailed
+			rep.Error = strings.TrimSuffix(fmt.Sprintf("workload %q: %s; %s", v.Workload, v.Error, rep.Error), "; ")
+		} else if !v.Passed && rep.Error == "" && ctx.Err() == nil {
 			rep.Status = result.StatusFailed
 			rep.Error = fmt.Sprintf("workload %q: verification: %s", v.Workload, verificationProblem(v))
 		}
@@ -234,8 +243,9 @@ func faultLabel(f result.Fault) string {
 }
 
 // verification reads t's topic back and judges it by the producer's
-// settings.
-func verification(ctx context.Context, sc runner.Scenario, t *tracked) result.Verification {
+// settings; replaced says the topic was deleted (and maybe made again)
+// under the run, so nothing could be read back.
+func verification(ctx context.Context, sc runner.Scenario, t *tracked) (_ result.Verification, replaced bool) {
 	w := sc.Workloads[t.index]
 	v := result.Verification{Workload: w.Name, Topic: t.topic, Acks: w.Settings["acks"], Idempotent: w.Settings["enable.idempotence"] == "true"}
 	if t.reader != nil {
@@ -246,13 +256,20 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) result.Ve
 	v.Acked = t.ledger.Acked()
 	if ctx.Err() != nil {
 		v.Error = "not checked: the run was interrupted"
-		return v
+		return v, false
+	}
+	if now, exists, err := verify.TopicID(ctx, sc.Admin, t.topic); err == nil {
+		if why := verify.Replaced(t.topic, t.topicID, now, exists); why != "" {
+			v.Error = why
+			return v, true
+		}
 	}
 	rep, err := verify.Check(ctx, t.ledger, sc.Admin, t.topic, verifyIdle)
 	if err != nil {
 		v.Error = err.Error()
-		return v
+		return v, false
 	}
+	v.Foreign = rep.Foreign
 	v.Acked, v.Read = rep.Acked, rep.Read
 	v.Lost, v.Duplicated, v.OutOfOrder, v.Unacknowledged = rep.Lost, rep.Duplicated, rep.OutOfOrder, rep.Unacknowledged
 	for _, p := range rep.Partitions {
@@ -265,7 +282,7 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) result.Ve
 		})
 	}
 	judgeVerification(&v)
-	return v
+	return v, false
 }
 
 // judgeVerification applies Kafka's system tests' rules: acknowledged
@@ -276,6 +293,9 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) result.Ve
 func judgeVerification(v *result.Verification) {
 	v.Passed = true
 	var notes []string
+	if v.Foreign > 0 {
+		notes = append(notes, fmt.Sprintf("%d records of another writer were in the topic: another run (or a producer) wrote it at the same time or before, and its figures may be mixed with this run's", v.Foreign))
+	}
 	if v.Lost > 0 {
 		if v.Acks == "all" {
 			v.Passed = false

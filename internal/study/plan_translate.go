@@ -30,7 +30,10 @@ import (
 type build struct {
 	// seed is the run's: workloads without a message seed derive theirs
 	// from it (messageSeed).
-	seed     uint64
+	seed uint64
+	// runID tells this run's share groups from another's when the plan
+	// names none (a distributed run's id, so every worker joins one).
+	runID    string
 	kinds    map[string]kindBuilder // nil: kinds()
 	stall    func(workload string, s measure.Stall)
 	observer observe.Observer

@@ -2,6 +2,8 @@ package study
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"sync"
 	"time"
@@ -42,6 +44,17 @@ func (s *session) close() {
 	}
 }
 
+// runID tells this run from another on the same cluster: a distributed
+// run's own id, or 8 random hex digits.
+func runID(opt Options) string {
+	if opt.Distributed != nil {
+		return opt.Distributed.Run.ID
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // start builds every scenario, starts or opens the plan's local cluster,
 // resolves its schemas and checks once that the cluster answers. recorded
 // says an error belongs in the document (the cluster or the schemas
@@ -51,7 +64,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 	env := run.Environment
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds}
+	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds, runID: runID(opt)}
 	b.stall = stallSaying(opt)
 	bootstrap := p.Cluster.Bootstrap
 	built, err := buildAll(p, scenarios, bootstrapOrPlaceholder(bootstrap), b)

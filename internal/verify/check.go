@@ -23,7 +23,11 @@ type Report struct {
 	Duplicated     int64 // extra copies read
 	OutOfOrder     int64 // read after a later record of the same client on the partition
 	Unacknowledged int64 // read back, but the producer was told it failed (or never told)
-	Partitions     []PartitionReport
+	// Foreign counts the records of another writer in the topic: another
+	// run's (their header carries another run id) or a producer's without
+	// kbench's header.
+	Foreign    int64
+	Partitions []PartitionReport
 }
 
 // PartitionReport is one partition's share of a Report, with the offsets
@@ -189,6 +193,7 @@ type judge struct {
 	// lastSeq is the highest sequence read per partition and client.
 	lastSeq map[[2]int64]int64
 	copies  int64
+	foreign int64
 }
 
 func newJudge(l *Ledger) *judge {
@@ -214,7 +219,8 @@ func keep(list []int64, off int64) []int64 {
 func (j *judge) read(r *kgo.Record) {
 	id, err := j.l.identify(r)
 	if err != nil {
-		return // another run's record (a reused topic)
+		j.foreign++ // another writer's record (a reused topic, another run)
+		return
 	}
 	j.copies++
 	pr := j.part(r.Partition)
@@ -272,7 +278,7 @@ func (j *judge) report() *Report {
 		}
 		cl.mu.Unlock()
 	}
-	rep := &Report{Read: j.copies}
+	rep := &Report{Read: j.copies, Foreign: j.foreign}
 	for _, pr := range j.parts {
 		sort.Slice(pr.FirstLost, func(a, b int) bool { return pr.FirstLost[a] < pr.FirstLost[b] })
 		rep.Acked += pr.Acked
