@@ -132,7 +132,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 		Version:     version,
 		StartLocal:  planLocalCluster(st),
 		Abort:       st.abort,
-		Named:       planNamedCluster(st),
+		Named:       planNamedCluster(st, true),
 		Folder:      folder,
 		Distributed: dist,
 		Run:         st.runScenario,
@@ -354,6 +354,9 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 		if len(l.BrokerConfigs) > 0 {
 			opts = append(opts, cluster.WithBrokerProps(l.BrokerConfigs))
 		}
+		if l.Timeout > 0 {
+			opts = append(opts, cluster.WithStartTimeout(l.Timeout))
+		}
 		if l.NetworkFaults {
 			fmt.Fprintln(st.stderr, "kbench: the plan has network faults: every connection of the cluster runs through kbench's network proxies")
 			opts = append(opts, cluster.WithNetworkFaults(true))
@@ -415,7 +418,11 @@ func namedCluster(st *state, pc plan.Cluster) (*cluster.Cluster, error) {
 // planNamedCluster opens the running local cluster a plan names
 // (cluster.name), as `kbench cluster up` left it; the plan leaves it
 // running.
-func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*study.LocalCluster, error) {
+//
+// lock takes the cluster's run lock for the run (lockForRun): a distributed
+// run's workers other than 0, which run no faults, share the cluster
+// worker 0 holds.
+func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) (*study.LocalCluster, error) {
 	return func(ctx context.Context, pc plan.Cluster) (*study.LocalCluster, error) {
 		c, err := namedCluster(st, pc)
 		if err != nil {
@@ -438,7 +445,13 @@ func planNamedCluster(st *state) func(context.Context, plan.Cluster) (*study.Loc
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: func() {}, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		unlock := func() {}
+		if lock {
+			if unlock, err = lockForRun(ctx, c, pc.NameAt); err != nil {
+				return nil, err
+			}
+		}
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
 )
 
@@ -84,6 +85,7 @@ func TestConformanceFaultCluster(t *testing.T) {
 	}{
 		{"cluster status and proxies", clusterStatusAndProxies},
 		{"cluster broker actions", clusterBrokerActions},
+		{"faults left by a killed run", leftoverFaultsRefused},
 		{"example plans", examplePlans},
 		{"leader kill verified", leaderKillVerified},
 		{"election belongs to the kill", electionBelongsToTheKill},
@@ -258,6 +260,12 @@ func clusterStatusAndProxies(t *testing.T, fc *faultCluster) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	// The delay is a run's, which holds the cluster while it runs.
+	unlock, err := outfile.Lock(c.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
 	if err := link.Delay(ctx, 20*time.Millisecond, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +273,8 @@ func clusterStatusAndProxies(t *testing.T, fc *faultCluster) {
 		t.Fatalf("status: exit %d\n%s%s", code, stdout, stderr)
 	}
 	out := stdout.String()
-	for _, want := range []string{"BROKER", "CONTROLLER", " up ", "server.log", "bootstrap.servers=" + fc.bootstrap, "network proxies: up (pid ", "PATH", "FAULTS"} {
+	for _, want := range []string{"BROKER", "CONTROLLER", " up ", "server.log", "bootstrap.servers=" + fc.bootstrap, "network proxies: up (pid ", "PATH", "FAULTS",
+		fmt.Sprintf("the faults above are the kbench run in process %d's", os.Getpid())} {
 		if !strings.Contains(out, want) {
 			t.Errorf("status lacks %q:\n%s", want, out)
 		}
@@ -411,6 +420,63 @@ func producerErrors(doc *result.Document) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// leftoverFaultsRefused: regression: network faults left on the proxies by
+// a run killed with kill -9 outlived it: `cluster status` exited 0 without
+// a word and the next plan measured through them. Status now fails naming
+// them, a plan refuses to run through them, `cluster heal` clears them;
+// while a run holds the cluster they are its own (status says whose,
+// heal refuses), and a second plan on the cluster is refused.
+func leftoverFaultsRefused(t *testing.T, fc *faultCluster) {
+	st, stdout, stderr := fc.state(t)
+	c := fc.load(t)
+	link, err := c.Link(cluster.Brokers(1), cluster.Brokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := link.Bandwidth(t.Context(), 5000); err != nil {
+		t.Fatal(err)
+	}
+	if code := runCluster(t, st, "status", "--name", faultClusterName); code != exitFailure ||
+		!strings.Contains(stderr.String(), "2 path(s) have network faults no run owns") || !strings.Contains(stderr.String(), "kbench cluster heal --name faults") {
+		t.Errorf("status with faults no run owns: exit %d\n%s", code, stderr)
+	}
+	plan := "name: leftover\ncluster: {name: faults}\ntopics: [{name: left, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: left, message: {size: 10}, records: 10}]\n"
+	planFile := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(planFile, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := runKbench(t, st, "run", planFile, "--out", filepath.Join(t.TempDir(), "out")); code != exitUsage ||
+		!strings.Contains(stderr.String(), "node 1 → broker 3: bandwidth") || !strings.Contains(stderr.String(), "kbench cluster heal --name faults") {
+		t.Errorf("a plan on the cluster: exit %d, want %d naming the faults\n%s", code, exitUsage, stderr)
+	}
+
+	// A run holds the cluster: its faults are its own, and a second plan
+	// waits its turn.
+	unlock, err := outfile.Lock(c.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := runCluster(t, st, "heal", "--name", faultClusterName); code != exitUsage || !strings.Contains(stderr.String(), "is in use by the kbench run in process") {
+		t.Errorf("heal while a run holds the cluster: exit %d\n%s", code, stderr)
+	}
+	stderr.Reset()
+	if code := runKbench(t, st, "run", planFile, "--out", filepath.Join(t.TempDir(), "out")); code != exitUsage || !strings.Contains(stderr.String(), `cluster "faults" is in use by another kbench run (process`) {
+		t.Errorf("a second plan on the cluster: exit %d\n%s", code, stderr)
+	}
+	unlock()
+
+	stderr.Reset()
+	if code := runCluster(t, st, "heal", "--name", faultClusterName); code != exitOK || !strings.Contains(stderr.String(), "cleared the network faults of 2 path(s)") {
+		t.Errorf("heal: exit %d\n%s", code, stderr)
+	}
+	stdout.Reset()
+	if code := runCluster(t, st, "status", "--name", faultClusterName); code != exitOK || strings.Contains(stdout.String(), "bandwidth") {
+		t.Errorf("status after heal: exit %d\n%s", code, stdout)
+	}
 }
 
 // freePortBase finds a base whose n ports in a row are free on 127.0.0.1

@@ -97,7 +97,7 @@ func runWorker(ctx context.Context, st *state, p *plan.Plan, scenarios []plan.Sc
 		Observer:    view,
 		Version:     version,
 		Abort:       st.abort,
-		Named:       planNamedCluster(st),
+		Named:       planNamedCluster(st, false),
 		Distributed: dist,
 		Run:         st.runScenario,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -109,8 +110,15 @@ func (c *Cluster) notReady(timeout time.Duration, ids []int, ready map[int]bool,
 			continue
 		}
 		b, _ := c.Broker(id)
-		return fmt.Errorf("brokers not ready after %s: %d of %d ready; broker %d not ready (%v):\n%s",
-			timeout, len(ready), len(ids), id, lastErr[id], nodeTail(b, 30))
+		// The broker's own last word first, in one line: regression: the
+		// cause (a broker still waiting to be unfenced) was buried under
+		// 30 lines of its configuration.
+		state := "its log says nothing of its state"
+		if l := lastStateLine(tailFile(b.LogPath, 2000)); l != "" {
+			state = fmt.Sprintf("its log's last state: %q", l)
+		}
+		return fmt.Errorf("brokers not ready after %s: %d of %d ready; broker %d not ready: %s (last probe: %v); a loaded machine may need longer: raise the bound (cluster up --timeout, a plan's cluster.local.timeout); its log: %s",
+			timeout, len(ready), len(ids), id, state, lastErr[id], b.LogPath)
 	}
 	return fmt.Errorf("brokers not ready after %s", timeout)
 }
@@ -151,4 +159,31 @@ func (c *Cluster) waitCoordinators(ctx context.Context, timeout time.Duration) e
 		}
 	}
 	return nil
+}
+
+// stateLineRE matches what a Kafka broker logs of its life cycle: its
+// state transitions, fencing, the controller quorum and the catch-up
+// before it serves.
+var stateLineRE = regexp.MustCompile(`(?i)BrokerLifecycleManager|BrokerServer|broker state|transition|fenced|unfenced|recovery|catching up|caught up|waiting for|quorum|leader is|RaftManager|KafkaRaftServer`)
+
+// lastStateLine is the message of the last line of a broker's log that
+// says where its start-up is ("" when none does), without the log4j
+// timestamp and class prefix.
+func lastStateLine(log string) string {
+	lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := lines[i]
+		if !strings.HasPrefix(l, "[") || !stateLineRE.MatchString(l) {
+			continue // the configuration Kafka prints is indented: not a state
+		}
+		if j := strings.Index(l, "] "); j >= 0 {
+			l = l[j+2:] // "[2026-12-05 10:00:00,123] INFO " ...
+		}
+		l = strings.TrimSpace(l)
+		if len(l) > 300 {
+			l = l[:300] + "…"
+		}
+		return l
+	}
+	return ""
 }

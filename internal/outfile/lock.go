@@ -96,3 +96,14 @@ func Held(dir string) bool {
 	}
 	return errors.Is(err, syscall.EWOULDBLOCK)
 }
+
+// HolderPID is the process id written in dir's lock file (0 when there is
+// none or it is not written yet); pair it with Held.
+func HolderPID(dir string) int {
+	f, err := os.Open(filepath.Join(dir, LockName))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	return readPID(f)
+}

@@ -13,7 +13,7 @@ import (
 var (
 	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
-	localFields    = []string{"brokers", "version", "heap", "broker_configs"}
+	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
 	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
@@ -123,6 +123,8 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 					cl.Local.Heap = c.text(v, path)
 				case "broker_configs":
 					cl.Local.BrokerConfigs = c.properties(v, path)
+				case "timeout":
+					cl.Local.Timeout = c.duration(v, path) // units refuses 0 and below
 				}
 			})
 		}

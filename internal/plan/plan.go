@@ -156,6 +156,9 @@ type Local struct {
 	Version, Heap string
 	versionNode   *yaml.Node // where version was written
 	BrokerConfigs map[string]string
+	// Timeout bounds the cluster's start (0: cluster up's default, 90 s):
+	// a loaded machine's brokers may need longer.
+	Timeout time.Duration
 	// NetworkFaults is set, not written: a scenario has network faults,
 	// so the cluster runs its connections through proxies (a named
 	// cluster must have been started with them).

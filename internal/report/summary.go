@@ -192,8 +192,14 @@ func summarize(doc *result.Document) (*summary, error) {
 		return nil, fmt.Errorf("summary: not a plan run's result")
 	}
 	sum := &summary{Title: run.Name, Description: run.Description}
-	status := fmt.Sprintf("Status: %s. %d scenario(s), %d repeat(s) each", doc.Status, len(run.Scenarios), run.Repeat)
-	if env := run.Environment; env != nil {
+	status := "Status: " + doc.Status
+	if doc.Error != "" && doc.Status != result.StatusOK {
+		// Regression: a plan whose cluster did not start said only
+		// "Status: failed. 0 scenario(s)"; the reason was in result.json.
+		status += " (" + firstLine(doc.Error) + ")"
+	}
+	status += fmt.Sprintf(". %d scenario(s), %d repeat(s) each", len(run.Scenarios), run.Repeat)
+	if env := run.Environment; env != nil && env.Cluster != "" {
 		status += fmt.Sprintf("; %s cluster", env.Cluster)
 		if len(env.BrokerVersions) > 0 {
 			status += fmt.Sprintf(" (brokers %s)", strings.Join(env.BrokerVersions, ", "))
@@ -518,4 +524,12 @@ func shareNote(sh *result.Share) string {
 		}
 	}
 	return note
+}
+
+// firstLine is s up to its first line break.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
