@@ -68,6 +68,7 @@ func flagErrorHint(c *cobra.Command, err error) error {
 
 type kubeManifestOptions struct {
 	workers        int
+	workersGiven   bool // --workers was given: 0 is then a wrong count, not a missing flag
 	image          string
 	namespace      string
 	name           string
@@ -112,6 +113,7 @@ the results folder. See docs/distributed.md.`,
   kubectl apply -f kbench-job.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.workersGiven = c.Flags().Changed("workers")
 			return runKubeManifest(c.Context(), st, args[0], o)
 		},
 	}
@@ -171,10 +173,10 @@ func kubeFlags(o kubeManifestOptions) (kube.Job, error) {
 	j := kube.Job{Namespace: o.namespace, Image: o.image, Workers: o.workers, Spread: kube.Spread(o.spread),
 		Deadline: o.deadline, ServiceAccount: o.serviceAccount, Name: o.name}
 	switch {
-	case o.workers == 0:
+	case !o.workersGiven:
 		return j, userr.Errorf("--workers: missing; give how many kbench workers (pods) run the plan, such as --workers 3")
-	case o.workers < 0:
-		return j, userr.Errorf("--workers %d: give 1 or more", o.workers)
+	case o.workers < 1:
+		return j, userr.Errorf("--workers %d: give how many kbench workers (pods) run the plan, 1 or more", o.workers)
 	case o.workers > kube.MaxWorkers:
 		return j, userr.Errorf("--workers %d: an Indexed Job runs at most %d pods", o.workers, kube.MaxWorkers)
 	case strings.TrimSpace(o.image) == "":

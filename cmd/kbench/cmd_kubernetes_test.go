@@ -144,7 +144,9 @@ func TestKubernetesManifestRefuses(t *testing.T) {
 		want string
 	}{
 		{"no workers", []string{"kubernetes", "manifest", plan, "--image", "kbench:1", "--set", "cluster.bootstrap=kafka:9092"}, "--workers: missing; give how many kbench workers (pods) run the plan, such as --workers 3"},
-		{"negative workers", with("--workers", "-2"), "--workers -2: give 1 or more"},
+		{"negative workers", with("--workers", "-2"), "--workers -2: give how many kbench workers (pods) run the plan, 1 or more"},
+		// --workers 0 was called missing.
+		{"zero workers", with("--workers", "0"), "--workers 0: give how many kbench workers (pods) run the plan, 1 or more"},
 		{"too many workers", with("--workers", "100001"), "--workers 100001: an Indexed Job runs at most 100000 pods"},
 		{"no image", []string{"kubernetes", "manifest", plan, "--workers", "3", "--set", "cluster.bootstrap=kafka:9092"}, "--image: missing; give the kbench image"},
 		{"image with a space", with("--image", "kbench 1"), `--image "kbench 1": an image reference has no spaces`},
