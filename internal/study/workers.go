@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -107,6 +108,26 @@ type worker struct {
 	stopped error
 	// foreign is how many foreign records this worker said it ignored.
 	foreign int
+	// toldLost are the lost workers this worker said so of.
+	toldLost map[int]bool
+}
+
+// sayLost says, once per worker, that a worker was lost and what that
+// does to the next repeats' consumer groups: the lost worker's consumers
+// stay members until their session times out, and the group assigns no
+// partition until then.
+func (wk *worker) sayLost(i, r int) {
+	for _, k := range wk.w.Lost() {
+		if wk.toldLost[k] {
+			continue
+		}
+		if wk.toldLost == nil {
+			wk.toldLost = map[int]bool{}
+		}
+		wk.toldLost[k] = true
+		fmt.Fprintf(wk.progress, "kbench: scenario %d, repeat %d: worker %d was lost: its consumers stay members of their groups until their session times out (session.timeout.ms, 45 s by default), and a group assigns no partition until then; the readers wait for their partitions (at most %s) and no producer starts before every reader is assigned\n",
+			i, r, k, runner.ReadyTimeout)
+	}
 }
 
 // over is why the run is over for this worker (nil: it goes on): worker 0
@@ -191,6 +212,7 @@ func (wk *worker) publishHeader(ctx context.Context, doc *result.Document, p *pl
 // worker's exit code says the run's.
 func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run func(context.Context, runner.Scenario) result.Repeat) result.Repeat {
 	defer wk.sayForeign()
+	wk.sayLost(i, r)
 	name := sliceName(i, r)
 	var metTopics, metStart bool
 	var members []int
@@ -288,6 +310,9 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	merged, err := wk.merge.repeat(r, got, func(k int) (string, string) {
 		if interrupted {
 			return result.StatusInterrupted, notGathered
+		}
+		if !slices.Contains(members, k) {
+			return result.StatusFailed, "lost before this repeat began; its share is missing from this repeat"
 		}
 		if gone := wk.w.Gone(k); strings.HasPrefix(gone, "left: ") {
 			return result.StatusFailed, "left without a result slice (" + strings.TrimPrefix(gone, "left: ") + "); its share is missing from this repeat"
