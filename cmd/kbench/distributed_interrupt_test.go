@@ -72,3 +72,42 @@ func TestDistributedWorkerZeroInterrupted(t *testing.T) {
 		t.Errorf("the topic holds %d records, the whole run's: the others did not stop", written)
 	}
 }
+
+// TestDistributedOtherWorkerInterrupted: Ctrl-C on a worker other than 0
+// ends it at once, with its share published, and the others run on. (A
+// worker waits for worker 0's verdict on each repeat, and must not after
+// its own Ctrl-C: worker 0 gives it only at the end of the repeat.)
+func TestDistributedOtherWorkerInterrupted(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	bin := kbenchBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	const seconds = 20
+	plan := distPlan(t, bootstrap, uniqueTopic(t, "int2"), seconds)
+	out := filepath.Join(t.TempDir(), "merged")
+	ws := startRun(t, ctx, bin, plan, uniqueTopic(t, "int2"), 3, out)
+	if !waitFor(t, 2*time.Minute, func() bool { return strings.Contains(ws[2].stderr.String(), "producer: ") }) {
+		t.Fatalf("worker 2 never reported its producer:\n%s", ws[2].stderr)
+	}
+	interrupted := time.Now()
+	if err := ws[2].cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := ws[2].exit(t); code != exitInterrupted {
+		t.Errorf("worker 2: exit %d, want %d\n%s", code, exitInterrupted, ws[2].stderr)
+	}
+	// Its producers flush (1 s), its consumers close (2 s), its slice is
+	// published; waiting for worker 0's verdict would take the rest of
+	// the run.
+	hangGuard(t, time.Since(interrupted), 8*time.Second, "worker 2 ended after its Ctrl-C:\n%s", ws[2].stderr)
+	ws[0].exit(t)
+	ws[1].exit(t)
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatalf("worker 0 wrote no result: %v\n%s", err, ws[0].stderr)
+	}
+	if rep := doc.Plan.Scenarios[0].Repeats[0]; rep.Workers != 3 || rep.Status != result.StatusInterrupted {
+		t.Errorf("repeat: %s (%s) from %d workers; want interrupted, with worker 2's share", rep.Status, rep.Error, rep.Workers)
+	}
+}

@@ -295,6 +295,9 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		rep.Status, rep.Error = result.StatusFailed, err.Error()
 	}
 	if wk.merge == nil {
+		if ctx.Err() != nil {
+			return rep // interrupted itself: its own outcome, at once
+		}
 		return wk.judged(pctx, name, rep)
 	}
 	if members == nil {
