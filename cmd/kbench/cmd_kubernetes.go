@@ -68,6 +68,7 @@ func flagErrorHint(c *cobra.Command, err error) error {
 
 type kubeManifestOptions struct {
 	workers        int
+	workersGiven   bool // --workers was given: 0 is then a wrong count, not a missing flag
 	image          string
 	namespace      string
 	name           string
@@ -87,8 +88,8 @@ const (
 func (o *kubeManifestOptions) AddFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.workers, "workers", 0, fmt.Sprintf("number of kbench workers, one pod each (1 to %d; required)", kube.MaxWorkers))
 	f.StringVar(&o.image, "image", "", "the kbench image the pods run, built from the repository's Dockerfile and pushed where the cluster pulls from (required)")
-	f.StringVar(&o.namespace, "namespace", "", "namespace of the Job and its ConfigMap (default kubectl's current one)")
-	f.StringVar(&o.name, "name", "", "name of the Job and its ConfigMap, and the run id for kbench collect (default the plan's name and the UTC time, such as catch-up-20260131-150405)")
+	f.StringVar(&o.namespace, "namespace", "", "namespace of the Job (default kubectl's current one)")
+	f.StringVar(&o.name, "name", "", "name of the Job, and the run id for kbench collect (default the plan's name and the UTC time, such as catch-up-20260131-150405)")
 	f.StringArrayVar(&o.sets, "set", nil, "override a plan value in every worker, as kbench run --set does: cluster.bootstrap=kafka.kafka.svc:9092 (repeatable)")
 	f.StringVar(&o.cpu, "cpu", defaultWorkerCPU, "CPU of each worker pod, requested and its limit (a Kubernetes quantity: 2, 500m)")
 	f.StringVar(&o.memory, "memory", defaultWorkerMemory, "memory of each worker pod, requested and its limit (a Kubernetes quantity: 2Gi, 512Mi)")
@@ -101,10 +102,11 @@ func newKubeManifestCmd(st *state) *cobra.Command {
 	var o kubeManifestOptions
 	cmd := &cobra.Command{
 		Use:   "manifest PLAN.yaml --workers N --image IMAGE [--namespace NS] [--name NAME] [--set PATH=VALUE ...] [--cpu Q] [--memory Q] [--spread preferred|required] [--deadline D] [--service-account SA]",
-		Short: "Print a ConfigMap with the plan and an Indexed Job of N kbench workers, for kubectl apply -f",
-		Long: `Print, as multi-document YAML, a ConfigMap holding PLAN.yaml and an Indexed Job
-whose N pods run it together: kbench run /etc/kbench/plan.yaml --workers N
---keep-control, the run id taken from the Job's name. The plan is checked first,
+		Short: "Print an Indexed Job of N kbench workers carrying the plan, for kubectl apply -f",
+		Long: `Print, as YAML, an Indexed Job whose N pods run PLAN.yaml together: kbench run
+/etc/kbench/plan.yaml --workers N --keep-control, the run id taken from the Job's
+name. The Job carries the plan (an annotation of its pods, mounted as the file), so
+its TTL or kubectl delete removes everything. The plan is checked first,
 as kbench run --dry-run checks it, and must name its cluster (cluster.bootstrap).
 When the Job is complete, kbench collect NAME --bootstrap-server HOST:PORT writes
 the results folder. See docs/distributed.md.`,
@@ -112,6 +114,7 @@ the results folder. See docs/distributed.md.`,
   kubectl apply -f kbench-job.yaml`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			o.workersGiven = c.Flags().Changed("workers")
 			return runKubeManifest(c.Context(), st, args[0], o)
 		},
 	}
@@ -171,10 +174,10 @@ func kubeFlags(o kubeManifestOptions) (kube.Job, error) {
 	j := kube.Job{Namespace: o.namespace, Image: o.image, Workers: o.workers, Spread: kube.Spread(o.spread),
 		Deadline: o.deadline, ServiceAccount: o.serviceAccount, Name: o.name}
 	switch {
-	case o.workers == 0:
+	case !o.workersGiven:
 		return j, userr.Errorf("--workers: missing; give how many kbench workers (pods) run the plan, such as --workers 3")
-	case o.workers < 0:
-		return j, userr.Errorf("--workers %d: give 1 or more", o.workers)
+	case o.workers < 1:
+		return j, userr.Errorf("--workers %d: give how many kbench workers (pods) run the plan, 1 or more", o.workers)
 	case o.workers > kube.MaxWorkers:
 		return j, userr.Errorf("--workers %d: an Indexed Job runs at most %d pods", o.workers, kube.MaxWorkers)
 	case strings.TrimSpace(o.image) == "":
@@ -252,6 +255,11 @@ func checkDistributedPlan(st *state, path string, sets []string) (*plan.Plan, pl
 	if err != nil {
 		return nil, planRuns{}, err
 	}
+	if p.Cluster.Name != "" {
+		// --set cannot help: it adds values, and cluster.bootstrap beside
+		// cluster.name is refused (they name two clusters).
+		return nil, planRuns{}, userr.Errorf("%s: cluster.name %q is a local cluster from kbench cluster up, on one machine: the pods cannot reach it, and --set cannot take cluster.name out (cluster.bootstrap beside it is refused); in the plan, replace cluster.name with cluster.bootstrap: HOST:PORT, Kafka's bootstrap address as the pods see it (such as kafka.kafka.svc:9092), or leave cluster out of the plan and give --set cluster.bootstrap=HOST:PORT", path, p.Cluster.Name)
+	}
 	if p.Cluster.Bootstrap == "" {
 		return nil, planRuns{}, userr.Errorf("%s: no cluster.bootstrap: the workers of a distributed run need a cluster they all reach (a local cluster kbench starts cannot be shared by several machines); add --set cluster.bootstrap=HOST:PORT, Kafka's bootstrap address as the pods see it, such as kafka.kafka.svc:9092", path)
 	}
@@ -261,7 +269,7 @@ func checkDistributedPlan(st *state, path string, sets []string) (*plan.Plan, pl
 }
 
 // warnSecrets warns of secret client properties: the manifest holds them
-// in clear, in the ConfigMap or (from --set) in the Job's args.
+// in clear, in the Job's plan annotation or (from --set) in its args.
 func warnSecrets(w io.Writer, path string, p *plan.Plan) {
 	var keys []string
 	for k := range p.Cluster.Properties {
@@ -278,7 +286,7 @@ func warnSecrets(w io.Writer, path string, p *plan.Plan) {
 		return
 	}
 	slices.Sort(keys)
-	fmt.Fprintf(w, "kbench: warning: %s: the manifest holds the secret values of %s in clear (in the ConfigMap, or in the Job's args for a --set): whoever can read ConfigMaps and Jobs in the namespace can read them\n", path, strings.Join(keys, ", "))
+	fmt.Fprintf(w, "kbench: warning: %s: the manifest holds the secret values of %s in clear (in the plan the Job and its pods carry as an annotation, or in the Job's args for a --set): whoever can read Jobs and pods in the namespace can read them\n", path, strings.Join(keys, ", "))
 }
 
 // checkedPlan loads the plan with --set and checks it as --dry-run does.
@@ -302,7 +310,7 @@ func checkedPlan(stderr io.Writer, path string, sets []string) (*plan.Plan, []pl
 
 // checkPlanAlone checks the plan as the pods see it: its text alone at
 // kube.PlanPath, without the files beside it (payload, template and
-// schema files), which the ConfigMap does not carry.
+// schema files), which the Job does not carry.
 func checkPlanAlone(st *state, path string, text []byte, sets []string) error {
 	dir, err := os.MkdirTemp("", "kbench-manifest-")
 	if err != nil {
@@ -318,6 +326,6 @@ func checkPlanAlone(st *state, path string, text []byte, sets []string) error {
 		return nil
 	}
 	msg := strings.ReplaceAll(err.Error(), dir, kube.PlanDir)
-	return userr.New(errors.New(path + ": reads files beside it, and the pods get the plan alone (in a ConfigMap at " + kube.PlanDir + "): " + msg +
+	return userr.New(errors.New(path + ": reads files beside it, and the pods get the plan alone (the Job carries it to " + kube.PlanDir + "): " + msg +
 		"; write what the file holds into the plan (message.template, message.schema, message.size) instead"))
 }

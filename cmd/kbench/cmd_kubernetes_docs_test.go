@@ -42,13 +42,13 @@ func TestKubernetesManifestDocs(t *testing.T) {
 			if code := runKbench(t, st, words[1:]...); code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			cm, job := decodeManifest(t, stdout.Bytes())
+			job := decodeManifest(t, stdout.Bytes())
 			text, err := os.ReadFile(plan)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cm.Data["plan.yaml"] != string(text) {
-				t.Errorf("the ConfigMap's plan differs from %s", plan)
+			if planOf(job) != string(text) {
+				t.Errorf("the Job's plan differs from %s", plan)
 			}
 			args := job.Spec.Template.Spec.Containers[0].Args
 			for i, w := range words {

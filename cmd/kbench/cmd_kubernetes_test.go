@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -26,13 +25,12 @@ func manifestState() (*state, *bytes.Buffer, *bytes.Buffer) {
 }
 
 // decodeManifest decodes the printed manifest strictly (unknown and
-// duplicate fields refused) with the Kubernetes API's scheme: a ConfigMap,
-// then a Job.
-func decodeManifest(t *testing.T, manifest []byte) (*corev1.ConfigMap, *batchv1.Job) {
+// duplicate fields refused) with the Kubernetes API's scheme: one Job,
+// nothing else (a ConfigMap beside it outlived the Job's TTL).
+func decodeManifest(t *testing.T, manifest []byte) *batchv1.Job {
 	t.Helper()
 	dec := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(manifest)))
-	var cm *corev1.ConfigMap
 	var job *batchv1.Job
 	for i := 0; ; i++ {
 		doc, err := r.Read()
@@ -46,19 +44,21 @@ func decodeManifest(t *testing.T, manifest []byte) (*corev1.ConfigMap, *batchv1.
 		if err != nil {
 			t.Fatalf("document %d: %v\n%s", i+1, err, doc)
 		}
-		switch o := obj.(type) {
-		case *corev1.ConfigMap:
-			cm = o
-		case *batchv1.Job:
-			job = o
-		default:
-			t.Fatalf("document %d is a %T", i+1, obj)
+		o, ok := obj.(*batchv1.Job)
+		if !ok || job != nil {
+			t.Fatalf("document %d is a %T; want one Job and nothing else", i+1, obj)
 		}
+		job = o
 	}
-	if cm == nil || job == nil {
-		t.Fatalf("want a ConfigMap and a Job:\n%s", manifest)
+	if job == nil {
+		t.Fatalf("want a Job:\n%s", manifest)
 	}
-	return cm, job
+	return job
+}
+
+// planOf is the plan the Job's pods get: its pod template's annotation.
+func planOf(job *batchv1.Job) string {
+	return job.Spec.Template.Annotations["kbench/plan.yaml"]
 }
 
 // TestKubernetesManifest runs the command and checks what the run needs
@@ -76,12 +76,12 @@ func TestKubernetesManifest(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	cm, job := decodeManifest(t, stdout.Bytes())
-	if cm.Data["plan.yaml"] != string(text) {
-		t.Errorf("the ConfigMap's plan differs from the file")
+	job := decodeManifest(t, stdout.Bytes())
+	if planOf(job) != string(text) {
+		t.Errorf("the Job's plan differs from the file")
 	}
-	if !regexp.MustCompile(`^catch-up-\d{8}-\d{6}$`).MatchString(job.Name) || cm.Name != job.Name || job.Namespace != "bench" || cm.Namespace != "bench" {
-		t.Errorf("names %s/%s and %s/%s, want bench/catch-up-UTCTIME for both", cm.Namespace, cm.Name, job.Namespace, job.Name)
+	if !regexp.MustCompile(`^catch-up-\d{8}-\d{6}$`).MatchString(job.Name) || job.Namespace != "bench" {
+		t.Errorf("name %s/%s, want bench/catch-up-UTCTIME", job.Namespace, job.Name)
 	}
 	s := job.Spec
 	if *s.CompletionMode != batchv1.IndexedCompletion || *s.Completions != 4 || *s.Parallelism != 4 {
@@ -144,17 +144,23 @@ func TestKubernetesManifestRefuses(t *testing.T) {
 		want string
 	}{
 		{"no workers", []string{"kubernetes", "manifest", plan, "--image", "kbench:1", "--set", "cluster.bootstrap=kafka:9092"}, "--workers: missing; give how many kbench workers (pods) run the plan, such as --workers 3"},
-		{"negative workers", with("--workers", "-2"), "--workers -2: give 1 or more"},
+		{"negative workers", with("--workers", "-2"), "--workers -2: give how many kbench workers (pods) run the plan, 1 or more"},
+		// --workers 0 was called missing.
+		{"zero workers", with("--workers", "0"), "--workers 0: give how many kbench workers (pods) run the plan, 1 or more"},
 		{"too many workers", with("--workers", "100001"), "--workers 100001: an Indexed Job runs at most 100000 pods"},
 		{"no image", []string{"kubernetes", "manifest", plan, "--workers", "3", "--set", "cluster.bootstrap=kafka:9092"}, "--image: missing; give the kbench image"},
 		{"image with a space", with("--image", "kbench 1"), `--image "kbench 1": an image reference has no spaces`},
 		{"no bootstrap", []string{"kubernetes", "manifest", plan, "--workers", "3", "--image", "kbench:1"}, "no cluster.bootstrap: the workers of a distributed run need a cluster they all reach (a local cluster kbench starts cannot be shared by several machines); add --set cluster.bootstrap=HOST:PORT"},
-		{"a named local cluster", []string{"kubernetes", "manifest", named, "--workers", "3", "--image", "kbench:1"}, "add --set cluster.bootstrap=HOST:PORT"},
+		// It advised a --set cluster.bootstrap, which cluster.name refuses.
+		{"a named local cluster", []string{"kubernetes", "manifest", named, "--workers", "3", "--image", "kbench:1"},
+			`cluster.name "kbench" is a local cluster from kbench cluster up, on one machine: the pods cannot reach it, and --set cannot take cluster.name out (cluster.bootstrap beside it is refused); in the plan, replace cluster.name with cluster.bootstrap: HOST:PORT`},
+		{"a named local cluster and a bootstrap", []string{"kubernetes", "manifest", named, "--workers", "3", "--image", "kbench:1", "--set", "cluster.bootstrap=kafka:9092"},
+			"give name (a cluster started with kbench cluster up) or bootstrap (any other cluster), not both"},
 		{"bad plan value", with("--set", "repeat=0"), "repeat"},
 		{"unknown plan field", with("--set", "workloads[0].rat=5"), `did you mean "rate"?`},
 		{"missing plan", []string{"kubernetes", "manifest", filepath.Join(dir, "none.yaml"), "--workers", "3", "--image", "kbench:1"}, "none.yaml"},
 		{"plan reading files", []string{"kubernetes", "manifest", "../../examples/partition-study.yaml", "--workers", "3", "--image", "kbench:1", "--set", "cluster.bootstrap=kafka:9092"},
-			"reads files beside it, and the pods get the plan alone (in a ConfigMap at /etc/kbench): scenario partitions=1 message=payload_file=payloads/orders.json: workloads[0] \"latency\": message.payload_file: payload file /etc/kbench/payloads/orders.json"},
+			"reads files beside it, and the pods get the plan alone (the Job carries it to /etc/kbench): scenario partitions=1 message=payload_file=payloads/orders.json: workloads[0] \"latency\": message.payload_file: payload file /etc/kbench/payloads/orders.json"},
 		{"unknown length", []string{"kubernetes", "manifest", "../../examples/record-size-sweep.yaml", "--workers", "3", "--image", "kbench:1", "--set", "cluster.bootstrap=kafka:9092"},
 			"5 scenario(s) of unknown length (records without a rate, or a rate search), so the Job's deadline cannot come from the plan; give --deadline"},
 		{"short deadline", with("--deadline", "10s"), "--deadline 10s: too short"},

@@ -50,6 +50,7 @@ is an OpenMessaging Benchmark workload file, run with that OMB Kafka driver
 file (see docs/omb.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o.workers.given = cmd.Flags().Changed("workers")
 			return runPlan(cmd.Context(), st, args[0], o)
 		},
 	}

@@ -147,7 +147,7 @@ func TestDistributedWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices := all["s1.r1"]
+	slices := all.First("s1.r1")
 	if len(slices) != 3 {
 		t.Fatalf("%d result slices of repeat 1, want 3", len(slices))
 	}
@@ -268,6 +268,8 @@ func TestDistributedWorkers(t *testing.T) {
 // TestDistributedWorkerLost: a worker killed mid-run is reported lost in
 // the merged result, and the others end within the run's time plus the
 // bound for losing a worker (10 s without a heartbeat) and the close.
+// Every worker's exit code says the run's outcome: worker 1 exited 0 and
+// printed "ok" for the repeat that worker 0 failed.
 func TestDistributedWorkerLost(t *testing.T) {
 	t.Parallel()
 	bootstrap := testkafka.Fake(t)
@@ -298,8 +300,8 @@ func TestDistributedWorkerLost(t *testing.T) {
 	if bound := 2 * (seconds + 10 + 15) * time.Second; took > bound {
 		t.Errorf("the others ended %s after the kill, want within %s", took, bound)
 	}
-	if code1 != 0 {
-		t.Errorf("worker 1: exit %d\n%s", code1, ws[1].stderr)
+	if code1 != exitFailure || !strings.Contains(ws[1].stderr.String(), "worker 0's merge of the repeat: worker 2: lost") {
+		t.Errorf("worker 1: exit %d, want %d saying worker 0's merge lost worker 2:\n%s", code1, exitFailure, ws[1].stderr)
 	}
 	if code0 == 0 {
 		t.Errorf("worker 0 exit 0 with a worker lost: a repeat without a worker's share is a failure")

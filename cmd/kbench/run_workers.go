@@ -25,6 +25,7 @@ const (
 // workerFlags are kbench run's flags for a distributed run.
 type workerFlags struct {
 	workers     int
+	given       bool   // --workers was given (0 is a mistake, not "alone")
 	index       string // "": from JOB_COMPLETION_INDEX
 	runID       string // "": from KBENCH_RUN_ID
 	keepControl bool
@@ -34,16 +35,14 @@ type workerFlags struct {
 // worker's place in the run, or nil for a run of one process. planPath
 // and sets identify the plan every worker must run.
 func (f workerFlags) distributed(getenv func(string) string, planPath string, sets []string) (*study.Distributed, error) {
-	if f.workers == 0 && f.index == "" && f.runID == "" && !f.keepControl {
+	if !f.given && f.index == "" && f.runID == "" && !f.keepControl {
 		return nil, nil
 	}
-	if f.workers < 1 {
-		switch {
-		case f.workers < 0:
-			return nil, userr.Errorf("--workers %d: give how many kbench processes run the plan, 2 or more", f.workers)
-		default:
-			return nil, userr.Errorf("--worker-index, --run-id and --keep-control need --workers N: how many kbench processes run the plan")
-		}
+	switch {
+	case !f.given:
+		return nil, userr.Errorf("--worker-index, --run-id and --keep-control need --workers N: how many kbench processes run the plan")
+	case f.workers < 1:
+		return nil, userr.Errorf("--workers %d: give how many kbench processes run the plan, 1 or more (without --workers the plan runs in this process alone)", f.workers)
 	}
 	index, from := f.index, "--worker-index"
 	if index == "" {

@@ -54,6 +54,9 @@ workloads:
 		{name: "bad run id from the Job", env: map[string]string{envRunID: "a b"}, args: []string{named, "--workers", "3", "--worker-index", "0"}, want: `KBENCH_RUN_ID: --run-id "a b"`},
 		{name: "index without workers", args: []string{named, "--worker-index", "0"}, want: "--worker-index, --run-id and --keep-control need --workers N"},
 		{name: "negative workers", args: []string{named, "--workers", "-2", "--worker-index", "0", "--run-id", "r1"}, want: "--workers -2: give how many kbench processes run the plan"},
+		// --workers 0 was called missing, and alone ran the plan in one process.
+		{name: "zero workers", args: []string{named, "--workers", "0", "--worker-index", "0", "--run-id", "r1"}, want: "--workers 0: give how many kbench processes run the plan, 1 or more"},
+		{name: "zero workers alone", args: []string{named, "--workers", "0"}, want: "--workers 0: give how many kbench processes run the plan, 1 or more"},
 		{name: "a local cluster", args: []string{local, "--workers", "3", "--worker-index", "0", "--run-id", "r1"}, want: "a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT"},
 		{name: "backlog", args: []string{backlog, "--workers", "2", "--worker-index", "0", "--run-id", "r1"}, want: "workload reader: backlog cannot run with --workers 2 yet"},
 		{name: "verify", args: []string{verified, "--workers", "3", "--worker-index", "1", "--run-id", "r1"}, want: "workload producer: verify cannot run with --workers 3 yet"},

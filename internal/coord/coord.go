@@ -10,8 +10,15 @@
 // an index out of range, another worker with its index, workers of another
 // plan, kbench version or worker count on the run id, and a run id whose
 // run has ended (in use). Nothing is written to a run's topics before the
-// checks that can be made without them pass, and a worker that finds
-// another run's announcements stops before it writes anything more.
+// checks that can be made without them pass; a worker that finds another
+// run's announcements writes one refusal record (so that the workers
+// waiting for its index learn why it will not come) and nothing more.
+//
+// A record is believed only from the process that joined with its worker
+// index (its instance, in its hello): anyone can write to the cluster's
+// topics, and a leave or an end written by another client must not end a
+// run. Records from elsewhere, and records that are not kbench's, are
+// counted and ignored (Worker.Foreign).
 package coord
 
 import (
@@ -55,9 +62,20 @@ type Options struct {
 	// Replication of the two topics (-1 or 0: 3, or every broker of a
 	// smaller cluster).
 	Replication int16
+	// KeepTopics leaves the run's topics on the cluster when worker 0
+	// abandons the run while joining (interrupted, or a worker that left
+	// or never came); without it worker 0 deletes them, as at the run's
+	// end.
+	KeepTopics bool
+	// Log, if set, is told what a worker learns while it waits (a worker
+	// refused to join), one line at a time, without a newline.
+	Log func(line string)
 }
 
 func (o Options) withDefaults() Options {
+	if o.Log == nil {
+		o.Log = func(string) {}
+	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v
@@ -82,14 +100,23 @@ var runIDPattern = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9._-]{0,199}$`)
 // Check checks the run's identity without the cluster: what a worker can
 // refuse before it writes anything.
 func (r Run) Check() error {
-	if !runIDPattern.MatchString(r.ID) {
-		return userr.Errorf("--run-id %q: use letters, digits, '.', '_' and '-' (at most 200, starting with a letter or digit): it names the run's topics", r.ID)
+	if err := CheckID(r.ID); err != nil {
+		return userr.Errorf("--run-id %v", err)
 	}
 	if r.Workers < 1 {
 		return userr.Errorf("--workers %d: give the number of workers, 1 or more", r.Workers)
 	}
 	if r.Index < 0 || r.Index >= r.Workers {
 		return userr.Errorf("--worker-index %d is out of range: with --workers %d give 0 to %d", r.Index, r.Workers, r.Workers-1)
+	}
+	return nil
+}
+
+// CheckID checks a run id: it names the run's topics, so it is what a
+// topic name allows, and a little less.
+func CheckID(id string) error {
+	if !runIDPattern.MatchString(id) {
+		return userr.Errorf("%q: use letters, digits, '.', '_' and '-' (at most 200, starting with a letter or digit): it names the run's topics", id)
 	}
 	return nil
 }
@@ -119,6 +146,9 @@ const (
 	kindStart     = "start"     // worker 0: the barrier's common start
 	kindLeave     = "leave"     // it ended (Reason says how)
 	kindEnd       = "end"       // worker 0: the run is over
+	kindStop      = "stop"      // worker 0: stop the repeat now and publish (Reason says why)
+	kindVerdict   = "verdict"   // worker 0: the merged repeat's Status and Reason
+	kindRefused   = "refused"   // a worker that will not join (Reason says why), from an instance that never said hello
 )
 
 // message is one record of the control topic (JSON, keyed by worker).
@@ -139,7 +169,10 @@ type message struct {
 	Members []int  `json:"members,omitempty"`
 	// ping: the local send time (Unix µs), to pair with the broker's time.
 	SentUs int64 `json:"sent_us,omitempty"`
-	// leave: why; start: Reason set says worker 0 called the repeat off
-	// (it failed before the barrier, or the barrier timed out).
+	// leave, stop, refused: why; start: Reason set says worker 0 called
+	// the repeat off (it failed before the barrier, or the barrier timed
+	// out); verdict: the merged repeat's error.
 	Reason string `json:"reason,omitempty"`
+	// verdict: the merged repeat's status.
+	Status string `json:"status,omitempty"`
 }

@@ -2,18 +2,22 @@ package coord
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/kbench/kbench/internal/userr"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/userr"
 )
+
+// instanceHeader names, on each record of the results topic, the process
+// that wrote it (its hello's instance): a record of worker i counts only
+// from the process that joined as worker i.
+const instanceHeader = "kbench.instance"
 
 // Publish writes this worker's result slice for name (a scenario's
 // repeat) to the results topic.
@@ -22,7 +26,9 @@ func (w *Worker) Publish(ctx context.Context, name string, slice []byte) error {
 		return fmt.Errorf("result slice %s is %d bytes, over the results topic's %d", name, len(slice), resultMaxBytes)
 	}
 	key := []byte(name + "/" + strconv.Itoa(w.run.Index))
-	if err := w.cl.ProduceSync(ctx, &kgo.Record{Topic: w.results, Key: key, Value: slice}).FirstErr(); err != nil {
+	r := &kgo.Record{Topic: w.results, Key: key, Value: slice,
+		Headers: []kgo.RecordHeader{{Key: instanceHeader, Value: []byte(w.instance)}}}
+	if err := w.cl.ProduceSync(ctx, r).FirstErr(); err != nil {
 		return fmt.Errorf("publish result slice %s to %s: %w", name, w.results, err)
 	}
 	return nil
@@ -33,7 +39,9 @@ func (w *Worker) Publish(ctx context.Context, name string, slice []byte) error {
 // not get: workers that left or were lost (silent for Options.LostAfter)
 // are not waited for, nor is anyone past Options.ResultTimeout. Before it
 // gives up on a worker it reads the results topic to its end: a slice
-// written just before its worker left is still taken.
+// written just before its worker left is still taken. A slice counts only
+// from the process that joined with its worker index (the first of
+// them); any other is counted in Foreign.
 func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[int][]byte, []int, error) {
 	got := map[int][]byte{}
 	rd, err := newResultsReader(w.admin, w.results)
@@ -47,9 +55,18 @@ func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[in
 		fs := rd.cl.PollFetches(ctx)
 		fs.EachRecord(func(r *kgo.Record) {
 			next = r.Offset + 1
-			if n, i, ok := sliceKey(r.Key); ok && n == name {
+			n, i, ok := sliceKey(r.Key)
+			if !ok || n != name {
+				return
+			}
+			w.mu.Lock()
+			h, joined := w.hellos[i]
+			if !joined || h.Instance != instanceOf(r) {
+				w.foreign.add(fmt.Sprintf("offset %d of %s: a result slice %s of worker %d from a process that did not join as worker %d", r.Offset, w.results, n, i, i))
+			} else if _, dup := got[i]; !dup {
 				got[i] = r.Value
 			}
+			w.mu.Unlock()
 		})
 	}
 	for {
@@ -76,6 +93,15 @@ func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[in
 			return got, missingOf(members, got), ctx.Err()
 		}
 	}
+}
+
+func instanceOf(r *kgo.Record) string {
+	for _, h := range r.Headers {
+		if h.Key == instanceHeader {
+			return string(h.Value)
+		}
+	}
+	return ""
 }
 
 // readToEnd polls until *next reaches the results topic's end offset,
@@ -110,7 +136,7 @@ func sliceKey(k []byte) (string, int, bool) {
 		return "", 0, false
 	}
 	i, err := strconv.Atoi(s[at+1:])
-	return s[:at], i, err == nil
+	return s[:at], i, err == nil && i >= 0
 }
 
 type resultsReader struct{ cl *kgo.Client }
@@ -129,18 +155,72 @@ func newResultsReader(opts []kgo.Opt, topic string) (*resultsReader, error) {
 	return &resultsReader{cl: cl}, nil
 }
 
-// ReadResults reads every result slice a run published, by name and
-// worker, from any machine that reaches the cluster (`kbench collect`).
-func ReadResults(ctx context.Context, opts []kgo.Opt, runID string) (map[string]map[int][]byte, error) {
-	_, results := Topics(runID)
-	end, err := endOffset(ctx, opts, results)
-	if err != nil {
-		if errors.Is(err, kerr.UnknownTopicOrPartition) {
-			return nil, userr.Errorf("run %q has no results topic %s on this cluster: check the run id and --bootstrap-server (the run's topics are deleted at its end unless its workers had --keep-control)", runID, results)
+// Published is one record a run's worker left on its results topic: a
+// result slice, or the run's header, under Name.
+type Published struct {
+	Name   string
+	Worker int
+	Offset int64
+	Value  []byte
+}
+
+// RunResults is what a run left on its results topic.
+type RunResults struct {
+	// Records are the records of the run's workers, in the topic's order.
+	Records []Published
+	// Ignored are the records no worker of the run wrote, each in words
+	// with its offset: a key that is no result's, or a worker index
+	// written by a process that did not join with it.
+	Ignored []string
+}
+
+// First is the first record of each worker published under name.
+func (rr *RunResults) First(name string) map[int][]byte {
+	out := map[int][]byte{}
+	for _, p := range rr.Records {
+		if _, ok := out[p.Worker]; !ok && p.Name == name {
+			out[p.Worker] = p.Value
 		}
+	}
+	return out
+}
+
+// ReadResults reads every record a run's workers published, from any
+// machine that reaches the cluster (`kbench collect`). It creates
+// nothing: a run id with no results topic is the user's error, found
+// with a request that never auto-creates topics, whatever opts allow.
+// Which process joined as which worker comes from the hellos on the
+// run's control topic; without that topic every well-keyed record is
+// taken.
+func ReadResults(ctx context.Context, opts []kgo.Opt, runID string) (*RunResults, error) {
+	if err := CheckID(runID); err != nil {
 		return nil, err
 	}
-	out := map[string]map[int][]byte{}
+	control, results := Topics(runID)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	ok, err := topicExists(ctx, cl, results)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, userr.Errorf("run %q has no results topic %s on this cluster: check the run id and --bootstrap-server (the run's topics are deleted at its end unless its workers had --keep-control)", runID, results)
+	}
+	out := &RunResults{}
+	instances, err := readHellos(ctx, opts, cl, control)
+	if err != nil {
+		return nil, err
+	}
+	if instances == nil {
+		out.Ignored = append(out.Ignored, fmt.Sprintf("the run's control topic %s is gone, so no record could be checked against the process that joined as its worker", control))
+	}
+	end, err := endOffsetOf(ctx, cl, results, 0)
+	if err != nil {
+		return nil, err
+	}
 	rd, err := newResultsReader(opts, results)
 	if err != nil {
 		return nil, err
@@ -153,33 +233,62 @@ func ReadResults(ctx context.Context, opts []kgo.Opt, runID string) (map[string]
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			read = r.Offset + 1
-			if n, i, ok := sliceKey(r.Key); ok {
-				if out[n] == nil {
-					out[n] = map[int][]byte{}
-				}
-				out[n][i] = r.Value
+			n, i, ok := sliceKey(r.Key)
+			switch {
+			case !ok:
+				out.Ignored = append(out.Ignored, fmt.Sprintf("offset %d: its key %q is no result slice's (NAME/WORKER)", r.Offset, r.Key))
+			case instances != nil && instances[i] != instanceOf(r):
+				out.Ignored = append(out.Ignored, fmt.Sprintf("offset %d: %s of worker %d from a process that did not join as worker %d", r.Offset, n, i, i))
+			default:
+				out.Records = append(out.Records, Published{Name: n, Worker: i, Offset: r.Offset, Value: r.Value})
 			}
 		})
 	}
 	return out, nil
 }
 
-// Clean deletes the run's two topics.
-func Clean(ctx context.Context, opts []kgo.Opt, runID string) error {
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return err
+// readHellos reads which process (instance) joined as each worker from
+// the run's control topic: the first hello of each index, as the workers
+// took it, up to the first of every index the run has. nil when the
+// topic is gone.
+func readHellos(ctx context.Context, opts []kgo.Opt, cl *kgo.Client, control string) (map[int]string, error) {
+	ok, err := topicExists(ctx, cl, control)
+	if err != nil || !ok {
+		return nil, err
 	}
-	defer cl.Close()
-	control, results := Topics(runID)
-	resp, err := kadm.NewClient(cl).DeleteTopics(ctx, control, results)
+	end, err := endOffsetOf(ctx, cl, control, 0)
 	if err != nil {
-		return fmt.Errorf("delete the run's topics: %w", err)
+		return nil, err
 	}
-	for _, r := range resp {
-		if r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
-			return fmt.Errorf("delete %s: %w", r.Topic, r.Err)
+	rd, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
+		kgo.ConsumeTopics(control),
+		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	out := map[int]string{}
+	var first *message // the first hello: the run, as its workers took it
+	for read := int64(0); read < end && (first == nil || len(out) < first.Workers); {
+		fs := rd.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("read %s: %w", control, ctx.Err())
 		}
+		fs.EachRecord(func(r *kgo.Record) {
+			read = r.Offset + 1
+			var m message
+			if json.Unmarshal(r.Value, &m) != nil || m.Kind != kindHello || m.Worker < 0 {
+				return
+			}
+			if first == nil {
+				first = &m
+			}
+			same := m.Workers == first.Workers && m.Plan == first.Plan && m.Version == first.Version
+			if _, taken := out[m.Worker]; !taken && same && m.Worker < m.Workers {
+				out[m.Worker] = m.Instance
+			}
+		})
 	}
-	return nil
+	return out, nil
 }

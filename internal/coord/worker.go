@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,11 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/userr"
 )
 
 // Worker is this process's place in a distributed run: it reads the
@@ -47,119 +42,40 @@ type Worker struct {
 	lastSeen map[int]time.Time
 	readies  map[string]map[int]int64 // barrier → worker → reference time (ms)
 	starts   map[string]message
+	stops    map[string]string  // repeat → why worker 0 stopped it
+	verdicts map[string]message // repeat → worker 0's merged outcome
 	left     map[int]string
+	refused  map[int]message // the first refusal of each index
 	ended    bool
 	joined   bool            // this worker's hello is written
 	conflict error           // another run or a second worker with this index
 	pings    map[int64]int64 // this worker's pings: sent µs → reference ms
 	clock    Clock
+	foreign  foreignRecords
 }
 
-// Join makes this process worker run.Index of the run: it checks the run,
-// creates the run's topics if they are missing, reads what the other
-// workers said, refuses a conflicting run, announces itself and waits
-// until every worker has (bounded by Options.JoinTimeout). It then
-// estimates this worker's clock offset against the control partition's
-// leader. opts reach the cluster under test (bootstrap and security).
-func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, error) {
-	if err := run.Check(); err != nil {
-		return nil, err
-	}
-	o = o.withDefaults()
-	w := &Worker{run: run, opts: o, instance: newInstance(), admin: opts,
-		changed: make(chan struct{}), hellos: map[int]message{}, lastSeen: map[int]time.Time{},
-		readies: map[string]map[int]int64{}, starts: map[string]message{}, left: map[int]string{}, pings: map[int64]int64{}}
-	w.control, w.results = Topics(run.ID)
-	if err := createTopics(ctx, opts, w.control, w.results, o.Replication); err != nil {
-		return nil, err
-	}
-	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
-		kgo.ConsumeTopics(w.control),
-		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()), // opts may carry auto.offset.reset=latest
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.ProducerBatchCompression(kgo.ZstdCompression()),
-		kgo.ProducerBatchMaxBytes(resultMaxBytes),
-		kgo.ProducerLinger(0),
-		kgo.RecordDeliveryTimeout(30*time.Second),
-		kgo.UnknownTopicRetries(-1), // a new topic's leader may not know it yet; the delivery timeout bounds it
-	)...)
-	if err != nil {
-		return nil, fmt.Errorf("coordination client: %w", err)
-	}
-	w.cl = cl
-	w.ctx, w.cancel = context.WithCancel(context.Background())
-	w.done.Add(1)
-	go w.readControl()
-	if err := w.join(ctx); err != nil {
-		w.Close()
-		return nil, err
-	}
-	return w, nil
+// foreignRecords counts the records a worker ignored: not kbench's, or
+// written by a process that did not join the run with the worker index
+// they name.
+type foreignRecords struct {
+	n     int
+	first string // the first, in words
 }
 
-func (w *Worker) join(ctx context.Context) error {
-	// Read what is already there before writing anything: a run that
-	// ended, or workers of another plan, must find this worker silent.
-	end, err := endOffsetOf(ctx, w.cl, w.control, topicSettle)
-	if err != nil {
-		return err
+func (f *foreignRecords) add(what string) {
+	if f.n == 0 {
+		f.first = what
 	}
-	if err := w.wait(ctx, w.opts.JoinTimeout, "reading the run's control topic", func() (bool, error) {
-		h, taken := w.hellos[w.run.Index]
-		switch {
-		case w.conflict != nil:
-			return false, w.conflict
-		case w.read < end:
-			return false, nil
-		case w.ended:
-			return false, userr.Errorf("run id %q is in use: a run of that id has ended (its topics %s and %s are still there); give a new --run-id, or delete those topics first",
-				w.run.ID, w.control, w.results)
-		case taken:
-			return false, userr.Errorf("two workers have index %d on run %q (host %s pid %d is there already): give each its own --worker-index, or this run a new --run-id if the other is an earlier run's",
-				w.run.Index, w.run.ID, h.Host, h.PID)
-		}
-		return true, nil
-	}); err != nil {
-		return err
-	}
-	host, _ := os.Hostname()
-	if err := w.send(ctx, message{Kind: kindHello, Workers: w.run.Workers, Plan: w.run.Plan, Version: w.run.Version, Host: host, PID: os.Getpid()}); err != nil {
-		return err
-	}
+	f.n++
+}
+
+// Foreign is how many records of the run's topics this worker ignored so
+// far because no worker of the run wrote them (another client writing
+// there, or damage), and the first of them in words ("" when none).
+func (w *Worker) Foreign() (int, string) {
 	w.mu.Lock()
-	w.joined = true
-	w.mu.Unlock()
-	w.done.Add(1)
-	go w.heartbeat()
-	if err := w.wait(ctx, w.opts.JoinTimeout, "waiting for every worker to join", func() (bool, error) {
-		if w.conflict != nil {
-			return false, w.conflict
-		}
-		// Its own hello read back: a second worker with this index that
-		// wrote at the same moment is seen by then.
-		return len(w.missing()) == 0 && w.hellos[w.run.Index].Instance == w.instance, nil
-	}); err != nil {
-		if errors.Is(err, errTimeout) {
-			w.mu.Lock()
-			missing := w.missing()
-			w.mu.Unlock()
-			return fmt.Errorf("worker(s) %s of run %q did not join within %s: start each with --run-id %s --workers %d --worker-index N (a Kubernetes Indexed Job sets the index)",
-				joinInts(missing), w.run.ID, w.opts.JoinTimeout, w.run.ID, w.run.Workers)
-		}
-		return err
-	}
-	return w.measureClock(ctx)
-}
-
-// missing are the indices no worker has announced yet; w.mu held.
-func (w *Worker) missing() []int {
-	var out []int
-	for i := 0; i < w.run.Workers; i++ {
-		if _, ok := w.hellos[i]; !ok {
-			out = append(out, i)
-		}
-	}
-	return out
+	defer w.mu.Unlock()
+	return w.foreign.n, w.foreign.first
 }
 
 // readControl applies every record of the control topic, in order.
@@ -172,11 +88,13 @@ func (w *Worker) readControl() {
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			var m message
-			if err := json.Unmarshal(r.Value, &m); err != nil {
-				return // not ours; never fatal
-			}
+			err := json.Unmarshal(r.Value, &m)
 			w.mu.Lock()
-			w.apply(m, r.Timestamp.UnixMilli())
+			if err != nil || m.Kind == "" {
+				w.foreign.add(fmt.Sprintf("offset %d of %s: not a kbench control record", r.Offset, w.control))
+			} else {
+				w.apply(m, r.Timestamp.UnixMilli(), r.Offset)
+			}
 			w.read = r.Offset + 1
 			close(w.changed)
 			w.changed = make(chan struct{})
@@ -186,21 +104,34 @@ func (w *Worker) readControl() {
 }
 
 // apply takes one control message into the state; w.mu held. at is the
-// record's time: the broker's append time on the run's topics.
-func (w *Worker) apply(m message, at int64) {
+// record's time: the broker's append time on the run's topics. Only a
+// hello makes a worker; any other record counts only from the instance
+// whose hello took that index (worker 0's for what only worker 0 says).
+func (w *Worker) apply(m message, at, offset int64) {
+	if m.Kind == kindHello {
+		w.applyHello(m)
+		return
+	}
+	if m.Kind == kindRefused {
+		if _, ok := w.refused[m.Worker]; !ok {
+			w.refused[m.Worker] = m
+		}
+		return
+	}
+	if m.Kind == kindPing {
+		if m.Instance == w.instance {
+			w.pings[m.SentUs] = at
+		}
+		return
+	}
+	h, ok := w.hellos[m.Worker]
+	zeroOnly := m.Kind == kindStart || m.Kind == kindEnd || m.Kind == kindStop || m.Kind == kindVerdict
+	if !ok || h.Instance != m.Instance || zeroOnly && m.Worker != 0 {
+		w.foreign.add(fmt.Sprintf("offset %d of %s: a %s of worker %d from a process that did not join as worker %d", offset, w.control, m.Kind, m.Worker, m.Worker))
+		return
+	}
+	w.lastSeen[m.Worker] = time.Now()
 	switch m.Kind {
-	case kindHello:
-		if prev, ok := w.hellos[m.Worker]; ok && prev.Instance != m.Instance {
-			w.conflict = userr.Errorf("two workers have index %d on run %q (host %s pid %d, and host %s pid %d): give each its own --worker-index, or this run a new --run-id if the other is an earlier run's",
-				m.Worker, w.run.ID, prev.Host, prev.PID, m.Host, m.PID)
-			return
-		}
-		if m.Plan != w.run.Plan || m.Version != w.run.Version || m.Workers != w.run.Workers {
-			w.conflict = userr.Errorf("run %q has worker %d of another run (plan %s, kbench %s, %d workers; this worker: plan %s, kbench %s, %d workers): every worker of a run id must run the same plan and settings with the same kbench and --workers; give this run a new --run-id",
-				w.run.ID, m.Worker, m.Plan, m.Version, m.Workers, w.run.Plan, w.run.Version, w.run.Workers)
-			return
-		}
-		w.hellos[m.Worker] = m
 	case kindReady:
 		if w.readies[m.Barrier] == nil {
 			w.readies[m.Barrier] = map[int]int64{}
@@ -208,18 +139,31 @@ func (w *Worker) apply(m message, at int64) {
 		w.readies[m.Barrier][m.Worker] = at
 	case kindStart:
 		w.starts[m.Barrier] = m
+	case kindStop:
+		w.stops[m.Barrier] = m.Reason
+	case kindVerdict:
+		w.verdicts[m.Barrier] = m
 	case kindLeave:
 		w.left[m.Worker] = m.Reason
 	case kindEnd:
 		w.ended = true
-	case kindPing:
-		if m.Instance == w.instance {
-			w.pings[m.SentUs] = at
+	}
+}
+
+// applyHello takes a worker's announcement; w.mu held.
+func (w *Worker) applyHello(m message) {
+	if prev, ok := w.hellos[m.Worker]; ok {
+		if prev.Instance != m.Instance {
+			w.conflict = errTwoWorkers(w.run.ID, m.Worker, prev, m)
 		}
+		return
 	}
-	if h, ok := w.hellos[m.Worker]; ok && h.Instance == m.Instance {
-		w.lastSeen[m.Worker] = time.Now()
+	if m.Plan != w.run.Plan || m.Version != w.run.Version || m.Workers != w.run.Workers {
+		w.conflict = errAnotherRun(w.run, m)
+		return
 	}
+	w.hellos[m.Worker] = m
+	w.lastSeen[m.Worker] = time.Now()
 }
 
 // heartbeat says every Options.Heartbeat that this worker is alive.
@@ -307,87 +251,18 @@ func (w *Worker) lost() []int {
 	return out
 }
 
-// Barrier waits until every worker still alive has reached the barrier
-// name (each scenario's repeat has one), and returns the common start in
-// this worker's clock and the workers that take part. Worker 0 decides
-// the start: the latest worker's arrival plus Options.StartMargin, on the
-// reference clock, so intervals of every worker line up on it.
-func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, error) {
-	if err := w.send(ctx, message{Kind: kindReady, Barrier: name}); err != nil {
-		return time.Time{}, nil, err
-	}
-	if w.run.Index == 0 {
-		var start message
-		if err := w.wait(ctx, w.opts.BarrierTimeout, "barrier "+name, func() (bool, error) {
-			ready := w.readies[name]
-			lost := w.lost()
-			var members []int
-			var latest int64
-			for i := range w.hellos {
-				at, ok := ready[i]
-				switch {
-				case ok:
-					members = append(members, i)
-					latest = max(latest, at)
-				case !slices.Contains(lost, i) && w.left[i] == "":
-					return false, nil // still coming
-				}
-			}
-			slices.Sort(members)
-			start = message{Kind: kindStart, Barrier: name, StartMs: latest + w.opts.StartMargin.Milliseconds(), Members: members}
-			return true, nil
-		}); err != nil {
-			// The others must not wait out their own bound for a start
-			// that will not come.
-			_ = w.CallOff(context.WithoutCancel(ctx), name, err.Error())
-			return time.Time{}, nil, err
-		}
-		if err := w.send(ctx, start); err != nil {
-			return time.Time{}, nil, err
-		}
-	}
-	var start message
-	if err := w.wait(ctx, w.opts.BarrierTimeout+w.opts.LostAfter, "barrier "+name, func() (bool, error) {
-		s, ok := w.starts[name]
-		if ok {
-			start = s
-			return true, nil
-		}
-		if slices.Contains(w.lost(), 0) {
-			return false, fmt.Errorf("barrier %s: worker 0, which sets the start, was lost", name)
-		}
-		if reason, gone := w.left[0]; gone {
-			return false, fmt.Errorf("barrier %s: worker 0 ended the run (%s)", name, reason)
-		}
-		return false, nil
-	}); err != nil {
-		return time.Time{}, nil, err
-	}
-	if start.Reason != "" {
-		return time.Time{}, nil, fmt.Errorf("barrier %s: worker 0 called the repeat off: %s", name, start.Reason)
-	}
-	if !slices.Contains(start.Members, w.run.Index) {
-		return time.Time{}, nil, fmt.Errorf("barrier %s started without this worker (it was reported lost): the run went on with workers %s", name, joinInts(start.Members))
-	}
-	return w.Clock().Local(start.StartMs), start.Members, nil
-}
-
-// CallOff tells the workers waiting at barrier name that it will not
-// start (worker 0: it failed before the barrier, with reason); their
-// Barrier returns an error at once. A start already sent stands.
-func (w *Worker) CallOff(ctx context.Context, name, reason string) error {
-	if w.run.Index != 0 {
-		return nil
-	}
+// Gone says why worker i is not there: it left (with its reason) or is
+// lost; "" while it is.
+func (w *Worker) Gone(i int) string {
 	w.mu.Lock()
-	_, sent := w.starts[name]
-	w.mu.Unlock()
-	if sent {
-		return nil
+	defer w.mu.Unlock()
+	if reason, ok := w.left[i]; ok {
+		return "left: " + reason
 	}
-	ctx, cancel := context.WithTimeout(ctx, w.opts.LostAfter)
-	defer cancel()
-	return w.send(ctx, message{Kind: kindStart, Barrier: name, Reason: reason})
+	if slices.Contains(w.lost(), i) {
+		return fmt.Sprintf("lost: silent for %s", w.opts.LostAfter)
+	}
+	return ""
 }
 
 // Over reports, to a worker other than 0, that the run is over for it:
@@ -463,97 +338,4 @@ func joinInts(xs []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
-}
-
-// resultMaxBytes bounds one result slice on the results topic (its
-// interval series and histograms: about 1 MB per workload-hour).
-const resultMaxBytes = 32 << 20
-
-// createTopics creates the run's topics unless they exist: one partition
-// each (one order for every reader), the broker's append time on every
-// record (the reference clock), room for large result slices.
-func createTopics(ctx context.Context, opts []kgo.Opt, control, results string, replication int16) error {
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return fmt.Errorf("coordination admin client: %w", err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if replication <= 0 {
-		// Three copies where the cluster has them: a fault on one broker
-		// must not silence the run's coordination. The cluster's default
-		// (often 1) when its brokers cannot be counted.
-		if md, err := adm.BrokerMetadata(ctx); err == nil && len(md.Brokers) > 0 {
-			replication = int16(min(3, len(md.Brokers)))
-		}
-	}
-	maxBytes := strconv.Itoa(resultMaxBytes + 1<<20)
-	appendTime := "LogAppendTime"
-	for _, t := range []struct {
-		name    string
-		configs map[string]*string
-	}{
-		{control, map[string]*string{"message.timestamp.type": &appendTime}},
-		{results, map[string]*string{"message.timestamp.type": &appendTime, "max.message.bytes": &maxBytes}},
-	} {
-		resp, err := adm.CreateTopic(ctx, 1, replication, t.configs, t.name)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-			return fmt.Errorf("create the run's topic %s: %w", t.name, err)
-		}
-	}
-	return nil
-}
-
-// endOffset is a one-partition topic's end offset now, asked with a
-// client of its own (from a machine that is not a worker).
-func endOffset(ctx context.Context, opts []kgo.Opt, topic string) (int64, error) {
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return 0, err
-	}
-	defer cl.Close()
-	return endOffsetOf(ctx, cl, topic, 0) // a run that ended: its topics settled long ago
-}
-
-// endOffsetOf is endOffset asked with cl. A topic just created may be
-// unknown to its leader for a moment (a fresh run's topics on a cluster of
-// several brokers): asked again for up to settle.
-func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string, settle time.Duration) (int64, error) {
-	deadline := time.Now().Add(settle)
-	for {
-		end, err := endOffsetOnce(ctx, cl, topic)
-		settling := errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.NotLeaderForPartition) || errors.Is(err, kerr.LeaderNotAvailable)
-		if err == nil || !settling || time.Now().After(deadline) {
-			return end, err
-		}
-		select {
-		case <-ctx.Done():
-			return 0, err
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-// topicSettle bounds the wait for a new topic's leader to know it.
-const topicSettle = 30 * time.Second
-
-func endOffsetOnce(ctx context.Context, cl *kgo.Client, topic string) (int64, error) {
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
-	if err != nil {
-		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
-	}
-	if err := ends.Error(); err != nil {
-		return 0, fmt.Errorf("read the end of %s: %w", topic, err)
-	}
-	o, ok := ends.Lookup(topic, 0)
-	if !ok {
-		return 0, fmt.Errorf("read the end of %s: %w", topic, kerr.UnknownTopicOrPartition)
-	}
-	if o.Err != nil {
-		return 0, fmt.Errorf("read the end of %s: %w", topic, o.Err)
-	}
-	return o.Offset, nil
 }

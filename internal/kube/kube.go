@@ -1,7 +1,15 @@
-// Package kube builds the Kubernetes objects that run one kbench plan as a
-// distributed run: a ConfigMap holding the plan and an Indexed Job whose
-// pods are its workers. Learn Job (what the run needs) and Write (the
-// manifest) first; Name and Deadline give the defaults kbench derives.
+// Package kube builds the Kubernetes object that runs one kbench plan as a
+// distributed run: an Indexed Job whose pods are its workers, carrying the
+// plan itself. Learn Job (what the run needs) and Write (the manifest)
+// first; Name and Deadline give the defaults kbench derives.
+//
+// The plan travels inside the Job, as an annotation of its pod template
+// that a downwardAPI volume gives each pod as the file PlanPath. A
+// ConfigMap beside the Job outlived it: the Job's TTL deletes the Job and
+// its pods, not a ConfigMap, and an owner reference needs the Job's UID,
+// which exists only once the API server has created it (so a manifest
+// cannot carry it). One object is deleted whole, by its TTL or by kubectl
+// delete.
 //
 // The objects are k8s.io/api's types marshalled with sigs.k8s.io/yaml, so
 // a field name cannot drift from what the API server accepts.
@@ -42,16 +50,26 @@ const (
 	// MaxWorkers bounds an Indexed Job's parallelism (and its
 	// completions with backoffLimitPerIndex).
 	MaxWorkers = 100_000
-	// MaxPlan bounds the plan's text: a ConfigMap holds at most 1 MiB.
-	MaxPlan = 1 << 20
+	// MaxPlan bounds the plan's text. An object's annotations hold at
+	// most 256 KiB, and kubectl apply copies the whole Job (the plan
+	// included) into its last-applied-configuration annotation: 200 KiB
+	// leaves room for the rest of the Job.
+	MaxPlan = 200 << 10
+	// MaxWorkDir bounds each pod's working directory (an emptyDir): it
+	// holds worker 0's results folder, a few MB per hour of measuring; a
+	// pod past it is evicted instead of filling its node's disk.
+	MaxWorkDir = "1Gi"
 )
 
 // Where the pods find things.
 const (
-	PlanDir  = "/etc/kbench"     // the ConfigMap, read-only
-	PlanKey  = "plan.yaml"       // the plan's key in the ConfigMap and its file name
+	PlanDir  = "/etc/kbench"     // the plan's downwardAPI volume, read-only
+	PlanKey  = "plan.yaml"       // the plan's file name
 	WorkDir  = "/var/lib/kbench" // an emptyDir, the worker's working directory
 	PlanPath = PlanDir + "/" + PlanKey
+	// PlanAnnotation is the pod template's annotation holding the plan's
+	// text, which the volume projects as PlanPath.
+	PlanAnnotation = "kbench/plan.yaml"
 )
 
 // RunIDEnv is the variable the workers read their run id from; the Job
@@ -60,13 +78,15 @@ const RunIDEnv = "KBENCH_RUN_ID"
 
 // Job is one distributed run as Kubernetes objects: what Write needs.
 type Job struct {
-	// Name names the Job and the ConfigMap; the workers take it as the run
-	// id (kbench collect NAME). Check it with CheckName.
+	// Name names the Job; the workers take it as the run id (kbench
+	// collect NAME). Check it with CheckName.
 	Name string
-	// Namespace, when set, is both objects' metadata.namespace; "" leaves
-	// it out (kubectl's current namespace).
+	// Namespace, when set, is the Job's metadata.namespace; "" leaves it
+	// out (kubectl's current namespace).
 	Namespace string
 	// Image is the kbench image the pods run (its entrypoint is kbench).
+	// A mutable tag (latest, or none) is pulled on every pod start
+	// (PullPolicy).
 	Image string
 	// Workers is the number of pods, each one worker (1 to MaxWorkers).
 	Workers int
@@ -123,11 +143,11 @@ func (j Job) check() error {
 	return errors.Join(errs...)
 }
 
-// CheckPlan checks that a plan's text fits a ConfigMap's data: UTF-8 text
-// of at most MaxPlan bytes.
+// CheckPlan checks that a plan's text fits the Job's annotation: UTF-8
+// text of at most MaxPlan bytes.
 func CheckPlan(text []byte) error {
 	if len(text) > MaxPlan {
-		return fmt.Errorf("%d bytes; a ConfigMap holds at most 1 MiB", len(text))
+		return fmt.Errorf("%d bytes; the Job carries a plan of at most %d KiB (Kubernetes holds 256 KiB of annotations an object, and kubectl apply copies the Job into one)", len(text), MaxPlan>>10)
 	}
 	if !utf8.Valid(text) {
 		return errors.New("not UTF-8 text")
@@ -212,4 +232,21 @@ func Name(planName string, now time.Time, workers int) string {
 func Deadline(measuring time.Duration, runs int) time.Duration {
 	d := 2*measuring + time.Duration(runs)*time.Minute + 15*time.Minute
 	return (d + time.Minute - 1).Truncate(time.Minute)
+}
+
+// PullPolicy is the pods' imagePullPolicy for image: Always for a tag
+// that moves (latest, or no tag, which means latest), so that every
+// worker of a run runs the image pushed last and not whatever a node
+// cached; IfNotPresent for another tag or a digest. Kubernetes defaults
+// to the same; the manifest says it.
+func PullPolicy(image string) string {
+	if strings.Contains(image, "@") {
+		return "IfNotPresent" // a digest never moves
+	}
+	name := image[strings.LastIndexByte(image, '/')+1:] // a registry's port has a ':' too
+	_, tag, tagged := strings.Cut(name, ":")
+	if !tagged || tag == "latest" {
+		return "Always"
+	}
+	return "IfNotPresent"
 }

@@ -22,26 +22,22 @@ import (
 )
 
 // decodeStrict decodes a manifest's documents as the API server's scheme
-// does, refusing unknown and duplicate fields, and returns its ConfigMap
-// and Job (in that order, nothing else).
-func decodeStrict(t *testing.T, manifest []byte) (*corev1.ConfigMap, *batchv1.Job) {
+// does, refusing unknown and duplicate fields, and returns its Job, the
+// one object: a ConfigMap beside it was left behind by the Job's TTL.
+func decodeStrict(t *testing.T, manifest []byte) *batchv1.Job {
 	t.Helper()
 	objs, err := decodeAll(manifest)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, manifest)
 	}
-	if len(objs) != 2 {
-		t.Fatalf("%d objects, want a ConfigMap and a Job:\n%s", len(objs), manifest)
+	if len(objs) != 1 {
+		t.Fatalf("%d objects, want the Job alone:\n%s", len(objs), manifest)
 	}
-	cm, ok := objs[0].(*corev1.ConfigMap)
+	job, ok := objs[0].(*batchv1.Job)
 	if !ok {
-		t.Fatalf("first object is %T, want the ConfigMap", objs[0])
+		t.Fatalf("the object is %T, want the Job", objs[0])
 	}
-	job, ok := objs[1].(*batchv1.Job)
-	if !ok {
-		t.Fatalf("second object is %T, want the Job", objs[1])
-	}
-	return cm, job
+	return job
 }
 
 func decodeAll(manifest []byte) ([]runtime.Object, error) {
@@ -116,6 +112,12 @@ func TestManifest(t *testing.T) {
 		{name: "defaults"},
 		{name: "one worker", edit: func(j *kube.Job) { j.Workers = 1 }},
 		{name: "namespace", edit: func(j *kube.Job) { j.Namespace = "bench" }},
+		{name: "mutable tag", edit: func(j *kube.Job) { j.Image = "registry.example.com/kbench:latest" },
+			want: func(t *testing.T, j *batchv1.Job) {
+				if p := j.Spec.Template.Spec.Containers[0].ImagePullPolicy; p != corev1.PullAlways {
+					t.Errorf("imagePullPolicy %q for :latest, want Always", p)
+				}
+			}},
 		{name: "required spread", edit: func(j *kube.Job) { j.Spread = kube.Required },
 			want: func(t *testing.T, j *batchv1.Job) {
 				aa := j.Spec.Template.Spec.Affinity.PodAntiAffinity
@@ -145,8 +147,8 @@ func TestManifest(t *testing.T) {
 			if err := kube.Write(&out, in); err != nil {
 				t.Fatal(err)
 			}
-			cm, j := decodeStrict(t, out.Bytes())
-			checkRun(t, in, cm, j)
+			j := decodeStrict(t, out.Bytes())
+			checkRun(t, in, j)
 			if tt.want != nil {
 				tt.want(t, j)
 			}
@@ -155,13 +157,13 @@ func TestManifest(t *testing.T) {
 }
 
 // checkRun checks what every manifest must hold for the run.
-func checkRun(t *testing.T, in kube.Job, cm *corev1.ConfigMap, j *batchv1.Job) {
+func checkRun(t *testing.T, in kube.Job, j *batchv1.Job) {
 	t.Helper()
-	if cm.Name != in.Name || j.Name != in.Name || cm.Namespace != in.Namespace || j.Namespace != in.Namespace {
-		t.Errorf("names %s/%s and %s/%s, want both %s/%s", cm.Namespace, cm.Name, j.Namespace, j.Name, in.Namespace, in.Name)
+	if j.Name != in.Name || j.Namespace != in.Namespace {
+		t.Errorf("name %s/%s, want %s/%s", j.Namespace, j.Name, in.Namespace, in.Name)
 	}
-	if got := cm.Data[kube.PlanKey]; got != string(in.Plan) {
-		t.Errorf("ConfigMap plan %q, want %q", got, in.Plan)
+	if got := j.Spec.Template.Annotations[kube.PlanAnnotation]; got != string(in.Plan) {
+		t.Errorf("the pods' plan %q, want %q", got, in.Plan)
 	}
 	s := j.Spec
 	n := int32(in.Workers)
@@ -212,16 +214,29 @@ func checkRun(t *testing.T, in kube.Job, cm *corev1.ConfigMap, j *batchv1.Job) {
 		c.Resources.Requests.Memory().Cmp(in.Memory) != 0 || c.Resources.Limits.Memory().Cmp(in.Memory) != 0 {
 		t.Errorf("resources %+v, want requests = limits = %s CPU, %s", c.Resources, in.CPU.String(), in.Memory.String())
 	}
+	// The plan: the pod template's annotation, projected read-only at
+	// PlanPath by a downwardAPI volume.
 	mounted := false
 	for _, m := range c.VolumeMounts {
 		if m.MountPath == kube.PlanDir && m.ReadOnly {
 			for _, v := range pod.Volumes {
-				mounted = mounted || v.Name == m.Name && v.ConfigMap != nil && v.ConfigMap.Name == cm.Name
+				d := v.DownwardAPI
+				mounted = mounted || v.Name == m.Name && d != nil && len(d.Items) == 1 && d.Items[0].Path == kube.PlanKey &&
+					d.Items[0].FieldRef != nil && d.Items[0].FieldRef.FieldPath == "metadata.annotations['"+kube.PlanAnnotation+"']"
 			}
 		}
 	}
 	if !mounted {
-		t.Errorf("the ConfigMap %s is not mounted read-only at %s: %+v, %+v", cm.Name, kube.PlanDir, c.VolumeMounts, pod.Volumes)
+		t.Errorf("the plan's annotation is not mounted read-only at %s: %+v, %+v", kube.PlanPath, c.VolumeMounts, pod.Volumes)
+	}
+	// The working directory: an emptyDir with a bound (it had none).
+	for _, v := range pod.Volumes {
+		if v.EmptyDir != nil && (v.EmptyDir.SizeLimit == nil || v.EmptyDir.SizeLimit.Cmp(resource.MustParse(kube.MaxWorkDir)) != 0) {
+			t.Errorf("emptyDir %s: sizeLimit %v, want %s", v.Name, v.EmptyDir.SizeLimit, kube.MaxWorkDir)
+		}
+	}
+	if got, want := c.ImagePullPolicy, corev1.PullPolicy(kube.PullPolicy(in.Image)); got != want {
+		t.Errorf("imagePullPolicy %q, want %q for %s", got, want, in.Image)
 	}
 	var terms []corev1.PodAffinityTerm
 	if pod.Affinity != nil && pod.Affinity.PodAntiAffinity != nil {
@@ -251,8 +266,8 @@ func deref[T any](p *T) T {
 
 func itoa(n int) string { return resource.NewQuantity(int64(n), resource.DecimalSI).String() }
 
-// TestManifestKeepsThePlanByteForByte: the ConfigMap gives the workers
-// exactly the file, whatever YAML would make of its spaces and lines.
+// TestManifestKeepsThePlanByteForByte: the Job gives the workers exactly
+// the file, whatever YAML would make of its spaces and lines.
 func TestManifestKeepsThePlanByteForByte(t *testing.T) {
 	t.Parallel()
 	for name, plan := range map[string]string{
@@ -271,8 +286,8 @@ func TestManifestKeepsThePlanByteForByte(t *testing.T) {
 			if err := kube.Write(&out, in); err != nil {
 				t.Fatal(err)
 			}
-			cm, _ := decodeStrict(t, out.Bytes())
-			if got := cm.Data[kube.PlanKey]; got != plan {
+			j := decodeStrict(t, out.Bytes())
+			if got := j.Spec.Template.Annotations[kube.PlanAnnotation]; got != plan {
 				t.Errorf("plan %q, want %q", got, plan)
 			}
 		})
@@ -291,7 +306,7 @@ func TestKubeWriteRefuses(t *testing.T) {
 		{"no workers", func(j *kube.Job) { j.Workers = 0 }, "workers 0"},
 		{"no image", func(j *kube.Job) { j.Image = "" }, "image"},
 		{"binary plan", func(j *kube.Job) { j.Plan = []byte{0xff, 0xfe} }, "not UTF-8"},
-		{"big plan", func(j *kube.Job) { j.Plan = bytes.Repeat([]byte("a"), kube.MaxPlan+1) }, "1 MiB"},
+		{"big plan", func(j *kube.Job) { j.Plan = bytes.Repeat([]byte("a"), kube.MaxPlan+1) }, "at most 200 KiB"},
 		{"no memory", func(j *kube.Job) { j.Memory = resource.Quantity{} }, "more than 0"},
 		{"spread", func(j *kube.Job) { j.Spread = "sometimes" }, "spread"},
 		{"no deadline", func(j *kube.Job) { j.Deadline = 0 }, "deadline"},
@@ -310,6 +325,25 @@ func TestKubeWriteRefuses(t *testing.T) {
 				t.Errorf("wrote %d bytes before refusing", out.Len())
 			}
 		})
+	}
+}
+
+// TestPullPolicy guards the manifest's pull policy: a tag that moves
+// (latest, or none) was left to a node's cache, so workers of one run
+// could run different images.
+func TestPullPolicy(t *testing.T) {
+	t.Parallel()
+	for image, want := range map[string]string{
+		"kbench":                                   "Always",
+		"kbench:latest":                            "Always",
+		"registry.example.com:5000/kbench":         "Always", // a port, no tag
+		"registry.example.com:5000/kbench:1.0":     "IfNotPresent",
+		"registry.example.com/team/kbench:v2":      "IfNotPresent",
+		"kbench@sha256:" + strings.Repeat("a", 64): "IfNotPresent",
+	} {
+		if got := kube.PullPolicy(image); got != want {
+			t.Errorf("%s: %s, want %s", image, got, want)
+		}
 	}
 }
 

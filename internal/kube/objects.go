@@ -7,6 +7,7 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -34,15 +35,6 @@ func (j Job) labels() map[string]string {
 
 func (j Job) meta() metav1.ObjectMeta {
 	return metav1.ObjectMeta{Name: j.Name, Namespace: j.Namespace, Labels: j.labels()}
-}
-
-// ConfigMap holds the plan's text under PlanKey.
-func (j Job) ConfigMap() *corev1.ConfigMap {
-	return &corev1.ConfigMap{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
-		ObjectMeta: j.meta(),
-		Data:       map[string]string{PlanKey: string(j.Plan)},
-	}
 }
 
 // Args are the worker's command line after the image's entrypoint
@@ -75,10 +67,11 @@ func (j Job) BatchJob() *batchv1.Job {
 			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
 		},
 		Containers: []corev1.Container{{
-			Name:       "kbench",
-			Image:      j.Image,
-			Args:       j.Args(),
-			WorkingDir: WorkDir,
+			Name:            "kbench",
+			Image:           j.Image,
+			ImagePullPolicy: corev1.PullPolicy(PullPolicy(j.Image)),
+			Args:            j.Args(),
+			WorkingDir:      WorkDir,
 			Env: []corev1.EnvVar{
 				{Name: RunIDEnv, ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
 					FieldPath: "metadata.labels['" + batchv1.JobNameLabel + "']",
@@ -96,10 +89,14 @@ func (j Job) BatchJob() *batchv1.Job {
 			},
 		}},
 		Volumes: []corev1.Volume{
-			{Name: "plan", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
-				LocalObjectReference: corev1.LocalObjectReference{Name: j.Name},
+			{Name: "plan", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+				Items: []corev1.DownwardAPIVolumeFile{{Path: PlanKey, FieldRef: &corev1.ObjectFieldSelector{
+					FieldPath: "metadata.annotations['" + PlanAnnotation + "']",
+				}}},
 			}}},
-			{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+			{Name: "work", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{
+				SizeLimit: ptr(resource.MustParse(MaxWorkDir)),
+			}}},
 		},
 	}
 	if j.ServiceAccount != "" {
@@ -119,7 +116,8 @@ func (j Job) BatchJob() *batchv1.Job {
 			ActiveDeadlineSeconds:   ptr(int64((j.Deadline + time.Second - 1) / time.Second)),
 			TTLSecondsAfterFinished: ptr(int32(keepFinished)),
 			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: j.labels()},
+				// The plan, byte for byte: it lives and dies with the Job.
+				ObjectMeta: metav1.ObjectMeta{Labels: j.labels(), Annotations: map[string]string{PlanAnnotation: string(j.Plan)}},
 				Spec:       pod,
 			},
 		},

@@ -58,7 +58,7 @@ func mergeConsumers(cs []*Consumer, workers []int, notes *inexact) (*Consumer, e
 		}
 	}
 	if lagOthers > 0 {
-		notes.add("consumer.lag: worker %d's samples only (each worker knows only its own clients' positions); %d other workers sampled too", workers[lagFrom], lagOthers)
+		notes.add("consumer.lag: worker %d's samples (%d other workers sampled their own partitions): in a consumer group, the group's lag (worker %d's partitions at its read positions, the others' at the group's committed offsets, which trail the reads by up to auto.commit.interval.ms); with partitions assigned directly, worker %d's partitions only", workers[lagFrom], lagOthers, workers[lagFrom], workers[lagFrom])
 	}
 	var err error
 	if out.Intervals, err = mergeSeriesOf(series); err != nil {

@@ -139,8 +139,8 @@ type WorkloadOutcome struct {
 
 // Bounds of the steps around the workloads.
 const (
-	// readyTimeout bounds the wait for consumers' first assignment.
-	readyTimeout = 60 * time.Second
+	// ReadyTimeout bounds the wait for consumers' first assignment.
+	ReadyTimeout = 60 * time.Second
 	// drainTimeout bounds the wait for an end-to-end consumer to read
 	// the records its producer had acknowledged when it finished.
 	drainTimeout = 30 * time.Second
@@ -233,9 +233,11 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			startErr = r.wrap(r.eng.Prepare(ctx, env))
 		}
 	}
-	if startErr == nil && writes(runs) {
+	if startErr == nil && (writes(runs) || sc.Start != nil) {
 		// Writers wait for the readers' partitions, so that readers see
-		// every record; readers alone need not wait.
+		// every record; readers alone need not wait, unless other
+		// processes' writers start at the common start (a distributed
+		// worker reaches its start barrier with its readers assigned).
 		startErr = waitReady(ctx, early(runs))
 	}
 	if startErr == nil && sc.Start != nil {
@@ -457,7 +459,7 @@ func writersDone(runs []*running) bool {
 
 // waitReady waits until every reader among runs has its first assignment.
 func waitReady(ctx context.Context, runs []*running) error {
-	t := time.NewTimer(readyTimeout)
+	t := time.NewTimer(ReadyTimeout)
 	defer t.Stop()
 	for _, r := range runs {
 		rd, ok := r.eng.(workload.Reader)
@@ -469,7 +471,7 @@ func waitReady(ctx context.Context, runs []*running) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-t.C:
-			return fmt.Errorf("workload %q: consumers had no partitions assigned after %s", r.w.Name, readyTimeout)
+			return fmt.Errorf("workload %q: consumers had no partitions assigned after %s", r.w.Name, ReadyTimeout)
 		}
 	}
 	return nil

@@ -22,9 +22,23 @@ import (
 // run, for the results folder; warnings go to log. The document's times
 // are the run's (ended_at its last repeat's end), and so should the
 // results folder's name be (FolderOptions.Started).
+//
+// It creates nothing on the cluster (a run id it does not find is not
+// created by looking for it), and it skips, naming each by its offset, a
+// record no worker of the run wrote or one that is not what its key says.
 func Collect(ctx context.Context, bootstrap string, props map[string]string, runID string, log io.Writer) (*result.Document, *plan.Plan, error) {
+	if err := coord.CheckID(runID); err != nil {
+		return nil, nil, fmt.Errorf("run id %w", err)
+	}
+	readOnly := map[string]string{}
+	for k, v := range props {
+		readOnly[k] = v
+	}
+	// The Java consumer's default (true) would let the readers' own
+	// requests create the run's topics on a broker that auto-creates.
+	readOnly["allow.auto.create.topics"] = "false"
 	b := &build{}
-	parsed, err := b.parseConsumer(clientProps(props, nil, bootstrap))
+	parsed, err := b.parseConsumer(clientProps(readOnly, nil, bootstrap))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -32,17 +46,16 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	if err != nil {
 		return nil, nil, err
 	}
-	header, ok := all[headerName][0]
-	if !ok {
-		return nil, nil, fmt.Errorf("run %q: worker 0 published no header on the results topic (it stopped before its first repeat, or the topic is another run's)", runID)
+	_, results := coord.Topics(runID)
+	skip := func(offset int64, what string) {
+		fmt.Fprintf(log, "kbench: run %q: skipped the record at offset %d of %s: %s\n", runID, offset, results, what)
 	}
-	var doc result.Document
-	if err := json.Unmarshal(header, &doc); err != nil || doc.Plan == nil {
-		return nil, nil, fmt.Errorf("run %q: its header is not a kbench run's: %v", runID, err)
+	for _, s := range all.Ignored {
+		fmt.Fprintf(log, "kbench: run %q: skipped %s\n", runID, s)
 	}
-	p, err := plan.Parse("plan.yaml", []byte(doc.Plan.PlanYAML), nil)
+	doc, p, err := collectedHeader(runID, all, skip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("run %q: the plan in its header: %w", runID, err)
+		return nil, nil, err
 	}
 	scenarios, err := p.Scenarios()
 	if err != nil {
@@ -52,10 +65,11 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	if doc.Plan.Distributed != nil {
 		workers = doc.Plan.Distributed.Workers
 	}
-	for name, bySlice := range all {
-		if name != headerName {
-			for k := range bySlice {
-				workers = max(workers, k+1)
+	if workers <= 0 {
+		// A header without the run's worker count: the slices say.
+		for _, rec := range all.Records {
+			if rec.Name != headerName && rec.Worker < maxCollectedWorkers {
+				workers = max(workers, rec.Worker+1)
 			}
 		}
 	}
@@ -65,12 +79,12 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	for i := range scenarios {
 		rsc := result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)}
 		for r := 1; r <= p.Repeat; r++ {
-			got := all[sliceName(i+1, r)]
+			got := collectedSlices(all, sliceName(i+1, r), r, workers, skip)
 			if len(got) == 0 {
 				notRun++
 				continue
 			}
-			rep, err := merge.repeat(r, got, lostSlice)
+			rep, err := merge.repeat(r, got, lost)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -94,8 +108,70 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	}
 	doc.Plan.Distributed = merge.distributed()
 	doc.Finish(errors.Join(errs...))
-	doc.EndedAt = collectedEnd(&doc) // the run's end, not the collect's
-	return &doc, p, nil
+	doc.EndedAt = collectedEnd(doc) // the run's end, not the collect's
+	return doc, p, nil
+}
+
+// maxCollectedWorkers bounds the worker index a record's key may give
+// collect: a damaged key must not make it merge a million empty slices.
+const maxCollectedWorkers = 100_000
+
+// collectedHeader is the run's header: the first record worker 0
+// published under headerName that holds a run's document with its plan.
+// Others are skipped and named.
+func collectedHeader(runID string, all *coord.RunResults, skip func(int64, string)) (*result.Document, *plan.Plan, error) {
+	seen := 0
+	for _, rec := range all.Records {
+		if rec.Name != headerName {
+			continue
+		}
+		seen++
+		var doc result.Document
+		if err := json.Unmarshal(rec.Value, &doc); err != nil {
+			skip(rec.Offset, fmt.Sprintf("not a kbench run's header: %v", err))
+			continue
+		}
+		if rec.Worker != 0 || doc.Plan == nil || doc.Plan.PlanYAML == "" {
+			skip(rec.Offset, "not a kbench run's header: it holds no plan from worker 0")
+			continue
+		}
+		p, err := plan.Parse("plan.yaml", []byte(doc.Plan.PlanYAML), nil)
+		if err != nil {
+			skip(rec.Offset, fmt.Sprintf("the plan in this header: %v", err))
+			continue
+		}
+		return &doc, p, nil
+	}
+	if seen > 0 {
+		return nil, nil, fmt.Errorf("run %q: none of the %d header record(s) on its results topic is a kbench run's (each skipped above)", runID, seen)
+	}
+	return nil, nil, fmt.Errorf("run %q: worker 0 published no header on the results topic (it stopped before its first repeat, or the topic is another run's)", runID)
+}
+
+// collectedSlices are the slices of repeat r (named name) by worker: the
+// first record of each worker that is its slice of r. Others are skipped
+// and named.
+func collectedSlices(all *coord.RunResults, name string, r, workers int, skip func(int64, string)) map[int][]byte {
+	got := map[int][]byte{}
+	for _, rec := range all.Records {
+		if rec.Name != name {
+			continue
+		}
+		if _, ok := got[rec.Worker]; ok {
+			skip(rec.Offset, fmt.Sprintf("a second result slice %s of worker %d (the first is taken)", name, rec.Worker))
+			continue
+		}
+		if rec.Worker >= workers {
+			skip(rec.Offset, fmt.Sprintf("a result slice of worker %d, and the run had %d", rec.Worker, workers))
+			continue
+		}
+		if _, err := decodeSlice(rec.Value, rec.Worker, r); err != nil {
+			skip(rec.Offset, fmt.Sprintf("%s of worker %d: %v", name, rec.Worker, err))
+			continue
+		}
+		got[rec.Worker] = rec.Value
+	}
+	return got
 }
 
 // collectedEnd is when a collected run ended: its last repeat's end; with

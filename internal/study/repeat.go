@@ -70,7 +70,7 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 		for r := 1; r <= s.p.Repeat; r++ {
 			err := s.reach.Known()
 			if err == nil && s.worker != nil {
-				err = s.worker.w.Over()
+				err = s.worker.over()
 			}
 			if err != nil {
 				// Known unreachable, or the distributed run is over for

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kbench/kbench/internal/coord"
@@ -38,18 +40,6 @@ type Distributed struct {
 const headerName = "header"
 
 func sliceName(scenario, repeat int) string { return fmt.Sprintf("s%d.r%d", scenario, repeat) }
-
-// sliceDoc is what a worker publishes for one repeat.
-type sliceDoc struct {
-	Worker int         `json:"worker"`
-	Host   string      `json:"host,omitempty"`
-	Clock  coord.Clock `json:"clock"`
-	// ControlBytes is what the worker had written to the control topic
-	// after Seconds since it joined.
-	ControlBytes int64         `json:"control_bytes"`
-	Seconds      float64       `json:"seconds"`
-	Repeat       result.Repeat `json:"repeat"`
-}
 
 // checkDistributed refuses what a distributed run cannot do yet, before
 // anything starts.
@@ -113,6 +103,54 @@ type worker struct {
 	joined   time.Time
 	host     string
 	merge    *sliceMerger // worker 0's
+	// stopped is worker 0's stop of a repeat, once this worker (not 0)
+	// read it: the rest of the plan is not run.
+	stopped error
+	// foreign is how many foreign records this worker said it ignored.
+	foreign int
+	// toldLost are the lost workers this worker said so of.
+	toldLost map[int]bool
+}
+
+// sayLost says, once per worker, that a worker was lost and what that
+// does to the next repeats' consumer groups: the lost worker's consumers
+// stay members until their session times out, and the group assigns no
+// partition until then.
+func (wk *worker) sayLost(i, r int) {
+	for _, k := range wk.w.Lost() {
+		if wk.toldLost[k] {
+			continue
+		}
+		if wk.toldLost == nil {
+			wk.toldLost = map[int]bool{}
+		}
+		wk.toldLost[k] = true
+		fmt.Fprintf(wk.progress, "kbench: scenario %d, repeat %d: worker %d was lost: its consumers stay members of their groups until their session times out (session.timeout.ms, 45 s by default), and a group assigns no partition until then; the readers wait for their partitions (at most %s) and no producer starts before every reader is assigned\n",
+			i, r, k, runner.ReadyTimeout)
+	}
+}
+
+// over is why the run is over for this worker (nil: it goes on): worker 0
+// left, ended the run, was lost, or stopped it.
+func (wk *worker) over() error {
+	if err := wk.w.Over(); err != nil {
+		return err
+	}
+	if wk.stopped != nil {
+		return fmt.Errorf("%w: %v", coord.ErrRunOver, wk.stopped)
+	}
+	return nil
+}
+
+// sayForeign says, once more arrived, how many records of the run's
+// topics this worker ignored because no worker of the run wrote them.
+func (wk *worker) sayForeign() {
+	n, first := wk.w.Foreign()
+	if n <= wk.foreign {
+		return
+	}
+	wk.foreign = n
+	fmt.Fprintf(wk.progress, "kbench: ignored %d record(s) on the run's topics that no worker of run %s wrote (the first: %s): another client writes to them, or they are damaged\n", n, wk.d.Run.ID, first)
 }
 
 // join slices the session's scenarios to this worker's part and joins
@@ -133,7 +171,10 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 		fmt.Fprintf(s.opt.Progress, "kbench: worker %d runs no client in %d of %d scenario(s): a workload is split by whole clients, and it has fewer clients than workers (raise its clients: to use every worker)\n",
 			d.Run.Index, idle, len(s.built))
 	}
-	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, d.Coord)
+	co := d.Coord
+	co.KeepTopics = d.Keep
+	co.Log = func(line string) { fmt.Fprintln(s.opt.Progress, line) }
+	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, co)
 	if err != nil {
 		return err
 	}
@@ -166,8 +207,12 @@ func (wk *worker) publishHeader(ctx context.Context, doc *result.Document, p *pl
 
 // repeat runs this worker's slice of repeat r of scenario i (1-based)
 // between the run's barriers, publishes it, and on worker 0 returns the
-// merge of every worker's slice (the others return their own).
+// merge of every worker's slice and tells the others its outcome; the
+// others return their own slice with that outcome, so that every
+// worker's exit code says the run's.
 func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run func(context.Context, runner.Scenario) result.Repeat) result.Repeat {
+	defer wk.sayForeign()
+	wk.sayLost(i, r)
 	name := sliceName(i, r)
 	var metTopics, metStart bool
 	var members []int
@@ -186,31 +231,38 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	// since the Unix epoch, on its own clock.
 	sc.Epoch = time.Unix(0, 0)
 	sc.TopicsReady, sc.Start = topics, start
-	// A worker other than 0 ends its repeat once the run is over for it
-	// (worker 0 left, ended it or was lost).
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	watched := make(chan struct{})
+	rctx, stop := context.WithCancelCause(ctx)
+	var watch sync.WaitGroup
+	watch.Add(1)
 	go func() {
-		defer close(watched)
-		wk.watchOver(ctx, stop)
+		defer watch.Done()
+		wk.watch(ctx, rctx, stop, name)
 	}()
-	defer func() { stop(nil); <-watched }()
 	var rep result.Repeat
 	if len(sc.Workloads) == 0 {
 		// No client of this scenario is this worker's: it only keeps the
 		// others company at the barriers.
 		rep = result.Repeat{Index: r, StartedAt: time.Now(), Status: result.StatusOK}
-		err := topics(ctx)
+		err := topics(rctx)
 		if err == nil {
-			_, err = start(ctx)
+			_, err = start(rctx)
 		}
 		if err != nil {
 			rep.Status, rep.Error = result.StatusFailed, err.Error()
 		}
 		rep.EndedAt = time.Now()
 	} else {
-		rep = run(ctx, sc)
+		rep = run(rctx, sc)
+	}
+	var stopped error // worker 0 stopped the repeat before it ended
+	if rctx.Err() != nil && ctx.Err() == nil && wk.w.Stopped(name) != nil {
+		stopped = context.Cause(rctx)
+	}
+	stop(nil)
+	watch.Wait()
+	if stopped != nil {
+		wk.stopped = stopped
+		rep.Status, rep.Error = result.StatusInterrupted, stopped.Error()
 	}
 	if err := wk.w.Over(); err != nil {
 		return rep // nobody gathers it
@@ -229,7 +281,7 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		if !metStart {
 			_ = wk.w.CallOff(ctx, name+".start", reason)
 		}
-	} else {
+	} else if stopped == nil {
 		if !metTopics {
 			_ = topics(ctx)
 		}
@@ -243,7 +295,10 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		rep.Status, rep.Error = result.StatusFailed, err.Error()
 	}
 	if wk.merge == nil {
-		return rep
+		if ctx.Err() != nil {
+			return rep // interrupted itself: its own outcome, at once
+		}
+		return wk.judged(pctx, name, rep)
 	}
 	if members == nil {
 		members = allWorkers(wk.d.Run.Workers)
@@ -251,18 +306,40 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	got, _, err := wk.w.Slices(pctx, name, members)
 	if err != nil && len(got) == 0 {
 		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("gather the workers' result slices: %v", err)
+		_ = wk.w.Judge(ctx, name, coord.Verdict{Status: rep.Status, Error: rep.Error})
 		return rep
 	}
-	missing := lostSlice
-	if ctx.Err() != nil {
-		missing = notGathered
-	}
-	merged, err := wk.merge.repeat(r, got, missing)
+	interrupted := ctx.Err() != nil
+	merged, err := wk.merge.repeat(r, got, func(k int) (string, string) {
+		if interrupted {
+			return result.StatusInterrupted, notGathered
+		}
+		if !slices.Contains(members, k) {
+			return result.StatusFailed, "lost before this repeat began; its share is missing from this repeat"
+		}
+		if gone := wk.w.Gone(k); strings.HasPrefix(gone, "left: ") {
+			return result.StatusFailed, "left without a result slice (" + strings.TrimPrefix(gone, "left: ") + "); its share is missing from this repeat"
+		}
+		return lost(k)
+	})
 	if err != nil {
-		rep.Status, rep.Error = result.StatusFailed, err.Error()
+		merged = rep
+		merged.Status, merged.Error = result.StatusFailed, err.Error()
+	}
+	_ = wk.w.Judge(ctx, name, coord.Verdict{Status: merged.Status, Error: merged.Error})
+	return merged
+}
+
+// judged is rep with worker 0's outcome of the repeat when that failed
+// and rep did not: a worker other than 0 then says the run's outcome, not
+// its own share's.
+func (wk *worker) judged(ctx context.Context, name string, rep result.Repeat) result.Repeat {
+	v, ok := wk.w.AwaitVerdict(ctx, name)
+	if !ok || v.Status == result.StatusOK || rep.Status != result.StatusOK {
 		return rep
 	}
-	return merged
+	rep.Status, rep.Error = v.Status, "worker 0's merge of the repeat: "+strings.ReplaceAll(v.Error, "\n", "; ")
+	return rep
 }
 
 // publish writes this worker's slice of a repeat; one that cannot be
@@ -286,20 +363,31 @@ func (wk *worker) publish(ctx context.Context, name string, rep result.Repeat) e
 	return err
 }
 
-// watchOver cancels stop once the run is over for this worker, until ctx
-// ends.
-func (wk *worker) watchOver(ctx context.Context, stop context.CancelCauseFunc) {
+// watch ends the repeat (rctx, through stop) when it is over for this
+// worker: worker 0 stopped it, left, ended the run or was lost; and on
+// worker 0 it tells the others to stop once ctx ends (Ctrl-C), so that
+// their records are counted up to the same moment. It returns once rctx
+// has ended.
+func (wk *worker) watch(ctx, rctx context.Context, stop context.CancelCauseFunc, name string) {
 	if wk.d.Run.Index == 0 {
+		<-rctx.Done()
+		if ctx.Err() != nil {
+			_ = wk.w.Stop(ctx, name, "worker 0 was interrupted")
+		}
 		return
 	}
-	t := time.NewTicker(500 * time.Millisecond)
+	t := time.NewTicker(200 * time.Millisecond)
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-rctx.Done():
 			return
 		case <-t.C:
-			if err := wk.w.Over(); err != nil {
+			err := wk.w.Stopped(name)
+			if err == nil {
+				err = wk.w.Over()
+			}
+			if err != nil {
 				stop(err)
 				return
 			}
@@ -310,7 +398,10 @@ func (wk *worker) watchOver(ctx context.Context, stop context.CancelCauseFunc) {
 // finish ends this worker's part: worker 0 records the run in the
 // document, marks the run over and removes its topics unless kept.
 func (wk *worker) finish(ctx context.Context, doc *result.Document, runErr error) {
-	ctx, cancel := afterInterrupt(ctx, 30*time.Second)
+	wk.sayForeign()
+	// Its own bound, interrupted or not: a Ctrl-C while worker 0 waits
+	// for the others to leave must not leave the run's topics behind.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	reason := "done"
 	if runErr != nil {
@@ -329,6 +420,10 @@ func (wk *worker) finish(ctx context.Context, doc *result.Document, runErr error
 	control, results := coord.Topics(wk.d.Run.ID)
 	if wk.d.Keep {
 		fmt.Fprintf(wk.progress, "kbench: the run's topics %s and %s are kept: kbench collect %s reads them\n", control, results, wk.d.Run.ID)
+		return
+	}
+	if n := wk.merge.notGathered; n > 0 {
+		fmt.Fprintf(wk.progress, "kbench: the run's topics %s and %s are kept: %d worker slice(s) were not gathered before the run was interrupted; kbench collect %s reads them once published, then delete the topics\n", control, results, n, wk.d.Run.ID)
 		return
 	}
 	if err := coord.Clean(ctx, wk.admin, wk.d.Run.ID); err != nil {
@@ -351,85 +446,4 @@ func allWorkers(n int) []int {
 		out[i] = i
 	}
 	return out
-}
-
-// sliceMerger merges the slices of each repeat and keeps what the run
-// learns of its workers: worker 0's, and kbench collect's.
-type sliceMerger struct {
-	runID   string
-	workers int
-	clocks  map[int]result.WorkerClock
-	lost    map[int]bool
-	// control is each worker's control-topic bytes and seconds at its
-	// latest slice.
-	control map[int]controlSeen
-}
-
-// controlSeen is what a worker had written to the control topic, and how
-// long after it joined.
-type controlSeen struct {
-	bytes   int64
-	seconds float64
-}
-
-func newSliceMerger(runID string, workers int) *sliceMerger {
-	return &sliceMerger{runID: runID, workers: workers, clocks: map[int]result.WorkerClock{}, lost: map[int]bool{}, control: map[int]controlSeen{}}
-}
-
-// Why a worker's slice of a repeat is missing: it never came (the worker
-// is reported lost), or worker 0 was interrupted before it came.
-const (
-	lostSlice   = "lost: no result slice (it stopped heartbeating, or did not publish in time); its share is missing from this repeat"
-	notGathered = "not gathered: the run was interrupted before this worker's slice arrived"
-)
-
-// repeat merges repeat r's slices by worker; a worker without a slice
-// fails the merged repeat with missing (lostSlice: reported lost).
-func (m *sliceMerger) repeat(r int, got map[int][]byte, missing string) (result.Repeat, error) {
-	reps := make([]result.Repeat, m.workers)
-	for k := range reps {
-		data, ok := got[k]
-		if !ok {
-			status := result.StatusInterrupted
-			if missing == lostSlice {
-				m.lost[k] = true
-				status = result.StatusFailed
-			}
-			reps[k] = result.Repeat{Index: r, Status: status, Error: missing}
-			continue
-		}
-		var sd sliceDoc
-		if err := json.Unmarshal(data, &sd); err != nil {
-			return result.Repeat{}, fmt.Errorf("worker %d's result slice of repeat %d: %w", k, r, err)
-		}
-		reps[k] = sd.Repeat
-		if _, seen := m.clocks[k]; !seen {
-			m.clocks[k] = result.WorkerClock{Worker: k, Host: sd.Host, OffsetMs: sd.Clock.OffsetMs,
-				UncertaintyMs: sd.Clock.UncertaintyMs, RoundTripMs: sd.Clock.RoundTripMs}
-		}
-		if sd.Seconds > m.control[k].seconds {
-			m.control[k] = controlSeen{bytes: sd.ControlBytes, seconds: sd.Seconds}
-		}
-	}
-	return result.MergeRepeats(reps)
-}
-
-// distributed is what the run's document says of its workers.
-func (m *sliceMerger) distributed() *result.Distributed {
-	d := &result.Distributed{RunID: m.runID, Workers: m.workers}
-	for _, c := range m.control {
-		if c.bytes > d.ControlBytes {
-			d.ControlBytes, d.ControlSeconds = c.bytes, c.seconds
-		}
-	}
-	for k := range m.workers {
-		if c, ok := m.clocks[k]; ok {
-			d.Clocks = append(d.Clocks, c)
-		}
-		if m.lost[k] {
-			d.Lost = append(d.Lost, k)
-		}
-	}
-	slices.Sort(d.Lost)
-	return d
 }

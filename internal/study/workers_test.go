@@ -1,9 +1,20 @@
 package study
 
 import (
+	"context"
+	"io"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/coord"
 	"github.com/kbench/kbench/internal/kadmin"
+	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -61,5 +72,53 @@ func TestSliceScenario(t *testing.T) {
 	}
 	if len(sc.Workloads) != 3 || len(sc.Topics) != 1 {
 		t.Error("slicing changed the scenario it was given")
+	}
+}
+
+// TestFinishInterruptedDeletesTopics guards worker 0 interrupted while it
+// waits for the others to leave at the end: the Ctrl-C cancelled the
+// deletion of the run's topics too, and they stayed behind.
+func TestFinishInterruptedDeletesTopics(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	o := coord.Options{Heartbeat: 50 * time.Millisecond, LostAfter: 5 * time.Second, StartMargin: 100 * time.Millisecond}
+	ws := make([]*coord.Worker, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws[i], errs[i] = coord.Join(context.Background(), opts, coord.Run{ID: "finish", Workers: 2, Index: i, Plan: "p", Version: "v"}, o)
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	defer ws[1].Close() // worker 1 stays, heartbeating: worker 0 waits for its leave
+	d := &Distributed{Run: coord.Run{ID: "finish", Workers: 2}}
+	wk := &worker{d: d, w: ws[0], admin: opts, progress: io.Discard, merge: newSliceMerger("finish", 2)}
+	ctx, interrupt := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, interrupt) // Ctrl-C while it waits
+	doc := result.New(result.KindPlan, "test", time.Now(), nil)
+	doc.Plan = &result.PlanRun{}
+	wk.finish(ctx, doc, context.Canceled)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	control, results := coord.Topics("finish")
+	topics, err := kadm.NewClient(cl).ListTopics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := topics.Names(); slices.Contains(names, control) || slices.Contains(names, results) {
+		t.Errorf("the run's topics %v are left behind after worker 0's Ctrl-C", names)
 	}
 }

@@ -71,7 +71,11 @@ type ConsumerSpec struct {
 	Duration time.Duration
 	// IdleTimeout stops the run when no record arrived for this long, the
 	// start included, as the Apache tool's --timeout; 0 means no limit.
-	IdleTimeout time.Duration
+	// With IdleFromStarted it counts only from ConsumerRun.Started (the
+	// scenario's start), so a group's wait for its assignment does not
+	// count.
+	IdleTimeout     time.Duration
+	IdleFromStarted bool
 	// ClientOpts returns the franz-go client and consumer options of client
 	// i (0-based), without topics or group: RunConsumer adds those. Client
 	// 0's options also serve the admin requests (topic checks and lag).
@@ -143,6 +147,7 @@ type ConsumerRun struct {
 	target   atomic.Int64 // total records to consume; MaxInt64 for no limit
 	consumed atomic.Int64 // records claimed by clients, may pass target
 	lastRecv atomic.Int64 // UnixNano of the last poll that returned records
+	started  atomic.Bool  // Started was called (IdleFromStarted)
 	// firstTaken and lastTaken are when (UnixNano) the first and the last
 	// poll that returned records the run counts came back; 0: none.
 	firstTaken, lastTaken atomic.Int64
@@ -304,6 +309,32 @@ func (r *ConsumerRun) launch(parts map[string][]int32) {
 // for directly assigned partitions.
 func (r *ConsumerRun) Ready() <-chan struct{} { return r.ready }
 
+// Started notes that the scenario starts now (its writers begin): the
+// idle timeout counts from here. Readers prepared earlier waited for their
+// group's assignment, which may take a rebalance or a dead member's
+// session timeout (a distributed run's lost worker); stopped as idle
+// before anything was written, they read nothing.
+func (r *ConsumerRun) Started() {
+	defer r.started.Store(true)
+	now := time.Now().UnixNano()
+	for {
+		last := r.lastRecv.Load()
+		if now <= last || r.lastRecv.CompareAndSwap(last, now) {
+			return
+		}
+	}
+}
+
+// Assigned reports whether every client had its first assignment.
+func (r *ConsumerRun) Assigned() bool {
+	select {
+	case <-r.ready:
+		return true
+	default:
+		return false
+	}
+}
+
 // assigned notes that one more client has its first assignment.
 func (r *ConsumerRun) assigned() {
 	if r.waiting.Add(-1) == 0 {
@@ -384,7 +415,8 @@ func (r *ConsumerRun) watch() {
 				return
 			}
 			last := time.Unix(0, r.lastRecv.Load())
-			if r.spec.IdleTimeout > 0 && now.Sub(last) > r.spec.IdleTimeout {
+			idle := r.spec.IdleTimeout > 0 && (!r.spec.IdleFromStarted || r.started.Load())
+			if idle && now.Sub(last) > r.spec.IdleTimeout {
 				r.stop(StopIdle, now)
 				return
 			}

@@ -28,10 +28,11 @@ type consumerClient struct {
 	latency bool
 
 	window    measure.Window
-	group     *groupTracker // nil when partitions are assigned directly
-	share     *shareState   // a share group member's counts (poll loop); nil otherwise
-	rng       *rand.Rand    // processing times (poll loop)
-	procAt    time.Time     // the end of the processing done so far (poll loop; spend)
+	group     *groupTracker    // nil when partitions are assigned directly
+	dealt     []topicPartition // the partitions assigned directly
+	share     *shareState      // a share group member's counts (poll loop); nil otherwise
+	rng       *rand.Rand       // processing times (poll loop)
+	procAt    time.Time        // the end of the processing done so far (poll loop; spend)
 	ackErrs   measure.ErrorCounts
 	positions *positions // nil without ConsumerSpec.Lag
 
@@ -124,7 +125,13 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		if sl := r.spec.Slice; sl.All > 0 {
 			all, at = sl.All, sl.First+i // a worker's share: dealt among every worker's clients
 		}
-		opts = append(opts, kgo.ConsumePartitions(dealPartitions(parts, starts, all, at)))
+		dealt := dealPartitions(parts, starts, all, at)
+		for t, ps := range dealt {
+			for p := range ps {
+				c.dealt = append(c.dealt, topicPartition{t, p})
+			}
+		}
+		opts = append(opts, kgo.ConsumePartitions(dealt))
 	}
 	cl, err := newClient(opts)
 	if err != nil {

@@ -21,6 +21,7 @@ type groupTracker struct {
 
 	mu         sync.Mutex
 	partitions int
+	owned      map[topicPartition]bool // assigned now
 	waiting    bool
 	waitStart  time.Time
 	joined     time.Duration // in total
@@ -31,7 +32,7 @@ type groupTracker struct {
 }
 
 func newGroupTracker(r *ConsumerRun, start time.Time) *groupTracker {
-	return &groupTracker{cr: r, waiting: true, waitStart: start, firstGen: -1, maxGen: -1}
+	return &groupTracker{cr: r, waiting: true, waitStart: start, firstGen: -1, maxGen: -1, owned: map[topicPartition]bool{}}
 }
 
 func (g *groupTracker) onAssigned(_ context.Context, cl *kgo.Client, assigned map[string][]int32) {
@@ -45,6 +46,11 @@ func (g *groupTracker) onAssigned(_ context.Context, cl *kgo.Client, assigned ma
 		g.waiting = false
 	}
 	g.partitions += count(assigned)
+	for t, ps := range assigned {
+		for _, p := range ps {
+			g.owned[topicPartition{t, p}] = true
+		}
+	}
 	g.maxGen = max(g.maxGen, gen)
 	first := !g.first
 	if first {
@@ -75,9 +81,23 @@ func (g *groupTracker) lose(cl *kgo.Client, lost map[string][]int32) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.partitions = max(g.partitions-count(lost), 0)
+	for t, ps := range lost {
+		for _, p := range ps {
+			delete(g.owned, topicPartition{t, p})
+		}
+	}
 	g.maxGen = max(g.maxGen, gen)
 	if g.partitions == 0 && !g.waiting {
 		g.waiting, g.waitStart = true, now
+	}
+}
+
+// ownedInto adds the partitions the client is assigned now to out.
+func (g *groupTracker) ownedInto(out map[topicPartition]bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for tp := range g.owned {
+		out[tp] = true
 	}
 }
 

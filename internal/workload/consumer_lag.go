@@ -76,6 +76,14 @@ func (s *lagSampler) run(ctx context.Context) {
 
 // sample records the lag now. A failed request skips the sample: lag is
 // reported where it could be measured, never guessed.
+//
+// A distributed worker's slice (ConsumerSpec.Slice) counts only the
+// partitions its clients own: the others' belong to other workers, and
+// counted from their log start they made every worker report the group's
+// whole backlog as its lag. The slice holding the workload's client 0
+// (worker 0's) records the group's lag too, which the merge keeps: its own
+// partitions at its read positions, the others' at the group's committed
+// offsets. Its live lag (OnLag) stays its own.
 func (s *lagSampler) sample(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, adminTimeout))
 	defer cancel()
@@ -95,30 +103,68 @@ func (s *lagSampler) sample(ctx context.Context) {
 	for _, c := range s.cr.clients {
 		c.positions.snapshot(pos)
 	}
-	var lag int64
+	sliced := s.cr.spec.Slice.All > 0
+	var own map[topicPartition]bool
+	if sliced {
+		own = s.cr.owned()
+	}
+	inGroup := sliced && s.cr.spec.Group != ""
+	groupWide := inGroup && s.cr.spec.Slice.First == 0
+	var committed kadm.OffsetResponses
+	if inGroup {
+		// Where the group stands: a partition this worker owns but has
+		// fetched nothing from since it was assigned (a rebalance gave it
+		// a partition another member had read) starts there.
+		committed, err = kadmin.Await(sctx, func(ctx context.Context) (kadm.OffsetResponses, error) {
+			return s.adm.FetchOffsets(ctx, s.cr.spec.Group)
+		})
+		if err != nil {
+			return
+		}
+	}
+	var lag, group int64
 	ends.Each(func(o kadm.ListedOffset) {
 		if o.Err != nil {
 			return
 		}
-		p, ok := pos[topicPartition{o.Topic, o.Partition}]
+		tp := topicPartition{o.Topic, o.Partition}
+		mine := !sliced || own[tp]
+		if !mine && !groupWide {
+			return
+		}
+		p, ok := pos[tp]
+		if !mine {
+			ok = false // another worker's: its position is not this one's
+		}
+		if c, found := committed.Lookup(o.Topic, o.Partition); found && c.Err == nil && c.At >= 0 && (!ok || c.At > p) {
+			p, ok = c.At, true
+		}
 		if !ok {
-			// Not fetched yet: it starts at its log start, or at its end
-			// when consuming from the latest record (no lag).
+			// Not fetched (or committed) yet: it starts at its log start,
+			// or at its end when consuming from the latest record (no lag).
 			if s.cr.spec.Latest {
 				return
 			}
 			p = s.logStart(sctx, o.Topic, o.Partition)
 		}
-		lag += max(o.Offset-p, 0)
+		if mine {
+			lag += max(o.Offset-p, 0)
+		}
+		group += max(o.Offset-p, 0)
 	})
-	s.add(lag)
+	if !groupWide {
+		group = lag
+	}
+	s.add(lag, group)
 }
 
-func (s *lagSampler) add(lag int64) {
-	sample := LagSample{Elapsed: time.Since(s.cr.start), Records: lag}
-	s.samples = appendBounded(s.samples, sample, mergeLag)
+// add records a sample: live is this run's own lag (OnLag), recorded the
+// one its result keeps.
+func (s *lagSampler) add(live, recorded int64) {
+	at := time.Since(s.cr.start)
+	s.samples = appendBounded(s.samples, LagSample{Elapsed: at, Records: recorded}, mergeLag)
 	if s.cr.spec.OnLag != nil {
-		s.cr.spec.OnLag(sample)
+		s.cr.spec.OnLag(LagSample{Elapsed: at, Records: live})
 	}
 }
 
@@ -145,7 +191,7 @@ func (s *lagSampler) sampleShare(ctx context.Context) {
 			}
 		}
 	}
-	s.add(lag)
+	s.add(lag, lag)
 }
 
 // logStart returns a partition's log start offset, listed once per run.
@@ -163,4 +209,19 @@ func (s *lagSampler) logStart(ctx context.Context, topic string, partition int32
 		return o.Offset
 	}
 	return 0
+}
+
+// owned are the partitions this run's clients own now: those assigned by
+// their group, or dealt to them.
+func (r *ConsumerRun) owned() map[topicPartition]bool {
+	out := map[topicPartition]bool{}
+	for _, c := range r.clients {
+		if c.group != nil {
+			c.group.ownedInto(out)
+		}
+		for _, tp := range c.dealt {
+			out[tp] = true
+		}
+	}
+	return out
 }

@@ -46,6 +46,7 @@ type consumeEngine struct {
 func (e *consumeEngine) Prepare(ctx context.Context, env Env) error {
 	spec := e.spec
 	spec.Epoch = env.Epoch
+	spec.IdleFromStarted = true // Start restarts the idle clock
 	if env.Late {
 		opts := spec.ClientOpts
 		spec.ClientOpts = func(i int) []kgo.Opt {
@@ -64,7 +65,14 @@ func (e *consumeEngine) Prepare(ctx context.Context, env Env) error {
 	return nil
 }
 
-func (e *consumeEngine) Start(context.Context, Env) error { return nil }
+// Start restarts the idle clock: the readers' wait for their group does
+// not count as idle.
+func (e *consumeEngine) Start(context.Context, Env) error {
+	if e.run != nil {
+		e.run.Started()
+	}
+	return nil
+}
 
 func (e *consumeEngine) Ready() <-chan struct{} {
 	if e.run == nil {
@@ -82,6 +90,11 @@ func (e *consumeEngine) Wait() (Measured, error) {
 		// Stopped by the idle timeout short of its records: the run did
 		// not measure what was asked (a rebalance, or a slow producer).
 		err = errors.Join(err, fmt.Errorf("consumed %d of %d records: no record arrived for %s", res.Records, e.spec.Records, e.spec.IdleTimeout))
+	}
+	if res != nil && res.Records == 0 && !e.run.Assigned() && (res.Reason == StopIdle || res.Reason == StopDuration) {
+		// Its zero is no measurement: the group never gave it a partition
+		// (another member holding them, a dead one's session).
+		err = errors.Join(err, fmt.Errorf("read 0 records: group %q assigned its consumers no partition before they stopped (%s)", e.spec.Group, res.Reason))
 	}
 	return Measured{Read: res}, err
 }
