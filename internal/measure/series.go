@@ -28,6 +28,11 @@ type Interval struct {
 	// FailedIn counts the records that failed in the interval (OMB's
 	// publish errors per period).
 	FailedIn int64
+	// Sent is, on a schedule and for OnInterval only, the latencies of the
+	// interval's records counted from their actual send rather than their
+	// intended send time (the Apache tool's lines mean that): zero off a
+	// schedule, where WindowStats' latencies are those already.
+	Sent WindowStats
 	// Delay is the interval's send delays (µs; sum, max and count), on a
 	// schedule: OMB's publish delay; DelayHistogram holds them, encoded
 	// (a Histogram; "" when none or not kept).

@@ -111,7 +111,7 @@ func activeSeconds(as []activity) float64 {
 func mergeProducers(ps []*Producer, workers []int, notes *inexact) (*Producer, error) {
 	out := &Producer{LatencyFrom: ps[0].LatencyFrom, Format: ps[0].Format}
 	lats := make([]*Latency, 0, len(ps))
-	var delays []*Latency
+	var delays, sent []*Latency
 	series := make([][]Interval, 0, len(ps))
 	acts := make([]activity, 0, len(ps))
 	placed := true // every worker's sending time is on the clock
@@ -142,6 +142,9 @@ func mergeProducers(ps []*Producer, workers []int, notes *inexact) (*Producer, e
 		if p.PublishDelay != nil {
 			delays = append(delays, p.PublishDelay)
 		}
+		if p.SendLatency != nil {
+			sent = append(sent, p.SendLatency)
+		}
 		series = append(series, p.Intervals)
 		a, ok := producerActivity(p)
 		placed = placed && ok
@@ -161,6 +164,11 @@ func mergeProducers(ps []*Producer, workers []int, notes *inexact) (*Producer, e
 	if len(delays) > 0 {
 		if out.PublishDelay, err = MergeLatencies(delays); err != nil {
 			return nil, fmt.Errorf("publish delay: %w", err)
+		}
+	}
+	if len(sent) > 0 {
+		if out.SendLatency, err = MergeLatencies(sent); err != nil {
+			return nil, fmt.Errorf("send latency: %w", err)
 		}
 	}
 	if out.Intervals, err = mergeSeriesOf(series); err != nil {
@@ -240,7 +248,7 @@ func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 	first := ps[0].SteadyState
 	out := &Producer{LatencyFrom: first.LatencyFrom}
 	lats := make([]*Latency, 0, len(ps))
-	var delays []*Latency
+	var delays, sent []*Latency
 	acts := make([]activity, 0, len(ps))
 	placed := true
 	var ackEnd time.Time // the latest warm-up end on the acknowledgement timeline
@@ -253,6 +261,9 @@ func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 		lats = append(lats, &st.Latency)
 		if st.PublishDelay != nil {
 			delays = append(delays, st.PublishDelay)
+		}
+		if st.SendLatency != nil {
+			sent = append(sent, st.SendLatency)
 		}
 		out.StartedAt = earliestPtr(out.StartedAt, st.StartedAt)
 		a, ok := producerActivity(p)
@@ -274,6 +285,11 @@ func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 	if len(delays) > 0 {
 		if out.PublishDelay, err = MergeLatencies(delays); err != nil {
 			return nil, fmt.Errorf("publish delay: %w", err)
+		}
+	}
+	if len(sent) > 0 {
+		if out.SendLatency, err = MergeLatencies(sent); err != nil {
+			return nil, fmt.Errorf("send latency: %w", err)
 		}
 	}
 	switch {

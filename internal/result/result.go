@@ -156,11 +156,16 @@ type Producer struct {
 	// record was handed to the client (µs): OMB's publishDelayLatency.
 	// Latency already counts it (from the intended time); absent at an
 	// unlimited rate.
-	PublishDelay *Latency         `json:"publish_delay,omitempty"`
-	SteadyState  *Producer        `json:"steady_state,omitempty"`
-	Errors       map[string]int64 `json:"errors,omitempty"`
-	Intervals    []Interval       `json:"intervals,omitempty"`
-	CPUSeconds   float64          `json:"cpu_seconds,omitempty"` // this process, user+system
+	PublishDelay *Latency `json:"publish_delay,omitempty"`
+	// SendLatency is, on a schedule, the latency from each record's actual
+	// send to its acknowledgement: what the Apache tool's lines mean by
+	// latency (Latency counts from the intended send time there); absent
+	// at an unlimited rate, where Latency is that already.
+	SendLatency *Latency         `json:"send_latency,omitempty"`
+	SteadyState *Producer        `json:"steady_state,omitempty"`
+	Errors      map[string]int64 `json:"errors,omitempty"`
+	Intervals   []Interval       `json:"intervals,omitempty"`
+	CPUSeconds  float64          `json:"cpu_seconds,omitempty"` // this process, user+system
 	// Format is the values' schema format (avro, json_schema, protobuf)
 	// or plain; BytesPerRecord their mean size as sent (registry framing
 	// included); CPUMicrosPerRecord this process's CPU time per record

@@ -39,6 +39,9 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 	if out.PublishDelay, err = delayOf(r.SendDelay); err != nil {
 		return nil, err
 	}
+	if out.SendLatency, err = delayOf(r.SentLatency); err != nil {
+		return nil, err
+	}
 	if !r.FirstSend.IsZero() {
 		t := r.FirstSend.UTC()
 		out.FirstSendAt = &t
@@ -103,6 +106,9 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 		st.Clients, st.VUs = r.Clients, r.VUs
 		st.LatencyFrom = out.LatencyFrom
 		if st.PublishDelay, err = delayOf(r.Steady.SendDelay); err != nil {
+			return nil, err
+		}
+		if st.SendLatency, err = delayOf(r.Steady.SentLatency); err != nil {
 			return nil, err
 		}
 		at := r.Steady.Start.UTC()

@@ -172,8 +172,11 @@ type ProducerResult struct {
 	// rate and with virtual users.
 	SendDelay *measure.Histogram
 	// LatencyFromIntended is true at a fixed rate, where latency is counted
-	// from each record's intended send time.
+	// from each record's intended send time. SentLatency is then the same
+	// records' latency from their actual send (what the Apache tool's
+	// lines mean by latency); nil off a schedule, where Latency is that.
 	LatencyFromIntended bool
+	SentLatency         *measure.Histogram
 	// Steady holds the steady-state stats when Warmup > 0.
 	Steady    *SteadyResult
 	Errors    map[string]int64
@@ -254,6 +257,9 @@ type SteadyResult struct {
 	Bytes      int64
 	Latency    *measure.Histogram
 	SendDelay  *measure.Histogram // nil at an unlimited rate
+	// SentLatency is Latency from the actual send, on a schedule (nil at
+	// an unlimited rate).
+	SentLatency *measure.Histogram
 }
 
 func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
@@ -504,9 +510,11 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 	if h := clients[0].hists; h != nil { // shared by the clients
 		res.Latency.Merge(h.lat)
 		mergeDelays(&res.SendDelay, h.delay)
+		mergeDelays(&res.SentLatency, h.sent)
 		if res.Steady != nil {
 			res.Steady.Latency.Merge(h.steady)
 			mergeDelays(&res.Steady.SendDelay, h.steadyDelay)
+			mergeDelays(&res.Steady.SentLatency, h.steadySent)
 		}
 	}
 	res.Plateaus = mergePlateaus(clients)

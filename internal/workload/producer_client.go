@@ -511,7 +511,7 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		c.steadyBytes += int64(size)
 	}
 	if c.delays != nil {
-		c.delays.add(max(sl.late, 0), steady)
+		c.delays.add(max(sl.late, 0), lat, steady)
 	}
 	if c.pending.Count >= publishEvery || now-c.published >= publishAfter {
 		c.publish(now)

@@ -19,33 +19,57 @@ type sendDelays struct {
 	pendingSteadyUs []int64
 	window          measure.Window // published, taken by the reporter
 	iv              *intervalHist  // the workload's, shared by its clients
+
+	// The same records' latency from their actual send (the latency less
+	// its delay): what the Apache tool's lines mean by latency, where
+	// kbench's latency counts from the intended send time. By interval
+	// (all and steady ones, for the Apache lines) and for the run's
+	// histograms.
+	sent, steadySent             measure.WindowStats
+	sentUs, steadySentUs         []int64
+	sentWindow, steadySentWindow measure.Window
 }
 
 // newSendDelays returns the delays of a client sharing iv; nil (nothing
 // measured) when the client has no schedule.
 func newSendDelays(iv *intervalHist) *sendDelays {
-	return &sendDelays{iv: iv, pendingUs: make([]int64, 0, publishEvery)}
+	return &sendDelays{iv: iv, pendingUs: make([]int64, 0, publishEvery), sentUs: make([]int64, 0, publishEvery)}
 }
 
-// add records an acknowledged record's delay; steady when it counts in
-// steady state. Promise worker only.
-func (d *sendDelays) add(late time.Duration, steady bool) {
+// add records an acknowledged record's delay and its latency from the
+// intended send (lat, µs); steady when it counts in steady state. Promise
+// worker only.
+func (d *sendDelays) add(late time.Duration, lat int64, steady bool) {
 	us := late.Microseconds()
 	d.pendingUs = append(d.pendingUs, us)
+	fromSend := max(lat-us, 0)
+	d.sentUs = append(d.sentUs, fromSend)
+	addLatency(&d.sent, fromSend)
 	if steady {
 		d.pendingSteadyUs = append(d.pendingSteadyUs, us)
+		d.steadySentUs = append(d.steadySentUs, fromSend)
+		addLatency(&d.steadySent, fromSend)
 	}
-	d.pending.Count++
-	d.pending.LatCount++
-	d.pending.LatSumUs += us
-	d.pending.LatMaxUs = max(d.pending.LatMaxUs, us)
+	addLatency(&d.pending, us)
+}
+
+// addLatency counts one value into s's count and latency sums.
+func addLatency(s *measure.WindowStats, us int64) {
+	s.Count++
+	s.LatCount++
+	s.LatSumUs += us
+	s.LatMaxUs = max(s.LatMaxUs, us)
 }
 
 // publish hands what was recorded since the last publish to the reporter.
 func (d *sendDelays) publish() {
 	d.window.AddStats(d.pending)
+	d.sentWindow.AddStats(d.sent)
+	d.steadySentWindow.AddStats(d.steadySent)
 	d.iv.recordAll(d.pendingUs)
 	d.pending, d.pendingUs, d.pendingSteadyUs = measure.WindowStats{}, d.pendingUs[:0], d.pendingSteadyUs[:0]
+	d.sent, d.steadySent = measure.WindowStats{}, measure.WindowStats{}
+	d.sentUs, d.steadySentUs = d.sentUs[:0], d.steadySentUs[:0]
 }
 
 // mergeDelays adds a client's delays into the run's totals (nil: none).

@@ -19,6 +19,9 @@ type runHists struct {
 	// delays (nil when no client has a schedule).
 	lat, steady        *measure.Histogram
 	delay, steadyDelay *measure.Histogram
+	// sent and steadySent are the latencies from the actual send (nil
+	// with the delays).
+	sent, steadySent *measure.Histogram
 }
 
 func newRunHists(warm, delays bool) *runHists {
@@ -27,26 +30,31 @@ func newRunHists(warm, delays bool) *runHists {
 		h.steady = measure.NewHistogram()
 	}
 	if delays {
-		h.delay = measure.NewHistogram()
+		h.delay, h.sent = measure.NewHistogram(), measure.NewHistogram()
 		if warm {
-			h.steadyDelay = measure.NewHistogram()
+			h.steadyDelay, h.steadySent = measure.NewHistogram(), measure.NewHistogram()
 		}
 	}
 	return h
 }
 
 // add records a client's values since its last publish: latencies, the
-// steady ones among them, send delays and the steady ones among them.
-func (h *runHists) add(lat, steady, delay, steadyDelay []int64) {
-	if len(lat) == 0 && len(delay) == 0 {
+// steady ones among them, and on a schedule its send delays and latencies
+// from the actual send (d: nil without one).
+func (h *runHists) add(lat, steady []int64, d *sendDelays) {
+	if len(lat) == 0 && (d == nil || len(d.pendingUs) == 0) {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	recordAll(h.lat, lat)
 	recordAll(h.steady, steady)
-	recordAll(h.delay, delay)
-	recordAll(h.steadyDelay, steadyDelay)
+	if d != nil {
+		recordAll(h.delay, d.pendingUs)
+		recordAll(h.steadyDelay, d.pendingSteadyUs)
+		recordAll(h.sent, d.sentUs)
+		recordAll(h.steadySent, d.steadySentUs)
+	}
 }
 
 func recordAll(h *measure.Histogram, us []int64) {
@@ -62,9 +70,5 @@ func recordAll(h *measure.Histogram, us []int64) {
 // run's histograms: at each publish, and for a client the run abandoned
 // (no promise is inside any more) what it had not published.
 func (c *producerClient) flushHists() {
-	var delay, steadyDelay []int64
-	if c.delays != nil {
-		delay, steadyDelay = c.delays.pendingUs, c.delays.pendingSteadyUs
-	}
-	c.hists.add(c.pendingLats, c.pendingSteady, delay, steadyDelay)
+	c.hists.add(c.pendingLats, c.pendingSteady, c.delays)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/kfakehold"
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -693,5 +694,46 @@ func TestRunProducerSteadyStateOnAckTimeline(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRunProducerSentLatency: at a fixed rate the run measures, beside
+// the latency from each record's intended send time, the latency from its
+// actual send (what the Apache tool's lines mean): records a stalled
+// broker held back in a full buffer were sent late, so their latency from
+// the actual send is the shorter (regression: the drop-in's Java-format
+// lines showed 1,914 ms where records took milliseconds once sent). At an
+// unlimited rate there is one latency.
+func TestRunProducerSentLatency(t *testing.T) {
+	t.Parallel()
+	c := stallFirstProduce(t, 300*time.Millisecond)
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	opts := spec.ClientOpts
+	spec.ClientOpts = func(i int) []kgo.Opt { return append(opts(i), kgo.MaxBufferedRecords(5)) }
+	spec.Records, spec.Rate = 300, 1000
+	var sent, all measure.WindowStats
+	spec.OnInterval = func(iv measure.Interval) { sent.Merge(iv.Sent); all.Merge(iv.WindowStats) }
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := RunProducer(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SentLatency == nil || res.SendDelay == nil {
+		t.Fatalf("no latency from the actual send (%v) or send delay (%v) at a fixed rate", res.SentLatency, res.SendDelay)
+	}
+	if res.SentLatency.Count() != res.Latency.Count() || sent.Count != all.Count || sent.LatSumUs >= all.LatSumUs {
+		t.Errorf("from the actual send: %d records, intervals %+v; from the intended time: %d records, intervals %+v",
+			res.SentLatency.Count(), sent, res.Latency.Count(), all)
+	}
+	if res.SendDelay.Max() < 100_000 || res.SentLatency.Quantile(0.5) >= res.Latency.Quantile(0.5) {
+		t.Errorf("send delay max %d µs; p50 from the actual send %d µs, from the intended time %d µs: the held-back records' wait belongs to the second only",
+			res.SendDelay.Max(), res.SentLatency.Quantile(0.5), res.Latency.Quantile(0.5))
+	}
+
+	spec = testSpec(t, fakeCluster(t, "u", 1), "u")
+	spec.Records = 100
+	if res, err = RunProducer(ctx, spec); err != nil || res.SentLatency != nil {
+		t.Errorf("an unlimited rate: %v, latency from the actual send %v; want one latency", err, res.SentLatency)
 	}
 }

@@ -61,10 +61,14 @@ func (r *reporter) tick(now time.Time, final bool) {
 		_, r.steady = r.clients[0].warm.at(iv.Elapsed)
 	}
 	iv.Steady = r.steady
-	var all, steady measure.WindowStats
+	var all, steady, sent, steadySent measure.WindowStats
 	for _, c := range r.clients {
 		all.Merge(c.window.Take())
 		steady.Merge(c.steadyWindow.Take())
+		if c.delays != nil {
+			sent.Merge(c.delays.sentWindow.Take())
+			steadySent.Merge(c.delays.steadySentWindow.Take())
+		}
 	}
 	if all.Count > 0 {
 		r.lastAck = now
@@ -108,9 +112,9 @@ func (r *reporter) tick(now time.Time, final bool) {
 	if r.spec.OnInterval != nil {
 		printed := iv
 		printed.Folded = series.Folded
-		printed.WindowStats = all
+		printed.WindowStats, printed.Sent = all, sent
 		if r.steady {
-			printed.WindowStats = steady
+			printed.WindowStats, printed.Sent = steady, steadySent
 		}
 		r.spec.OnInterval(printed)
 	}
