@@ -73,6 +73,14 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
 	if err := checkShareGroups(ctx, admin); err != nil {
 		return err
 	}
+	// The topics must exist before anything else asks for them: the
+	// admin client has the consumer's options, and with Java's
+	// allow.auto.create.topics=true its metadata requests (kadm's
+	// ListStartOffsets below) create a missing topic, which the run then
+	// reported missing and left behind. resolveTopics never creates one.
+	if _, err := resolveTopics(ctx, admin, spec); err != nil {
+		return err
+	}
 	if err := setGroupConfigs(ctx, admin, spec.Group, e.spec.GroupConfigs); err != nil {
 		return err
 	}

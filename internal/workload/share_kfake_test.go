@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/userr"
 )
 
@@ -125,5 +127,41 @@ func TestSharePerMemberCountsSettled(t *testing.T) {
 	}
 	if m.Read.Records != sh.Accepted {
 		t.Errorf("records %d, want the accepted %d (the rates count accepted records)", m.Read.Records, sh.Accepted)
+	}
+}
+
+// A missing topic is the user's error, said before anything else asks
+// for it, and left missing: a verified share run listed its start offsets
+// first, through a client with Java's allow.auto.create.topics=true, so the
+// broker created the topic the run then reported missing (on Kafka 4.3.1:
+// "list start offsets: UNKNOWN_TOPIC_OR_PARTITION", the topic left behind).
+func TestShareConsumeMissingTopicCreatesNothing(t *testing.T) {
+	t.Parallel()
+	c := testkafka.NewFake(t, kfake.AllowAutoTopicCreation())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.AllowAutoTopicCreation()}
+	for _, verify := range []bool{false, true} {
+		_, err := runEngine(ctx, ShareConsume{Verify: verify,
+			GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
+			Spec: ConsumerSpec{Topics: []string{"absent"}, Group: "g", Records: 1,
+				ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), `topic "absent" does not exist`) {
+			t.Errorf("verify %v: error %v, want the user's error that the topic does not exist", verify, err)
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer lcancel()
+	topics, err := kadm.NewClient(cl).ListTopics(lctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topics.Has("absent") {
+		t.Errorf("the run created the topic it reported missing: %v", topics.Names())
 	}
 }
