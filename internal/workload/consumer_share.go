@@ -132,7 +132,13 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 	var bytes, latSum, latMax, latN, taken int64
 	var err error
 	fs.EachError(func(topic string, partition int32, e error) {
-		if err == nil {
+		switch {
+		case err != nil:
+		case shareGroupsRefused(e):
+			// franz-go retries a refused heartbeat for ever: the run
+			// would wait for records that never come.
+			err = errNoShareGroups(refusedShareGroups)
+		default:
 			err = c.fetchError(topic, partition, e)
 		}
 	})

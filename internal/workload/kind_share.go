@@ -70,7 +70,7 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
 		return fmt.Errorf("share consumer: admin client: %w", err)
 	}
 	e.admin = admin
-	if err := checkShareGroups(ctx, admin); err != nil {
+	if err := checkShareGroups(ctx, admin, spec.Group); err != nil {
 		return err
 	}
 	// The topics must exist before anything else asks for them: the
@@ -97,31 +97,6 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
 	}
 	e.run = run
 	return nil
-}
-
-// shareGroupHeartbeat is the API key of ShareGroupHeartbeat (KIP-932):
-// brokers list it once share groups are enabled.
-const shareGroupHeartbeat = 76
-
-// checkShareGroups says clearly when the cluster has no share groups,
-// before any member tries to join.
-func checkShareGroups(ctx context.Context, cl *kgo.Client) error {
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
-		return kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
-	})
-	if err != nil {
-		return fmt.Errorf("share consumer: ask the broker's API versions: %w", err)
-	}
-	for _, k := range resp.ApiKeys {
-		if k.ApiKey == shareGroupHeartbeat {
-			return nil
-		}
-	}
-	return userr.Errorf("the cluster does not run share groups: its broker lists no ShareGroupHeartbeat API. " +
-		"Share groups need Apache Kafka 4.1 or newer with the share.version feature enabled " +
-		"(on by default from 4.2; on 4.1: kafka-features upgrade --feature share.version=1), and group.share.enable not false")
 }
 
 // setGroupConfigs sets the share group's configs (resource type GROUP).

@@ -4,12 +4,15 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/kbench/kbench/internal/testkafka"
@@ -163,5 +166,59 @@ func TestShareConsumeMissingTopicCreatesNothing(t *testing.T) {
 	}
 	if topics.Has("absent") {
 		t.Errorf("the run created the topic it reported missing: %v", topics.Names())
+	}
+}
+
+// A cluster with share groups turned off (Kafka 4.3.1 with share.version=0)
+// still lists the share APIs and answers each share request
+// UNSUPPORTED_VERSION; franz-go retries the refused heartbeat for ever, so
+// members waited for records until their idle timeout, or for ever
+// without one. The run now says so before any member joins (the group's
+// describe is refused) and, should the heartbeat be refused all the same
+// (share groups turned off mid-run), as soon as a member is refused.
+func TestShareConsumeRefusesShareGroupsTurnedOff(t *testing.T) {
+	t.Parallel()
+	for _, refused := range []string{"describe", "heartbeat"} {
+		t.Run(refused, func(t *testing.T) {
+			t.Parallel()
+			c := testkafka.NewFake(t, kfake.SeedTopics(1, "q"))
+			var heartbeats atomic.Int32
+			c.ControlKey(int16(kmsg.ShareGroupHeartbeat), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				heartbeats.Add(1)
+				if refused != "heartbeat" {
+					return nil, nil, false
+				}
+				resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
+				resp.ErrorCode = kerr.UnsupportedVersion.Code
+				return resp, nil, true
+			})
+			if refused == "describe" {
+				c.ControlKey(int16(kmsg.ShareGroupDescribe), func(req kmsg.Request) (kmsg.Response, error, bool) {
+					resp := req.ResponseKind().(*kmsg.ShareGroupDescribeResponse)
+					for _, g := range req.(*kmsg.ShareGroupDescribeRequest).GroupIDs {
+						rg := kmsg.NewShareGroupDescribeResponseGroup()
+						rg.GroupID, rg.ErrorCode = g, kerr.UnsupportedVersion.Code
+						resp.Groups = append(resp.Groups, rg)
+					}
+					return resp, nil, true
+				})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+			start := time.Now()
+			_, err := runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 10,
+				IdleTimeout: 30 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups: its brokers refuse share-group requests") {
+				t.Fatalf("error %v, want the user's error that share groups are turned off", err)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("took %s: the run waited for records (its idle timeout is 30s)", took)
+			}
+			if n := heartbeats.Load(); refused == "describe" && n != 0 {
+				t.Errorf("%d heartbeats: a member joined before the check", n)
+			}
+		})
 	}
 }
