@@ -222,3 +222,53 @@ func TestShareConsumeRefusesShareGroupsTurnedOff(t *testing.T) {
 		})
 	}
 }
+
+// TestShareLagCountsUnstartedPartitions guards a share group's lag, which
+// was the broker's lag field alone: -1, so 0, for share-partitions no
+// member had fetched yet, so a run with 20,000 records waiting said lag 0.
+// Now a share-partition not started counts from where the group will
+// start (earliest: every record; latest: none), and a started one is the
+// broker's count.
+func TestShareLagCountsUnstartedPartitions(t *testing.T) {
+	t.Parallel()
+	c := testkafka.NewFake(t, kfake.SeedTopics(2, "q"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	const n = 300
+	for range n {
+		cl.Produce(ctx, &kgo.Record{Value: []byte("x")}, nil)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lag := func(group string) []LagSample {
+		t.Helper()
+		r := &ConsumerRun{spec: ConsumerSpec{Group: group, Share: &ShareSpec{}, Interval: time.Second}, admin: cl, start: time.Now()}
+		s := newLagSampler(r, map[string][]int32{"q": {0, 1}})
+		s.sample(ctx)
+		return s.samples
+	}
+	if err := setGroupConfigs(ctx, cl, "early", map[string]string{"share.auto.offset.reset": "earliest"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := lag("early"); len(got) != 1 || got[0].Records != n {
+		t.Errorf("earliest, nothing fetched: samples %+v, want one of %d records", got, n)
+	}
+	if got := lag("late"); len(got) != 1 || got[0].Records != 0 {
+		t.Errorf("latest, nothing fetched: samples %+v, want one of 0 records", got)
+	}
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	if _, err := runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "early", Records: 100,
+		MaxPollRecords: 10, IdleTimeout: 20 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}}); err != nil {
+		t.Fatal(err)
+	}
+	// The members settled 100 (and released what they polled past them).
+	if got := lag("early"); len(got) != 1 || got[0].Records != n-100 {
+		t.Errorf("earliest, 100 settled: samples %+v, want one of %d records", got, n-100)
+	}
+}
