@@ -130,6 +130,9 @@ type ConsumerRun struct {
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
+	// settled is which records a share run's members settled (nil for
+	// other consumers).
+	settled *settledSet
 	// ivHist holds the current interval's end-to-end latencies, shared by
 	// the clients (one batch per poll); the reporter takes it.
 	ivHist *intervalHist
@@ -254,6 +257,9 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	}
 	if spec.Latency {
 		r.ivHist = newIntervalHist(spec.IntervalHistograms)
+	}
+	if spec.Share != nil {
+		r.settled = &settledSet{}
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {
