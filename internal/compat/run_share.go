@@ -46,6 +46,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Lag:            true,
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
+		OnStall:        stallPrinter(env.Stderr),
 		Share:          &workload.ShareSpec{},
 	}
 	if sa.ShowDetailedStats {

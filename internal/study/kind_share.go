@@ -48,6 +48,7 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		},
 		Latency: true,
 		Lag:     true,
+		OnStall: in.b.stallOf(w.Name),
 		Seed:    messageSeed(in.b.seed, w, in.index),
 		Share:   shareSpec(sh, w.Processing),
 	}

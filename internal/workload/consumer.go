@@ -101,6 +101,11 @@ type ConsumerSpec struct {
 	// OnLag, if set, is called with each lag sample (Lag), off the poll
 	// loops.
 	OnLag func(LagSample)
+	// OnStall, if set, is called for a share group's members (with Lag)
+	// at each lag sample while records wait unread and none was settled
+	// for an interval, with what holds them when known: the members were
+	// otherwise silent about a group without partitions or a broker gone.
+	OnStall func(Stall)
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)

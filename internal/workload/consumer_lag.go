@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -181,7 +182,45 @@ func (s *lagSampler) sampleShare(ctx context.Context) {
 	})
 	if measured {
 		s.add(lag)
+		s.shareStalled(ctx, lag)
 	}
+}
+
+// shareStalled tells OnStall when records wait unread and no member
+// settled one for an interval, with what holds them as far as kbench can
+// see: the group's coordinator not answering, members without
+// partitions (the coordinator assigns them at a member's next heartbeat,
+// 5 s apart by default: a new group's first records come about 5 s after
+// it joined), and the last connection a member could not open. A leader
+// killed under a share group showed nothing for 9 to 13 s: "waiting for
+// the first record", lag 0.
+func (s *lagSampler) shareStalled(ctx context.Context, lag int64) {
+	spec := s.cr.spec
+	quiet := time.Since(time.Unix(0, s.cr.lastRecv.Load()))
+	if spec.OnStall == nil || lag == 0 || quiet < spec.Interval {
+		return
+	}
+	st := Stall{For: quiet, Outstanding: lag, Reader: true}
+	described, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.DescribedShareGroups, error) {
+		return s.adm.DescribeShareGroups(ctx, spec.Group)
+	})
+	d, ok := described[spec.Group]
+	switch {
+	case err == nil && ok && d.Err == nil && len(d.Members) > 0 && len(d.AssignedPartitions()) == 0:
+		st.Why = fmt.Sprintf("none of the group's %d member(s) has a partition assigned yet (the coordinator assigns them at a member's next heartbeat)", len(d.Members))
+	case err == nil && ok && (d.Err == nil && len(d.Members) == 0 || errors.Is(d.Err, kerr.GroupIDNotFound)):
+		st.Why = "no member has joined the share group yet"
+	case err == nil && ok && d.Err != nil:
+		st.Why = fmt.Sprintf("the share group's coordinator answers %v", d.Err)
+	case err != nil && ctx.Err() == nil:
+		st.Why = fmt.Sprintf("the share group's coordinator does not answer (%v)", err)
+	}
+	for _, c := range s.cr.clients {
+		if e := c.conn.last(); e != "" {
+			st.LastError = e
+		}
+	}
+	spec.OnStall(st)
 }
 
 // shareReset is the group's share.auto.offset.reset, asked once per run

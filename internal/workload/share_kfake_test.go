@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -394,5 +395,59 @@ func TestShareVerdictTakesTheBrokersStart(t *testing.T) {
 	}
 	if v := l.Verify(start, end, nil); v.Unsettled != 3 || v.SettledByBroker != 0 {
 		t.Errorf("without the broker's start: %+v, want 3 unsettled", v)
+	}
+}
+
+// TestShareStallSaysWhy guards what a share group's members said while
+// records waited and none came: nothing ("waiting for the first record",
+// lag 0) for the 9 to 13 s a killed leader held a group without
+// partitions. Now each lag sample says, with the records unread, what
+// holds them as far as kbench sees: here no member has joined (the
+// coordinator answers every heartbeat without an assignment, and keeps
+// no group).
+func TestShareStallSaysWhy(t *testing.T) {
+	t.Parallel()
+	c := testkafka.NewFake(t, kfake.SeedTopics(1, "q"))
+	c.ControlKey(int16(kmsg.ShareGroupHeartbeat), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		hb := req.(*kmsg.ShareGroupHeartbeatRequest)
+		resp := req.ResponseKind().(*kmsg.ShareGroupHeartbeatResponse)
+		resp.MemberID, resp.MemberEpoch, resp.HeartbeatIntervalMillis = kmsg.StringPtr(hb.MemberID), 1, 1000
+		return resp, nil, true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("q"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 50
+	for range n {
+		p.Produce(ctx, &kgo.Record{Value: []byte("x")}, nil)
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	var mu sync.Mutex
+	var stalls []Stall
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
+	_, err = runEngine(ctx, ShareConsume{ShortOK: true,
+		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
+		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: n, IdleTimeout: 1500 * time.Millisecond,
+			Lag: true, Interval: 200 * time.Millisecond, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{},
+			OnStall: func(s Stall) { mu.Lock(); stalls = append(stalls, s); mu.Unlock() }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stalls) == 0 {
+		t.Fatal("no stall said while 50 records waited and none came")
+	}
+	s := stalls[len(stalls)-1]
+	if !s.Reader || s.Outstanding != n || !strings.Contains(s.Why, "no member has joined") ||
+		!strings.HasPrefix(s.String(), "no record read for ") || !strings.Contains(s.String(), "50 records unread; no member has joined the share group yet") {
+		t.Errorf("stall %+v (%q); want 50 records unread and why", s, s)
 	}
 }
