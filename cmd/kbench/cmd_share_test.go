@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -219,5 +220,36 @@ matrix:
 	summary, err := os.ReadFile(filepath.Join(out, "summary.md"))
 	if err != nil || !strings.Contains(string(summary), "verified: all 4000 records settled exactly once") {
 		t.Errorf("summary.md lacks the share verification (%v):\n%s", err, summary)
+	}
+}
+
+// A read-only command creates nothing: a missing topic is said so (exit 2)
+// and stays missing on a broker that creates topics on first use, and a
+// number too large for --num-records is one error, not followed by a bogus
+// "should be greater than zero".
+func TestShareConsumerPerfMissingTopicAndBadCount(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	topic := uniqueTopic(t, "share-absent")
+	st, stdout, stderr := consumerTestState()
+	code := runKbench(t, st, "share-consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic, "--num-records", "10")
+	if code != exitUsage || !strings.Contains(stderr.String(), `topic "`+topic+`" does not exist`) {
+		t.Fatalf("exit %d, stderr %q; want %d and that the topic does not exist", code, stderr, exitUsage)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	topics, err := kadm.NewClient(cl).ListTopics(ctx)
+	if err != nil || topics.Has(topic) {
+		t.Errorf("topics %v (%v): the run left %s created", topics.Names(), err, topic)
+	}
+	st, stdout, stderr = consumerTestState()
+	code = runKbench(t, st, "share-consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic, "--num-records", "99999999999999999999")
+	if code != exitUsage || strings.Contains(stderr.String(), "greater than zero") || !strings.Contains(stderr.String(), "is too large") || stdout.Len() != 0 {
+		t.Errorf("exit %d, stderr %q, stdout %q; want one error, that the number is too large", code, stderr, stdout)
 	}
 }

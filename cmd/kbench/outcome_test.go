@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -434,5 +436,68 @@ func TestProducerPerfJavaBasis(t *testing.T) {
 	p := readDoc(t, out).Producer
 	if p.LatencyFrom != "intended" || p.Latency.P50 != 1_900_000 || p.SendLatency == nil || p.SendLatency.P50 != 2000 || p.PublishDelay == nil {
 		t.Errorf("result: latency from %s, p50 %d; send latency %+v; publish delay %+v", p.LatencyFrom, p.Latency.P50, p.SendLatency, p.PublishDelay)
+	}
+}
+
+// TestSharePerfJSONAsPrinted guards the share drop-in's --json, which said
+// three durations for one run (the line's fetch.time.ms 23,162; fetch_ms
+// and duration_seconds 22,438 from the consumers' own start to their
+// stop; records_per_sec over reading_seconds, 17.178 s) and listed the
+// classic consumer's settings (group.protocol, auto.offset.reset,
+// enable.auto.commit, partition.assignment.strategy) as its config. Now
+// fetch_ms is the printed figure, duration_seconds the same time,
+// lifetime_records_per_sec the line's nMsg.sec over it, records_per_sec
+// over reading_seconds, and the config the share consumer's.
+func TestSharePerfJSONAsPrinted(t *testing.T) {
+	t.Parallel()
+	start := t0
+	measured := func(sc runner.Scenario) (*runner.Outcome, error) {
+		res := &workload.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
+			LastRecord: start.Add(3 * time.Second), Records: 2000, Bytes: 2 << 20, PerClient: []int64{2000}, PerClientBytes: []int64{2 << 20},
+			Latency: latencies(2000, 1500), FromHeader: 2000, Reason: workload.StopRecords,
+			Share: &workload.ShareResult{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
+				DeliveryCounts: make([]int64, 11), AckLatency: measure.NewHistogram()}}
+		return &runner.Outcome{Start: start, End: res.End,
+			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Consumer: res}}}, nil
+	}
+	// The run takes a moment of the tool's clock; the canned result says
+	// its consumers ran 4 s: two clocks, as on a broker.
+	during := func(runner.Scenario) { time.Sleep(300 * time.Millisecond) }
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCanned(t, &canned{during: during, measured: measured}, "share-consumer-perf-test",
+		"--topic", "t", "--num-records", "2000", "--bootstrap-server", "127.0.0.1:1", "--json", out)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	fields := strings.Split(lines[len(lines)-1], ", ")
+	if len(fields) != 7 {
+		t.Fatalf("summary line %q", lines[len(lines)-1])
+	}
+	fetchMs, _ := strconv.ParseInt(fields[6], 10, 64)
+	nMsgSec, _ := strconv.ParseFloat(fields[4], 64)
+	c := readDoc(t, out).Consumer
+	if c == nil {
+		t.Fatal("no consumer section")
+	}
+	if c.FetchMs != fetchMs || c.DurationSeconds*1000 != float64(fetchMs) {
+		t.Errorf("fetch_ms %d, duration_seconds %g; want the printed fetch.time.ms %d for both", c.FetchMs, c.DurationSeconds, fetchMs)
+	}
+	if math.Abs(c.LifetimeRecordsPerSec-nMsgSec) > 0.0001 {
+		t.Errorf("lifetime_records_per_sec %g, want the printed nMsg.sec %g", c.LifetimeRecordsPerSec, nMsgSec)
+	}
+	if c.ReadingSeconds != 2 || c.RecordsPerSec != 1000 {
+		t.Errorf("reading_seconds %g, records_per_sec %g; want 2000 records over the 2 s from the first to the last", c.ReadingSeconds, c.RecordsPerSec)
+	}
+	cfg := readDoc(t, out).Config
+	for _, k := range []string{"group.protocol", "auto.offset.reset", "enable.auto.commit", "partition.assignment.strategy", "session.timeout.ms"} {
+		if v, ok := cfg[k]; ok {
+			t.Errorf("config lists %s=%s, a classic consumer's setting", k, v)
+		}
+	}
+	for _, k := range []string{"share.acknowledgement.mode", "max.poll.records", "group.id", "fetch.max.bytes"} {
+		if _, ok := cfg[k]; !ok {
+			t.Errorf("config lacks the share consumer's %s", k)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/kafkaconf"
+	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/study"
@@ -45,6 +46,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Lag:            true,
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
+		OnStall:        stallPrinter(env.Stderr),
 		Share:          &workload.ShareSpec{},
 	}
 	if sa.ShowDetailedStats {
@@ -93,6 +95,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	if sa.JSONPath != "" {
 		cons, e2e, err := study.ConsumerSummary(res, out.CPU)
 		if err == nil {
+			asPrinted(cons, startMs, endMs)
 			doc := shareConfigDoc(env, sa, cc, res, started)
 			doc.Consumer, doc.EndToEnd = cons, e2e
 			doc.BrokerVersions = out.BrokerVersions
@@ -140,7 +143,7 @@ func shareProgress(env Env, sa *ShareConsumerArgs) func(i int, records, bytes in
 
 // shareConfigDoc starts the result document with the run's settings.
 func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult, started time.Time) *result.Document {
-	cfg := cc.Settings()
+	cfg := cc.ShareSettings()
 	cfg["kbench.threads"] = strconv.Itoa(sa.Threads)
 	cfg["kbench.timeout.ms"] = strconv.FormatInt(sa.Timeout.Milliseconds(), 10)
 	cfg["kbench.num.records"] = strconv.FormatInt(sa.NumRecords, 10)
@@ -149,4 +152,18 @@ func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res 
 		cfg["kbench.stop.reason"] = string(res.Reason)
 	}
 	return result.New(result.KindSharePerf, env.Version, started, cfg)
+}
+
+// asPrinted makes the JSON's whole-run figures the printed line's: the
+// Apache tool's clock runs from before its consumers subscribe until they
+// closed, so fetch_ms is the line's fetch.time.ms, duration_seconds the
+// same time, and lifetime_records_per_sec (records over it) the line's
+// nMsg.sec. records_per_sec and mib_per_sec stay over reading_seconds,
+// first record to last. The JSON said 22,438 ms from the consumers' own
+// start to their stop where the line said 23,162.
+func asPrinted(c *result.Consumer, startMs, endMs int64) {
+	elapsed := time.Duration(endMs-startMs) * time.Millisecond
+	c.FetchMs = elapsed.Milliseconds()
+	c.DurationSeconds = elapsed.Seconds()
+	c.LifetimeRecordsPerSec = measure.PerSecond(c.Records, elapsed)
 }

@@ -98,10 +98,15 @@ func ParseShareConsumerArgs(args []string) (*ShareConsumerArgs, error) {
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, userr.Errorf(format, args...)) }
+	// unparsed are the options whose value is no number: their error is
+	// said once, not followed by a range check of the 0 left in its place
+	// ("too large" and then "should be greater than zero").
+	unparsed := map[string]bool{}
 	num := func(name string, def int64) int64 {
 		v, err := a.Int64(name, def)
 		if err != nil {
 			errs = append(errs, err)
+			unparsed[name] = true
 		}
 		return v
 	}
@@ -160,6 +165,7 @@ func ParseShareConsumerArgs(args []string) (*ShareConsumerArgs, error) {
 		bad("give --num-records or --messages (its old name), not both")
 	case !a.Has("--messages") && !a.Has("--num-records"):
 		bad("argument --num-records is required (or --messages, its old name)")
+	case unparsed["--num-records"] || unparsed["--messages"]:
 	case c.NumRecords <= 0:
 		bad("--num-records should be greater than zero")
 	}
@@ -167,18 +173,19 @@ func ParseShareConsumerArgs(args []string) (*ShareConsumerArgs, error) {
 		bad("option --consumer.config can't be used with option --command-config (it is its old name)")
 	}
 	switch {
+	case unparsed["--threads"]:
 	case c.Threads < 1:
 		bad("--threads should be at least 1")
 	case c.Threads > MaxClients:
 		bad("--threads %d: at most %d share consumers (each is its own client); run several kbench processes for more", c.Threads, MaxClients)
 	}
-	if c.FetchSize <= 0 {
+	if c.FetchSize <= 0 && !unparsed["--fetch-size"] {
 		bad("--fetch-size should be greater than zero")
 	}
-	if a.Has("--socket-buffer-size") && c.SocketBufferSize <= 0 {
+	if a.Has("--socket-buffer-size") && c.SocketBufferSize <= 0 && !unparsed["--socket-buffer-size"] {
 		bad("--socket-buffer-size should be greater than zero")
 	}
-	if c.Timeout < 0 {
+	if c.Timeout < 0 && !unparsed["--timeout"] {
 		bad("--timeout should not be negative")
 	}
 	if c.GroupGiven && c.Group == "" {

@@ -101,3 +101,27 @@ func TestSharePrintMetricsHelpSaysWhatItPrints(t *testing.T) {
 		t.Errorf("--print-metrics help:\n%s\nwant it to say it prints the note %q", help.String(), ShareMetricsNote)
 	}
 }
+
+// TestShareNumberTooLargeIsOneError guards the options' number errors: a
+// --num-records too large for an int64 was followed by a bogus second
+// problem ("--num-records should be greater than zero") checked on the 0
+// left in its place.
+func TestShareNumberTooLargeIsOneError(t *testing.T) {
+	t.Parallel()
+	base := []string{"--bootstrap-server", "b:9092", "--topic", "t"}
+	huge := "99999999999999999999"
+	for _, args := range [][]string{
+		{"--num-records", huge},
+		{"--messages", huge},
+		{"--num-records", "1", "--threads", huge},
+		{"--num-records", "1", "--fetch-size", huge},
+		{"--num-records", "1", "--socket-buffer-size", huge},
+		{"--num-records", "1", "--timeout", "-" + huge},
+		{"--num-records", "x"},
+	} {
+		_, err := ParseShareConsumerArgs(append(append([]string(nil), base...), args...))
+		if err == nil || strings.Contains(err.Error(), "problems") || strings.Contains(err.Error(), "should") {
+			t.Errorf("%v: %v; want the number's error alone", args, err)
+		}
+	}
+}

@@ -48,3 +48,16 @@ func (c *Consumer) ShareOpts() ([]kgo.Opt, error) {
 
 // ExplicitAcks reports whether share.acknowledgement.mode is explicit.
 func (c *Consumer) ExplicitAcks() bool { return c.ShareAcknowledgementMode == "explicit" }
+
+// ShareSettings are the settings of a share consumer, as a result's
+// config lists them: Settings without the classic group's (classicOnly),
+// which a share consumer neither takes nor uses. The share drop-in's
+// config listed group.protocol, auto.offset.reset, enable.auto.commit and
+// partition.assignment.strategy at their classic defaults.
+func (c *Consumer) ShareSettings() map[string]string {
+	s := c.Settings()
+	for _, k := range classicOnly {
+		delete(s, k)
+	}
+	return s
+}

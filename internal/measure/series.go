@@ -103,8 +103,13 @@ type LagSample struct {
 // records were outstanding.
 type Stall struct {
 	For         time.Duration // since a record last completed or nothing waited (or the start)
-	Outstanding int64         // records in the clients' buffers
+	Outstanding int64         // records in the clients' buffers; for a reader, records unread
 	LastError   string        // the last failed connection attempt, if any
+	// Reader: a reader's stall, no record read while Outstanding wait;
+	// Why says what holds them, when the reader knows (a share group's
+	// members without partitions).
+	Reader bool
+	Why    string
 }
 
 // String says the stall as kbench prints it: "no acknowledgement for 6s:
@@ -117,6 +122,12 @@ func (s Stall) String() string {
 	noun := "records"
 	if s.Outstanding == 1 {
 		noun = "record"
+	}
+	if s.Reader {
+		if s.Why != "" {
+			why = "; " + s.Why + why
+		}
+		return fmt.Sprintf("no record read for %s: %d %s unread%s", s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
 	}
 	return fmt.Sprintf("no acknowledgement for %s: %d %s outstanding%s", s.For.Round(100*time.Millisecond), s.Outstanding, noun, why)
 }

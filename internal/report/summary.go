@@ -513,14 +513,27 @@ func balancedNote(p *result.Producer) string {
 func shareNote(sh *result.Share) string {
 	note := fmt.Sprintf("%d deliveries: %d accepted, %d released, %d rejected; %d redelivered (%d after a lock ran out), %d archived after their last delivery",
 		sh.Deliveries, sh.Accepted, sh.Released, sh.Rejected, sh.Redelivered, sh.LockTimeouts, sh.Archived)
+	if sh.Resettled > 0 {
+		note += fmt.Sprintf("; %d settled again after an acknowledgement the broker never took (counted once)", sh.Resettled)
+	}
 	if l := sh.AckLatency; l != nil {
 		note += fmt.Sprintf("; acknowledgements answered in %.1f ms (p50), %.1f ms (p99)", float64(l.P50)/1000, float64(l.P99)/1000)
 	}
 	if v := sh.Verification; v != nil {
-		if v.Unsettled == 0 && v.AcceptedTwice == 0 {
-			note += fmt.Sprintf("; verified: all %d records settled exactly once", v.Records)
-		} else {
-			note += fmt.Sprintf("; verification FAILED: %d of %d records unsettled, %d accepted twice", v.Unsettled, v.Records, v.AcceptedTwice)
+		byBroker := ""
+		if v.SettledByBroker > 0 {
+			byBroker = fmt.Sprintf(" (%d of them archived by the broker, after deliveries no member processed)", v.SettledByBroker)
+		}
+		switch {
+		case v.Partial:
+			note += fmt.Sprintf("; interrupted: of the %d records up to the last read, %d unsettled, %d accepted twice%s", v.Records, v.Unsettled, v.AcceptedTwice, byBroker)
+		case v.Unsettled == 0 && v.AcceptedTwice == 0:
+			note += fmt.Sprintf("; verified: all %d records settled exactly once%s", v.Records, byBroker)
+		default:
+			note += fmt.Sprintf("; verification FAILED: %d of %d records unsettled, %d accepted twice%s", v.Unsettled, v.Records, v.AcceptedTwice, byBroker)
+		}
+		if v.BrokerLag != nil && *v.BrokerLag > 0 {
+			note += fmt.Sprintf("; the broker still holds %d records unsettled (acknowledgements it never took: they go to the group's next member)", *v.BrokerLag)
 		}
 	}
 	return note

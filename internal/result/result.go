@@ -300,20 +300,34 @@ type Share struct {
 	// PerMember is each member's settled records (accepted, rejected or
 	// archived by its acknowledgement; they sum to the records the run
 	// counted); older results held each member's accepted records.
-	PerMember    []int64            `json:"per_member"`
+	PerMember []int64 `json:"per_member"`
+	// Resettled are settlements of records already settled: redeliveries
+	// after an acknowledgement the broker never took (a broker died with
+	// it, a lock ran out), counted once in records.
+	Resettled    int64              `json:"resettled,omitempty"`
 	Verification *ShareVerification `json:"verification,omitempty"`
 }
 
 // ShareVerification checks every record from where the group started to
 // the topic's end: each must be accepted once, or rejected, or archived.
 type ShareVerification struct {
-	Records       int64    `json:"records"`
-	Accepted      int64    `json:"accepted"`
-	AcceptedTwice int64    `json:"accepted_twice"`
-	Rejected      int64    `json:"rejected"`
-	Archived      int64    `json:"archived"`
-	Unsettled     int64    `json:"unsettled"`
-	Missing       []string `json:"missing,omitempty"` // the first unsettled records, topic[partition]@offset
+	Records       int64 `json:"records"`
+	Accepted      int64 `json:"accepted"`
+	AcceptedTwice int64 `json:"accepted_twice"`
+	Rejected      int64 `json:"rejected"`
+	Archived      int64 `json:"archived"`
+	// SettledByBroker were settled by no member but lie below the
+	// group's share start offset after the run: the broker archived them
+	// after deliveries no member processed, or they hold no record.
+	SettledByBroker int64    `json:"settled_by_broker,omitempty"`
+	Unsettled       int64    `json:"unsettled"`
+	Missing         []string `json:"missing,omitempty"` // the first unsettled records, topic[partition]@offset
+	// BrokerLag is the broker's count of records it still holds
+	// unsettled after the run (Kafka 4.2+); absent when not known.
+	BrokerLag *int64 `json:"broker_lag,omitempty"`
+	// Partial: the run was interrupted; the records up to the last one
+	// read of each partition were checked.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // LagPoint is the consumer group's total lag at a moment of the run.

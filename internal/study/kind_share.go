@@ -52,11 +52,14 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		},
 		Latency: true,
 		Lag:     true,
+		OnStall: in.b.stallOf(w.Name),
 		Seed:    messageSeed(in.b.seed, w, in.index),
 		Share:   shareSpec(sh, w.Processing),
 	}
 	in.b.observeConsumer(w.Name, &spec)
-	settings := parsed.settings
+	// A fresh map: parsed.settings is shared by the workloads with the
+	// same properties, and the group's configs are this workload's.
+	settings := cc.ShareSettings()
 	configs := groupConfigs(sh)
 	for k, v := range configs {
 		settings["group."+k] = v

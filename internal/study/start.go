@@ -145,14 +145,14 @@ func localCluster(ctx context.Context, p *plan.Plan, opt Options) (*LocalCluster
 // with the count and the last error; the live view shows each as it goes.
 func stallSaying(opt Options) func(string, measure.Stall) {
 	var mu sync.Mutex
-	var said time.Time
+	said := map[string]time.Time{} // per workload: a writer's stall hid its readers'
 	return func(name string, st measure.Stall) {
 		mu.Lock()
 		defer mu.Unlock()
-		if time.Since(said) < stallEvery {
+		if time.Since(said[name]) < stallEvery {
 			return
 		}
-		said = time.Now()
+		said[name] = time.Now()
 		fmt.Fprintln(opt.Progress, stallLine(name, st))
 	}
 }

@@ -91,7 +91,7 @@ func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,
-		DeliveryCounts: sh.DeliveryCounts, PerMember: sh.PerMember,
+		DeliveryCounts: sh.DeliveryCounts, PerMember: sh.PerMember, Resettled: sh.Resettled,
 	}
 	if len(sh.AckErrors) > 0 {
 		out.AckErrors = sh.AckErrors
@@ -105,7 +105,10 @@ func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
 	}
 	if v := sh.Verdict; v != nil {
 		out.Verification = &result.ShareVerification{Records: v.Records, Accepted: v.Accepted, AcceptedTwice: v.AcceptedTwice,
-			Rejected: v.Rejected, Archived: v.Archived, Unsettled: v.Unsettled}
+			Rejected: v.Rejected, Archived: v.Archived, SettledByBroker: v.SettledByBroker, Unsettled: v.Unsettled, Partial: v.Partial}
+		if v.BrokerLag >= 0 {
+			out.Verification.BrokerLag = &v.BrokerLag
+		}
 		for _, m := range v.Missing {
 			out.Verification.Missing = append(out.Verification.Missing, m.String())
 		}

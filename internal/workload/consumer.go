@@ -105,6 +105,11 @@ type ConsumerSpec struct {
 	// OnLag, if set, is called with each lag sample (Lag), off the poll
 	// loops.
 	OnLag func(LagSample)
+	// OnStall, if set, is called for a share group's members (with Lag)
+	// at each lag sample while records wait unread and none was settled
+	// for an interval, with what holds them when known: the members were
+	// otherwise silent about a group without partitions or a broker gone.
+	OnStall func(Stall)
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
@@ -134,6 +139,9 @@ type ConsumerRun struct {
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
+	// settled is which records a share run's members settled (nil for
+	// other consumers).
+	settled *settledSet
 	// ivHist holds the current interval's end-to-end latencies, shared by
 	// the clients (one batch per poll); the reporter takes it.
 	ivHist *intervalHist
@@ -259,6 +267,9 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	}
 	if spec.Latency {
 		r.ivHist = newIntervalHist(spec.IntervalHistograms)
+	}
+	if spec.Share != nil {
+		r.settled = &settledSet{}
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {

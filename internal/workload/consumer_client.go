@@ -35,6 +35,7 @@ type consumerClient struct {
 	procAt    time.Time        // the end of the processing done so far (poll loop; spend)
 	ackErrs   measure.ErrorCounts
 	positions *positions // nil without ConsumerSpec.Lag
+	conn      connWatch  // the last failed connection (a share member's stall)
 
 	// poll loop
 	hist *measure.Histogram // made on the first latency (latencyHist)
@@ -105,7 +106,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		// decides what it reads of records written before it joined.
 		c.share = newShareState(r.spec.clientSeed(i), r.spec.Share.Ledger)
 		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
-			kgo.ShareAckCallback(c.onAckResults))
+			kgo.ShareAckCallback(c.onAckResults), kgo.WithHooks(&c.conn))
 		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
 			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
 		}

@@ -155,6 +155,7 @@ func (r *ConsumerRun) shareResult() *ShareResult {
 		out.Renewed += s.Renewed
 		out.Archived += s.Archived
 		out.Settled += s.Settled
+		out.Resettled += s.Resettled
 		out.PerMember = append(out.PerMember, s.Settled)
 		out.Redelivered += s.Redelivered
 		for i, n := range s.DeliveryCounts {

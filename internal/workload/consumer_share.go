@@ -2,7 +2,6 @@ package workload
 
 import (
 	"math/rand/v2"
-	"sort"
 	"sync"
 	"time"
 
@@ -67,12 +66,18 @@ type ShareResult struct {
 	Archived int64
 	// Settled are the records the run counted (its target's): accepted,
 	// rejected or archived, each by the member whose acknowledgement
-	// settled it (a record released by one member and accepted by another
-	// is the other's). PerMember is each member's, in client order; they
-	// sum to Settled. A member's records and bytes (PerClient) are its
-	// accepted ones only.
+	// settled it first (a record released by one member and accepted by
+	// another is the other's). PerMember is each member's, in client
+	// order; they sum to Settled. A member's records and bytes
+	// (PerClient) are its accepted ones only, each counted once.
 	Settled   int64
 	PerMember []int64
+	// Resettled counts settlements of records already settled (by any
+	// member): a redelivery after an acknowledgement the broker never
+	// took, such as one sent to a broker that died or after the record's
+	// lock ran out. They are acknowledged (and counted in Accepted,
+	// Rejected) but not counted toward Settled, records or bytes again.
+	Resettled int64
 	// Redelivered counts deliveries after a record's first; LockTimeouts
 	// those of them that followed no release: the record's lock ran out
 	// (or its acknowledgement was lost). Exact with the ledger, per
@@ -102,6 +107,8 @@ type shareState struct {
 	res  ShareResult
 	rng  *rand.Rand
 	seen map[topicPartition]*offsetLedger // this client's ledger
+	// settled caches the run's settled offsets per partition (settledBits).
+	settled map[topicPartition]*offsetBits
 
 	// ackMu guards unanswered and ackLat: the poll loop notes when a
 	// partition's acknowledgements began waiting, the ack callback
@@ -113,7 +120,7 @@ type shareState struct {
 
 func newShareState(seed uint64, ledger bool) *shareState {
 	s := &shareState{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		unanswered: map[topicPartition]time.Time{}, ackLat: measure.NewHistogram(),
+		unanswered: map[topicPartition]time.Time{}, ackLat: measure.NewHistogram(), settled: map[topicPartition]*offsetBits{},
 		res: ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}}
 	if ledger {
 		s.seen = map[topicPartition]*offsetLedger{}
@@ -132,7 +139,13 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 	var bytes, latSum, latMax, latN, taken int64
 	var err error
 	fs.EachError(func(topic string, partition int32, e error) {
-		if err == nil {
+		switch {
+		case err != nil:
+		case shareGroupsRefused(e):
+			// franz-go retries a refused heartbeat for ever: the run
+			// would wait for records that never come.
+			err = errNoShareGroups(refusedShareGroups)
+		default:
 			err = c.fetchError(topic, partition, e)
 		}
 	})
@@ -163,17 +176,28 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		}
 		archived := out == Release && sp.DeliveryLimit > 0 && delivery >= sp.DeliveryLimit
 		settled := out != Release || archived
-		if settled && c.cr.claim(1, now) == 0 {
+		// first: no member settled this record before; a record settled
+		// again (redelivered after an acknowledgement the broker never
+		// took) is acknowledged as decided but counted once.
+		first := settled && c.settledBits(tp).add(r.Offset)
+		if first && c.cr.claim(1, now) == 0 {
+			c.settledBits(tp).remove(r.Offset)
 			r.Ack(kgo.AckRelease) // over the target
 			return
 		}
-		if settled {
+		switch {
+		case first:
 			st.res.Settled++
+		case settled:
+			st.res.Resettled++
 		}
 		switch out {
 		case Accept, Renew:
 			r.Ack(kgo.AckAccept)
 			st.res.Accepted++
+			if !first {
+				break // counted when first settled
+			}
 			taken++
 			bytes += int64(len(r.Key) + len(r.Value))
 			if c.latency {
@@ -211,7 +235,7 @@ func (c *consumerClient) handleShare(fs kgo.Fetches, polled time.Time) error {
 		if st.seen != nil {
 			st.ledger(tp).note(r.Offset, out, archived, delivery)
 		}
-		if settled {
+		if first {
 			c.cr.lastRecv.Store(now.UnixNano())
 		}
 	})
@@ -276,6 +300,18 @@ func (c *consumerClient) spend(d time.Duration) {
 	}
 }
 
+// settledBits is the run's settled offsets of a partition, kept per
+// client so that the run's map is asked once per partition.
+func (c *consumerClient) settledBits(tp topicPartition) *offsetBits {
+	st := c.share
+	b := st.settled[tp]
+	if b == nil {
+		b = c.cr.settled.part(tp)
+		st.settled[tp] = b
+	}
+	return b
+}
+
 func (s *shareState) ledger(tp topicPartition) *offsetLedger {
 	l := s.seen[tp]
 	if l == nil {
@@ -317,159 +353,4 @@ func (c *consumerClient) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
 			delete(st.unanswered, tp)
 		}
 	}
-}
-
-// offsetLedger is one partition's record outcomes, indexed from base.
-type offsetLedger struct {
-	base   int64
-	states []recordOutcome
-}
-
-// recordOutcome is what happened to one record: how often it was
-// accepted, released and rejected, and whether it was archived.
-type recordOutcome struct {
-	accepted, released, rejected uint8
-	lastDelivery                 uint8 // the highest delivery count seen
-	archived                     bool
-}
-
-func (l *offsetLedger) at(offset int64) *recordOutcome {
-	if len(l.states) == 0 {
-		l.base = offset
-	}
-	if offset < l.base {
-		grown := make([]recordOutcome, l.base-offset+int64(len(l.states)))
-		copy(grown[l.base-offset:], l.states)
-		l.states, l.base = grown, offset
-	}
-	i := offset - l.base
-	if i >= int64(len(l.states)) {
-		l.states = append(l.states, make([]recordOutcome, i+1-int64(len(l.states)))...)
-	}
-	return &l.states[i]
-}
-
-func (l *offsetLedger) note(offset int64, out Ack, archived bool, delivery int32) {
-	o := l.at(offset)
-	o.lastDelivery = uint8(min(max(int32(o.lastDelivery), delivery), 255))
-	switch out {
-	case Accept, Renew:
-		o.accepted = sat(o.accepted)
-	case Release:
-		o.released = sat(o.released)
-		o.archived = o.archived || archived
-	case Reject:
-		o.rejected = sat(o.rejected)
-	}
-}
-
-func sat(n uint8) uint8 { return min(n, 254) + 1 }
-
-// ShareLedger is every member's record outcomes, merged per partition.
-type ShareLedger struct {
-	parts map[topicPartition]*offsetLedger
-}
-
-func mergeLedgers(states []*shareState) *ShareLedger {
-	out := &ShareLedger{parts: map[topicPartition]*offsetLedger{}}
-	for _, s := range states {
-		for tp, l := range s.seen {
-			m := out.parts[tp]
-			if m == nil {
-				m = &offsetLedger{}
-				out.parts[tp] = m
-			}
-			for i, o := range l.states {
-				if o == (recordOutcome{}) {
-					continue
-				}
-				t := m.at(l.base + int64(i))
-				t.accepted = uint8(min(int(t.accepted)+int(o.accepted), 255))
-				t.released = uint8(min(int(t.released)+int(o.released), 255))
-				t.rejected = uint8(min(int(t.rejected)+int(o.rejected), 255))
-				t.archived = t.archived || o.archived
-				t.lastDelivery = max(t.lastDelivery, o.lastDelivery)
-			}
-		}
-	}
-	return out
-}
-
-// ShareVerdict is what became of every record in a range of offsets.
-type ShareVerdict struct {
-	Records       int64 // offsets checked
-	Accepted      int64 // accepted exactly once
-	AcceptedTwice int64 // accepted more than once: delivered twice as done (a duplicate)
-	Rejected      int64 // rejected (and never accepted)
-	Archived      int64 // released on their last delivery (and never accepted)
-	// Unsettled were never accepted, rejected or archived: lost, or still
-	// waiting when the run ended. Missing lists the first of them.
-	Unsettled int64
-	Missing   []PartitionOffset
-}
-
-// PartitionOffset names one record.
-type PartitionOffset struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-}
-
-// Verify checks the offsets from start to end (exclusive) of each
-// partition, as listed after the run: every record must be settled once.
-func (l *ShareLedger) Verify(start, end map[string]map[int32]int64) ShareVerdict {
-	var v ShareVerdict
-	var tps []topicPartition
-	for t, ps := range end {
-		for p := range ps {
-			tps = append(tps, topicPartition{t, p})
-		}
-	}
-	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].topic != tps[j].topic {
-			return tps[i].topic < tps[j].topic
-		}
-		return tps[i].partition < tps[j].partition
-	})
-	for _, tp := range tps {
-		led := l.parts[tp]
-		for off := start[tp.topic][tp.partition]; off < end[tp.topic][tp.partition]; off++ {
-			v.Records++
-			var o recordOutcome
-			if led != nil && off >= led.base && off-led.base < int64(len(led.states)) {
-				o = led.states[off-led.base]
-			}
-			switch {
-			case o.accepted == 1:
-				v.Accepted++
-			case o.accepted > 1:
-				v.AcceptedTwice++
-			case o.rejected > 0:
-				v.Rejected++
-			case o.archived:
-				v.Archived++
-			default:
-				v.Unsettled++
-				if len(v.Missing) < 10 {
-					v.Missing = append(v.Missing, PartitionOffset{tp.topic, tp.partition, off})
-				}
-			}
-		}
-	}
-	return v
-}
-
-// lockTimeouts counts the redeliveries no release asked for: per record,
-// its deliveries after the first beyond the releases that preceded them.
-func (l *ShareLedger) lockTimeouts() int64 {
-	var n int64
-	for _, led := range l.parts {
-		for _, o := range led.states {
-			if o.lastDelivery > 1 {
-				redelivered := int64(o.lastDelivery) - 1
-				n += max(redelivered-min(int64(o.released), redelivered), 0)
-			}
-		}
-	}
-	return n
 }

@@ -70,7 +70,15 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
 		return fmt.Errorf("share consumer: admin client: %w", err)
 	}
 	e.admin = admin
-	if err := checkShareGroups(ctx, admin); err != nil {
+	if err := checkShareGroups(ctx, admin, spec.Group); err != nil {
+		return err
+	}
+	// The topics must exist before anything else asks for them: the
+	// admin client has the consumer's options, and with Java's
+	// allow.auto.create.topics=true its metadata requests (kadm's
+	// ListStartOffsets below) create a missing topic, which the run then
+	// reported missing and left behind. resolveTopics never creates one.
+	if _, err := resolveTopics(ctx, admin, spec); err != nil {
 		return err
 	}
 	if err := setGroupConfigs(ctx, admin, spec.Group, e.spec.GroupConfigs); err != nil {
@@ -89,31 +97,6 @@ func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
 	}
 	e.run = run
 	return nil
-}
-
-// shareGroupHeartbeat is the API key of ShareGroupHeartbeat (KIP-932):
-// brokers list it once share groups are enabled.
-const shareGroupHeartbeat = 76
-
-// checkShareGroups says clearly when the cluster has no share groups,
-// before any member tries to join.
-func checkShareGroups(ctx context.Context, cl *kgo.Client) error {
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
-		return kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)
-	})
-	if err != nil {
-		return fmt.Errorf("share consumer: ask the broker's API versions: %w", err)
-	}
-	for _, k := range resp.ApiKeys {
-		if k.ApiKey == shareGroupHeartbeat {
-			return nil
-		}
-	}
-	return userr.Errorf("the cluster does not run share groups: its broker lists no ShareGroupHeartbeat API. " +
-		"Share groups need Apache Kafka 4.1 or newer with the share.version feature enabled " +
-		"(on by default from 4.2; on 4.1: kafka-features upgrade --feature share.version=1), and group.share.enable not false")
 }
 
 // setGroupConfigs sets the share group's configs (resource type GROUP).
@@ -211,36 +194,62 @@ func (e *shareEngine) Wait() (Measured, error) {
 	if !e.spec.ShortOK && res != nil && spec.Records > 0 && res.Records < spec.Records && res.Reason == StopIdle {
 		err = errors.Join(err, fmt.Errorf("settled %d of %d records: no record arrived for %s", res.Records, spec.Records, spec.IdleTimeout))
 	}
-	if e.spec.Verify && res != nil && res.Share != nil && res.Share.Ledger != nil && res.Reason != StopCanceled {
-		v, verr := e.verify(res.Share.Ledger)
+	if e.spec.Verify && res != nil && res.Share != nil && res.Share.Ledger != nil {
+		// An interrupted run is verified too, up to what it read: it
+		// was not, and left 1,253 records unsettled unsaid. Its
+		// verdict is reported, not made the run's error: the run was
+		// interrupted, not failed.
+		interrupted := res.Reason == StopCanceled
+		v, verr := e.verify(res.Share.Ledger, interrupted)
 		res.Share.Verdict = v
-		err = errors.Join(err, verr)
+		if !interrupted {
+			err = errors.Join(err, verr)
+		}
 	}
 	e.closeAdmin()
 	return Measured{Read: res}, err
 }
 
-// verify checks the ledger against the topics' end offsets now.
-func (e *shareEngine) verify(l *ShareLedger) (*ShareVerdict, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+// verify checks the ledger from where the group started to the topics'
+// end offsets now (interrupted: to the last record read of each
+// partition), with the group's share start offsets after the run: a
+// record no member settled below its partition's was settled by the
+// broker. kbench's list of unsettled records disagreed with the broker's
+// start offset: records the broker had archived after deliveries no member
+// processed were listed unsettled.
+func (e *shareEngine) verify(l *ShareLedger, interrupted bool) (*ShareVerdict, error) {
+	bound := adminTimeout
+	if interrupted {
+		bound = interruptCloseBound // Ctrl-C: the run ends within its bounds
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	ends, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
-		return kadm.NewClient(e.admin).ListEndOffsets(ctx, e.spec.Spec.Topics...)
-	})
-	if err == nil {
-		err = ends.Error()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("share verification: list end offsets: %w", err)
-	}
-	end := map[string]map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if end[o.Topic] == nil {
-			end[o.Topic] = map[int32]int64{}
+	adm := kadm.NewClient(e.admin)
+	end := l.readEnds()
+	if !interrupted {
+		ends, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
+			return adm.ListEndOffsets(ctx, e.spec.Spec.Topics...)
+		})
+		if err == nil {
+			err = ends.Error()
 		}
-		end[o.Topic][o.Partition] = o.Offset
-	})
-	v := l.Verify(e.starts, end)
+		if err != nil {
+			return nil, fmt.Errorf("share verification: list end offsets: %w", err)
+		}
+		end = map[string]map[int32]int64{}
+		ends.Each(func(o kadm.ListedOffset) {
+			if end[o.Topic] == nil {
+				end[o.Topic] = map[int32]int64{}
+			}
+			end[o.Topic][o.Partition] = o.Offset
+		})
+	}
+	brokerStart, brokerLag := e.brokerShareState(ctx)
+	v := l.Verify(e.starts, end, brokerStart)
+	v.Partial = interrupted
+	if !interrupted {
+		v.BrokerLag = brokerLag
+	}
 	var errs []error
 	if v.AcceptedTwice > 0 {
 		errs = append(errs, fmt.Errorf("share verification: %d records were accepted twice (delivered as done to two members)", v.AcceptedTwice))
@@ -249,6 +258,39 @@ func (e *shareEngine) verify(l *ShareLedger) (*ShareVerdict, error) {
 		errs = append(errs, fmt.Errorf("share verification: %d of %d records were never accepted, rejected or archived (first: %s)", v.Unsettled, v.Records, v.Missing[0]))
 	}
 	return &v, errors.Join(errs...)
+}
+
+// brokerShareState is the group's share start offset of each partition
+// now (nil when the broker does not say) and its lag in all (-1 when not
+// known: Kafka before 4.2, or a partition without it).
+func (e *shareEngine) brokerShareState(ctx context.Context) (map[string]map[int32]int64, int64) {
+	group := e.spec.Spec.Group
+	described, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
+		return kadm.NewClient(e.admin).DescribeShareGroupOffsets(ctx, group)
+	})
+	if err != nil || described[group].Err != nil {
+		return nil, -1
+	}
+	starts := map[string]map[int32]int64{}
+	lag := int64(0)
+	for t, ps := range described[group].Offsets {
+		starts[t] = map[int32]int64{}
+		for p, o := range ps {
+			starts[t][p] = -1
+			if o.Err != nil {
+				lag = -1
+				continue
+			}
+			starts[t][p] = o.StartOffset
+			switch {
+			case o.Lag < 0:
+				lag = -1
+			case lag >= 0:
+				lag += o.Lag
+			}
+		}
+	}
+	return starts, lag
 }
 
 func (p PartitionOffset) String() string {
