@@ -35,7 +35,7 @@ mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.
 			return c.Help()
 		},
 	}
-	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterHealCmd(st), newClusterClasspathCmd(st), newClusterProxiesCmd(st))
+	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterHealCmd(st), newClusterCleanCmd(st), newClusterClasspathCmd(st), newClusterProxiesCmd(st))
 	for _, a := range brokerActions {
 		cmd.AddCommand(newClusterBrokerCmd(st, a.name, a.short))
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
 )
 
 // The fault tests share one real cluster: three brokers behind kbench's
@@ -86,6 +87,7 @@ func TestConformanceFaultCluster(t *testing.T) {
 		{"cluster status and proxies", clusterStatusAndProxies},
 		{"cluster broker actions", clusterBrokerActions},
 		{"faults left by a killed run", leftoverFaultsRefused},
+		{"cluster clean", clusterClean},
 		{"example plans", examplePlans},
 		{"leader kill verified", leaderKillVerified},
 		{"election belongs to the kill", electionBelongsToTheKill},
@@ -476,6 +478,43 @@ func leftoverFaultsRefused(t *testing.T, fc *faultCluster) {
 	stdout.Reset()
 	if code := runCluster(t, st, "status", "--name", faultClusterName); code != exitOK || strings.Contains(stdout.String(), "bandwidth") {
 		t.Errorf("status after heal: exit %d\n%s", code, stdout)
+	}
+}
+
+// clusterClean: `kbench cluster clean` deletes every topic and group runs
+// left (Kafka's internal topics kept), so that the next study's faults do
+// not recover partitions nobody measures.
+func clusterClean(t *testing.T, fc *faultCluster) {
+	testkafka.Topic(t, strings.Split(fc.bootstrap, ",")[0], "left-over", 6, 10, 10)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(fc.bootstrap, ",")...), kgo.ConsumerGroup("left-over-group"), kgo.ConsumeTopics("left-over"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for read := 0; read < 10; {
+		read += cl.PollFetches(ctx).NumRecords()
+		if ctx.Err() != nil {
+			t.Fatal("the group read nothing")
+		}
+	}
+	if err := cl.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close() // leaves the group, which stays with its offsets
+	st, stdout, stderr := fc.state(t)
+	if code := runCluster(t, st, "clean", "--name", faultClusterName); code != exitOK ||
+		!strings.Contains(stdout.String(), "topic left-over\n") || !strings.Contains(stdout.String(), "group left-over-group\n") {
+		t.Fatalf("clean: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	admCl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(fc.bootstrap, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admCl.Close()
+	topics, err := kadm.NewClient(admCl).ListTopics(ctx)
+	if err != nil || len(topics) != 0 {
+		t.Errorf("after clean: topics %v (%v); want none", topics.Names(), err)
 	}
 }
 

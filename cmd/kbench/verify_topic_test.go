@@ -75,3 +75,45 @@ workloads:
 		t.Errorf("repeat %s", rep.Status)
 	}
 }
+
+// TestPlanDeleteTopics: delete_topics: true leaves none of the plan's
+// topics on the cluster (regression: about 750 partitions an earlier study
+// left recovered in a later study's fault figures).
+func TestPlanDeleteTopics(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	topic := uniqueTopic(t, "deleted")
+	planFile := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(planFile, []byte(`name: deleted
+cluster: {bootstrap: `+bootstrap+`}
+delete_topics: true
+topics: [{name: "`+topic+`-${n}", partitions: 2}]
+workloads:
+  - {name: w, type: produce, topic: "`+topic+`-${n}", message: {size: 10}, records: 100}
+matrix:
+  n: [1, 2]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _, stderr := clusterTestState(t)
+	if code := runKbench(t, st, "run", planFile, "--out", filepath.Join(t.TempDir(), "out")); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "kbench: deleted the plan's 2 topic(s) (delete_topics)") {
+		t.Errorf("stderr does not say the topics were deleted:\n%s", stderr)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	listed, err := kadm.NewClient(cl).ListTopics(context.Background(), topic+"-1", topic+"-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, td := range listed {
+		if td.Err == nil {
+			t.Errorf("topic %s is still there", td.Topic)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
@@ -66,6 +66,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			}
 		case "schema_registry":
 			p.SchemaRegistry = c.schemaRegistry(v, "schema_registry")
+		case "delete_topics":
+			p.DeleteTopics = c.boolean(v, "delete_topics")
 		}
 	})
 	if root.Kind == yaml.MappingNode {

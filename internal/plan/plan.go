@@ -72,6 +72,10 @@ type Plan struct {
 	// draws a fresh one (the runner records it in result.json).
 	Seed    uint64
 	SeedSet bool
+	// DeleteTopics deletes the plan's topics once the run has ended, so
+	// that they are not left on the cluster for the next study (whose
+	// faults would recover them too).
+	DeleteTopics bool
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string

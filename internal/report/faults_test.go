@@ -34,6 +34,10 @@ func TestFaultRows(t *testing.T) {
 			[]string{"30.0", "not within the bound", "–", "–", "–", "done"}, ""},
 		{"not reached", result.Fault{Action: "pause", Target: "broker 3", Broker: -1, Status: "not reached", Note: "sending ended at 30.2 s, before its time (35.0 s)"},
 			[]string{"–", "–", "–", "–", "–", "not reached"}, "pause broker 3: not reached: sending ended at 30.2 s, before its time (35.0 s)"},
+		// Regression: partitions an earlier study left recovered in the
+		// figures without a word.
+		{"others' partitions", result.Fault{Action: "kill", Target: "broker 2", Broker: 2, AtSeconds: 10, Status: "done", BrokerReplicas: 759, PlanReplicas: 9},
+			[]string{"10.0", "–", "–", "–", "–", "done"}, "broker 2 held 759 partition replicas, 9 of them the plan's: the other 750"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -278,6 +278,12 @@ type Fault struct {
 	// moved, how long writes got no acknowledgement ("leader cut from the
 	// other brokers, still in the quorum: not fenced, no election; ...").
 	Outcome string `json:"outcome,omitempty"`
+	// BrokerReplicas is how many partition replicas the fault's broker
+	// held when it began, every topic counted; PlanReplicas how many were
+	// the plan's (absent when not known): the rest were other runs' or
+	// the cluster's, and recovered in the same figures.
+	BrokerReplicas int `json:"broker_replicas,omitempty"`
+	PlanReplicas   int `json:"plan_replicas,omitempty"`
 	// TimedOut names what was still not seen when measuring gave up.
 	TimedOut   []string         `json:"timed_out,omitempty"`
 	Partitions []FaultPartition `json:"partitions,omitempty"`

@@ -347,6 +347,7 @@ func faultResults(frs []timeline.Result, tr []*tracked, end time.Duration) []res
 			ElectionMs: msPtr(f.Election), ISRShrunkMs: msPtr(f.ISRShrunk), ISRRecoveredMs: msPtr(f.ISRRecovered),
 			ElectionNote: f.ElectionNote, ISRNote: f.ISRNote, Note: f.Note,
 			Status: f.Status, Error: f.Error, Output: f.Output,
+			BrokerReplicas: f.Replicas, PlanReplicas: f.PlanReplicas,
 		}
 		if f.ElectionTimedOut {
 			out[i].TimedOut = append(out[i].TimedOut, "election")

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
@@ -114,8 +116,46 @@ func Run(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Optio
 	if s.worker != nil {
 		s.worker.finish(ctx, doc, firstErr)
 	}
+	if p.DeleteTopics && (s.worker == nil || opt.Distributed.Run.Index == 0) {
+		s.deleteTopics(ctx)
+	}
 	doc.Finish(firstErr) // "interrupted" after Ctrl-C
 	return doc, firstErr
+}
+
+// deleteTopics deletes every topic the plan's scenarios prepared
+// (delete_topics: true), once the run has ended, also after Ctrl-C
+// (bounded; a second Ctrl-C ends it): they are not left for the next
+// study, whose faults would have to recover them too.
+func (s *session) deleteTopics(ctx context.Context) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deleteTopicsTimeout)
+	defer cancel()
+	if s.opt.Abort != nil {
+		defer context.AfterFunc(s.opt.Abort, cancel)()
+	}
+	byAdmin := map[int][]string{} // scenario index of the admin options → topics
+	seen := map[string]bool{}
+	for i, sc := range s.built {
+		for _, tp := range sc.Topics {
+			if !seen[tp.Name] {
+				seen[tp.Name] = true
+				byAdmin[i] = append(byAdmin[i], tp.Name)
+			}
+		}
+	}
+	deleted := 0
+	var errs []string
+	for i, names := range byAdmin {
+		n, err := kadmin.DeleteTopics(dctx, s.built[i].Admin, names)
+		deleted += n
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	fmt.Fprintf(s.opt.Progress, "kbench: deleted the plan's %d topic(s) (delete_topics)\n", deleted)
+	if len(errs) > 0 {
+		fmt.Fprintf(s.opt.Progress, "kbench: warning: not every topic of the plan was deleted: %s\n", strings.Join(errs, "; "))
+	}
 }
 
 // Bounds of a plan run.
@@ -127,6 +167,8 @@ const (
 	// records after Ctrl-C, or after the cluster was found unreachable
 	// (workload.ProducerSpec.FlushTimeout), so the plan ends within 5 s.
 	planFlushTimeout = time.Second
+	// deleteTopicsTimeout bounds deleting the plan's topics at its end.
+	deleteTopicsTimeout = 30 * time.Second
 )
 
 // planBounds sets what a plan bounds in its scenario's workloads.

@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kbench/kbench/internal/faults"
@@ -133,6 +134,10 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 	if (eff.Away || cut == CutBrokers) && !wasDown {
 		led, _ = t.leadersOf(ctx, broker)
 	}
+	replicas, ofPlan := 0, 0
+	if (eff.Away || eff.Disrupts) && !wasDown && broker >= 0 {
+		replicas, ofPlan = t.replicasOn(ctx, broker)
+	}
 	// The fault's time is the action's, taken after the look-ups: on a
 	// loaded machine they took 1.41 s, and a time taken when the fault
 	// fired put time + election before the controller's fencing.
@@ -140,6 +145,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 	acted := began.Sub(t.start)
 	t.set(i, func(r *Result) {
 		r.At, r.Fired, r.Broker, r.Gaps, r.Cut = acted, at, broker, eff.Away || eff.Disrupts && !eff.Slows, cut
+		r.Replicas, r.PlanReplicas = replicas, ofPlan
 	})
 	t.cfg.Logf("fault %s: %s %s at %.1fs", label(f), f.Action, actedOn(f, broker), acted.Seconds())
 	if len(led) > 0 {
@@ -153,6 +159,35 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began, healed) })
 	}
 	return began
+}
+
+// replicasOn counts the partition replicas broker holds, of every topic
+// but the internal ones and of the scenario's (0, 0 when the cluster does not say): a broker
+// that holds hundreds of other runs' partitions recovers them all, and
+// its election and ISR figures are theirs as much as the plan's.
+func (t *Timeline) replicasOn(ctx context.Context, broker int32) (all, ofPlan int) {
+	m, err := t.view.metadata(ctx) // every topic
+	if err != nil {
+		return 0, 0
+	}
+	plan := map[string]bool{}
+	for _, tp := range t.cfg.Topics {
+		plan[tp] = true
+	}
+	for _, td := range m.Topics {
+		if td.IsInternal {
+			continue // the cluster's own (__consumer_offsets): always there
+		}
+		for _, p := range td.Partitions {
+			if slices.Contains(p.Replicas, broker) {
+				all++
+				if plan[td.Topic] {
+					ofPlan++
+				}
+			}
+		}
+	}
+	return all, ofPlan
 }
 
 // after records that fault i's action was done, and measures what its

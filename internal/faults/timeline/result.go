@@ -31,6 +31,11 @@ type Result struct {
 	Gaps bool
 	// Affected are the partitions the broker led when the fault began.
 	Affected []Moved
+	// Replicas is how many partition replicas the broker held when the
+	// fault began, every topic counted (0: not known), PlanReplicas how
+	// many of them were the scenario's topics': partitions other runs left
+	// recover too, and their count is in the figures measured.
+	Replicas, PlanReplicas int
 	// Cut says, for a network partition of one broker, what it was cut
 	// from: CutQuorum (the other nodes or the controllers: the controller
 	// can no longer hear it) or CutBrokers (the other brokers only: its

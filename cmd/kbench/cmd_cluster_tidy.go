@@ -117,3 +117,42 @@ func runClusterHeal(ctx context.Context, name string, st *state) error {
 	}
 	return nil
 }
+
+func newClusterCleanCmd(st *state) *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "clean [--name NAME]",
+		Short: "Delete every topic and group runs left on a local cluster (Kafka's internal topics kept)",
+		Long: `Delete every topic (Kafka's internal ones kept) and every consumer and share
+group from a local cluster: what the runs on it left. A broker that holds
+hundreds of other runs' partitions recovers them all after a fault, and the
+next study's election and ISR figures would be theirs too. Refused while a
+run holds the cluster.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return runClusterClean(c.Context(), name, st) },
+	}
+	cmd.Flags().StringVar(&name, "name", cluster.DefaultName, "cluster name")
+	return cmd
+}
+
+func runClusterClean(ctx context.Context, name string, st *state) error {
+	c, err := loadCluster(st, "clean", name)
+	if err != nil {
+		return err
+	}
+	if owner := runOwner(c); owner != "" {
+		return userr.Errorf("cluster clean: cluster %q is in use by %s; clean it once the run has ended", name, owner)
+	}
+	topics, groups, err := c.Clean(ctx)
+	fmt.Fprintf(st.stderr, "kbench: cluster %s: deleted %d topic(s) and %d group(s)\n", name, len(topics), len(groups))
+	for _, t := range topics {
+		fmt.Fprintln(st.stdout, "topic "+t)
+	}
+	for _, g := range groups {
+		fmt.Fprintln(st.stdout, "group "+g)
+	}
+	if err != nil {
+		return fmt.Errorf("cluster clean: %w", err)
+	}
+	return nil
+}
