@@ -92,3 +92,22 @@ func TestSchemaRegistryProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaFileBounded: regression: a schema_file of 10.7 MB (under the
+// plan's 16 MiB bound) was read and parsed: minutes and 3.9 GB with no
+// output. A schema is read up to serde.MaxSchema (1 MiB), the error at
+// schema_file naming the file.
+func TestSchemaFileBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := `{"type":"record","name":"User","namespace":"t","doc":"` + strings.Repeat("x", 2<<20) + `","fields":[{"name":"id","type":"string"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "big.avsc"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.NewReplacer("FORMAT", "avro", "SCHEMA", "big.avsc", "AGE", "1").Replace(schemaPlan)
+	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	want := "plan.yaml:13:20: workloads[0].message.schema_file: " + filepath.Join(dir, "big.avsc") + " is larger than 1 MiB, the most kbench reads for a schema: is it the right file?"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant %q", err, want)
+	}
+}

@@ -24,6 +24,9 @@ func parseAvro(text string) (codec, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("parse Avro schema: %w", err)
 	}
+	if err := checkAvroCost(s); err != nil {
+		return nil, "", err
+	}
 	name := ""
 	if n, ok := s.(avro.NamedSchema); ok {
 		name = n.FullName()

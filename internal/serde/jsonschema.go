@@ -28,6 +28,9 @@ func parseJSONSchema(text string) (codec, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
 	}
+	if n := countObjects(doc, maxJSONSchemaObjects+1); n > maxJSONSchemaObjects {
+		return nil, "", fmt.Errorf("the schema has more than %d objects (subschemas and the maps of them), too many for kbench: the JSON Schema library (santhosh-tekuri/jsonschema) takes time that grows with the square of their number; use fewer properties", maxJSONSchemaObjects)
+	}
 	c := jsonschema.NewCompiler()
 	if err := c.AddResource("schema.json", doc); err != nil {
 		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
@@ -122,4 +125,29 @@ func extraFields(schema, v any, path []string) error {
 		}
 	}
 	return nil
+}
+
+// countObjects counts the objects in a decoded JSON document, stopping at
+// limit.
+func countObjects(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n >= limit {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			n++
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return n
 }

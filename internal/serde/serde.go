@@ -75,6 +75,11 @@ func Parse(f Format, text string) (*Schema, error) {
 	var c codec
 	var name string
 	var err error
+	if f == Avro || f == JSONSchema || f == Protobuf {
+		if err := checkSize(text); err != nil {
+			return nil, err
+		}
+	}
 	switch f {
 	case Avro:
 		c, name, err = parseAvro(text)
