@@ -257,7 +257,7 @@ func TestLoadExamples(t *testing.T) {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
-		p, err := Load(f, nil)
+		p, err := Load(t.Context(), f, nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

@@ -112,7 +112,7 @@ func (c *collector) schema(f serde.Format, inline, file *yaml.Node, path string)
 		if !filepath.IsAbs(full) {
 			full = filepath.Join(c.dir, full)
 		}
-		data, err := infile.Read(full, serde.MaxSchema, "a schema")
+		data, err := infile.ReadContext(c.ctx, full, serde.MaxSchema, "a schema")
 		if err != nil {
 			c.addf(file, p, "%v", err)
 			return nil, ""

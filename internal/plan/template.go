@@ -247,7 +247,7 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) (*payload.Templ
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
-	data, err := infile.Read(file, MaxFile, "a template")
+	data, err := infile.ReadContext(c.ctx, file, MaxFile, "a template")
 	if err != nil {
 		c.addf(n, path, "%v", err)
 		return nil, nil, nil
