@@ -3,7 +3,6 @@ package study
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sync"
 	"time"
 
@@ -175,7 +174,7 @@ func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario
 // record writes what the registry cost into the run's result.
 func (s *schemaIDs) record(run *result.PlanRun) {
 	st, rd := s.reg.Stats(), s.readers.Stats()
-	out := &result.SchemaRegistry{URL: redactedURL(s.reg.URL()), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
+	out := &result.SchemaRegistry{URL: s.reg.URL(), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
 		Failures: st.Failures + rd.Failures}
 	warm := append(st.Latencies[min(int(s.cold.Requests), len(st.Latencies)):], rd.Latencies...)
 	var sum, most time.Duration
@@ -273,16 +272,6 @@ func valuesSource(sc runner.Scenario, name string) *serde.Source {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// redactedURL drops a URL's credentials.
-func redactedURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = nil
-	return u.String()
-}
 
 func sortSubjects(ss []result.SchemaSubject) {
 	for i := 1; i < len(ss); i++ {
