@@ -37,6 +37,8 @@ type schemaPlaces struct {
 func (c *collector) messageSchemas(m *Message, n *yaml.Node, path string, given map[string]*yaml.Node, at schemaPlaces) {
 	schemaNode, fileNode := given["schema"], given["schema_file"]
 	switch {
+	case m.Format == "" && given["format"] != nil:
+		return // a format kbench does not know: said where it is written
 	case m.Format == "" && (schemaNode != nil || fileNode != nil || at.keySchema != nil):
 		node := schemaNode
 		if node == nil {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,5 +191,21 @@ func TestMisspeltTemplateFieldSaysDidYouMean(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "template.address.ctiy: does not fit") || !strings.Contains(err.Error(), "(did you mean city?)") {
 			t.Errorf("%s nested: err = %v", tc.format, err)
 		}
+	}
+}
+
+// TestUnknownFormatIsOneProblem: regression: format: thrift was reported,
+// and then again as "gives a schema but no format" at schema_file.
+func TestUnknownFormatIsOneProblem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.avsc"), []byte(userAvsc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.NewReplacer("FORMAT", "thrift", "SCHEMA", "user.avsc", "AGE", "1").Replace(schemaPlan)
+	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 1 || !strings.Contains(err.Error(), `plan.yaml:12:15: workloads[0].message.format: "thrift" is not one of avro, json_schema or protobuf`) {
+		t.Fatalf("err = %v, want one problem at format", err)
 	}
 }
