@@ -332,8 +332,13 @@ func printRegistryStatus(ctx context.Context, st *state, c *cluster.Cluster) err
 		return nil
 	}
 	fmt.Fprintf(st.stdout, "\nschema registry: %s (Apicurio Registry %s, pid %d, %s, log %s)\n", rs.State(), rs.Version, rs.PID, rs.URL(), rs.LogPath)
-	if rs.State() != "up" {
-		return fmt.Errorf("cluster status: the schema registry is %s; bring it back (empty) with: kbench cluster up --name %s", rs.State(), c.Name)
+	switch rs.State() {
+	case "up":
+	case "unresponsive":
+		// up starts a registry that is gone, not one that runs.
+		return fmt.Errorf("cluster status: the schema registry runs (pid %d) and does not answer on %s: see its log %s; to restart it (empty): kill %d, then kbench cluster up --name %s --schema-registry", rs.PID, rs.URL(), rs.LogPath, rs.PID, c.Name)
+	default:
+		return fmt.Errorf("cluster status: the schema registry is %s; bring it back (empty) with: kbench cluster up --name %s --schema-registry", rs.State(), c.Name)
 	}
 	return nil
 }

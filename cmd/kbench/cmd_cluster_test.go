@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/cluster"
+	"github.com/kbench/kbench/internal/testkafka"
 )
 
 // clusterTestState shares the user's jar cache (fetched once per machine)
@@ -84,5 +89,42 @@ func TestClusterCmdClasspath(t *testing.T) {
 	}
 	if cp := strings.TrimSpace(stdout.String()); !strings.HasSuffix(cp, "/kafka/"+cluster.DefaultVersion+"/libs/*") {
 		t.Fatalf("classpath %q, want .../kafka/%s/libs/*", cp, cluster.DefaultVersion)
+	}
+}
+
+// TestClusterStatusRegistryDead: a cluster whose brokers all run and
+// answer, and whose schema registry is dead, fails status (exit 1) saying
+// how to bring the registry back. The broker is a process whose command
+// line ends with its config, as a broker's does, answering on kfake.
+func TestClusterStatusRegistryDead(t *testing.T) {
+	t.Parallel()
+	addr := testkafka.Fake(t)
+	_, port, _ := net.SplitHostPort(addr)
+	st, stdout, stderr := hostileState()
+	st.stateDir = t.TempDir()
+	dir := filepath.Join(st.stateDir, "reg")
+	cfg := filepath.Join(dir, "broker-1", "server.properties")
+	must(t, os.MkdirAll(filepath.Dir(cfg), 0o755))
+	must(t, os.WriteFile(cfg, nil, 0o600))
+	broker := exec.Command("sh", "-c", "sleep 600; :", "kafka.Kafka", cfg)
+	must(t, broker.Start())
+	t.Cleanup(func() { _ = broker.Process.Kill(); _ = broker.Wait() })
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	_, deadPort, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	dead := exec.Command("true")
+	must(t, dead.Run()) // a PID that ran and is gone
+	state := fmt.Sprintf(`{"name": "reg", "version": "4.1.0", "dir": %q, "brokers": [{"id": 1, "pid": %d, "port": %s, "config_path": %q}],
+		"schema_registry": {"version": "3.0.9", "pid": %d, "port": %s, "dir": %q, "log_path": %q}}`,
+		dir, broker.Process.Pid, port, cfg, dead.Process.Pid, deadPort, filepath.Join(dir, "registry"), filepath.Join(dir, "registry", "registry.log"))
+	must(t, os.WriteFile(filepath.Join(dir, "cluster.json"), []byte(state), 0o600))
+	code := runKbench(t, st, "cluster", "status", "--name", "reg")
+	want := "kbench: cluster status: the schema registry is dead; bring it back (empty) with: kbench cluster up --name reg --schema-registry"
+	if code != exitFailure || !strings.Contains(stderr.String(), want) {
+		t.Errorf("exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", code, exitFailure, want, stdout, stderr)
+	}
+	if !strings.Contains(stdout.String(), "schema registry: dead") || !strings.Contains(stdout.String(), "up") {
+		t.Errorf("stdout:\n%s", stdout)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kbench/kbench/internal/infile"
 	"github.com/kbench/kbench/internal/kube"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/study"
@@ -123,25 +124,25 @@ the results folder. See docs/distributed.md.`,
 }
 
 // runKubeManifest checks the flags and the plan, then prints the
-// manifest; nothing is printed unless everything checks. It reads two
-// files and talks to nothing, so ctx is not consulted.
-func runKubeManifest(_ context.Context, st *state, path string, o kubeManifestOptions) error {
+// manifest; nothing is printed unless everything checks. It talks to
+// nothing; ctx interrupts the reading of the plan and its files.
+func runKubeManifest(ctx context.Context, st *state, path string, o kubeManifestOptions) error {
 	job, err := kubeFlags(o)
 	if err != nil {
 		return err
 	}
-	p, runs, err := checkDistributedPlan(st, path, o.sets)
+	p, runs, err := checkDistributedPlan(ctx, st, path, o.sets)
 	if err != nil {
 		return err
 	}
-	text, err := os.ReadFile(path)
+	text, err := infile.ReadContext(ctx, path, plan.MaxFile, "a plan")
 	if err != nil {
 		return userr.Errorf("%s: %v", path, err)
 	}
 	if err := kube.CheckPlan(text); err != nil {
 		return userr.Errorf("%s: %v", path, err)
 	}
-	if err := checkPlanAlone(st, path, text, o.sets); err != nil {
+	if err := checkPlanAlone(ctx, st, path, text, o.sets); err != nil {
 		return err
 	}
 	why := "given by --deadline"
@@ -250,8 +251,8 @@ type planRuns struct {
 // checkDistributedPlan loads and checks the plan as kbench run --dry-run
 // does, warnings to stderr, and refuses one that names no cluster every
 // worker can reach.
-func checkDistributedPlan(st *state, path string, sets []string) (*plan.Plan, planRuns, error) {
-	p, scenarios, err := checkedPlan(st.stderr, path, sets)
+func checkDistributedPlan(ctx context.Context, st *state, path string, sets []string) (*plan.Plan, planRuns, error) {
+	p, scenarios, err := checkedPlan(ctx, st.stderr, path, sets)
 	if err != nil {
 		return nil, planRuns{}, err
 	}
@@ -290,8 +291,8 @@ func warnSecrets(w io.Writer, path string, p *plan.Plan) {
 }
 
 // checkedPlan loads the plan with --set and checks it as --dry-run does.
-func checkedPlan(stderr io.Writer, path string, sets []string) (*plan.Plan, []plan.Scenario, error) {
-	p, _, err := loadPlan(path, runOptions{sets: sets})
+func checkedPlan(ctx context.Context, stderr io.Writer, path string, sets []string) (*plan.Plan, []plan.Scenario, error) {
+	p, _, err := loadPlan(ctx, path, runOptions{sets: sets})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -311,7 +312,7 @@ func checkedPlan(stderr io.Writer, path string, sets []string) (*plan.Plan, []pl
 // checkPlanAlone checks the plan as the pods see it: its text alone at
 // kube.PlanPath, without the files beside it (payload, template and
 // schema files), which the Job does not carry.
-func checkPlanAlone(st *state, path string, text []byte, sets []string) error {
+func checkPlanAlone(ctx context.Context, st *state, path string, text []byte, sets []string) error {
 	dir, err := os.MkdirTemp("", "kbench-manifest-")
 	if err != nil {
 		return err
@@ -321,7 +322,7 @@ func checkPlanAlone(st *state, path string, text []byte, sets []string) error {
 	if err := os.WriteFile(alone, text, 0o600); err != nil {
 		return err
 	}
-	_, _, err = checkedPlan(nil, alone, sets)
+	_, _, err = checkedPlan(ctx, nil, alone, sets)
 	if err == nil {
 		return nil
 	}

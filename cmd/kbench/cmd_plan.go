@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -44,7 +45,7 @@ from. Save it to move on to kbench's own format: it loads and runs as any
 plan. Secret property values are [redacted]: put them back. See docs/omb.md.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlanFromOMB(st, args[0], o)
+			return runPlanFromOMB(cmd.Context(), st, args[0], o)
 		},
 	}
 	f := cmd.Flags()
@@ -53,11 +54,11 @@ plan. Secret property values are [redacted]: put them back. See docs/omb.md.`,
 	return cmd
 }
 
-func runPlanFromOMB(st *state, path string, o fromOMBOptions) error {
+func runPlanFromOMB(ctx context.Context, st *state, path string, o fromOMBOptions) error {
 	if o.ombDriver == "" {
 		return userr.Errorf("plan from-omb: --omb-driver DRIVER.yaml is required: the OMB Kafka driver file the workload runs with, such as driver-kafka/kafka-throughput.yaml of OMB's repository")
 	}
-	omb, err := plan.LoadOMB(path, o.ombDriver, o.sets)
+	omb, err := plan.LoadOMB(ctx, path, o.ombDriver, o.sets)
 	if err != nil {
 		return err
 	}
@@ -81,15 +82,15 @@ func runPlanFromOMB(st *state, path string, o fromOMBOptions) error {
 
 // loadPlan loads the plan kbench run runs: a kbench plan, or with
 // --omb-driver an OMB workload translated into one (omb is then set).
-func loadPlan(path string, o runOptions) (p *plan.Plan, omb *plan.OMB, err error) {
+func loadPlan(ctx context.Context, path string, o runOptions) (p *plan.Plan, omb *plan.OMB, err error) {
 	if o.ombDriver == "" {
-		p, err := plan.Load(path, o.sets)
-		if err != nil && plan.LooksLikeOMB(path) {
+		p, err := plan.Load(ctx, path, o.sets)
+		if err != nil && ctx.Err() == nil && plan.LooksLikeOMB(path) {
 			return nil, nil, userr.Errorf("%s is an OpenMessaging Benchmark workload: give its Kafka driver file with --omb-driver, such as driver-kafka/kafka-throughput.yaml of OMB's repository (see docs/omb.md)", path)
 		}
 		return p, nil, err
 	}
-	if omb, err = plan.LoadOMB(path, o.ombDriver, o.sets); err != nil {
+	if omb, err = plan.LoadOMB(ctx, path, o.ombDriver, o.sets); err != nil {
 		return nil, nil, err
 	}
 	return omb.Plan, omb, nil

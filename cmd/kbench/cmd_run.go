@@ -81,7 +81,7 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if o.ombResult != "" && o.ombDriver == "" {
 		return userr.Errorf("--omb-result %s needs --omb-driver: OMB's result is written for OpenMessaging Benchmark workloads (a kbench plan's results folder has result.json)", o.ombResult)
 	}
-	p, omb, err := loadPlan(path, o)
+	p, omb, err := loadPlan(ctx, path, o)
 	if err != nil {
 		return err
 	}

@@ -468,3 +468,77 @@ faults:
 		t.Errorf("a good plan: exit %d\n%s", code, stderr)
 	}
 }
+
+// waitsForWriter reports whether a thread of process pid waits in open
+// for a FIFO's writer (Linux: /proc/PID/task/*/wchan).
+func waitsForWriter(pid int) bool {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "wchan"))
+	for _, w := range tasks {
+		if b, _ := os.ReadFile(w); string(b) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestFIFOWithNoWriterInterrupts: regression: a plan or a schema_file that
+// was a FIFO with no writer hung kbench run --dry-run in open, and Ctrl-C
+// did nothing (the second one ended it, 3 s later). The first Ctrl-C now
+// ends the reading: "interrupted", exit 130.
+func TestFIFOWithNoWriterInterrupts(t *testing.T) {
+	t.Parallel()
+	bin := kbenchBin(t)
+	schemaPlan := func(fifo string) string {
+		return "message:\n      format: avro\n      schema_file: " + fifo + "\n      template: {id: {_type: uuid}}"
+	}
+	for _, tt := range []struct {
+		name string
+		args func(fifo, dir string) []string
+	}{
+		{"plan", func(fifo, _ string) []string { return []string{"run", fifo, "--dry-run"} }},
+		{"schema_file", func(fifo, dir string) []string {
+			p := writePlan(t, dir, schemaPlan(fifo))
+			return []string{"run", p, "--dry-run", "--set", "schema_registry.schema\\.registry\\.url=http://127.0.0.1:1"}
+		}},
+		{"template_file", func(fifo, dir string) []string {
+			return []string{"preview", writePlan(t, dir, "message: {template_file: "+fifo+"}")}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "input")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(bin, tt.args(fifo, dir)...)
+			cmd.Stdout, cmd.Stderr, cmd.Dir = &stdout, &stderr, dir
+			must(t, cmd.Start())
+			for deadline := time.Now().Add(30 * time.Second); !waitsForWriter(cmd.Process.Pid); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("kbench never opened the FIFO\nstderr:\n%s", &stderr)
+				}
+			}
+			start := time.Now()
+			must(t, cmd.Process.Signal(os.Interrupt))
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(20 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+				t.Fatalf("still running 20 s after Ctrl-C\nstderr:\n%s", &stderr)
+			}
+			hangGuard(t, time.Since(start), 10*time.Second, "Ctrl-C while kbench waits for a FIFO's writer")
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != exitInterrupted || !strings.Contains(stderr.String(), "kbench: interrupted") {
+				t.Errorf("exit %v, want %d and \"kbench: interrupted\"\nstderr:\n%s", err, exitInterrupted, &stderr)
+			}
+		})
+	}
+}

@@ -91,8 +91,10 @@ func netValues(p Params) map[string]string {
 // netPlaceholders are the parameters netValues may fill, sorted.
 var netPlaceholders = []string{"delay", "jitter", "latency", "loss", "rate", "rate_kbit", "retransmit"}
 
-// placeholder finds {name} in a command; ${name} is not one.
-var placeholder = regexp.MustCompile(`\$?\{[A-Za-z_][A-Za-z0-9_]*\}`)
+// placeholder finds {name} in a command; ${name} is not one. It finds a
+// template's {{name}} and {{ name }} whole, which are not kbench's either
+// ({{broker}} would reach the command as {1}).
+var placeholder = regexp.MustCompile(`\$?\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}|\$?\{[A-Za-z_][A-Za-z0-9_]*\}`)
 
 // Placeholders lists, sorted, the {names} kbench fills in op's command
 // (a key of cluster.fault_commands): {broker} always; {peer} in a network
@@ -113,12 +115,19 @@ func Placeholders(kinds map[string]Kind, op string) []string {
 }
 
 // UnknownPlaceholders lists the {names} of command (op's) that kbench
-// does not fill: they would reach the command as written.
+// does not fill: they would reach the command as written. A {{name}} (a
+// template's double braces) of a name kbench fills is one; other double
+// braces are left alone (kubectl's go-template {{end}}).
 func UnknownPlaceholders(kinds map[string]Kind, op, command string) []string {
 	known := Placeholders(kinds, op)
 	var unknown []string
 	for _, m := range placeholder.FindAllString(command, -1) {
-		if name := strings.Trim(m, "{}"); m[0] != '$' && !slices.Contains(known, name) && !slices.Contains(unknown, m) {
+		name := strings.TrimSpace(strings.Trim(m, "{}"))
+		bad := !slices.Contains(known, name)
+		if strings.HasPrefix(m, "{{") {
+			bad = !bad
+		}
+		if m[0] != '$' && bad && !slices.Contains(unknown, m) {
 			unknown = append(unknown, m)
 		}
 	}

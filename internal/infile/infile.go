@@ -4,15 +4,20 @@
 // by stat: a FIFO, a device or <(generator) has no size, and reading one
 // without a bound filled the memory until the kernel's OOM killer came. A
 // regular file over the bound is refused by its size before a byte is
-// read. Read is the one function to learn; Open gives the same bound to a
-// reader that decodes as it reads.
+// read. Read is the one function to learn; ReadContext is Read that a
+// Ctrl-C interrupts (a FIFO with no writer waits in open until one comes);
+// Open gives the same bound to a reader that decodes as it reads.
 package infile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"syscall"
+	"time"
 )
 
 // ErrTooLarge is wrapped by the error of a file over its bound.
@@ -30,15 +35,42 @@ func Read(path string, limit int64, what string) ([]byte, error) {
 	return ReadChecked(path, limit, what, nil)
 }
 
+// ReadContext is Read until ctx ends: then it returns an error wrapping
+// ctx's. A FIFO's open waits for a writer and its reads for data, for
+// ever if none comes: a plan or schema_file that was a FIFO with no
+// writer hung kbench, deaf to Ctrl-C.
+func ReadContext(ctx context.Context, path string, limit int64, what string) ([]byte, error) {
+	return read(ctx, path, limit, what, nil)
+}
+
 // ReadChecked is Read calling check (when not nil) with each piece as it
 // is read, in order, so that a reader can refuse the content before the
 // end (a payload file with too many records); check's error is returned.
 func ReadChecked(path string, limit int64, what string, check func(piece []byte) error) ([]byte, error) {
-	f, err := os.Open(path)
+	return read(context.Background(), path, limit, what, check)
+}
+
+func read(ctx context.Context, path string, limit int64, what string, check func(piece []byte) error) ([]byte, error) {
+	f, err := open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if ctx.Done() != nil {
+		// A pipe's reads go through the poller: a deadline ends the one
+		// that waits. Other files do not wait (SetReadDeadline fails).
+		stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
+		defer stop()
+	}
+	data, err := readAll(f, path, limit, what, check)
+	if err != nil && ctx.Err() != nil {
+		return nil, interrupted(ctx, path)
+	}
+	return data, err
+}
+
+// readAll is read's reading of an opened file.
+func readAll(f *os.File, path string, limit int64, what string, check func(piece []byte) error) ([]byte, error) {
 	r := &reader{r: f, path: path, limit: limit, what: what}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
 		return nil, r.tooLarge() // known before reading; the bound still holds as read
@@ -90,6 +122,51 @@ func ReadChecked(path string, limit int64, what string, check func(piece []byte)
 		data = append(data, p...)
 	}
 	return data, nil
+}
+
+// interrupted is the error of a read that ctx ended.
+func interrupted(ctx context.Context, path string) error {
+	return fmt.Errorf("reading %s: %w", path, context.Cause(ctx))
+}
+
+// open opens path for reading; a FIFO, whose open waits for a writer, is
+// opened until ctx ends. The wait is then ended by opening the FIFO for
+// writing a moment, so that the goroutine that waits returns.
+func open(ctx context.Context, path string) (*os.File, error) {
+	if ctx.Done() == nil {
+		return os.Open(path)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode()&fs.ModeNamedPipe == 0 {
+		return os.Open(path) // only a FIFO's open waits
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		return o.f, o.err
+	case <-ctx.Done():
+	}
+	for {
+		// Fails (ENXIO) until the goroutine's open is waiting.
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		select {
+		case o := <-done:
+			if o.f != nil {
+				o.f.Close()
+			}
+			return nil, interrupted(ctx, path)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // Open opens path for reading at most limit bytes: a Read past the limit

@@ -1,12 +1,15 @@
 package infile
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestRead: a file within the bound is read whole; one past it, or an
@@ -93,4 +96,61 @@ func TestOpenRefusesByTheSize(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReadContextInterrupts: regression: a plan or schema_file that was a
+// FIFO with no writer hung kbench in open, and Ctrl-C did nothing; one
+// whose writer never wrote hung it in read. ReadContext returns the
+// context's error once it ends, in both, and leaves no goroutine behind
+// (TestMain); a FIFO whose writer comes is read as before.
+func TestReadContextInterrupts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		writer bool // a writer that opens the FIFO and writes nothing
+	}{{"no writer", false}, {"a silent writer", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fifo := filepath.Join(t.TempDir(), "plan.yaml")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			if tc.writer {
+				w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a FIFO opened read-write does not wait
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { w.Close() })
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := ReadContext(ctx, fifo, 1<<20, "a plan")
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), fifo) {
+				t.Fatalf("ReadContext = %v, want the file and context.Canceled", err)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("returned %v after the cancel", took)
+			}
+		})
+	}
+	t.Run("a writer that comes", func(t *testing.T) {
+		t.Parallel()
+		fifo := filepath.Join(t.TempDir(), "plan.yaml")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			time.Sleep(50 * time.Millisecond) // the reader waits for it first
+			done <- os.WriteFile(fifo, []byte("name: p\n"), 0)
+		}()
+		b, err := ReadContext(t.Context(), fifo, 1<<20, "a plan")
+		if err != nil || string(b) != "name: p\n" {
+			t.Errorf("ReadContext = %q, %v", b, err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -105,8 +105,14 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 				} else if cmd == "" {
 					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. %s", commandExample(action))
 				} else if bad := faults.UnknownPlaceholders(kinds, action, cmd); len(bad) > 0 {
-					c.addf(valueNode(v, action), "cluster.fault_commands."+action, "%s: not filled by kbench, so it would reach the command as written; this command takes %s",
-						strings.Join(bad, ", "), braced(faults.Placeholders(kinds, action)))
+					why := "not filled by kbench, so it would reach the command as written"
+					for _, b := range bad {
+						if strings.HasPrefix(b, "{{") {
+							why = "not filled by kbench, whose placeholders take single braces: {{broker}} would reach the command as {1}"
+						}
+					}
+					c.addf(valueNode(v, action), "cluster.fault_commands."+action, "%s: %s; this command takes %s",
+						strings.Join(bad, ", "), why, braced(faults.Placeholders(kinds, action)))
 				}
 			}
 		case "fault_shell":

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -43,6 +44,7 @@ func (ps Problems) Error() string {
 
 // collector gathers problems while a plan is decoded.
 type collector struct {
+	ctx   context.Context // interrupts the reading of files the plan names
 	file  string
 	dir   string // the plan's folder: template files are relative to it
 	sets  []string
@@ -66,7 +68,7 @@ type collector struct {
 }
 
 func newCollector(file string, sets []string) *collector {
-	return &collector{file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{},
+	return &collector{ctx: context.Background(), file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{},
 		types: Types()}
 }
 

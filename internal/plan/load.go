@@ -2,6 +2,7 @@ package plan
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -17,13 +18,21 @@ import (
 )
 
 // Load reads the plan file, applies the --set overrides and checks it. A
-// bad plan is a userr error listing every problem.
-func Load(path string, sets []string, opts ...Option) (*Plan, error) {
-	data, err := infile.Read(path, MaxFile, "a plan")
+// bad plan is a userr error listing every problem. ctx interrupts the
+// reading of the plan and of the files it names (a FIFO with no writer
+// waits for one): the error then wraps ctx's.
+func Load(ctx context.Context, path string, sets []string, opts ...Option) (*Plan, error) {
+	data, err := infile.ReadContext(ctx, path, MaxFile, "a plan")
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
 	if err != nil {
 		return nil, userr.Errorf("read plan: %v", err)
 	}
-	p, err := Parse(path, data, sets, opts...)
+	p, err := parse(ctx, path, data, sets, false, opts...)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("read plan %s: %w", path, context.Cause(ctx))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -31,17 +40,19 @@ func Load(path string, sets []string, opts ...Option) (*Plan, error) {
 	return p, nil
 }
 
-// Parse checks a plan given as YAML text; file names it in errors. The
+// Parse checks a plan given as YAML text; file names it in errors; the
+// files it names (templates, schemas) are read without a context. The
 // plan as run (Redacted) has no comments: a comment is prose, and prose
 // can hold a secret no pattern finds ("the truststore password is x").
 func Parse(file string, data []byte, sets []string, opts ...Option) (*Plan, error) {
-	return parse(file, data, sets, false, opts...)
+	return parse(context.Background(), file, data, sets, false, opts...)
 }
 
 // parse is Parse; ownComments keeps the comments in the plan as run, for
 // a plan whose text kbench wrote (an OMB workload's translation).
-func parse(file string, data []byte, sets []string, ownComments bool, opts ...Option) (*Plan, error) {
+func parse(ctx context.Context, file string, data []byte, sets []string, ownComments bool, opts ...Option) (*Plan, error) {
 	c := newCollector(file, sets)
+	c.ctx = ctx
 	for _, o := range opts {
 		o(c)
 	}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	crand "crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -78,8 +79,13 @@ type ombRand func(n int) string
 // field of the translated kbench plan (repeat=3, cluster.local.brokers=3).
 // A bad file or --set is a userr error listing every problem, each with
 // where it is.
-func LoadOMB(workloadPath, driverPath string, sets []string) (*OMB, error) {
-	return loadOMB(workloadPath, driverPath, sets, cryptoName)
+// ctx interrupts the reading of the files (a FIFO with no writer waits).
+func LoadOMB(ctx context.Context, workloadPath, driverPath string, sets []string) (*OMB, error) {
+	o, err := loadOMB(ctx, workloadPath, driverPath, sets, cryptoName)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("read the OMB workload %s: %w", workloadPath, context.Cause(ctx))
+	}
+	return o, err
 }
 
 // cryptoName is n random bytes in base64url without padding, as OMB's
@@ -90,12 +96,12 @@ func cryptoName(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB, error) {
-	wroot, err := ombFile(workloadPath, "workload")
+func loadOMB(ctx context.Context, workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB, error) {
+	wroot, err := ombFile(ctx, workloadPath, "workload")
 	if err != nil {
 		return nil, err
 	}
-	droot, err := ombFile(driverPath, "driver")
+	droot, err := ombFile(ctx, driverPath, "driver")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +128,7 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 	if err != nil {
 		return nil, fmt.Errorf("write the OMB workload as a kbench plan: %w", err)
 	}
-	p, err := parse(workloadPath+" (as a kbench plan)", data, kbenchSets, true)
+	p, err := parse(ctx, workloadPath+" (as a kbench plan)", data, kbenchSets, true)
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +145,8 @@ func loadOMB(workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB,
 }
 
 // ombFile reads and parses an OMB YAML file.
-func ombFile(path, what string) (*yaml.Node, error) {
-	data, err := infile.Read(path, MaxFile, "an OMB "+what+" file")
+func ombFile(ctx context.Context, path, what string) (*yaml.Node, error) {
+	data, err := infile.ReadContext(ctx, path, MaxFile, "an OMB "+what+" file")
 	if err != nil {
 		return nil, userr.Errorf("read the OMB %s file: %v", what, err)
 	}

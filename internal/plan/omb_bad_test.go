@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -93,7 +94,7 @@ func TestOMBFilesMixedUp(t *testing.T) {
 		{"no such file", wpath + ".x", dpath, "read the OMB workload file"},
 	}
 	for _, tt := range tests {
-		_, err := loadOMB(tt.workload, tt.driver, nil, seqNames())
+		_, err := loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames())
 		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}

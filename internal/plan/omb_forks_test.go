@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -33,14 +34,14 @@ func TestOMBForkDrivers(t *testing.T) {
 			var o *OMB
 			var err error
 			if strings.HasSuffix(tt.workload, ".yaml") {
-				o, err = loadOMB(tt.workload, tt.driver, nil, seqNames())
+				o, err = loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames())
 			} else {
 				w := tt.workload
 				if w == "" {
 					w = ombWorkloadText(nil, "")
 				}
 				wpath, dpath := ombFiles(t, w, tt.driver)
-				o, err = loadOMB(wpath, dpath, nil, seqNames())
+				o, err = loadOMB(context.Background(), wpath, dpath, nil, seqNames())
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -61,7 +62,7 @@ func TestOMBForkDrivers(t *testing.T) {
 	}
 	t.Run("Redpanda's properties reach the clients", func(t *testing.T) {
 		t.Parallel()
-		o, err := loadOMB(upstream, "testdata/driver-redpanda/redpanda-ack-all-linger-1ms.yaml", nil, seqNames())
+		o, err := loadOMB(context.Background(), upstream, "testdata/driver-redpanda/redpanda-ack-all-linger-1ms.yaml", nil, seqNames())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,7 +115,7 @@ func seqNames() ombRand {
 func loadTestOMB(t *testing.T, change map[string]string, extra, driver string, sets []string) (*OMB, error) {
 	t.Helper()
 	wpath, dpath := ombFiles(t, ombWorkloadText(change, extra), driver)
-	return loadOMB(wpath, dpath, sets, seqNames())
+	return loadOMB(context.Background(), wpath, dpath, sets, seqNames())
 }
 
 // ombView is what a case checks of a translation: the first scenario's
@@ -429,7 +430,7 @@ func TestOMBExamples(t *testing.T) {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
-		o, err := LoadOMB(f, "../../examples/omb/driver-kafka/kafka-throughput.yaml", nil)
+		o, err := LoadOMB(t.Context(), f, "../../examples/omb/driver-kafka/kafka-throughput.yaml", nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

@@ -18,6 +18,13 @@ func TestFaultCommandPlaceholders(t *testing.T) {
 		{"upper case", `{kill: "true {broker}", restart: "true {BROKER}"}`,
 			"cluster.fault_commands.restart: {BROKER}: not filled by kbench"},
 		{"awk braces", `{kill: "true {broker}", restart: "true '{print $1}' {broker}"}`, ""},
+		// Regression: a template's {{broker}} was taken for {broker} and
+		// reached the command as {1}; {{ broker }} passed unseen.
+		{"double braces", `{kill: "kubectl delete pod kafka-{{broker}}", restart: "true {{ broker }} {broker}"}`,
+			"cluster.fault_commands.kill: {{broker}}: not filled by kbench, whose placeholders take single braces: {{broker}} would reach the command as {1}; this command takes {broker}"},
+		{"double braces spaced", `{kill: "true {broker}", restart: "true {{ broker }} {broker}"}`,
+			"cluster.fault_commands.restart: {{ broker }}: not filled by kbench, whose placeholders take single braces"},
+		{"go template", `{kill: "kubectl get pods -o go-template='{{range .items}}{{.metadata.name}}{{end}}' {broker}", restart: "true {broker}"}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

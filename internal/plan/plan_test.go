@@ -189,6 +189,11 @@ func TestParseBad(t *testing.T) {
 		{"vus and rate", "name: x\n" + w0 + "    vus: 10\n    rate: 5k/s\n", nil, []string{"plan.yaml:9:11: workloads[0].rate: virtual users send as fast as acknowledgements come back"}},
 		{"random ratio", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, random_ratio: 1.5}}\n", nil,
 			[]string{`plan.yaml:3:86: workloads[0].message.random_ratio: "1.5": write a number from 0 to 1`}},
+		// Regressions: NaN passed range checks (NaN < 0 and NaN > 1 are false).
+		{"random ratio NaN", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, random_ratio: NaN}}\n", nil,
+			[]string{`plan.yaml:3:86: workloads[0].message.random_ratio: "NaN": write a number from 0 to 1`}},
+		{"weight NaN", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {c: {_type: one_of, _values: [a, b], _weights: [1, NaN]}}}}\n", nil,
+			[]string{`plan.yaml:3:123: workloads[0].message.template.c._weights[1]: "NaN" is not a weight`}},
 		{"key distribution", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10, key: {distribution: zipf, count: 10}}}\n", nil,
 			[]string{`plan.yaml:3:92: workloads[0].message.key.distribution: "zipf" is not one of uniform, sequential or zipfian`}},
 		{"max without slo", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max}\n", nil,
@@ -257,7 +262,7 @@ func TestLoadExamples(t *testing.T) {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
-		p, err := Load(f, nil)
+		p, err := Load(t.Context(), f, nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

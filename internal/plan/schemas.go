@@ -37,6 +37,8 @@ type schemaPlaces struct {
 func (c *collector) messageSchemas(m *Message, n *yaml.Node, path string, given map[string]*yaml.Node, at schemaPlaces) {
 	schemaNode, fileNode := given["schema"], given["schema_file"]
 	switch {
+	case m.Format == "" && given["format"] != nil:
+		return // a format kbench does not know: said where it is written
 	case m.Format == "" && (schemaNode != nil || fileNode != nil || at.keySchema != nil):
 		node := schemaNode
 		if node == nil {
@@ -112,14 +114,14 @@ func (c *collector) schema(f serde.Format, inline, file *yaml.Node, path string)
 		if !filepath.IsAbs(full) {
 			full = filepath.Join(c.dir, full)
 		}
-		data, err := infile.Read(full, MaxFile, "a schema")
+		data, err := infile.ReadContext(c.ctx, full, serde.MaxSchema, "a schema")
 		if err != nil {
 			c.addf(file, p, "%v", err)
 			return nil, ""
 		}
 		text = string(data)
 	}
-	s, err := serde.Parse(f, text)
+	s, err := serde.ParseFile(f, name, text)
 	if err != nil {
 		where := "is not a valid %s schema: %v"
 		if name != "" {
@@ -155,8 +157,8 @@ func (c *collector) checkTemplate(t payload.Template, s *serde.Schema, node *yam
 			where = join(path, fe.PathString())
 		}
 		reason = fe.Reason
-		if len(fe.Path) > 0 && strings.Contains(reason, "not a field") {
-			if near := suggest.Nearest(fe.Path[len(fe.Path)-1], schemaFields(s)); near != "" {
+		if len(fe.Path) > 0 && len(fe.Known) > 0 {
+			if near := suggest.Nearest(fe.Path[len(fe.Path)-1], fe.Known); near != "" {
 				reason += " (" + suggest.Mean(near, suggest.Bare) + ")"
 			}
 		}
@@ -195,21 +197,6 @@ func nodeAt(n *yaml.Node, path []string) *yaml.Node {
 		cur = next
 	}
 	return cur
-}
-
-// schemaFields are the top-level field names a schema's text mentions, for
-// did-you-mean: a rough scan of "name" values, good enough for a hint.
-func schemaFields(s *serde.Schema) []string {
-	var out []string
-	for _, part := range strings.Split(s.Text, `"name"`)[1:] {
-		part = strings.TrimLeft(part, " \t\n:")
-		if strings.HasPrefix(part, `"`) {
-			if end := strings.IndexByte(part[1:], '"'); end > 0 {
-				out = append(out, part[1:end+1])
-			}
-		}
-	}
-	return out
 }
 
 // schemaRegistry reads the plan's schema_registry: the Confluent serializer

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,121 @@ func TestSchemaRegistryProperties(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v\nwant %q", props, err, want)
 		}
+	}
+}
+
+// TestSchemaFileBounded: regression: a schema_file of 10.7 MB (under the
+// plan's 16 MiB bound) was read and parsed: minutes and 3.9 GB with no
+// output. A schema is read up to serde.MaxSchema (1 MiB), the error at
+// schema_file naming the file.
+func TestSchemaFileBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := `{"type":"record","name":"User","namespace":"t","doc":"` + strings.Repeat("x", 2<<20) + `","fields":[{"name":"id","type":"string"}]}`
+	if err := os.WriteFile(filepath.Join(dir, "big.avsc"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.NewReplacer("FORMAT", "avro", "SCHEMA", "big.avsc", "AGE", "1").Replace(schemaPlan)
+	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	want := "plan.yaml:13:20: workloads[0].message.schema_file: " + filepath.Join(dir, "big.avsc") + " is larger than 1 MiB, the most kbench reads for a schema: is it the right file?"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant %q", err, want)
+	}
+}
+
+// TestSchemaFileErrorsNameTheFile: regression: an empty or truncated .avsc
+// said "avro: unknown type:" (and quoted the whole schema); a JSON Schema's
+// errors named a made-up file:///.../schema.json and a .proto's
+// schema.proto. Each now names the user's file and says what is wrong.
+func TestSchemaFileErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := map[string]string{
+		"empty.avsc":  "\n",
+		"trunc.avsc":  `{"type":"record","name":"User","namespace":"t","fields":[{"name":"id","type":"string"}`,
+		"typo.avsc":   `{"type":"recrd","name":"User","fields":[` + strings.Repeat(`{"name":"f","type":"string"},`, 50) + `{"name":"id","type":"string"}]}`,
+		"trunc.json":  `{"type":"object",`,
+		"notjs.json":  "{\"type\":\"object\",\n  \"properties\": x}",
+		"bad.json":    `{"type":"object","properties":{"id":{"type":"strin"}}}`,
+		"user.proto":  "syntax = \"proto3\";\nmessage User { string id = 1 }\n",
+		"empty.proto": "",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ format, file, want string }{
+		{"avro", "empty.avsc", "schema_file: empty.avsc is not a valid avro schema: it is empty: write the schema's JSON"},
+		{"avro", "trunc.avsc", "schema_file: trunc.avsc is not a valid avro schema: its JSON ends before it is complete (a bracket or brace is not closed): is the file truncated?"},
+		{"avro", "typo.avsc", "schema_file: typo.avsc is not a valid avro schema: parse Avro schema: avro: unknown type: "},
+		{"json_schema", "trunc.json", "schema_file: trunc.json is not a valid json_schema schema: its JSON ends before it is complete"},
+		{"json_schema", "notjs.json", "schema_file: notjs.json is not a valid json_schema schema: it is not JSON: line 2, column 17: invalid character 'x'"},
+		{"json_schema", "bad.json", `schema_file: bad.json is not a valid json_schema schema: parse JSON Schema: "bad.json#" is not valid against metaschema`},
+		{"protobuf", "user.proto", "schema_file: user.proto is not a valid protobuf schema: parse Protobuf schema: user.proto:2:30: syntax error: expecting ';'"},
+		{"protobuf", "empty.proto", "schema_file: empty.proto is not a valid protobuf schema: parse Protobuf schema: it defines no message"},
+	} {
+		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1").Replace(schemaPlan)
+		_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v\nwant %q", tc.file, err, tc.want)
+			continue
+		}
+		for _, bad := range []string{"schema.json", "schema.proto", "unknown type: \n", "file://"} {
+			if strings.Contains(err.Error(), bad) {
+				t.Errorf("%s: err names %q: %v", tc.file, bad, err)
+			}
+		}
+		if len(err.Error()) > 600 {
+			t.Errorf("%s: an error of %d bytes: %v", tc.file, len(err.Error()), err)
+		}
+	}
+}
+
+// TestMisspeltTemplateFieldSaysDidYouMean: regression: a template field
+// misspelt (qtty for qty) got no did-you-mean for Protobuf, and for Avro
+// only "qty is missing" at the template's first key. Every format now
+// refuses the misspelt key, at its place, with the name it meant, in
+// nested records too.
+func TestMisspeltTemplateFieldSaysDidYouMean(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{"user.avsc": userAvsc, "user.proto": userProto, "user.json": userJSONSchema} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ format, file, what string }{
+		{"avro", "user.avsc", "is not a field of record t.User"},
+		{"protobuf", "user.proto", "is not a field of message User"},
+		{"json_schema", "user.json", "is not a property of the schema"},
+	} {
+		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1", "        age:", "        agge:").Replace(schemaPlan)
+		_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		want := "plan.yaml:16:9: workloads[0].message.template.agge: does not fit"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.what) || !strings.Contains(err.Error(), "(did you mean age?)") {
+			t.Errorf("%s: err = %v\nwant %q ... %q ... (did you mean age?)", tc.format, err, want, tc.what)
+		}
+		nested := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1", "          city:", "          ctiy:").Replace(schemaPlan)
+		_, err = Parse(filepath.Join(dir, "plan.yaml"), []byte(nested), nil)
+		if err == nil || !strings.Contains(err.Error(), "template.address.ctiy: does not fit") || !strings.Contains(err.Error(), "(did you mean city?)") {
+			t.Errorf("%s nested: err = %v", tc.format, err)
+		}
+	}
+}
+
+// TestUnknownFormatIsOneProblem: regression: format: thrift was reported,
+// and then again as "gives a schema but no format" at schema_file.
+func TestUnknownFormatIsOneProblem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.avsc"), []byte(userAvsc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.NewReplacer("FORMAT", "thrift", "SCHEMA", "user.avsc", "AGE", "1").Replace(schemaPlan)
+	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	var ps Problems
+	if !errors.As(err, &ps) || len(ps) != 1 || !strings.Contains(err.Error(), `plan.yaml:12:15: workloads[0].message.format: "thrift" is not one of avro, json_schema or protobuf`) {
+		t.Fatalf("err = %v, want one problem at format", err)
 	}
 }

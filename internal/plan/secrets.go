@@ -137,8 +137,11 @@ func secretPath(path string) bool {
 // shownSet is a --set as errors show it: with its value redacted when its
 // path is secret ("--set cluster.properties.sasl\.jaas\.config=[redacted]").
 func shownSet(set string) string {
-	path, _, ok := strings.Cut(set, "=")
+	path, value, ok := strings.Cut(set, "=")
 	if !secretPath(path) {
+		if ok {
+			return path + "=" + redactURLUser(value) // a registry URL's user:password@
+		}
 		return set
 	}
 	if !ok {

@@ -80,7 +80,11 @@ func (c *collector) shareBlock(n *yaml.Node, path string) *Share {
 		case "reject":
 			s.Reject = c.ratio(v, p, "of deliveries rejected")
 		case "ack_pattern":
-			if v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			switch {
+			case v.Kind == yaml.SequenceNode && len(v.Content) == 0:
+				c.addf(v, p, "is an empty list; write the outcomes of successive deliveries, repeated in turn, such as [accept, accept, release]")
+				return
+			case v.Kind != yaml.SequenceNode:
 				c.addf(v, p, "is %s; write a list such as [accept, accept, release]", kindName(v))
 				return
 			}
@@ -133,7 +137,7 @@ func (c *collector) ratio(n *yaml.Node, path, what string) float64 {
 	}
 	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 	f /= scale
-	if err != nil || f < 0 || f > 1 {
+	if err != nil || !(f >= 0 && f <= 1) { // NaN too
 		c.addf(n, path, "%q: write the share %s as a number from 0 to 1 (0.1) or a percentage (10%%)", s, what)
 		return 0
 	}

@@ -54,6 +54,11 @@ func TestShareWorkloadBad(t *testing.T) {
 		{"implicit with outcomes", shareW + "    share: {acknowledgement: implicit, reject: 1%}\n", "need acknowledgement: explicit"},
 		{"pattern and ratios", shareW + "    share: {ack_pattern: [accept, release], release: 0.1}\n", "not both"},
 		{"bad pattern", shareW + "    share: {ack_pattern: [accept, retry]}\n", `"retry" is not one of`},
+		// Regressions: NaN passed the range check (NaN < 0 and NaN > 1 are
+		// false); an empty ack_pattern was called "a list; write a list".
+		{"release NaN", shareW + "    share: {release: NaN}\n", `workloads[0].share.release: "NaN": write the share`},
+		{"reject -.inf", shareW + "    share: {reject: -.inf}\n", `workloads[0].share.reject: "-.inf": write the share`},
+		{"empty pattern", shareW + "    share: {ack_pattern: []}\n", "workloads[0].share.ack_pattern: is an empty list; write the outcomes of successive deliveries, repeated in turn, such as [accept, accept, release]"},
 		{"processing without unit", shareW + "    processing: 5\n", `"5" has no unit`},
 		{"exponential without mean", shareW + "    processing: {distribution: exponential}\n", "needs its mean"},
 		{"lock too short", shareW + "    share: {record_lock_duration: 5s}\n", "15s to 1m0s"},

@@ -206,7 +206,7 @@ func (c *collector) genParam(n, v *yaml.Node, path string, p payload.GenParam) (
 		}
 		for i, it := range v.Content {
 			f, err := strconv.ParseFloat(it.Value, 64)
-			if err != nil || f < 0 || math.IsInf(f, 0) {
+			if err != nil || !(f >= 0) || math.IsInf(f, 0) { // NaN too
 				c.addf(it, fmt.Sprintf("%s[%d]", path, i), "%q is not a weight; write a number 0 or above", it.Value)
 				return val, false
 			}
@@ -247,7 +247,7 @@ func (c *collector) templateFile(n *yaml.Node, path, dir string) (*payload.Templ
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
-	data, err := infile.Read(file, MaxFile, "a template")
+	data, err := infile.ReadContext(c.ctx, file, MaxFile, "a template")
 	if err != nil {
 		c.addf(n, path, "%v", err)
 		return nil, nil, nil

@@ -374,7 +374,7 @@ func (c *collector) message(n *yaml.Node, path string) Message {
 				return
 			}
 			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || f < 0 || f > 1 {
+			if err != nil || !(f >= 0 && f <= 1) { // NaN too
 				c.addf(v, p, "%q: write a number from 0 to 1 (the random share of each value)", s)
 				return
 			}

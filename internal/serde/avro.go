@@ -10,6 +10,10 @@ import (
 	"github.com/hamba/avro/v2"
 )
 
+// maxQuoted is the most of a parser's message kept: enough for the part of
+// the schema it quotes to be recognised.
+const maxQuoted = 300
+
 type avroCodec struct {
 	schema avro.Schema
 	fast   avroEnc // nil: every value takes the slow path
@@ -22,7 +26,16 @@ var avroAPI = avro.Config{}.Freeze()
 func parseAvro(text string) (codec, string, error) {
 	s, err := avro.ParseWithCache(text, "", &avro.SchemaCache{})
 	if err != nil {
-		return nil, "", fmt.Errorf("parse Avro schema: %w", err)
+		// hamba/avro quotes the part it did not understand whole: up to
+		// the whole schema.
+		msg := err.Error()
+		if len(msg) > maxQuoted {
+			msg = msg[:maxQuoted] + "…"
+		}
+		return nil, "", fmt.Errorf("parse Avro schema: %s", msg)
+	}
+	if err := checkAvroCost(s); err != nil {
+		return nil, "", err
 	}
 	name := ""
 	if n, ok := s.(avro.NamedSchema); ok {
@@ -82,6 +95,22 @@ func toAvro(s avro.Schema, v any, path []string) (any, error) {
 		if !ok {
 			return nil, fieldErr(path, "is %s; the schema wants record %s (an object)", jsonKind(v), s.FullName())
 		}
+		// A template field the record lacks first: a misspelt field
+		// (qtty) is also a missing one (qty), and the place to fix it,
+		// with a did-you-mean, is the misspelt key.
+		if len(obj) > 0 {
+			names := make([]string, len(s.Fields()))
+			has := make(map[string]bool, len(names))
+			for i, f := range s.Fields() {
+				names[i], has[f.Name()] = f.Name(), true
+			}
+			for _, k := range sortedKeys(obj) {
+				if !has[k] {
+					return nil, &FieldError{Path: append(append([]string(nil), path...), k), Known: names,
+						Reason: fmt.Sprintf("is not a field of record %s; remove it from the template or add it to the schema", s.FullName())}
+				}
+			}
+		}
 		out := make(map[string]any, len(s.Fields()))
 		for _, f := range s.Fields() {
 			fv, ok := obj[f.Name()]
@@ -97,13 +126,6 @@ func toAvro(s avro.Schema, v any, path []string) (any, error) {
 				return nil, err
 			}
 			out[f.Name()] = cv
-		}
-		if len(obj) > len(out) || len(obj) > len(s.Fields()) {
-			for k := range obj {
-				if _, ok := out[k]; !ok {
-					return nil, fieldErr(append(path, k), "is not a field of record %s; remove it from the template or add it to the schema", s.FullName())
-				}
-			}
 		}
 		return out, nil
 	case *avro.UnionSchema:

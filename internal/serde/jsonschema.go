@@ -23,18 +23,33 @@ type jsonSchemaCodec struct {
 	doc    any
 }
 
-func parseJSONSchema(text string) (codec, string, error) {
+// schemaURL is the URL the schema compiles under; its errors show the
+// user's file (or "the schema") instead.
+const schemaURL = "urn:kbench:schema"
+
+func parseJSONSchema(text, file string) (codec, string, error) {
 	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
 	if err != nil {
 		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("schema.json", doc); err != nil {
-		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
+	shown := file
+	if shown == "" {
+		shown = "the schema"
 	}
-	s, err := c.Compile("schema.json")
+	named := func(err error) error {
+		msg := strings.ReplaceAll(err.Error(), schemaURL, shown)
+		return fmt.Errorf("parse JSON Schema: %s", msg)
+	}
+	if n := countObjects(doc, maxJSONSchemaObjects+1); n > maxJSONSchemaObjects {
+		return nil, "", fmt.Errorf("the schema has more than %d objects (subschemas and the maps of them), too many for kbench: the JSON Schema library (santhosh-tekuri/jsonschema) takes time that grows with the square of their number; use fewer properties", maxJSONSchemaObjects)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(schemaURL, doc); err != nil {
+		return nil, "", named(err)
+	}
+	s, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, "", fmt.Errorf("parse JSON Schema: %w", err)
+		return nil, "", named(err)
 	}
 	name := ""
 	if m, ok := doc.(map[string]any); ok {
@@ -102,13 +117,15 @@ func extraFields(schema, v any, path []string) error {
 		if !ok {
 			return nil
 		}
-		for k, fv := range v {
+		for _, k := range sortedKeys(v) {
+			fv := v[k]
 			ps, ok := props[k]
 			if !ok {
 				if _, pat := s["patternProperties"]; pat {
 					continue
 				}
-				return fieldErr(append(path, k), "is not a property of the schema; remove it from the template or add it to the schema's properties")
+				return &FieldError{Path: append(append([]string(nil), path...), k), Known: sortedKeys(props),
+					Reason: "is not a property of the schema; remove it from the template or add it to the schema's properties"}
 			}
 			if err := extraFields(ps, fv, append(path, k)); err != nil {
 				return err
@@ -122,4 +139,29 @@ func extraFields(schema, v any, path []string) error {
 		}
 	}
 	return nil
+}
+
+// countObjects counts the objects in a decoded JSON document, stopping at
+// limit.
+func countObjects(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		if n >= limit {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			n++
+			for _, e := range v {
+				walk(e)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
+	return n
 }

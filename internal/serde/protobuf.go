@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 
 	"github.com/bufbuild/protocompile"
@@ -15,8 +16,9 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// protoFile is the name the schema's text compiles under.
-const protoFile = "schema.proto"
+// protoFile is the name an inline schema's text compiles under: its
+// errors say "schema:LINE:COL".
+const protoFile = "schema"
 
 // protoCodec encodes the file's first message, as Confluent's serializer
 // does for a schema registered from a .proto file (message index 0).
@@ -24,11 +26,17 @@ type protoCodec struct {
 	md protoreflect.MessageDescriptor
 }
 
-func parseProtobuf(text string) (codec, string, error) {
+func parseProtobuf(text, file string) (codec, string, error) {
+	// The file's own name, so that errors say user.proto:2:27 (its base:
+	// a path with .. is no import path).
+	name := protoFile
+	if file != "" {
+		name = filepath.Base(file)
+	}
 	c := protocompile.Compiler{Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
-		Accessor: protocompile.SourceAccessorFromMap(map[string]string{protoFile: text}),
+		Accessor: protocompile.SourceAccessorFromMap(map[string]string{name: text}),
 	})}
-	files, err := c.Compile(context.Background(), protoFile)
+	files, err := c.Compile(context.Background(), name)
 	if err != nil {
 		return nil, "", fmt.Errorf("parse Protobuf schema: %w", err)
 	}
@@ -77,14 +85,20 @@ func fillMessage(m protoreflect.Message, v any, path []string) error {
 		return fieldErr(path, "is %s; the schema wants message %s (an object)", jsonKind(v), md.FullName())
 	}
 	fields := md.Fields()
-	for k, fv := range obj {
+	for _, k := range sortedKeys(obj) {
+		fv := obj[k]
 		fd := fields.ByName(protoreflect.Name(k))
 		if fd == nil {
 			fd = fields.ByJSONName(k)
 		}
 		p := append(path, k)
 		if fd == nil {
-			return fieldErr(p, "is not a field of message %s; remove it from the template or add it to the schema", md.FullName())
+			known := make([]string, fields.Len())
+			for i := range known {
+				known[i] = string(fields.Get(i).Name())
+			}
+			return &FieldError{Path: append([]string(nil), p...), Known: known,
+				Reason: fmt.Sprintf("is not a field of message %s; remove it from the template or add it to the schema", md.FullName())}
 		}
 		if fv == nil {
 			continue

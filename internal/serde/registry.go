@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,7 +89,7 @@ func ConfigFrom(props map[string]string) (Config, error) {
 		c.URL = c.URL[:i] // the first of a list, as the serializers try first
 	}
 	if c.URL != "" && !strings.HasPrefix(c.URL, "http://") && !strings.HasPrefix(c.URL, "https://") {
-		return c, &PropError{"schema.registry.url", fmt.Sprintf("%q: write an http:// or https:// URL", c.URL)}
+		return c, &PropError{"schema.registry.url", fmt.Sprintf("%q: write an http:// or https:// URL", RedactURLs(c.URL))}
 	}
 	boolProp := func(k string, def bool) (bool, error) {
 		v, ok := props[k]
@@ -184,7 +185,7 @@ func registryTLS(props map[string]string) (*tls.Config, error) {
 // and caches schemas by id. Safe for concurrent use.
 type Registry struct {
 	cl  *sr.Client
-	url string
+	url string // without user:password@: the one shown
 
 	requests atomic.Int64
 	failures atomic.Int64
@@ -201,7 +202,7 @@ func NewRegistry(c Config) (*Registry, error) {
 	if c.URL == "" {
 		return nil, &PropError{"schema.registry.url", "is not set; give the registry's URL (a local cluster's is printed by kbench cluster up --schema-registry)"}
 	}
-	r := &Registry{url: c.URL, byID: map[int]*Schema{}}
+	r := &Registry{url: RedactURLs(c.URL), byID: map[int]*Schema{}}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = c.TLS
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: timed{r, tr}}
@@ -211,7 +212,7 @@ func NewRegistry(c Config) (*Registry, error) {
 	}
 	cl, err := sr.NewClient(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("schema registry %s: %w", c.URL, err)
+		return nil, redactErr(fmt.Errorf("schema registry %s: %w", r.url, err))
 	}
 	r.cl = cl
 	return r, nil
@@ -262,7 +263,8 @@ func (r *Registry) Stats() Stats {
 		Total: time.Duration(r.nanos.Load()), Max: time.Duration(r.maxNanos.Load()), Latencies: lat}
 }
 
-// URL is the registry's base URL.
+// URL is the registry's base URL, without the user and password a URL
+// may carry (basic.auth.credentials.source=URL): the one to show.
 func (r *Registry) URL() string { return r.url }
 
 // ErrUnreachable is a registry that did not answer.
@@ -383,7 +385,13 @@ func (r *Registry) Decode(ctx context.Context, b []byte) (any, int, error) {
 	return v, id, err
 }
 
+// wrap words a registry error with what was done, where; the URLs in it
+// lose their credentials (sr's errors quote the URL requested whole).
 func (r *Registry) wrap(err error, subject, what string) error {
+	return redactErr(r.wrapped(err, subject, what))
+}
+
+func (r *Registry) wrapped(err error, subject, what string) error {
 	var re *sr.ResponseError
 	where := "schema registry " + r.url
 	if subject != "" {
@@ -399,4 +407,34 @@ func (r *Registry) wrap(err error, subject, what string) error {
 		return fmt.Errorf("%s %s: %w", what, where, err)
 	}
 	return fmt.Errorf("%s %s: %w: %w", what, where, ErrUnreachable, err)
+}
+
+// urlUser is the user:password@ (or user@) of a URL in text, as written or
+// as net/http shows it (user:***@).
+var urlUser = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#@\s"'<>]*@`)
+
+// RedactURLs removes the user and password from every URL in text: a
+// registry URL may carry them (basic.auth.credentials.source=URL), and
+// errors quote the URL they requested.
+func RedactURLs(text string) string { return urlUser.ReplaceAllString(text, "$1") }
+
+// redactedError is an error whose text lost its URLs' credentials; the
+// error it words is still there for errors.Is and As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if red := RedactURLs(msg); red != msg {
+		return &redactedError{red, err}
+	}
+	return err
 }

@@ -138,3 +138,50 @@ func TestResolveErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestRegistryErrorsHideTheURLsCredentials: regression: with
+// basic.auth.credentials.source=URL, an unreachable registry's error
+// quoted http://bob:PASS@host twice (kbench's words and sr's), and it went
+// to stderr, result.json and report.html. Every error, and URL, shows the
+// registry without its user; the error is still ErrUnreachable.
+func TestRegistryErrorsHideTheURLsCredentials(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	c, err := ConfigFrom(map[string]string{"schema.registry.url": "http://bob:PASS@" + dead + "/apis", "basic.auth.credentials.source": "URL"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.URL() != "http://"+dead+"/apis" {
+		t.Errorf("URL() = %q, want no user", r.URL())
+	}
+	s := testSchema(t)
+	_, _, resolveErr := r.Resolve(context.Background(), c, "t-value", s)
+	_, byIDErr := r.ByID(context.Background(), 3)
+	setErr := r.SetCompatibility(context.Background(), "t-value", "BACKWARD")
+	for _, err := range []error{resolveErr, byIDErr, setErr} {
+		if !errors.Is(err, ErrUnreachable) || strings.Contains(err.Error(), "bob") || strings.Contains(err.Error(), "PASS") || !strings.Contains(err.Error(), "http://"+dead+"/apis") {
+			t.Errorf("err = %v, want ErrUnreachable naming http://%s/apis without bob:PASS", err, dead)
+		}
+	}
+	_, err = ConfigFrom(map[string]string{"schema.registry.url": "ftp://bob:PASS@h"})
+	if err == nil || strings.Contains(err.Error(), "PASS") {
+		t.Errorf("a bad URL's error: %v", err)
+	}
+	for in, want := range map[string]string{
+		`Post "http://bob:***@h:1/x": refused`: `Post "http://h:1/x": refused`,
+		"at https://u@h/p and http://h/a@b":    "at https://h/p and http://h/a@b",
+	} {
+		if got := RedactURLs(in); got != want {
+			t.Errorf("RedactURLs(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -71,17 +71,31 @@ type codec interface {
 }
 
 // Parse parses a schema of the given format.
-func Parse(f Format, text string) (*Schema, error) {
+func Parse(f Format, text string) (*Schema, error) { return ParseFile(f, "", text) }
+
+// ParseFile parses a schema read from file (as the user named it: its
+// errors name it; "" for a schema given inline or by a registry).
+func ParseFile(f Format, file, text string) (*Schema, error) {
 	var c codec
 	var name string
 	var err error
+	if f == Avro || f == JSONSchema || f == Protobuf {
+		if err := checkSize(text); err != nil {
+			return nil, err
+		}
+	}
+	if f == Avro || f == JSONSchema {
+		if err := checkJSONText(text); err != nil {
+			return nil, err
+		}
+	}
 	switch f {
 	case Avro:
 		c, name, err = parseAvro(text)
 	case JSONSchema:
-		c, name, err = parseJSONSchema(text)
+		c, name, err = parseJSONSchema(text, file)
 	case Protobuf:
-		c, name, err = parseProtobuf(text)
+		c, name, err = parseProtobuf(text, file)
 	default:
 		return nil, fmt.Errorf("unknown schema format %q; use one of %s", f, strings.Join(Formats, ", "))
 	}
@@ -96,6 +110,9 @@ func Parse(f Format, text string) (*Schema, error) {
 type FieldError struct {
 	Path   []string // field names; "[2]" for an array item
 	Reason string
+	// Known are the field names the schema has where a template field it
+	// lacks was found, for a did-you-mean (nil for other errors).
+	Known []string
 }
 
 func (e *FieldError) Error() string {

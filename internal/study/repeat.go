@@ -120,7 +120,9 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	if s.opt.Observer != nil {
 		s.opt.Observer.RepeatStarted(info)
 	}
-	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r)
+	stopEvolution := s.b.schemas.evolve(ctx, psc, s.built[i], r, func(line string) {
+		fmt.Fprintf(s.opt.Progress, "kbench: warning: scenario %d, repeat %d: %s\n", i+1, r, line)
+	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
 	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Log: func(line string) {
@@ -138,7 +140,9 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 			return Repeat(ctx, sc, r, env)
 		})
 	}
-	stopEvolution()
+	if err := stopEvolution(); err != nil && rep.Status == result.StatusOK {
+		rep.Status, rep.Error = result.StatusFailed, err.Error()
+	}
 	prog.end(rep)
 	if s.opt.Observer != nil {
 		s.opt.Observer.RepeatEnded(info, rep)

@@ -2,8 +2,8 @@ package study
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/url"
 	"sync"
 	"time"
 
@@ -37,6 +37,10 @@ type schemaIDs struct {
 
 	evMu       sync.Mutex
 	evolutions []result.SchemaEvolution
+	// restart says how to bring back a registry that does not answer when
+	// it is a named local cluster's ("": the plan names the registry, or
+	// started it with its own cluster).
+	restart string
 }
 
 type resolvedSchema struct {
@@ -159,7 +163,13 @@ func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario
 	if err != nil {
 		return err
 	}
+	if p.SchemaRegistry["schema.registry.url"] == "" && p.Cluster.Name != "" {
+		ids.restart = fmt.Sprintf("the schema registry of cluster %q does not answer: kbench cluster up --name %s --schema-registry restarts it, empty", p.Cluster.Name, p.Cluster.Name)
+	}
 	if err := ids.resolveAll(ctx, scenarios); err != nil {
+		if errors.Is(err, serde.ErrUnreachable) && ids.restart != "" {
+			return fmt.Errorf("before sending: %w (%s)", err, ids.restart)
+		}
 		return fmt.Errorf("before sending: %w", err)
 	}
 	b.schemas = ids
@@ -175,7 +185,7 @@ func resolveSchemas(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario
 // record writes what the registry cost into the run's result.
 func (s *schemaIDs) record(run *result.PlanRun) {
 	st, rd := s.reg.Stats(), s.readers.Stats()
-	out := &result.SchemaRegistry{URL: redactedURL(s.reg.URL()), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
+	out := &result.SchemaRegistry{URL: s.reg.URL(), ColdMillis: millis(s.resolve), ColdRequests: s.cold.Requests,
 		Failures: st.Failures + rd.Failures}
 	warm := append(st.Latencies[min(int(s.cold.Requests), len(st.Latencies)):], rd.Latencies...)
 	var sum, most time.Duration
@@ -201,14 +211,21 @@ func (s *schemaIDs) record(run *result.PlanRun) {
 // schema_evolution encodes with its first version again, and After later
 // the new version is registered under its subject (the subject's
 // compatibility level set to BACKWARD first, Confluent's default, so that
-// the registry checks it) and its producers switch to it. stop ends the
-// waits and returns once the registrations are done.
-func (s *schemaIDs) evolve(ctx context.Context, sc *plan.Scenario, built runner.Scenario, repeat int) (stop func()) {
+// the registry checks it) and its producers switch to it. An evolution
+// that fails, or that the repeat ended before, is said at once through
+// warn. stop ends the waits, returns once the registrations are done, and
+// returns the first evolution that did not happen: the repeat measured
+// something other than what the plan asked for (a registry killed mid-run
+// was seen only in result.json, the run saying ok).
+func (s *schemaIDs) evolve(ctx context.Context, sc *plan.Scenario, built runner.Scenario, repeat int, warn func(string)) (stop func() error) {
 	if s == nil {
-		return func() {}
+		return func() error { return nil }
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failed error
 	start := time.Now()
 	for _, w := range sc.Workloads {
 		ev := w.Message.Evolution
@@ -222,18 +239,35 @@ func (s *schemaIDs) evolve(ctx context.Context, sc *plan.Scenario, built runner.
 		first := s.lookup(w.Topic, false, w.Message.Schema)
 		src.SetVersion(first.schema, first.id)
 		subject := s.subject(w.Topic, false, w.Message.Schema)
+		fail := func(rec result.SchemaEvolution, why string) {
+			msg := fmt.Sprintf("schema evolution of workload %q (subject %q) did not happen: %s", w.Name, subject, why)
+			warn(msg)
+			mu.Lock()
+			if failed == nil {
+				failed = errors.New(msg)
+			}
+			mu.Unlock()
+			s.evMu.Lock()
+			s.evolutions = append(s.evolutions, rec)
+			s.evMu.Unlock()
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			t := time.NewTimer(ev.After)
 			defer t.Stop()
+			rec := result.SchemaEvolution{Scenario: sc.Index, Repeat: repeat, Workload: w.Name, Subject: subject, FromID: first.id}
 			select {
 			case <-ctx.Done():
+				if parent.Err() == nil { // the repeat ended first, not Ctrl-C
+					rec.AtSeconds = time.Since(start).Seconds()
+					rec.Error = fmt.Sprintf("not registered: the repeat ended after %.1fs, before after: %s", rec.AtSeconds, ev.After)
+					fail(rec, rec.Error+"; make after shorter than the workload's run")
+				}
 				return
 			case <-t.C:
 			}
-			rec := result.SchemaEvolution{Scenario: sc.Index, Repeat: repeat, Workload: w.Name, Subject: subject,
-				AtSeconds: time.Since(start).Seconds(), FromID: first.id}
+			rec.AtSeconds = time.Since(start).Seconds()
 			began := time.Now()
 			err := s.reg.SetCompatibility(ctx, subject, "BACKWARD")
 			var id int
@@ -243,18 +277,24 @@ func (s *schemaIDs) evolve(ctx context.Context, sc *plan.Scenario, built runner.
 			rec.Millis = millis(time.Since(began))
 			if err != nil {
 				rec.Error = err.Error()
-			} else {
-				rec.ID = id
-				src.SetVersion(ev.Schema, id)
+				why := fmt.Sprintf("%s; the producers kept version id %d", rec.Error, first.id)
+				if errors.Is(err, serde.ErrUnreachable) && s.restart != "" {
+					why += " (" + s.restart + ")"
+				}
+				fail(rec, why)
+				return
 			}
+			rec.ID = id
+			src.SetVersion(ev.Schema, id)
 			s.evMu.Lock()
 			s.evolutions = append(s.evolutions, rec)
 			s.evMu.Unlock()
 		}()
 	}
-	return func() {
+	return func() error {
 		cancel()
 		wg.Wait()
+		return failed
 	}
 }
 
@@ -273,16 +313,6 @@ func valuesSource(sc runner.Scenario, name string) *serde.Source {
 }
 
 func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// redactedURL drops a URL's credentials.
-func redactedURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
-	}
-	u.User = nil
-	return u.String()
-}
 
 func sortSubjects(ss []result.SchemaSubject) {
 	for i := 1; i < len(ss); i++ {

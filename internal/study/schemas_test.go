@@ -1,13 +1,19 @@
 package study
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/userr"
 )
@@ -217,5 +224,177 @@ func TestKeysEncodedWithTheirSchema(t *testing.T) {
 	bad := strings.Replace(text, `schema: '"string"'`, `schema: '"long"'`, 1)
 	if _, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "message.key.template: does not fit its avro schema: is a string; the schema wants long") {
 		t.Errorf("a uuid key against a long schema: %v", err)
+	}
+}
+
+// TestSchemaEvolutionFailureFailsTheRepeat: regression: the registry
+// killed mid-run made schema_evolution fail, which only result.json said:
+// the run reported ok, nothing on stderr. A registry that stops answering
+// when the new version is due now warns at once on stderr and fails the
+// repeat, naming the workload, the subject and the version the producers
+// kept; so does an evolution the repeat ended before.
+func TestSchemaEvolutionFailureFailsTheRepeat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, after string
+		named       bool // the registry is a named local cluster's
+		want        []string
+	}{
+		{"registry dead", "300ms", false, []string{`schema evolution of workload "w" (subject "t-value") did not happen: set the compatibility level of subject "t-value" in schema registry`, "schema registry unreachable", "the producers kept version id 1"}},
+		{"a named cluster's registry dead", "300ms", true, []string{`schema evolution of workload "w" (subject "t-value") did not happen: set the compatibility level`, `(the schema registry of cluster "lab" does not answer: kbench cluster up --name lab --schema-registry restarts it, empty)`}},
+		{"repeat ended first", "1h", false, []string{`schema evolution of workload "w" (subject "t-value") did not happen: not registered: the repeat ended after`, "before after: 1h0m0s; make after shorter"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake := srfake.New()
+			t.Cleanup(fake.Close)
+			target, err := url.Parse(fake.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			proxy := httputil.NewSingleHostReverseProxy(target)
+			// The registry dies when the new version is due: its first
+			// request (the compatibility level) finds the connection cut.
+			reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/config") {
+					conn, _, err := w.(http.Hijacker).Hijack()
+					if err == nil {
+						conn.Close()
+					}
+					return
+				}
+				proxy.ServeHTTP(w, r)
+			}))
+			t.Cleanup(reg.Close)
+			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			dir := t.TempDir()
+			v2 := strings.Replace(itAvro, `{"name":"value","type":"int"},`, `{"name":"value","type":"int"},{"name":"email","type":"string","default":"none"},`, 1)
+			for name, text := range map[string]string{"v1.avsc": itAvro, "v2.avsc": v2} {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cl := fmt.Sprintf("cluster: {bootstrap: %q}\nschema_registry: {schema.registry.url: %q}", c.ListenAddrs()[0], reg.URL)
+			opt := Options{}
+			if tc.named {
+				cl = "cluster: {name: lab}"
+				opt.Named = func(context.Context, plan.Cluster) (*LocalCluster, error) {
+					return &LocalCluster{Bootstrap: c.ListenAddrs()[0], Brokers: 1, Stop: func() {}, RegistryURL: reg.URL}, nil
+				}
+			}
+			text := fmt.Sprintf(`name: ev
+%s
+topics: [{name: t, partitions: 1, existing: reuse}]
+workloads:
+  - name: w
+    type: produce
+    topic: t
+    rate: 1000/s
+    duration: 1s
+    message:
+      format: avro
+      schema_file: v1.avsc
+      schema_evolution: {after: %s, schema_file: v2.avsc}
+      template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
+`, cl, tc.after)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, _ := p.Scenarios()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var progress syncBuf
+			opt.Progress = &progress
+			doc, err := Run(ctx, p, scs, opt)
+			if err == nil {
+				t.Fatal("the run succeeded")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v\nwant %q", err, w)
+				}
+				if !strings.Contains(progress.String(), "kbench: warning: scenario 1, repeat 1: "+tc.want[0]) {
+					t.Errorf("stderr lacks the warning:\n%s", progress.String())
+				}
+			}
+			rep := doc.Plan.Scenarios[0].Repeats[0]
+			if rep.Status != result.StatusFailed || !strings.Contains(rep.Error, tc.want[0]) {
+				t.Errorf("repeat %s: %s", rep.Status, rep.Error)
+			}
+			if evs := doc.Plan.SchemaRegistry.Evolutions; len(evs) != 1 || evs[0].Error == "" || evs[0].ID != 0 {
+				t.Errorf("evolutions = %+v", evs)
+			}
+		})
+	}
+}
+
+// syncBuf is a bytes.Buffer safe for the writes of several goroutines.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestNamedClusterRegistryDeadSaysRestart: a named local cluster's
+// registry that does not answer before sending fails the plan saying how
+// to bring it back.
+func TestNamedClusterRegistryDeadSaysRestart(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + l.Addr().String()
+	l.Close()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "user.avsc"), []byte(itAvro), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(`name: r
+cluster: {name: lab}
+topics: [{name: t, partitions: 1, existing: reuse}]
+workloads:
+  - name: w
+    type: produce
+    topic: t
+    records: 10
+    message:
+      format: avro
+      schema_file: user.avsc
+      template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = Run(ctx, p, scs, Options{Named: func(context.Context, plan.Cluster) (*LocalCluster, error) {
+		return &LocalCluster{Bootstrap: c.ListenAddrs()[0], Brokers: 1, Stop: func() {}, RegistryURL: dead}, nil
+	}})
+	want := `the schema registry of cluster "lab" does not answer: kbench cluster up --name lab --schema-registry restarts it, empty`
+	if !errors.Is(err, serde.ErrUnreachable) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant %q", err, want)
 	}
 }
