@@ -20,6 +20,9 @@ type netActor struct {
 	start time.Time
 	mu    sync.Mutex
 	log   []string
+	// lateFence: the controller fences the healed broker 300 ms after
+	// the heal, and its ISRs are full again 6.7 s after it.
+	lateFence bool
 }
 
 func (a *netActor) Shape(_ context.Context, op string, l faults.Link, p faults.Params) (string, error) {
@@ -35,6 +38,11 @@ func (a *netActor) Shape(_ context.Context, op string, l faults.Link, p faults.P
 func (a *netActor) Unshape(_ context.Context, op string, l faults.Link) (string, error) {
 	a.note("unshape " + op + " " + l.String())
 	a.v.fillISR()
+	if a.lateFence && len(l[0].Nodes) == 1 {
+		b := l[0].Nodes[0]
+		time.AfterFunc(300*time.Millisecond, func() { a.v.dropISR(b) })
+		time.AfterFunc(6700*time.Millisecond, a.v.fillISR)
+	}
 	return "unshaped\n", nil
 }
 
@@ -82,10 +90,11 @@ func leaderSide(p int32) faults.Side {
 func TestTimelineNetworkFaults(t *testing.T) {
 	quorum := faults.Side{Brokers: true, Controllers: true}
 	tests := []struct {
-		name   string
-		faults []faults.Fault
-		events string
-		check  func(t *testing.T, rs []Result)
+		name      string
+		faults    []faults.Fault
+		lateFence bool
+		events    string
+		check     func(t *testing.T, rs []Result)
 	}{{
 		name: "a partition with a duration heals itself, its election and ISR recovery measured",
 		faults: []faults.Fault{{Action: faults.Cut, At: time.Second, Between: []faults.Side{leaderSide(1), quorum},
@@ -104,6 +113,20 @@ func TestTimelineNetworkFaults(t *testing.T) {
 			}
 			if len(rs) != 1 {
 				t.Errorf("results %+v; a partition that healed itself has nothing left to undo", rs)
+			}
+		},
+	}, {
+		// Regression: "every in-sync replica set is full after 15ms", where
+		// the controller fenced the broker 0.5 s after the heal and the ISRs
+		// were full again only 6.7 s after it.
+		name: "a fencing after the heal: the ISR recovery is the full ISRs after it",
+		faults: []faults.Fault{{Action: faults.Cut, At: time.Second, Between: []faults.Side{leaderSide(1), quorum},
+			Params: faults.Params{"duration": 2 * time.Second}}},
+		lateFence: true,
+		events:    "shape partition broker 2 ↔ every broker and every controller at 1s; unshape partition broker 2 ↔ every broker and every controller at 3s",
+		check: func(t *testing.T, rs []Result) {
+			if r := rs[0]; r.ISRRecovered == nil || *r.ISRRecovered < 6700*time.Millisecond || *r.ISRRecovered > 6800*time.Millisecond {
+				t.Errorf("ISR recovered %v; want 6.7 s after the heal, when the ISRs were full again after the late fencing", r.ISRRecovered)
 			}
 		},
 	}, {
@@ -188,12 +211,16 @@ func TestTimelineNetworkFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				v := newFakeView()
-				a := &netActor{eventActor: *newEventActor(nil), v: v, start: time.Now()}
+				a := &netActor{eventActor: *newEventActor(nil), v: v, start: time.Now(), lateFence: tc.lateFence}
 				tl, err := Start(context.Background(), Config{view: v, Topics: []string{"t"}, Actor: a, Faults: tc.faults, Settle: 500 * time.Millisecond}, a.start)
 				if err != nil {
 					t.Fatal(err)
 				}
-				time.Sleep(5 * time.Second)
+				wait := 5 * time.Second
+				if tc.lateFence {
+					wait = 12 * time.Second // the ISRs are full again at 9.7 s
+				}
+				time.Sleep(wait)
 				rs := tl.Finish(context.Background())
 				if got := a.events(); got != tc.events {
 					t.Errorf("network events:\n %s\nwant\n %s", got, tc.events)
