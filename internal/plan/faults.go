@@ -250,7 +250,16 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 			c.checkTarget(p, sc, tg, nodes.target[i], path, local, brokers)
 		}
 		if len(f.Between) == 2 {
-			c.checkLink(f, nodes.target[i], fmt.Sprintf("faults[%d]", i), local && p.Cluster.Name == "", brokers)
+			// Only the plan's own cluster has a broker count known here: a
+			// named or remote one's leader is any of its brokers
+			// (regression: {leader: ...} beside {broker: 1} on a named
+			// cluster was refused as broker 1 linked with itself).
+			planCluster := local && p.Cluster.Name == ""
+			linkBrokers := 0
+			if planCluster {
+				linkBrokers = brokers
+			}
+			c.checkLink(f, nodes.target[i], fmt.Sprintf("faults[%d]", i), planCluster, linkBrokers)
 		}
 	}
 	// A fault due after its scenario stops sending will not happen, unless

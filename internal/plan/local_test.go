@@ -27,3 +27,23 @@ func TestLocalTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderLinkedWithABroker: regression: `between: [{leader: ...},
+// {broker: 1}]` on a named cluster was refused as broker 1 linked with
+// itself: its brokers are not known when the plan is read, and the leader
+// was taken for broker 1. It is refused only on a one-broker cluster the
+// plan starts, where the leader is broker 1.
+func TestLeaderLinkedWithABroker(t *testing.T) {
+	t.Parallel()
+	const text = "name: p\ncluster: %s\ntopics: [{name: t, partitions: 3, replication: 3}]\n" +
+		"workloads: [{name: w, type: produce, topic: t, message: {size: 1}, rate: 10/s, duration: 60s}]\n" +
+		"faults: [{action: partition, between: [{leader: {topic: t, partition: 0}}, {broker: 1}], at: 5s, duration: 5s}]\n"
+	for _, cl := range []string{"{name: three}", "{bootstrap: 'k:9092', fault_commands: {partition: 'true', heal_partition: 'true'}}", "{local: {brokers: 3}}"} {
+		if _, err := Parse("plan.yaml", []byte(strings.Replace(text, "%s", cl, 1)), nil); err != nil {
+			t.Errorf("cluster %s: %v", cl, err)
+		}
+	}
+	if _, err := Parse("plan.yaml", []byte(strings.Replace(text, "%s", "{local: {brokers: 1}}", 1)), nil); err == nil || !strings.Contains(err.Error(), "links broker 1 with itself") {
+		t.Errorf("a one-broker cluster the plan starts: %v; want broker 1 linked with itself", err)
+	}
+}

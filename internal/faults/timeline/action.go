@@ -156,7 +156,7 @@ func (t *Timeline) begin(ctx context.Context, i int, broker int32, eff faults.Ef
 		t.mu.Lock()
 		t.healed[i] = healed
 		t.mu.Unlock()
-		t.measure(func(ctx context.Context) { t.measureShrink(ctx, i, broker, began, healed) })
+		t.measure(i, "the in-sync replicas' shrink", func(ctx context.Context) { t.measureShrink(ctx, i, broker, began, healed) })
 	}
 	return began
 }
@@ -210,7 +210,7 @@ func (t *Timeline) after(i int, broker int32, eff faults.Effect, began time.Time
 		t.resumed(broker)
 	}
 	if eff.Back {
-		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
+		t.measure(i, "the in-sync replicas' recovery", func(ctx context.Context) { t.measureISR(ctx, i, began) })
 	}
 }
 
@@ -258,7 +258,7 @@ func (t *Timeline) heal(ctx context.Context) {
 			t.resumed(h.Broker)
 		}
 		began := time.Now()
-		t.measure(func(ctx context.Context) { t.measureISR(ctx, i, began) })
+		t.measure(i, "the in-sync replicas' recovery", func(ctx context.Context) { t.measureISR(ctx, i, began) })
 	}
 	if err != nil {
 		t.mu.Lock()
@@ -307,7 +307,7 @@ func (t *Timeline) undo(ctx context.Context, i int, undo func(context.Context) (
 	t.cfg.Logf("end of sending: undo %s", resultLabel(r))
 	if back && err == nil {
 		began := time.Now()
-		t.measure(func(ctx context.Context) { t.measureISR(ctx, j, began) })
+		t.measure(j, "the in-sync replicas' recovery", func(ctx context.Context) { t.measureISR(ctx, j, began) })
 	}
 }
 

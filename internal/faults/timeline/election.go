@@ -58,7 +58,7 @@ func (t *Timeline) startElection(i int, broker int32, led map[faults.Partition]w
 	t.mu.Lock()
 	t.elections[broker] = e
 	t.mu.Unlock()
-	t.measure(func(ctx context.Context) {
+	t.measure(i, "the election", func(ctx context.Context) {
 		t.measureElection(ctx, i, broker, led, began, e.back)
 		t.mu.Lock()
 		if t.elections[broker] == e {

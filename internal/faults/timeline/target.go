@@ -29,6 +29,16 @@ func (t *Timeline) resolve(ctx context.Context, tg faults.Target) (int32, error)
 	case tg.Controller:
 		return t.controller(ctx)
 	}
+	if t.known != nil && !t.known[tg.Broker] {
+		// Regression: a remote cluster's kill of broker 99, of 1, ran its
+		// command and was reported done.
+		ids := make([]int32, 0, len(t.known))
+		for id := range t.known {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		return -1, fmt.Errorf("broker %d is not one of the cluster's brokers (%v when the faults began): {broker: N} is a node id", tg.Broker, ids)
+	}
 	return tg.Broker, nil
 }
 

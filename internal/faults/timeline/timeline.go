@@ -3,6 +3,8 @@ package timeline
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,8 +71,16 @@ type Timeline struct {
 	// its ISR shrink watch ends there (a later fault's shrink is not its).
 	healed   map[int]chan struct{}
 	measures sync.WaitGroup
-	mctx     context.Context
-	mcancel  context.CancelFunc
+	// measuring names the measurements under way, by a number of their
+	// own (guarded by mu): what Finish says it waits for.
+	measuring map[int]string
+	measureID int
+	// known are the brokers the cluster had when the timeline began (the
+	// ones its metadata listed or its partitions' replicas named); nil
+	// when it did not say: a {broker: N} outside them is refused.
+	known map[int32]bool
+	mctx      context.Context
+	mcancel   context.CancelFunc
 }
 
 // Start begins the timeline; start is the scenario's time zero.
@@ -104,12 +114,38 @@ func Start(ctx context.Context, cfg Config, start time.Time) (*Timeline, error) 
 		heals: make([]func(context.Context) (string, error), n),
 		busy:  map[int32]int{}, down: map[int32]bool{}, elections: map[int32]*election{}, healed: map[int]chan struct{}{}}
 	t.mctx, t.mcancel = context.WithCancel(context.WithoutCancel(ctx))
+	t.known = knownBrokers(ctx, v)
 	for i, f := range cfg.Faults {
 		t.results[i] = Result{Name: f.Name, Action: f.Action, Target: f.TargetString(), Broker: -1, Status: StatusNotReached}
 		t.finished[i] = make(chan struct{})
 	}
 	go t.run(ctx)
 	return t, nil
+}
+
+// knownBrokers are the node ids the cluster's metadata lists or its
+// partitions' replicas name (a broker down at the start still holds its
+// replicas); nil when the metadata does not answer.
+func knownBrokers(ctx context.Context, v view) map[int32]bool {
+	m, err := v.metadata(ctx)
+	if err != nil {
+		return nil
+	}
+	known := map[int32]bool{}
+	for _, b := range m.Brokers {
+		known[b.NodeID] = true
+	}
+	for _, td := range m.Topics {
+		for _, p := range td.Partitions {
+			for _, r := range p.Replicas {
+				known[r] = true
+			}
+		}
+	}
+	if len(known) == 0 {
+		return nil
+	}
+	return known
 }
 
 // run waits for every fault, each on its own.
@@ -268,11 +304,26 @@ func (t *Timeline) End(ctx context.Context) {
 	})
 }
 
-// measure runs f with a context bounded by MeasureFor (and Finish).
-func (t *Timeline) measure(f func(ctx context.Context)) {
+// measure runs f, what fault i measures ("the election"), with a context
+// bounded by MeasureFor (and Finish).
+func (t *Timeline) measure(i int, what string, f func(ctx context.Context)) {
 	t.measures.Add(1)
+	name := what + " of fault " + t.label(i) // label locks mu
+	t.mu.Lock()
+	if t.measuring == nil {
+		t.measuring = map[int]string{}
+	}
+	t.measureID++
+	id := t.measureID
+	t.measuring[id] = name
+	t.mu.Unlock()
 	go func() {
 		defer t.measures.Done()
+		defer func() {
+			t.mu.Lock()
+			delete(t.measuring, id)
+			t.mu.Unlock()
+		}()
 		ctx, cancel := context.WithTimeout(t.mctx, t.cfg.MeasureFor)
 		defer cancel()
 		f(ctx)
@@ -284,6 +335,19 @@ func (t *Timeline) measure(f func(ctx context.Context)) {
 // last.
 func (t *Timeline) Finish(ctx context.Context) []Result {
 	t.End(ctx)
+	t.mu.Lock()
+	var pending []string
+	for _, what := range t.measuring {
+		pending = append(pending, what)
+	}
+	t.mu.Unlock()
+	if len(pending) > 0 {
+		// Regression: a remote kill's election, never seen, held the run
+		// for its 2 minutes while the progress said "about 0s left".
+		sort.Strings(pending)
+		t.cfg.Logf("the workloads ended; still measuring %s (each at most %s from its action; Ctrl-C ends it and writes what was measured)",
+			strings.Join(pending, ", "), t.cfg.MeasureFor)
+	}
 	waited := make(chan struct{})
 	go func() { t.measures.Wait(); close(waited) }()
 	select {
