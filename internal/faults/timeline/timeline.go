@@ -78,9 +78,9 @@ type Timeline struct {
 	// known are the brokers the cluster had when the timeline began (the
 	// ones its metadata listed or its partitions' replicas named); nil
 	// when it did not say: a {broker: N} outside them is refused.
-	known map[int32]bool
-	mctx      context.Context
-	mcancel   context.CancelFunc
+	known   map[int32]bool
+	mctx    context.Context
+	mcancel context.CancelFunc
 }
 
 // Start begins the timeline; start is the scenario's time zero.
