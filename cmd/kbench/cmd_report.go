@@ -84,6 +84,6 @@ func cutOff(dir string, doc *result.Document) {
 	}
 	doc.Status = "cut off"
 	if doc.Error == "" {
-		doc.Error = "the run ended before it finished (its process was killed or the machine stopped); the results are the repeats it finished"
+		doc.Error = "the run ended before it finished, its process killed or its machine stopped; the results are the repeats it finished"
 	}
 }

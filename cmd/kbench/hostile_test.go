@@ -392,7 +392,7 @@ func TestReportCutOffRun(t *testing.T) {
 		must(t, err)
 		return string(b)
 	}
-	if s := status(); !strings.Contains(s, "Status: cut off.") {
+	if s := status(); !strings.Contains(s, "Status: cut off (the run ended before it finished, its process killed or its machine stopped; the results are the repeats it finished).") {
 		t.Errorf("summary.md of a killed run:\n%s", s)
 	}
 	unlock, err := outfile.Lock(dir)
