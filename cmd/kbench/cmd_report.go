@@ -85,5 +85,8 @@ func cutOff(dir string, doc *result.Document) {
 	doc.Status = "cut off"
 	if doc.Error == "" {
 		doc.Error = "the run ended before it finished, its process killed or its machine stopped; the results are the repeats it finished"
+		if _, err := os.Stat(filepath.Join(dir, study.EarlierRunDir, "result.json")); err == nil {
+			doc.Error += "; the results of the earlier run it was replacing (--overwrite) are kept in " + filepath.Join(dir, study.EarlierRunDir)
+		}
 	}
 }

@@ -542,3 +542,60 @@ func TestFIFOWithNoWriterInterrupts(t *testing.T) {
 		})
 	}
 }
+
+// TestOverwriteRunKilled: regression: kill -9 during an --overwrite run
+// left the folder with neither the earlier run's results (removed before
+// the run) nor the new run's. The earlier set waits aside until the new
+// one is written; report says where it is.
+func TestOverwriteRunKilled(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	dir := t.TempDir()
+	topic := uniqueTopic(t, "overwrite")
+	planFile := filepath.Join(dir, "plan.yaml")
+	writePlan := func(description, duration string) {
+		must(t, os.WriteFile(planFile, []byte(`name: overwrite
+description: `+description+`
+repeat: 3
+cluster: {bootstrap: `+bootstrap+`}
+topics: [{name: `+topic+`, partitions: 1}]
+workloads:
+  - {name: w, type: produce, topic: `+topic+`, message: {size: 10}, rate: 200/s, duration: `+duration+`}
+`), 0o644))
+	}
+	out := filepath.Join(dir, "out")
+	writePlan("first", "1s")
+	st, _, stderr := hostileState()
+	if code := runKbench(t, st, "run", planFile, "--out", out); code != exitOK {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+
+	writePlan("second", "5s")
+	cmd := exec.Command(kbenchBin(t), "run", planFile, "--out", out, "--overwrite")
+	killed := &syncBuffer{}
+	cmd.Stderr = killed
+	must(t, cmd.Start())
+	defer cmd.Process.Kill()
+	if !waitFor(t, 2*time.Minute, func() bool {
+		doc, err := result.Read(filepath.Join(out, "result.json"))
+		return err == nil && doc.Plan != nil && doc.Plan.Description == "second" && len(doc.Plan.Scenarios) > 0 && len(doc.Plan.Scenarios[0].Repeats) > 0
+	}) {
+		t.Fatalf("the second run never wrote its first repeat:\n%s", killed)
+	}
+	must(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+
+	earlier, err := result.Read(filepath.Join(out, study.EarlierRunDir, "result.json"))
+	if err != nil || earlier.Plan.Description != "first" {
+		t.Fatalf("the earlier run's results after the kill: %v %+v\nstderr of the killed run:\n%s", err, earlier, killed)
+	}
+	st, _, stderr = hostileState()
+	if code := runKbench(t, st, "report", out); code != exitOK {
+		t.Fatalf("report: exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.md"))
+	must(t, err)
+	if want := "are kept in " + filepath.Join(out, study.EarlierRunDir); !strings.Contains(string(b), want) {
+		t.Errorf("summary.md of the killed run lacks %q:\n%s", want, b)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/study"
 )
 
 // unreachablePlan writes a plan whose cluster refuses connections at once:
@@ -70,7 +71,7 @@ func TestRunOutFolderTaken(t *testing.T) {
 			if err := result.Write(filepath.Join(out, "result.json"), earlier); err != nil {
 				t.Fatal(err)
 			}
-		}, []string{"--overwrite"}, exitFailure, "--overwrite: removed the earlier run's results", "second"},
+		}, []string{"--overwrite"}, exitFailure, study.EarlierRunDir + " until this run's are written", "second"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,9 @@ type Folder struct {
 	// written counts the repeats the folder's last complete write held
 	// (-1: none yet); read by Abandon from another goroutine.
 	written atomic.Int64
+	// created: this run made the folder; earlier: an earlier run's
+	// results wait in EarlierRunDir until this run's are written.
+	created, earlier bool
 }
 
 // OpenFolder opens the results folder of plan p (openOutDir), checks that
@@ -65,13 +68,14 @@ func OpenFolder(p *plan.Plan, o FolderOptions) (*Folder, error) {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	dir, unlock, err := openOutDir(p.Name, o)
+	out, err := openOutDir(p.Name, o)
 	if err != nil {
 		return nil, err
 	}
-	unlock = sync.OnceFunc(unlock) // Close, or Abandon from another goroutine
+	unlock := sync.OnceFunc(out.unlock) // Close, or Abandon from another goroutine
 
-	f := &Folder{Dir: dir, unlock: unlock, plan: p, ombResult: o.OMBResult, log: o.Log, partial: partialWrites{w: o.Log}}
+	f := &Folder{Dir: out.dir, unlock: unlock, created: out.created, earlier: out.earlier,
+		plan: p, ombResult: o.OMBResult, log: o.Log, partial: partialWrites{w: o.Log}}
 	f.written.Store(-1)
 	if o.OMBResult != "" {
 		if err := outfile.Check(o.OMBResult); err != nil {
@@ -80,16 +84,20 @@ func OpenFolder(p *plan.Plan, o FolderOptions) (*Folder, error) {
 		}
 	}
 	planYAML := p.Redacted()
-	if err := outfile.Write(filepath.Join(dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(planYAML); return err }); err != nil {
+	if err := outfile.Write(filepath.Join(f.Dir, "plan.yaml"), func(w io.Writer) error { _, err := w.Write(planYAML); return err }); err != nil {
 		unlock()
 		return nil, fmt.Errorf("write the plan as run: %w", err)
 	}
 	f.planYAML = string(planYAML)
+	f.growReserve()
 	return f, nil
 }
 
 // Close releases the folder's lock.
-func (f *Folder) Close() { f.unlock() }
+func (f *Folder) Close() {
+	f.freeReserve()
+	f.unlock()
+}
 
 // Abandon is for a process that must exit before its final write (its
 // wind-down outlasted the grace after a second Ctrl-C): it releases the
@@ -97,29 +105,77 @@ func (f *Folder) Close() { f.unlock() }
 // what to tell the user: what the folder holds, and that the rest was not
 // written. Safe beside a write under way.
 func (f *Folder) Abandon() string {
+	f.freeReserve()
 	f.unlock()
+	var msg string
 	switch n := f.written.Load(); n {
 	case -1:
-		return fmt.Sprintf("the results were NOT written: kbench had to exit before the first repeat ended; %s holds only the plan as run", f.Dir)
+		msg = fmt.Sprintf("the results were NOT written: kbench had to exit before the first repeat ended; %s holds only the plan as run", f.Dir)
 	default:
-		return fmt.Sprintf("the results of the repeat under way were NOT written: kbench had to exit before it ended; %s holds the %d repeat(s) that ended before it", f.Dir, n)
+		msg = fmt.Sprintf("the results of the repeat under way were NOT written: kbench had to exit before it ended; %s holds the %d repeat(s) that ended before it", f.Dir, n)
 	}
+	if f.earlier {
+		msg += fmt.Sprintf(", and the earlier run's results are kept in %s", filepath.Join(f.Dir, EarlierRunDir))
+	}
+	return msg
 }
 
 // Final writes the folder once the run has ended and returns the error;
 // doc nil (the run never began) writes nothing. A write error of the
 // writes between repeats that this one does not repeat is said first.
+//
+// A run that measured nothing (doc nil: refused, or stopped before its
+// first repeat began) leaves the folder as it found it: the plan as run is
+// removed, a folder it made removed, an earlier run's results put back
+// (regression: a refused run left a results folder holding plan.yaml).
+// Written in full with a repeat or more, it removes the earlier run's
+// results it replaced; a write that failed, or a run that ended before a
+// repeat did, keeps them.
 func (f *Folder) Final(doc *result.Document) error {
+	f.freeReserve() // the room it held is for this write
 	if doc == nil {
 		f.partial.wrote(nil)
+		return f.unmake()
+	}
+	err := f.partial.final(f.write(doc, true))
+	switch {
+	case !f.earlier:
+	case err == nil && repeatsIn(doc) > 0:
+		err = dropEarlier(f.Dir)
+	default:
+		fmt.Fprintf(f.log, "kbench: the earlier run's results are kept in %s\n", filepath.Join(f.Dir, EarlierRunDir))
+	}
+	return err
+}
+
+// unmake undoes what opening the folder did, for a run that measured
+// nothing.
+func (f *Folder) unmake() error {
+	if err := os.Remove(filepath.Join(f.Dir, "plan.yaml")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the plan of a run that measured nothing: %w", err)
+	}
+	if f.earlier {
+		if err := restoreEarlier(f.Dir); err != nil {
+			return err
+		}
+		fmt.Fprintf(f.log, "kbench: nothing was measured: %s holds the earlier run's results again\n", f.Dir)
 		return nil
 	}
-	return f.partial.final(f.write(doc, true))
+	if f.created {
+		f.unlock() // the lock file goes first: the folder must be empty
+		if os.Remove(f.Dir) == nil {
+			fmt.Fprintf(f.log, "kbench: nothing was measured: %s removed\n", f.Dir)
+		}
+	}
+	return nil
 }
 
 // between writes the folder after a repeat; an error is said once (on
 // Log), not ending the run.
-func (f *Folder) between(doc *result.Document) { f.partial.wrote(f.write(doc, false)) }
+func (f *Folder) between(doc *result.Document) {
+	f.partial.wrote(f.write(doc, false))
+	f.growReserve()
+}
 
 // write writes every file of the results folder; final is the run's last
 // write (OMB's result says then which repeats it could not make).
@@ -155,8 +211,8 @@ func repeatsIn(doc *result.Document) int {
 }
 
 // resultFiles are the files a plan run writes in its results folder;
-// --overwrite removes an earlier run's before anything runs, so the folder
-// never mixes two runs.
+// --overwrite moves an earlier run's aside (EarlierRunDir) before anything
+// runs, so the folder never mixes two runs.
 var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.html", "plan.yaml", ombresult.FileName}
 
 // openOutDir creates and locks the results folder and proves it writable
@@ -165,8 +221,8 @@ var resultFiles = []string{"result.json", "summary.md", "summary.csv", "report.h
 // run is writing (locked), or one holding an earlier run's result.json, is
 // refused unless --overwrite; the default folder (results/NAME-UTCTIME)
 // gets a -2, -3 ... suffix when two runs start within a second.
-func openOutDir(name string, o FolderOptions) (dir string, unlock func(), err error) {
-	dir = o.Dir
+func openOutDir(name string, o FolderOptions) (out outDir, err error) {
+	dir := o.Dir
 	if dir == "" {
 		at := o.Started
 		if at.IsZero() {
@@ -174,41 +230,49 @@ func openOutDir(name string, o FolderOptions) (dir string, unlock func(), err er
 		}
 		dir, err = newDefaultOutDir(filepath.Join("results", name+"-"+at.UTC().Format("20060102T150405Z")))
 		if err != nil {
-			return "", nil, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
+			return out, userr.Errorf("results folder %s: %v; run from a folder you can write, or give --out DIR", dir, err)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
+		out.created = true
+	} else {
+		_, err := os.Stat(dir)
+		out.created = errors.Is(err, fs.ErrNotExist)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return out, userr.Errorf("--out %s: %v; pick a folder you can write", dir, err)
+		}
 	}
-	unlock, err = outfile.Lock(dir)
+	unlock, err := outfile.Lock(dir)
 	var busy *outfile.BusyError
 	switch {
 	case errors.As(err, &busy):
-		return "", nil, userr.Errorf("--out %s: %v, writing its results there; wait for it to end or give another --out folder", dir, err)
+		return out, userr.Errorf("--out %s: %v, writing its results there; wait for it to end or give another --out folder", dir, err)
 	case err != nil:
-		return "", nil, userr.Errorf("--out %s: cannot write there: %v", dir, err)
+		return out, userr.Errorf("--out %s: cannot write there: %v", dir, err)
 	}
-	fail := func(err error) (string, func(), error) { unlock(); return "", nil, err }
-	if _, err := os.Lstat(filepath.Join(dir, "result.json")); err == nil {
-		if !o.Overwrite {
-			return fail(userr.Errorf("--out %s holds the results of an earlier run (result.json); give another --out folder, or add --overwrite to replace them", dir))
+	fail := func(err error) (outDir, error) { unlock(); return outDir{}, err }
+	_, errEarlier := os.Stat(filepath.Join(dir, EarlierRunDir, "result.json"))
+	if _, err := os.Lstat(filepath.Join(dir, "result.json")); (err == nil || errEarlier == nil) && !o.Overwrite {
+		return fail(userr.Errorf("--out %s holds the results of an earlier run (result.json); give another --out folder, or add --overwrite to replace them", dir))
+	}
+	if o.Overwrite {
+		if out.earlier, err = setAside(dir, o.Log); err != nil {
+			return fail(err)
 		}
-		for _, f := range resultFiles {
-			if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, f, err))
-			}
-		}
-		more, _ := filepath.Glob(filepath.Join(dir, "omb-result-*.json")) // OMB's result of further repeats
-		for _, f := range more {
-			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fail(userr.Errorf("--out %s --overwrite: cannot remove the earlier %s: %v", dir, filepath.Base(f), err))
-			}
-		}
-		fmt.Fprintf(o.Log, "kbench: --overwrite: removed the earlier run's results from %s\n", dir)
 	}
 	if err := outfile.Check(filepath.Join(dir, "result.json")); err != nil {
 		return fail(userr.Errorf("--out %s: cannot write there: %v", dir, err))
 	}
-	return dir, unlock, nil
+	out.dir, out.unlock = dir, unlock
+	return out, nil
+}
+
+// outDir is a results folder opened and locked.
+type outDir struct {
+	dir    string
+	unlock func()
+	// created: the folder did not exist before this run (a run that
+	// measured nothing removes it again); earlier: an earlier run's
+	// results wait in EarlierRunDir.
+	created, earlier bool
 }
 
 // newDefaultOutDir creates base, or base-2, base-3 ... if it exists: a
