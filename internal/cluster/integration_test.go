@@ -260,3 +260,51 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestStartInterruptedWhileFormatting guards a Ctrl-C during `cluster up`
+// while the storage tool ran: it left a cluster folder without state,
+// which neither `cluster status` nor `cluster down` saw. The state is now
+// saved before the first JVM starts, and an interrupted start that began
+// no broker removes its folder.
+func TestStartInterruptedWhileFormatting(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("integration test: needs the Kafka jars")
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Fatalf("java: %v", err)
+	}
+	// The storage tool hangs until the start is interrupted.
+	wrapper := fakeTool(t, "java", `case "$*" in *StorageTool*) exec sleep 60;; esac; exec `+java+` "$@"`)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	stateDir := t.TempDir()
+	var seenWhileFormatting error
+	log := logFunc(func(line string) {
+		if strings.HasPrefix(line, "formatting storage") {
+			_, seenWhileFormatting = Load(stateDir, "cut")
+			cancel()
+		}
+	})
+	_, err = Start(ctx, WithCacheDir(testCacheDir(t)), WithStateDir(stateDir), WithName("cut"), WithJava(wrapper), WithLog(log))
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Start: %v; want it interrupted", err)
+	}
+	if seenWhileFormatting != nil {
+		t.Errorf("while formatting, the cluster's state could not be read (status and down would not see it): %v", seenWhileFormatting)
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, "cut")); !os.IsNotExist(err) {
+		t.Errorf("the interrupted start left its folder: %v", err)
+	}
+}
+
+// logFunc hands each line logged to a function.
+type logFunc func(line string)
+
+func (f logFunc) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		f(line)
+	}
+	return len(p), nil
+}

@@ -197,9 +197,15 @@ func startOnce(ctx context.Context, cfg config, java string, dist *Dist, reg *Re
 	if err := c.writeConfigs(cfg.props); err != nil {
 		return nil, err
 	}
+	// Saved before the first JVM starts, so `cluster status` and `cluster
+	// down` see a start cut off while formatting (a Ctrl-C there used to
+	// leave a folder that neither saw).
+	if err := c.save(); err != nil {
+		return nil, err
+	}
 	c.logf("formatting storage of %d node(s) in %s (cluster id %s)", len(c.Brokers), c.Dir, c.ID)
 	if err := c.format(ctx); err != nil {
-		return nil, err
+		return nil, c.unformat(ctx, err)
 	}
 	if c.Network != nil {
 		// Before the brokers: they reach each other only through them.
@@ -395,6 +401,20 @@ func (c *Cluster) featureArgs() []string {
 		return []string{"--feature", "share.version=1"}
 	}
 	return nil
+}
+
+// unformat handles a start that failed before any broker started: one
+// interrupted leaves nothing behind; one whose storage tool failed keeps
+// the folder, state saved, for its logs.
+func (c *Cluster) unformat(ctx context.Context, cause error) error {
+	if ctx.Err() == nil {
+		return fmt.Errorf("%w\n(logs kept in %s; 'kbench cluster down --name %s' removes them)", cause, c.Dir, c.Name)
+	}
+	if err := os.RemoveAll(c.Dir); err != nil {
+		return errors.Join(cause, fmt.Errorf("remove the half-made cluster %s: %w", c.Dir, err))
+	}
+	c.logf("cluster %q: stopped before any broker started; removed %s", c.Name, c.Dir)
+	return cause
 }
 
 // abort stops the brokers of a failed start, keeping their logs on disk.
