@@ -69,6 +69,10 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(200*time.Millisecond),
+		// A transaction's commit or abort marker takes an offset, often a
+		// partition's last: without the markers the read never reaches the
+		// end offset and stalls for its idle bound.
+		kgo.KeepControlRecords(),
 		kgo.ClientID("kbench-verify-check"),
 	)...)
 	if err != nil {
@@ -101,7 +105,9 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 		fs.EachRecord(func(r *kgo.Record) {
 			n++
 			next[r.Partition] = r.Offset + 1
-			j.read(r)
+			if !r.Attrs.IsControl() {
+				j.read(r)
+			}
 		})
 		for _, fe := range fs.Errors() {
 			if !errors.Is(fe.Err, context.DeadlineExceeded) && !errors.Is(fe.Err, context.Canceled) {

@@ -72,6 +72,38 @@ func TestProducerVerifiedClean(t *testing.T) {
 	}
 }
 
+// TestCheckReadsPastTransactionMarkers guards a transactional plan's
+// verification, which stalled for its whole idle bound at "offset 1857 of
+// 1858": the end offset counts the last commit marker, a control record a
+// consumer never hands on, so the read-back never reached it.
+func TestCheckReadsPastTransactionMarkers(t *testing.T) {
+	opts := fake(t, 2, "tx")
+	l := New(true)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	values, err := payload.Random(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := workload.RunProducer(ctx, workload.ProducerSpec{
+		Topic: "tx", Clients: 1, Records: 500, Values: values, TransactionRecords: 100,
+		ClientOpts: func(int) []kgo.Opt { return append(opts, kgo.TransactionalID("kbench-verify-tx")) },
+		Tracker:    l.Tracker,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hang guard, far above the read: the regression waited it out.
+	began := time.Now()
+	rep, err := Check(ctx, l, opts, "tx", 20*time.Second)
+	if err != nil {
+		t.Fatalf("Check: %v (after %s)", err, time.Since(began).Round(time.Millisecond))
+	}
+	if rep.Acked != res.Acked || rep.Read != 500 || !rep.Clean() {
+		t.Fatalf("report %+v, producer acked %d; want 500 acked and read, nothing wrong", rep, res.Acked)
+	}
+}
+
 // TestCheckFindsEachProblem writes records by hand to make each problem
 // once, and checks the report names each with its offsets.
 func TestCheckFindsEachProblem(t *testing.T) {
