@@ -83,9 +83,14 @@ func faultTables(run *result.PlanRun) (faults, verification *table) {
 				case !v.Passed:
 					verdict = "failed"
 				}
-				verification.Rows = append(verification.Rows, []string{sc.Name, strconv.Itoa(rep.Index), v.Workload, v.Acks,
-					strconv.FormatInt(v.Acked, 10), strconv.FormatInt(v.Lost, 10), strconv.FormatInt(v.Duplicated, 10),
-					strconv.FormatInt(v.OutOfOrder, 10), strconv.FormatInt(v.Unacknowledged, 10), verdict})
+				counts := []string{strconv.FormatInt(v.Lost, 10), strconv.FormatInt(v.Duplicated, 10),
+					strconv.FormatInt(v.OutOfOrder, 10), strconv.FormatInt(v.Unacknowledged, 10)}
+				if v.Error != "" {
+					// Not read back: a 0 would read as "nothing lost".
+					counts = []string{"–", "–", "–", "–"}
+				}
+				verification.Rows = append(verification.Rows, append(append([]string{sc.Name, strconv.Itoa(rep.Index), v.Workload, v.Acks,
+					strconv.FormatInt(v.Acked, 10)}, counts...), verdict))
 				verification.Bad = append(verification.Bad, verdict != "passed")
 				where := fmt.Sprintf("%s, repeat %d, %s", sc.Name, rep.Index, v.Workload)
 				if v.Error != "" {

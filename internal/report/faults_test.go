@@ -80,3 +80,28 @@ func TestFaultAtFromFirstSend(t *testing.T) {
 		t.Errorf("chart marks %+v, want the kill at 9.6 s as in the table", ws.Marks)
 	}
 }
+
+// TestVerificationRows: a workload whose topic was not read back shows no
+// counts. Regression: "lost 0" stood beside "not checked", reading as
+// "nothing lost" where nothing was checked.
+func TestVerificationRows(t *testing.T) {
+	tests := []struct {
+		name  string
+		v     result.Verification
+		cells []string // acked, lost, duplicated, out_of_order, unacknowledged, result
+	}{
+		{"passed", result.Verification{Workload: "w", Acks: "all", Acked: 600, Passed: true}, []string{"600", "0", "0", "0", "0", "passed"}},
+		{"lost", result.Verification{Workload: "w", Acks: "1", Acked: 600, Lost: 12}, []string{"600", "12", "0", "0", "0", "failed"}},
+		{"not read back", result.Verification{Workload: "w", Acks: "all", Acked: 600, Error: "verify: reading t back stalled for 1m0s"},
+			[]string{"600", "–", "–", "–", "–", "not checked"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{{Index: 1, Verification: []result.Verification{tt.v}}}}}}
+			_, verification := faultTables(run)
+			if got := verification.Rows[0][4:]; strings.Join(got, " | ") != strings.Join(tt.cells, " | ") {
+				t.Errorf("cells %q, want %q", got, tt.cells)
+			}
+		})
+	}
+}
