@@ -26,7 +26,8 @@ func TestLoadMessagesRoundTwo(t *testing.T) {
 
 // TestLoadThatSendsNothing: regression: `stages` of 1ns ran, sent nothing
 // and reported "ok", exit 0. A paced load asking for less than one record
-// is refused when the plan is checked.
+// is refused when the plan is checked; so is a ramp of 0 virtual users
+// throughout, which the dry run passed in silence.
 func TestLoadThatSendsNothing(t *testing.T) {
 	t.Parallel()
 	plan := "name: m\ncluster: {bootstrap: h:9092}\nworkloads:\n  - {name: w, type: produce, topic: t, message: {size: 10}, LOAD}\n"
@@ -35,6 +36,9 @@ func TestLoadThatSendsNothing(t *testing.T) {
 		{"rate: 10/s, duration: 50ms", "workloads[0].duration: 50ms at 10 records/s is 0.5 records, less than one"},
 		{"stages: [{duration: 10s, rate: 0/s}]", "workloads[0].stages: ask for 0 records in 10s"},
 		{"rate: 10/s, duration: 100ms", ""},
+		{"vus: 0, stages: [{duration: 5s, vus: 0}]", "plan.yaml:4:77: workloads[0].stages: keep 0 virtual users throughout: nothing would be sent"},
+		{"vus: 0, stages: [{duration: 5s, vus: 0}, {duration: 5s, vus: 2}]", ""},
+		{"stages: [{duration: 5s, vus: 0}]", ""}, // from the default 1 user down to 0
 	}
 	for _, tt := range tests {
 		_, err := Parse("plan.yaml", []byte(strings.Replace(plan, "LOAD", tt.load, 1)), nil)

@@ -623,6 +623,18 @@ func (c *collector) sendsSomething(given map[string]*yaml.Node, path string, w *
 		}
 		return
 	}
+	if n := given["stages"]; n != nil && len(w.VUStages) > 0 {
+		peak := w.VUs
+		for _, st := range w.VUStages {
+			peak = max(peak, st.Target)
+		}
+		if peak == 0 {
+			// Regression: the dry run of such a ramp said nothing; the run
+			// then failed for sending nothing.
+			c.addf(n, join(path, "stages"), "keep 0 virtual users throughout: nothing would be sent; give a stage a vus target of 1 or more")
+		}
+		return
+	}
 	if n := given["duration"]; n != nil && w.Rate > 0 && w.Duration > 0 && w.Records == 0 && w.Rate*w.Duration.Seconds() < 1 {
 		c.addf(n, join(path, "duration"), "%s at %g records/s is %.2g records, less than one: nothing would be sent; make it longer or the rate higher", w.Duration, w.Rate, w.Rate*w.Duration.Seconds())
 	}
