@@ -14,7 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/study"
+	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -119,7 +119,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 	}
 	res, cpu := out.Workloads[0].Consumer, out.CPU
 	if prom != nil {
-		if cons, _, err := study.ConsumerSummary(res, cpu); err == nil {
+		if cons, _, err := summary.Consumer(res, cpu); err == nil {
 			final = result.Workload{Name: "consumers", Consumer: cons}
 		}
 	}
@@ -203,7 +203,7 @@ func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
 
 func consumerDocument(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult,
 	cpu time.Duration, started time.Time, runErr error) (*result.Document, error) {
-	cons, e2e, err := study.ConsumerSummary(res, cpu)
+	cons, e2e, err := summary.Consumer(res, cpu)
 	if err != nil {
 		return nil, err
 	}

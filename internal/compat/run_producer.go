@@ -19,7 +19,7 @@ import (
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/study"
+	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -145,7 +145,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		e2eLat, err = printE2E(env.Stdout, out.Workloads[0].EndToEnd, res.Acked)
 		runErr = errors.Join(runErr, err)
 	}
-	summary, err := study.ProducerSummary(res, pa.Throughput, cpu)
+	summary, err := summary.Producer(res, pa.Throughput, cpu)
 	if err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -312,7 +312,7 @@ func printE2E(w io.Writer, res *workload.ConsumerResult, acked int64) (*result.L
 	if res == nil {
 		return nil, fmt.Errorf("--e2e consumer measured nothing")
 	}
-	_, lat, err := study.ConsumerSummary(res, 0)
+	_, lat, err := summary.Consumer(res, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/study"
+	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
 )
 
@@ -93,7 +93,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		fmt.Fprintln(env.Stderr, "kbench: --print-metrics: "+ShareMetricsNote)
 	}
 	if sa.JSONPath != "" {
-		cons, e2e, err := study.ConsumerSummary(res, out.CPU)
+		cons, e2e, err := summary.Consumer(res, out.CPU)
 		if err == nil {
 			asPrinted(cons, startMs, endMs)
 			doc := shareConfigDoc(env, sa, cc, res, started)

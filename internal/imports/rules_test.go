@@ -100,6 +100,24 @@ func reachesNoKgo(g graph, from string) []string {
 	return bad
 }
 
+// needsNone breaks on a direct import of a kbench package that is, or
+// needs, one of targets: what the package links through it.
+func needsNone(targets ...string) func(graph, string) []string {
+	return func(g graph, from string) []string {
+		var bad []string
+		for _, imp := range g[from].Imports {
+			p, ok := g[imp]
+			if !ok {
+				continue
+			}
+			if slices.Contains(targets, imp) || slices.ContainsFunc(p.Deps, func(d string) bool { return slices.Contains(targets, d) }) {
+				bad = append(bad, imp)
+			}
+		}
+		return bad
+	}
+}
+
 // rules are the repo's import rules (docs/notes.md, "Import rules").
 var rules = []rule{
 	{"the CLI wires, it does not drive engines or Kafka", "cmd/kbench", importsNone("internal/workload/...", kgo)},
@@ -108,6 +126,7 @@ var rules = []rule{
 	{"observers see measurements, never engines, the runner or the study", "internal/metrics/...", importsNone("internal/runner/...", "internal/study/...", "internal/workload/...")},
 	{"the runner runs one scenario: plans, results, faults and verification are the study's", "internal/runner/...",
 		importsNone("internal/plan/...", "internal/result/...", "internal/faults/...", "internal/verify/...")},
+	{"the drop-in tools do not link the study (its faults, coordination, reports): summaries come from internal/summary", "internal/compat/...", needsNone("internal/study")},
 	{"the plan parser never talks to Kafka", "internal/plan/...", reachesNoKgo},
 	{"the report never talks to Kafka", "internal/report/...", reachesNoKgo},
 	{"leaf packages import no kbench package", "internal/measure/...", importsNoKbench},

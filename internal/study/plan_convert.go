@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
 )
@@ -19,7 +20,7 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 	}
 	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
 	if w.Producer != nil {
-		p, err := ProducerSummary(w.Producer, 0, 0)
+		p, err := summary.Producer(w.Producer, 0, 0)
 		errs = append(errs, err)
 		rw.Producer = p
 		switch pr := w.Producer; {
@@ -37,12 +38,12 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 		}
 	}
 	if w.EndToEnd != nil {
-		_, lat, err := ConsumerSummary(w.EndToEnd, 0)
+		_, lat, err := summary.Consumer(w.EndToEnd, 0)
 		errs = append(errs, err)
 		rw.EndToEnd = lat
 	}
 	if w.Consumer != nil {
-		c, lat, err := ConsumerSummary(w.Consumer, 0)
+		c, lat, err := summary.Consumer(w.Consumer, 0)
 		errs = append(errs, err)
 		rw.Consumer = c
 		if lat != nil && w.Consumer.FromHeader > 0 {

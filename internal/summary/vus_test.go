@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"context"
@@ -55,7 +55,7 @@ func TestProducerSummarySaysItsVirtualUsers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sum, err := ProducerSummary(res, spec.Rate, 0)
+			sum, err := Producer(res, spec.Rate, 0)
 			if err != nil {
 				t.Fatal(err)
 			}

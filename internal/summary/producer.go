@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"time"
@@ -8,11 +8,11 @@ import (
 	"github.com/kbench/kbench/internal/workload"
 )
 
-// ProducerSummary converts what producers measured into the result
+// Producer converts what producers measured into the result
 // document's form: engines return measurements, documents are built here.
 // cpu is the process CPU time spent during the run (0 if unknown).
-func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Duration) (*result.Producer, error) {
-	out, err := producerSummary(r.Sending(r.Start), r.Acked, r.Bytes, r.Latency)
+func Producer(r *workload.ProducerResult, targetRate float64, cpu time.Duration) (*result.Producer, error) {
+	out, err := producerCounts(r.Sending(r.Start), r.Acked, r.Bytes, r.Latency)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,7 @@ func ProducerSummary(r *workload.ProducerResult, targetRate float64, cpu time.Du
 	// No steady record acknowledged (interrupted during warm-up, or a
 	// duration shorter than it): no steady state to report.
 	if r.Steady != nil && !r.Steady.Start.IsZero() {
-		st, err := producerSummary(r.SteadySending(), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
+		st, err := producerCounts(r.SteadySending(), r.Steady.Acked, r.Steady.Bytes, r.Steady.Latency)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +139,7 @@ func plateauOf(pl workload.PlateauResult) (result.Plateau, error) {
 	return p, nil
 }
 
-func producerSummary(elapsed time.Duration, acked, bytes int64, h *measure.Histogram) (*result.Producer, error) {
+func producerCounts(elapsed time.Duration, acked, bytes int64, h *measure.Histogram) (*result.Producer, error) {
 	lat, err := result.LatencyOf(h)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestProducerPercentilesWithinExactBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, err := ProducerSummary(res, 1000, 0)
+	sum, err := Producer(res, 1000, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"slices"
@@ -14,7 +14,7 @@ func TestShareSummaryPerMemberIsSettled(t *testing.T) {
 	t.Parallel()
 	r := &workload.ConsumerResult{PerClient: []int64{9000, 9817}, Share: &workload.ShareResult{
 		Accepted: 18817, Rejected: 200, Archived: 983, Settled: 20000, PerMember: []int64{9600, 10400}}}
-	sh, err := shareSummary(r)
+	sh, err := shareOf(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"time"
@@ -8,11 +8,11 @@ import (
 	"github.com/kbench/kbench/internal/workload"
 )
 
-// ConsumerSummary converts what consumers measured into the result
+// Consumer converts what consumers measured into the result
 // document's form: the consumer statistics, and the end-to-end latency when
 // it was measured (nil otherwise). cpu is the process CPU time spent during
 // the run (0 if unknown).
-func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
+func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
 	elapsed := r.End.Sub(r.Start)
 	reading := r.Reading()
 	out := &result.Consumer{
@@ -38,7 +38,7 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 		out.Errors = r.Errors
 	}
 	if r.Share != nil {
-		sh, err := shareSummary(r)
+		sh, err := shareOf(r)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -86,7 +86,7 @@ func ConsumerSummary(r *workload.ConsumerResult, cpu time.Duration) (*result.Con
 	return out, &lat, nil
 }
 
-func shareSummary(r *workload.ConsumerResult) (*result.Share, error) {
+func shareOf(r *workload.ConsumerResult) (*result.Share, error) {
 	sh := r.Share
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,

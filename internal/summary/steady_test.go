@@ -1,4 +1,4 @@
-package study
+package summary
 
 import (
 	"context"
@@ -81,7 +81,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 			if !held.Load() {
 				t.Fatal("no produce request was held")
 			}
-			sum, err := ProducerSummary(res, 1000, 0)
+			sum, err := Producer(res, 1000, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
