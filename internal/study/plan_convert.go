@@ -6,8 +6,8 @@ import (
 	"runtime"
 
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
 )
 
