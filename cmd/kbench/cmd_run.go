@@ -314,9 +314,15 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	var verified []string
 	if len(scenarios) > 0 {
 		for _, w := range scenarios[0].Workloads {
-			if w.Verify {
-				verified = append(verified, w.Name)
+			if !w.Verify {
+				continue
 			}
+			_, txID := w.Properties["transactional.id"]
+			if _, ok := p.Cluster.Properties["transactional.id"]; ok || txID || w.Transaction != nil {
+				verified = append(verified, w.Name+" (as a read_committed consumer: every committed record once, none of an aborted transaction)")
+				continue
+			}
+			verified = append(verified, w.Name)
 		}
 	}
 	if len(verified) > 0 {

@@ -599,3 +599,28 @@ workloads:
 		t.Errorf("summary.md of the killed run lacks %q:\n%s", want, b)
 	}
 }
+
+// TestDryRunSaysHowTransactionsAreVerified: a transactional producer's
+// topic is read back as a read_committed consumer reads it, and the dry
+// run says so (transactional producers were refused verification before).
+func TestDryRunSaysHowTransactionsAreVerified(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "tx.yaml")
+	must(t, os.WriteFile(planFile, []byte(`name: tx
+cluster: {bootstrap: 127.0.0.1:9}
+topics: [{name: t, partitions: 3, replication: 1}]
+workloads:
+  - {name: plain, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s, verify: true}
+  - {name: txw, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s, verify: true,
+     transaction: {records: 100, abort_ratio: 0.3}}
+`), 0o644))
+	st, stdout, stderr := hostileState()
+	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	want := "verified after each repeat (read back from the start): plain, txw (as a read_committed consumer: every committed record once, none of an aborted transaction)"
+	if !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+}

@@ -467,9 +467,8 @@ func (c *collector) verifyDefaults(p *Plan) {
 		for wi := range sc.Workloads {
 			w := &sc.Workloads[wi]
 			path := fmt.Sprintf("workloads[%d].verify", wi)
-			tx := transactional(p.Cluster.Properties) || transactional(w.Properties)
 			if w.verifyNode == nil {
-				w.Verify = len(sc.Faults) > 0 && w.rule().Verify && w.MaxRate == nil && !tx
+				w.Verify = len(sc.Faults) > 0 && w.rule().Verify && w.MaxRate == nil
 				continue
 			}
 			if !w.Verify {
@@ -480,14 +479,7 @@ func (c *collector) verifyDefaults(p *Plan) {
 				c.addf(w.verifyNode, path, "verification reads back what a produce workload wrote; a %s workload has nothing to verify", w.Type)
 			case w.MaxRate != nil:
 				c.addf(w.verifyNode, path, "rate: max runs many short probes; verify a workload with a fixed rate or count")
-			case tx:
-				c.addf(w.verifyNode, path, "transactional producers are not verified yet; remove transactional.id or set verify: false")
 			}
 		}
 	}
-}
-
-func transactional(props map[string]string) bool {
-	_, ok := props["transactional.id"]
-	return ok
 }

@@ -217,8 +217,6 @@ func TestParseBadVerify(t *testing.T) {
 			"workloads[1].verify: verification reads back what a produce workload wrote"},
 		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: max\n    verify: true\n", 1),
 			"workloads[0].verify: rate: max runs many short probes"},
-		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    verify: true\n    properties: {transactional.id: tx}\n", 1),
-			"workloads[0].verify: transactional producers are not verified yet"},
 		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    verify: yes please\n", 1),
 			`workloads[0].verify: "yes please" is not true or false`},
 	} {

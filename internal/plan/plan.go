@@ -324,6 +324,9 @@ type Evolution struct {
 type Transaction struct {
 	Duration time.Duration
 	Records  int64
+	// AbortRatio is the share of transactions aborted instead of
+	// committed (0 to 1), drawn from the run's seed.
+	AbortRatio float64
 }
 
 // MaxRate is a search for the highest rate that keeps a latency SLO.

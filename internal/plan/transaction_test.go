@@ -7,7 +7,7 @@ import (
 )
 
 // TestParseTransaction: a producing workload says when its transactions
-// commit, by time, by records or both; anything else is an error that
+// commit, by time, by records or both, and which share it aborts; anything else is an error that
 // names the place and the fix.
 func TestParseTransaction(t *testing.T) {
 	t.Parallel()
@@ -21,6 +21,9 @@ func TestParseTransaction(t *testing.T) {
 		{"{duration: 300ms}", Transaction{Duration: 300 * time.Millisecond}},
 		{"{records: 1k}", Transaction{Records: 1000}},
 		{"{duration: 2s, records: 500}", Transaction{Duration: 2 * time.Second, Records: 500}},
+		{"{records: 100, abort_ratio: 0.3}", Transaction{Records: 100, AbortRatio: 0.3}},
+		{"{records: 100, abort_ratio: 25%}", Transaction{Records: 100, AbortRatio: 0.25}},
+		{"{abort_ratio: 1}", Transaction{AbortRatio: 1}}, // every 3 s, as without transaction:
 	} {
 		p, err := Parse("plan.yaml", []byte(plan("produce", tt.tx)), nil)
 		if err != nil {
@@ -36,6 +39,10 @@ func TestParseTransaction(t *testing.T) {
 		{"produce", "{duration: 0s}", "workloads[0].transaction.duration: \"0s\": a duration must be above 0"},
 		{"produce", "{records: 0}", "workloads[0].transaction.records: 0 records"},
 		{"produce", "{every: 3s}", `unknown field "every"`},
+		{"produce", "{records: 100, abort_ratio: 1.5}", `plan.yaml:8:46: workloads[0].transaction.abort_ratio: "1.5": write the share of transactions to abort as a number from 0 to 1`},
+		{"produce", "{records: 100, abort_ratio: -0.1}", "workloads[0].transaction.abort_ratio: \"-0.1\""},
+		{"produce", "{records: 100, abort_ratio: NaN}", "workloads[0].transaction.abort_ratio: \"NaN\""},
+		{"produce", "{abort_ratio: 0}", "workloads[0].transaction: say when to commit"},
 		{"produce", "3s", "workloads[0].transaction: is"},
 		{"consume", "{duration: 1s}", "workloads[0].transaction: a consume workload sends nothing"},
 	} {

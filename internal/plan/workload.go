@@ -291,21 +291,29 @@ func (c *collector) producing(n *yaml.Node, path string, w *Workload, given map[
 }
 
 // transaction is when a transactional producer commits:
-// {duration: 3s, records: 1000}, either or both.
+// {duration: 3s, records: 1000}, either or both, and the share of
+// transactions it aborts instead (abort_ratio: 0.3).
 func (c *collector) transaction(n *yaml.Node, path string) *Transaction {
 	t := &Transaction{}
 	given := 0
-	c.fields(n, path, []string{"duration", "records"}, func(key string, v *yaml.Node) {
-		given++
+	c.fields(n, path, []string{"duration", "records", "abort_ratio"}, func(key string, v *yaml.Node) {
 		switch key {
 		case "duration":
+			given++
 			t.Duration = c.duration(v, join(path, key))
 		case "records":
+			given++
 			t.Records = c.count(v, join(path, key))
+		case "abort_ratio":
+			t.AbortRatio = c.ratio(v, join(path, key), "of transactions to abort")
 		}
 	})
 	if n.Kind == yaml.MappingNode && given == 0 {
-		c.addf(n, path, "say when to commit: {duration: 3s}, {records: 1000} or both")
+		if t.AbortRatio > 0 {
+			// The Apache tool's default interval, as without transaction:.
+			return t
+		}
+		c.addf(n, path, "say when to commit: {duration: 3s}, {records: 1000} or both (abort_ratio: 0.3 aborts that share of them)")
 	}
 	return t
 }

@@ -345,7 +345,10 @@ func mergeTransactions(ps []*Producer) (*Transactions, error) {
 			out = &Transactions{}
 		}
 		out.Committed += p.Transactions.Committed
+		out.Aborted += p.Transactions.Aborted
 		out.Failed += p.Transactions.Failed
+		out.CommittedRecords += p.Transactions.CommittedRecords
+		out.AbortedRecords += p.Transactions.AbortedRecords
 		lats = append(lats, &p.Transactions.CommitLatency)
 	}
 	if out == nil {

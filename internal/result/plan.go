@@ -324,7 +324,15 @@ type Verification struct {
 	// Foreign counts the records of another writer the read-back found in
 	// the topic (another run's, or without kbench's header).
 	Foreign int64 `json:"foreign,omitempty"`
-	Passed  bool  `json:"passed"`
+	// ReadCommitted: the producer wrote in transactions, and the topic
+	// was read back as a read_committed consumer reads it. Aborted are
+	// the acknowledged records of transactions aborted on purpose (owed
+	// to no such reader, not in Acked); AbortedRead of them were read all
+	// the same, which fails the run.
+	ReadCommitted bool  `json:"read_committed,omitempty"`
+	Aborted       int64 `json:"aborted,omitempty"`
+	AbortedRead   int64 `json:"aborted_read,omitempty"`
+	Passed        bool  `json:"passed"`
 	// Note says why a problem found did not fail the run, or why the
 	// check could not be made.
 	Note       string                  `json:"note,omitempty"`

@@ -234,9 +234,14 @@ type RatePoint struct {
 // Transactions counts a transactional producer's transactions; the
 // commit latency (flush and commit, µs) is over those committed.
 type Transactions struct {
-	Committed     int64   `json:"committed"`
-	Failed        int64   `json:"failed"`
-	CommitLatency Latency `json:"commit_latency"`
+	Committed int64 `json:"committed"`
+	// Aborted are the transactions aborted on purpose (the plan's
+	// transaction.abort_ratio); Failed, those whose commit or abort failed.
+	Aborted          int64   `json:"aborted,omitempty"`
+	Failed           int64   `json:"failed"`
+	CommittedRecords int64   `json:"committed_records,omitempty"`
+	AbortedRecords   int64   `json:"aborted_records,omitempty"`
+	CommitLatency    Latency `json:"commit_latency"`
 }
 
 // Consumer holds what consumers measured. RecordsPerSec and MiBPerSec are

@@ -270,6 +270,7 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) (_ result
 		return v, false
 	}
 	v.Foreign = rep.Foreign
+	v.ReadCommitted, v.Aborted, v.AbortedRead = t.ledger.Transactional(), rep.Aborted, rep.AbortedRead
 	v.Acked, v.Read = rep.Acked, rep.Read
 	v.Lost, v.Duplicated, v.OutOfOrder, v.Unacknowledged = rep.Lost, rep.Duplicated, rep.OutOfOrder, rep.Unacknowledged
 	for _, p := range rep.Partitions {
@@ -313,6 +314,11 @@ func judgeVerification(v *result.Verification) {
 	if v.Unacknowledged > 0 {
 		notes = append(notes, fmt.Sprintf("%d records were written although their send failed or was not answered", v.Unacknowledged))
 	}
+	if v.AbortedRead > 0 {
+		v.Passed = false // read_committed promises committed records only
+	} else if v.Aborted > 0 {
+		notes = append(notes, fmt.Sprintf("read back as a read_committed consumer: none of the %d records of aborted transactions was read", v.Aborted))
+	}
 	v.Note = strings.Join(notes, "; ")
 }
 
@@ -329,6 +335,9 @@ func verificationProblem(v result.Verification) string {
 	}
 	if v.Idempotent && v.OutOfOrder > 0 {
 		parts = append(parts, fmt.Sprintf("%d out of order with idempotence on", v.OutOfOrder))
+	}
+	if v.AbortedRead > 0 {
+		parts = append(parts, fmt.Sprintf("%d records of aborted transactions read by a read_committed consumer", v.AbortedRead))
 	}
 	return strings.Join(parts, ", ")
 }

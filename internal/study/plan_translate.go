@@ -330,6 +330,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	}
 	if t := w.Transaction; t != nil {
 		spec.TransactionDuration, spec.TransactionRecords = t.Duration, t.Records
+		spec.TransactionAbortRatio, spec.TransactionSeed = t.AbortRatio, payload.Mix(seed, 0x7478)
 	}
 	if kafkaconf.Has(props, "delivery.timeout.ms") {
 		// After duration, and without an acknowledgement in a run of

@@ -55,7 +55,8 @@ func Producer(r *workload.ProducerResult, targetRate float64, cpu time.Duration)
 		if err != nil {
 			return nil, err
 		}
-		out.Transactions = &result.Transactions{Committed: t.Committed, Failed: t.Failed, CommitLatency: lat}
+		out.Transactions = &result.Transactions{Committed: t.Committed, Aborted: t.Aborted, Failed: t.Failed,
+			CommittedRecords: t.CommittedRecords, AbortedRecords: t.AbortedRecords, CommitLatency: lat}
 	}
 	for _, iv := range r.Intervals {
 		secs := iv.Length.Seconds()

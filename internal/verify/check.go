@@ -26,8 +26,12 @@ type Report struct {
 	// Foreign counts the records of another writer in the topic: another
 	// run's (their header carries another run id) or a producer's without
 	// kbench's header.
-	Foreign    int64
-	Partitions []PartitionReport
+	Foreign int64
+	// Aborted are records acknowledged in transactions aborted on
+	// purpose: owed to no read_committed reader. AbortedRead of them
+	// were read back all the same (read_committed): a broken promise.
+	Aborted, AbortedRead int64
+	Partitions           []PartitionReport
 }
 
 // PartitionReport is one partition's share of a Report, with the offsets
@@ -36,14 +40,15 @@ type Report struct {
 type PartitionReport struct {
 	Partition                                    int32
 	Acked, Lost, Duplicated, OutOfOrder, Unacked int64
+	Aborted, AbortedRead                         int64
 	FirstLost, FirstDuplicated, FirstOutOfOrder  []int64
-	FirstUnacknowledged                          []int64
+	FirstUnacknowledged, FirstAbortedRead        []int64
 }
 
-// Clean reports whether nothing was lost, duplicated, reordered or landed
-// unacknowledged.
+// Clean reports whether nothing was lost, duplicated, reordered, landed
+// unacknowledged, or read from an aborted transaction.
 func (r *Report) Clean() bool {
-	return r.Lost == 0 && r.Duplicated == 0 && r.OutOfOrder == 0 && r.Unacknowledged == 0
+	return r.Lost == 0 && r.Duplicated == 0 && r.OutOfOrder == 0 && r.Unacknowledged == 0 && r.AbortedRead == 0
 }
 
 // Check reads topic from the start to its end with a fresh client (opts:
@@ -57,7 +62,8 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 	}
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
-	ends, err := endOffsets(ctx, adm, topic)
+	committed := l.transactional.Load()
+	ends, err := endOffsets(ctx, adm, topic, committed)
 	if err != nil {
 		return nil, err
 	}
@@ -65,8 +71,15 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 	for p := range ends {
 		starts[p] = kgo.NewOffset().AtStart()
 	}
+	isolation := kgo.ReadUncommitted()
+	if committed {
+		// As a read_committed consumer: what a transactional producer
+		// promises is that committed records, and only they, are read.
+		isolation = kgo.ReadCommitted()
+	}
 	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
+		kgo.FetchIsolationLevel(isolation),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxWait(200*time.Millisecond),
 		// A transaction's commit or abort marker takes an offset, often a
@@ -86,7 +99,7 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 	var lastErr error
 	for {
 		if reached(next, ends) {
-			again, err := endOffsets(ctx, adm, topic)
+			again, err := endOffsets(ctx, adm, topic, committed)
 			if err != nil {
 				return nil, err
 			}
@@ -127,11 +140,16 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 	return j.report(), nil
 }
 
-// endOffsets lists the topic's end offsets by partition.
-func endOffsets(ctx context.Context, adm *kadm.Client, topic string) (map[int32]int64, error) {
+// endOffsets lists the topic's end offsets by partition: with committed,
+// the last stable offsets, where a read_committed reader ends.
+func endOffsets(ctx context.Context, adm *kadm.Client, topic string, committed bool) (map[int32]int64, error) {
 	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := adm.ListEndOffsets(lctx, topic)
+	list := adm.ListEndOffsets
+	if committed {
+		list = adm.ListCommittedOffsets
+	}
+	res, err := list(lctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("verify: list end offsets of %s: %w", topic, err)
 	}
@@ -231,12 +249,13 @@ func (j *judge) read(r *kgo.Record) {
 	j.copies++
 	pr := j.part(r.Partition)
 	cl := j.l.client(id.Client)
-	var acked, dup bool
+	var acked, dup, aborted bool
 	if cl != nil {
 		cl.mu.Lock()
 		if id.Seq < int64(len(cl.recs)) {
 			e := &cl.recs[id.Seq]
-			acked = e.state&stateAcked != 0
+			acked = e.state&stateAcked != 0 && e.state&stateUncommitted == 0
+			aborted = e.state&stateAborted != 0
 			dup = e.seen > 0
 			if e.seen < 255 {
 				e.seen++
@@ -248,6 +267,12 @@ func (j *judge) read(r *kgo.Record) {
 		pr.Duplicated++
 		pr.FirstDuplicated = keep(pr.FirstDuplicated, r.Offset)
 		return // a copy: its order says nothing more
+	}
+	if aborted {
+		// Read as committed although its transaction was aborted.
+		pr.AbortedRead++
+		pr.FirstAbortedRead = keep(pr.FirstAbortedRead, r.Offset)
+		return
 	}
 	if !acked {
 		pr.Unacked++
@@ -274,6 +299,13 @@ func (j *judge) report() *Report {
 				continue
 			}
 			pr := j.part(e.partition)
+			if e.state&stateAborted != 0 {
+				pr.Aborted++ // acknowledged, then aborted: owed to no reader
+				continue
+			}
+			if e.state&stateUncommitted != 0 {
+				continue // its commit failed: neither owed nor forbidden
+			}
 			pr.Acked++
 			if e.seen == 0 {
 				pr.Lost++
@@ -292,6 +324,8 @@ func (j *judge) report() *Report {
 		rep.Duplicated += pr.Duplicated
 		rep.OutOfOrder += pr.OutOfOrder
 		rep.Unacknowledged += pr.Unacked
+		rep.Aborted += pr.Aborted
+		rep.AbortedRead += pr.AbortedRead
 		rep.Partitions = append(rep.Partitions, *pr)
 	}
 	sort.Slice(rep.Partitions, func(a, b int) bool { return rep.Partitions[a].Partition < rep.Partitions[b].Partition })

@@ -35,10 +35,12 @@ const headerLen = 8 + 4 + 8
 
 // Record states, bits of entry.state.
 const (
-	stateSent     = 1 << iota // stamped and handed to the client
-	stateAcked                // acknowledged
-	stateFailed               // its promise said it failed
-	stateSeenLive             // the live reader saw it
+	stateSent        = 1 << iota // stamped and handed to the client
+	stateAcked                   // acknowledged
+	stateFailed                  // its promise said it failed
+	stateSeenLive                // the live reader saw it
+	stateAborted                 // in a transaction aborted on purpose
+	stateUncommitted             // in a transaction whose commit failed: its fate is the cluster's
 )
 
 // entry is one record: 16 bytes, so a million records cost 16 MB.
@@ -60,6 +62,9 @@ type Ledger struct {
 
 	acked     atomic.Int64
 	ackedSeen atomic.Int64 // acknowledged and seen by the live reader
+	// transactional: its records went in transactions; the read-back
+	// reads committed records only, as a read_committed consumer.
+	transactional atomic.Bool
 
 	gapMu sync.Mutex
 	parts map[int32]*ackGaps
@@ -146,6 +151,24 @@ func (t *tracker) Done(r *kgo.Record, seq int64, err error) {
 	t.l.AckAt(r.Partition, time.Since(t.l.start))
 }
 
+// TransactionEnded marks the records of a transaction that was aborted,
+// or whose commit failed: they are not owed to a read_committed reader.
+func (t *tracker) TransactionEnded(first, n int64, o workload.TransactionOutcome) {
+	t.l.transactional.Store(true)
+	if !t.l.stamp || o == workload.TransactionCommitted {
+		return
+	}
+	flag := uint8(stateAborted)
+	if o == workload.TransactionFailed {
+		flag = stateUncommitted
+	}
+	t.cl.mu.Lock()
+	for seq := first; seq < first+n; seq++ {
+		t.cl.at(seq).state |= flag
+	}
+	t.cl.mu.Unlock()
+}
+
 // at returns the entry of seq, growing the ledger; cl.mu must be held.
 func (cl *clientLedger) at(seq int64) *entry {
 	if seq >= int64(len(cl.recs)) {
@@ -212,6 +235,10 @@ func (l *Ledger) client(i uint32) *clientLedger {
 	}
 	return l.clients[i]
 }
+
+// Transactional reports whether the records went in transactions (any
+// transaction ended), so that the read-back was read_committed.
+func (l *Ledger) Transactional() bool { return l.transactional.Load() }
 
 // Acked is the number of records acknowledged so far.
 func (l *Ledger) Acked() int64 { return l.acked.Load() }

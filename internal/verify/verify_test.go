@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -102,6 +103,69 @@ func TestCheckReadsPastTransactionMarkers(t *testing.T) {
 	if rep.Acked != res.Acked || rep.Read != 500 || !rep.Clean() {
 		t.Fatalf("report %+v, producer acked %d; want 500 acked and read, nothing wrong", rep, res.Acked)
 	}
+}
+
+// TestCheckTransactionsThatAbort: a producer aborting a share of its
+// transactions on purpose; the read-back, as a read_committed consumer,
+// reads every committed record once and none of the aborted ones, and no
+// aborted record counts as lost. A read_uncommitted read of the same topic
+// sees the aborted records too.
+func TestCheckTransactionsThatAbort(t *testing.T) {
+	opts := fake(t, 2, "ab")
+	l := New(true)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	values, err := payload.Random(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := workload.RunProducer(ctx, workload.ProducerSpec{
+		Topic: "ab", Clients: 2, Records: 2000, Values: values,
+		TransactionRecords: 50, TransactionAbortRatio: 0.3, TransactionSeed: 7,
+		ClientOpts: func(i int) []kgo.Opt {
+			return append(append([]kgo.Opt(nil), opts...), kgo.TransactionalID(fmt.Sprintf("kbench-verify-ab-%d", i)))
+		},
+		Tracker: l.Tracker,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := res.Transactions
+	if tx == nil || tx.Aborted == 0 || tx.Committed == 0 || tx.Failed != 0 || tx.CommittedRecords+tx.AbortedRecords != 2000 {
+		t.Fatalf("transactions %+v; want some committed and some aborted, 2000 records in all", tx)
+	}
+	rep, err := Check(ctx, l, opts, "ab", 20*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Transactional() || rep.Read != tx.CommittedRecords || rep.Acked != tx.CommittedRecords || rep.Aborted != tx.AbortedRecords || rep.AbortedRead != 0 || !rep.Clean() {
+		t.Fatalf("report %+v; want the %d committed records read and owed, the %d aborted ones neither", rep, tx.CommittedRecords, tx.AbortedRecords)
+	}
+	if all := readAll(t, opts, "ab"); all != 2000 {
+		t.Errorf("a read_uncommitted read found %d records, want all 2000 (aborted ones too)", all)
+	}
+}
+
+// readAll counts the records a read_uncommitted consumer reads from topic.
+func readAll(t *testing.T, opts []kgo.Opt, topic string) int64 {
+	t.Helper()
+	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...), kgo.ConsumeTopics(topic),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var n int64
+	for quiet := 0; quiet < 5; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		if fs.NumRecords() == 0 {
+			quiet++
+		}
+		n += int64(fs.NumRecords())
+	}
+	return n
 }
 
 // TestCheckFindsEachProblem writes records by hand to make each problem

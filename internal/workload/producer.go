@@ -90,6 +90,11 @@ type ProducerSpec struct {
 	// one and neither setting commits every DefaultTransactionDuration.
 	TransactionDuration time.Duration
 	TransactionRecords  int64
+	// TransactionAbortRatio is the share of transactions aborted on
+	// purpose instead of committed (0 to 1), each chosen from
+	// TransactionSeed and the client, so a run can be repeated.
+	TransactionAbortRatio float64
+	TransactionSeed       uint64
 	// Interval is the reporting interval (default 5s).
 	Interval time.Duration
 	// Epoch, if set, aligns the intervals: interval k covers
@@ -148,6 +153,24 @@ type RecordTracker interface {
 	Stamp(r *kgo.Record, seq int64)
 	Done(r *kgo.Record, seq int64, err error)
 }
+
+// TransactionTracker is a RecordTracker that also hears how each of its
+// client's transactions ended: the records from seq first, n of them.
+// Verification judges records of an aborted transaction, or of one whose
+// commit failed, apart from committed ones.
+type TransactionTracker interface {
+	RecordTracker
+	TransactionEnded(first, n int64, outcome TransactionOutcome)
+}
+
+// TransactionOutcome is how a transaction ended.
+type TransactionOutcome int
+
+const (
+	TransactionCommitted TransactionOutcome = iota
+	TransactionAborted                      // aborted on purpose (TransactionAbortRatio)
+	TransactionFailed                       // the commit or abort failed or was cut off: its records' fate is the cluster's
+)
 
 // HeaderSource renders one header per record.
 type HeaderSource struct {
@@ -240,8 +263,9 @@ func (r *ProducerResult) SteadySending() time.Duration {
 // TransactionResult counts a run's transactions; Commit is the commit
 // latency (flush and EndTransaction) of those committed, in microseconds.
 type TransactionResult struct {
-	Committed, Failed int64
-	Commit            *measure.Histogram
+	Committed, Aborted, Failed       int64
+	CommittedRecords, AbortedRecords int64
+	Commit                           *measure.Histogram
 }
 
 // SteadyResult is the part of a run after warmup: the records completing
@@ -486,7 +510,10 @@ func collect(spec ProducerSpec, clients []*producerClient, start time.Time, inte
 		res.SenderLag += max(c.behindEnd-c.bufferFull-c.tx.wait, 0)
 		if t := res.Transactions; t != nil {
 			t.Committed += c.tx.committed
+			t.Aborted += c.tx.aborted
 			t.Failed += c.tx.failed
+			t.CommittedRecords += c.tx.committedRecords
+			t.AbortedRecords += c.tx.abortedRecords
 			t.Commit.Merge(c.tx.commits)
 		}
 		if res.Steady != nil {

@@ -161,7 +161,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		ramp:        spec.VURamp,
 		plateaus:    newPlateaus(spec.VURamp),
 		values:      spec.Values.Clone(uint64(i) + 1),
-		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords),
+		tx:          newTxn(spec.TransactionDuration, spec.TransactionRecords).aborting(spec.TransactionAbortRatio, spec.TransactionSeed, i),
 		onError:     spec.OnError,
 		stamp:       spec.StampSent,
 		end:         newEnding(),
@@ -196,7 +196,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	}
 	if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" && !c.tx.on() {
 		// Transactional records outside a transaction would all fail.
-		c.tx = newTxn(DefaultTransactionDuration, 0)
+		c.tx = newTxn(DefaultTransactionDuration, 0).aborting(spec.TransactionAbortRatio, spec.TransactionSeed, i)
 	}
 	c.drainMax = defaultDrain
 	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
@@ -257,6 +257,7 @@ func (c *producerClient) run(ctx, sendCtx context.Context) error {
 	if c.tx.open() {
 		if !flushed {
 			c.tx.failed++ // records outstanding: a commit would fail them
+			c.txEnded(TransactionFailed)
 			return nil
 		}
 		if err := c.commit(c.end.ctx); err != nil {
@@ -289,7 +290,7 @@ func (c *producerClient) send(ctx, sendCtx context.Context) error {
 			return nil
 		}
 		if c.tx.on() && !c.tx.open() {
-			if err := c.begin(); err != nil {
+			if err := c.begin(i); err != nil {
 				return err
 			}
 		}

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -23,18 +24,34 @@ type txn struct {
 	every   time.Duration // 0: not by time
 	records int64         // 0: not by count
 	begun   time.Time     // of the open transaction; zero: none open
+	first   int64         // the sequence number of its first record
 	count   int64         // records in the open transaction
+	abort   float64       // the share of transactions aborted on purpose
+	rng     *rand.Rand    // draws which (nil: none)
 
-	commits   *measure.Histogram // commit latency, µs
-	failed    int64              // commits that failed or were cut off
-	committed int64
-	wait      time.Duration // the sender's time in commits: the cluster's
+	commits          *measure.Histogram // commit latency, µs
+	failed           int64              // commits or aborts that failed or were cut off
+	committed        int64
+	aborted          int64
+	committedRecords int64
+	abortedRecords   int64
+	wait             time.Duration // the sender's time in commits: the cluster's
 }
 
 func newTxn(every time.Duration, records int64) txn {
 	t := txn{every: every, records: records}
 	if t.on() {
 		t.commits = measure.NewHistogram()
+	}
+	return t
+}
+
+// aborting makes client i abort the share ratio of its transactions, drawn
+// from seed: the same seed aborts the same transactions.
+func (t txn) aborting(ratio float64, seed uint64, i int) txn {
+	if ratio > 0 {
+		t.abort = ratio
+		t.rng = rand.New(rand.NewPCG(seed, uint64(i)+0x7478)) // "tx"
 	}
 	return t
 }
@@ -50,38 +67,62 @@ func (t *txn) due() bool {
 	return (t.records > 0 && t.count >= t.records) || (t.every > 0 && time.Since(t.begun) >= t.every)
 }
 
-func (c *producerClient) begin() error {
+// begin opens a transaction whose first record is sequence number first.
+func (c *producerClient) begin(first int64) error {
 	if err := c.cl.BeginTransaction(); err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	c.tx.begun, c.tx.count = time.Now(), 0
+	c.tx.begun, c.tx.first, c.tx.count = time.Now(), first, 0
 	return nil
 }
 
 // commit flushes the open transaction's records and commits it, timing
-// both; ctx bounds the whole.
+// both; ctx bounds the whole. A transaction drawn for abort
+// (TransactionAbortRatio) is flushed and aborted instead, untimed: the
+// commit latency is of commits.
 func (c *producerClient) commit(ctx context.Context) error {
 	t0 := time.Now()
 	c.tx.begun = time.Time{}
+	abort := c.tx.rng != nil && c.tx.rng.Float64() < c.tx.abort
+	end, verb, done := kgo.TryCommit, "commit", "committed"
+	if abort {
+		end, verb, done = kgo.TryAbort, "abort", "aborted"
+	}
 	err := c.cl.Flush(ctx)
 	if err != nil {
-		err = fmt.Errorf("flush before commit: %w", err)
-	} else if err = c.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		err = fmt.Errorf("commit transaction: %w", err)
+		err = fmt.Errorf("flush before %s: %w", verb, err)
+	} else if err = c.cl.EndTransaction(ctx, end); err != nil {
+		err = fmt.Errorf("%s transaction: %w", verb, err)
 	}
 	took := time.Since(t0)
 	if err != nil && ctx.Err() != nil {
 		// Cut off by a bound, not refused by the cluster: say which.
-		err = fmt.Errorf("transaction not committed: the cluster had not answered after %s (%s): %w", took.Round(time.Millisecond), c.commitBound(), err)
+		err = fmt.Errorf("transaction not %s: the cluster had not answered after %s (%s): %w", done, took.Round(time.Millisecond), c.commitBound(), err)
 	}
 	c.tx.wait += took
-	if err != nil {
+	switch {
+	case err != nil:
 		c.tx.failed++
+		c.txEnded(TransactionFailed)
 		return err
+	case abort:
+		c.tx.aborted++
+		c.tx.abortedRecords += c.tx.count
+		c.txEnded(TransactionAborted)
+	default:
+		c.tx.committed++
+		c.tx.committedRecords += c.tx.count
+		c.tx.commits.Record(took.Microseconds())
+		c.txEnded(TransactionCommitted)
 	}
-	c.tx.committed++
-	c.tx.commits.Record(took.Microseconds())
 	return nil
+}
+
+// txEnded tells the tracker how the open transaction's records ended.
+func (c *producerClient) txEnded(o TransactionOutcome) {
+	if t, ok := c.tracker.(TransactionTracker); ok && c.tx.count > 0 {
+		t.TransactionEnded(c.tx.first, c.tx.count, o)
+	}
 }
 
 // commitBound names what cut a commit off: the run's deadline once sending
