@@ -73,7 +73,7 @@ func TestDistributedRepeatAfterLostWorker(t *testing.T) {
 		}
 	}
 	if wrote == 0 || read != wrote {
-		t.Errorf("repeat 2: wrote %d, read %d; want every record read", wrote, read)
+		t.Errorf("repeat 2: wrote %d, read %d; want every record read\nworker 0:\n%s\nworker 1:\n%s", wrote, read, ws[0].stderr, ws[1].stderr)
 	}
 	if second.Error != "worker 2: lost before this repeat began; its share is missing from this repeat" {
 		t.Errorf("repeat 2: %s (%s); want it failed for worker 2's share alone", second.Status, second.Error)
