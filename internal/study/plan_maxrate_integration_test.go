@@ -3,9 +3,12 @@ package study
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
@@ -44,7 +47,8 @@ workloads:
 	scs, _ := p.Scenarios()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
 	defer cancel()
-	doc, err := Run(ctx, p, scs, Options{})
+	obs := &probeRecorder{}
+	doc, err := Run(ctx, p, scs, Options{Observer: obs})
 	if err != nil {
 		if doc != nil {
 			for _, r := range doc.Plan.Scenarios[0].Repeats {
@@ -91,8 +95,53 @@ workloads:
 	if m.LastMet < m.Rate || (m.FirstMissed != 0 && m.FirstMissed <= m.LastMet) {
 		t.Errorf("last met %.0f, first missed %.0f around the answer %.0f", m.LastMet, m.FirstMissed, m.Rate)
 	}
+	// Each run is announced as it starts, and the records the observer
+	// sees between two announcements are that run's own.
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.runs) != len(m.Probes) {
+		t.Errorf("%d runs announced, %d run", len(obs.runs), len(m.Probes))
+	} else {
+		for i, pr := range m.Probes {
+			if got := obs.runs[i]; got.info.Rate != pr.Rate || got.records != pr.Sent {
+				t.Errorf("run %d announced at %.0f records/s with %d records observed; it ran at %.0f and sent %d", i, got.info.Rate, got.records, pr.Rate, pr.Sent)
+			}
+		}
+	}
 	prod := rep.Workloads[0].Producer
 	if prod == nil || prod.Records == 0 || prod.RecordsPerSec > 1.2*m.Rate {
 		t.Errorf("the repeat's producer %+v: want a confirming run at %.0f records/s", prod, m.Rate)
 	}
 }
+
+// probeRecorder records the rate search's runs as announced and the
+// records observed during each.
+type probeRecorder struct {
+	mu   sync.Mutex
+	runs []struct {
+		info    observe.ProbeInfo
+		records int64
+	}
+}
+
+func (o *probeRecorder) ProbeStarted(pi observe.ProbeInfo) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.runs = append(o.runs, struct {
+		info    observe.ProbeInfo
+		records int64
+	}{info: pi})
+}
+
+func (o *probeRecorder) ProducerInterval(_ string, iv measure.Interval) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if n := len(o.runs); n > 0 {
+		o.runs[n-1].records += iv.Count
+	}
+}
+
+func (*probeRecorder) RepeatStarted(observe.RepeatInfo)                  {}
+func (*probeRecorder) ConsumerInterval(string, measure.ConsumerInterval) {}
+func (*probeRecorder) ConsumerLag(string, int64)                         {}
+func (*probeRecorder) RepeatEnded(observe.RepeatInfo, result.Repeat)     {}
