@@ -332,8 +332,9 @@ type MaxRate struct {
 	Limit      time.Duration // the latency the percentile must stay under
 	EndToEnd   bool          // the SLO is on end-to-end latency, not publish
 	Start      float64       // the first probe's rate (records/s)
-	// Probes is how many runs judge each rate, on their median latency
-	// and rate reached (default 1).
+	// Probes is how many runs judge each search rate, by the
+	// confirmation's own rule: ConfirmNeeded(Probes) of them must keep
+	// the SLO (default 1).
 	Probes int
 	// Confirm is how many independent runs at the rate found confirm it
 	// (default 5); the answer needs ConfirmNeeded of them to keep the SLO.

@@ -540,8 +540,8 @@ type MaxRate struct {
 	// Found is the search's rate before confirmation; Rate is lower when
 	// its confirmation failed and the rate stepped down.
 	Found float64 `json:"found"`
-	// LastMet is the highest rate whose last verdict (a search rate's
-	// median, or a confirmation) kept the SLO; FirstMissed the lowest rate
+	// LastMet is the highest rate whose last verdict (a search rate's, or
+	// a confirmation's) kept the SLO; FirstMissed the lowest rate
 	// above it that missed (0: none was missed).
 	LastMet     float64 `json:"last_met"`
 	FirstMissed float64 `json:"first_missed,omitempty"`
@@ -599,7 +599,7 @@ type Probe struct {
 	Rate           float64 `json:"rate"`       // asked, records/s
 	Achieved       float64 `json:"achieved"`   // records/s
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
-	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
+	OK             bool    `json:"ok"`         // within the latency limit at ≥ 95% of the rate, every record acknowledged
 	GeneratorBound bool    `json:"generator_bound"`
 	// Warmup marks the cluster warm-up (at full speed, Rate 0, or in
 	// results before it, at the start rate): not judged.
