@@ -272,6 +272,11 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			}
 			line += fmt.Sprintf(" 1 to %d rates of %d probe(s) of %s each (longer at low rates), then %d confirming runs (more when a confirmation steps the rate down)",
 				study.MaxProbes, max(mr.Probes, 1), probe, mr.Confirm)
+			line += fmt.Sprintf("; rates from %s records/s, none below the floor %s", units.Figure(mr.Start, 0), units.Figure(mr.Floor, 0))
+			if mr.Ceiling > 0 {
+				line += fmt.Sprintf(" nor above the ceiling %s", units.Figure(mr.Ceiling, 0))
+			}
+			line += fmt.Sprintf("; ends within %s (max_time)", mr.MaxTime)
 		} else {
 			line += ": time unknown (no rate or duration)"
 		}

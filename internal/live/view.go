@@ -64,6 +64,9 @@ type View struct {
 	// took is the time the ended repeats took, from their start to their
 	// end: the estimate of the repeats yet to run.
 	took time.Duration
+	// probe is the rate search's run going on (nil: no search): the
+	// repeat's length is the search's, not its workloads'.
+	probe *observe.ProbeInfo
 }
 
 type workloadState struct {
@@ -202,12 +205,19 @@ func (v *View) title() string {
 	if v.cur.Name == "" {
 		return "kbench: starting"
 	}
-	return fmt.Sprintf("scenario %d/%d %s, repeat %d/%d", v.cur.Scenario, v.cur.Scenarios, clip(v.cur.Name, 40), v.cur.Repeat, v.cur.Repeats)
+	t := fmt.Sprintf("scenario %d/%d %s, repeat %d/%d", v.cur.Scenario, v.cur.Scenarios, clip(v.cur.Name, 40), v.cur.Repeat, v.cur.Repeats)
+	if v.probe != nil {
+		t += ", " + probeRun(*v.probe)
+	}
+	return t
 }
 
 func (v *View) eta() string {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.probe != nil {
+		return probeLeft(*v.probe, time.Now())
+	}
 	frac, _ := v.fraction()
 	if frac >= 1 {
 		return "100%  done"
@@ -234,6 +244,9 @@ func (v *View) fraction() (float64, bool) {
 }
 
 func (v *View) repeatFraction(now time.Time) (float64, bool) {
+	if v.probe != nil {
+		return 0, false // a rate search: its length is not its workloads'
+	}
 	frac, known := 1.0, false
 	for _, w := range v.wl {
 		f, ok := w.fraction(now)
@@ -333,6 +346,7 @@ func (v *View) RepeatStarted(ri observe.RepeatInfo) {
 		v.wl = append(v.wl, &workloadState{info: wi, started: ri.Started, lastData: ri.Started.Add(wi.StartAfter)})
 	}
 	v.printed = time.Now()
+	v.probe = nil
 	old, ws := v.bars, v.wl
 	v.bars = nil
 	v.mu.Unlock()
@@ -465,6 +479,43 @@ func (v *View) RepeatEnded(ri observe.RepeatInfo, _ result.Repeat) {
 		v.took += time.Now().Sub(ri.Started)
 	}
 	v.wl = nil
+	v.probe = nil
+}
+
+// ProbeStarted implements observe.ProbeStarter: a rate search's run
+// starts, its workloads from nothing (their counts are the run's own),
+// the searching one for the run's duration.
+func (v *View) ProbeStarted(pi observe.ProbeInfo) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.probe = &pi
+	now := time.Now()
+	for _, w := range v.wl {
+		info := w.info
+		if info.Name == pi.Workload {
+			info.Duration = pi.Duration
+		}
+		*w = workloadState{info: info, started: now, lastData: now.Add(info.StartAfter)}
+	}
+}
+
+// probeRun says which run of a rate search is going: "search: probe 2 of
+// 3 at 4000 records/s".
+func probeRun(pi observe.ProbeInfo) string {
+	if pi.Step == "warm-up" {
+		return fmt.Sprintf("rate search: warm-up at full speed for %s (not judged)", pi.Duration)
+	}
+	step := "search"
+	if pi.Step == "confirm" {
+		step = "confirmation"
+	}
+	return fmt.Sprintf("rate search: %s probe %d of %d at %.0f records/s", step, pi.Probe, pi.Probes, pi.Rate)
+}
+
+// probeLeft says how many runs may follow at most and when the search
+// ends at the latest.
+func probeLeft(pi observe.ProbeInfo, now time.Time) string {
+	return fmt.Sprintf("at most %d more run(s), the search ends within %s (max_time)", pi.MoreAtMost, max(pi.Deadline.Sub(now), 0).Round(time.Second))
 }
 
 // plain prints the status lines when output is not a terminal, at most
@@ -481,6 +532,10 @@ func (v *View) plain() {
 		if w.win.length >= measure.MinRateSpan {
 			w.shownWin, w.win = w.win, span{} // shown; a shorter one is shown with what follows
 		}
+	}
+	if v.probe != nil {
+		fmt.Fprintf(v.out, "%s: %s; %s\n", where, probeRun(*v.probe), probeLeft(*v.probe, now))
+		return
 	}
 	frac, _ := v.fraction()
 	if left, known, why := v.left(); known {

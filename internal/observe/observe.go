@@ -118,3 +118,44 @@ func (os Observers) WorkloadEnded(w string) {
 		}
 	}
 }
+
+// ProbeInfo says which run of a rate search (rate: max) starts: the
+// repeat's workloads run again from nothing, the searching one for
+// Duration.
+type ProbeInfo struct {
+	Workload string
+	// Step is "warm-up", "search" or "confirm".
+	Step string
+	// Rate is the rate asked (records/s; 0 full speed); Probe is this run
+	// at it (1-based) of at most Probes.
+	Rate          float64
+	Probe, Probes int
+	Duration      time.Duration
+	// MoreAtMost is how many runs may follow this one at most, within the
+	// search's bounds; Deadline is its time bound (max_time).
+	MoreAtMost int
+	Deadline   time.Time
+}
+
+// ProbeStarter is an Observer that wants to know when each run of a rate
+// search starts.
+type ProbeStarter interface {
+	ProbeStarted(ProbeInfo)
+}
+
+// ProbeStartedOf is o's ProbeStarted, or nil when o does not want to
+// know.
+func ProbeStartedOf(o Observer) func(ProbeInfo) {
+	if p, ok := o.(ProbeStarter); ok {
+		return p.ProbeStarted
+	}
+	return nil
+}
+
+func (os Observers) ProbeStarted(pi ProbeInfo) {
+	for _, o := range os {
+		if p, ok := o.(ProbeStarter); ok {
+			p.ProbeStarted(pi)
+		}
+	}
+}

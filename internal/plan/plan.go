@@ -335,8 +335,9 @@ type MaxRate struct {
 	Limit      time.Duration // the latency the percentile must stay under
 	EndToEnd   bool          // the SLO is on end-to-end latency, not publish
 	Start      float64       // the first probe's rate (records/s)
-	// Probes is how many runs judge each rate, on their median latency
-	// and rate reached (default 1).
+	// Probes is how many runs judge each search rate, by the
+	// confirmation's own rule: ConfirmNeeded(Probes) of them must keep
+	// the SLO (default 1).
 	Probes int
 	// Confirm is how many independent runs at the rate found confirm it
 	// (default 5); the answer needs ConfirmNeeded of them to keep the SLO.
@@ -346,7 +347,22 @@ type MaxRate struct {
 	// keeps a minute later, and the search never looks above a rate that
 	// failed.
 	WarmCluster time.Duration
+	// Floor is the lowest rate the search asks (default Start/10): when
+	// even the floor misses, the search stops and says so rather than
+	// halving on towards nothing.
+	Floor float64
+	// Ceiling, when above 0, is the highest rate the search asks: kept
+	// there, the search goes no higher (the answer is the ceiling, its
+	// limit "not reached").
+	Ceiling float64
+	// MaxTime bounds the whole search, warm-up and confirmation included
+	// (default 1h): at the bound it stops with the rate it confirmed, or
+	// says none was.
+	MaxTime time.Duration
 }
+
+// DefaultMaxTime is a rate search's time bound when the plan gives none.
+const DefaultMaxTime = time.Hour
 
 // ConfirmNeeded is how many of n confirming runs must keep the SLO: 4 of
 // 5, 3 of 3, every run of fewer.

@@ -212,6 +212,14 @@ func TestParseBad(t *testing.T) {
 			[]string{`plan.yaml:3:116: workloads[0].slo.warm_cluster: "soon" is not a duration`}},
 		{"slo two percentiles", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, p50: 1ms}}\n", nil,
 			[]string{"plan.yaml:3:91: workloads[0].slo: name one percentile and its limit"}},
+		{"slo floor above start", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, start: 2k/s, floor: 5k/s}}\n", nil,
+			[]string{"plan.yaml:3:122: workloads[0].slo.floor: 5k/s is above start (2000 records/s); the floor is the lowest rate the search asks"}},
+		{"slo floor not a rate", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, floor: low}}\n", nil,
+			[]string{`plan.yaml:3:109: workloads[0].slo.floor: "low" is not a rate`}},
+		{"slo ceiling below start", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, ceiling: 500/s}}\n", nil,
+			[]string{"plan.yaml:3:111: workloads[0].slo.ceiling: 500/s is below start (1000 records/s)"}},
+		{"slo max_time 0", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: {p99: 5ms, max_time: 0s}}\n", nil,
+			[]string{`plan.yaml:3:112: workloads[0].slo.max_time: "0s": a duration must be above 0`}},
 		{"unknown faker", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {e: {_type: faker.emial}}}}\n", nil,
 			[]string{`plan.yaml:3:84: workloads[0].message.template.e._type: "faker.emial" is not a faker generator; did you mean "faker.email"?`}},
 		{"backlog on a producer", "name: x\n" + w0 + "    backlog: 5GB\n", nil, []string{"plan.yaml:8:14: workloads[0].backlog: only consume workloads wait for a backlog; start this workload with start_after"}},
@@ -543,5 +551,28 @@ func TestParseEveryGenerator(t *testing.T) {
 				t.Errorf("rendered %s", v)
 			}
 		})
+	}
+}
+
+// TestMaxRateBounds: a rate search's floor is start/10 and its time bound
+// an hour unless the plan gives them; a ceiling only when given.
+func TestMaxRateBounds(t *testing.T) {
+	for _, tt := range []struct {
+		slo            string
+		floor, ceiling float64
+		maxTime        time.Duration
+	}{
+		{"{p99: 5ms, start: 2k/s}", 200, 0, time.Hour},
+		{"{p99: 5ms, start: 2k/s, floor: 500/s, ceiling: 8k/s, max_time: 10m}", 500, 8000, 10 * time.Minute},
+	} {
+		p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: "+tt.slo+"}\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		scs, _ := p.Scenarios()
+		mr := scs[0].Workloads[0].MaxRate
+		if mr.Floor != tt.floor || mr.Ceiling != tt.ceiling || mr.MaxTime != tt.maxTime {
+			t.Errorf("%s: floor %v, ceiling %v, max_time %v; want %v, %v, %v", tt.slo, mr.Floor, mr.Ceiling, mr.MaxTime, tt.floor, tt.ceiling, tt.maxTime)
+		}
 	}
 }

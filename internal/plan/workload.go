@@ -49,7 +49,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Message = c.message(v, p)
 		case "rate":
 			if v.Kind == yaml.ScalarNode && v.Value == "max" {
-				w.MaxRate = &MaxRate{Start: 1000, Probes: 1, Confirm: 5, WarmCluster: 30 * time.Second}
+				w.MaxRate = &MaxRate{Start: 1000, Probes: 1, Confirm: 5, WarmCluster: 30 * time.Second, MaxTime: DefaultMaxTime}
 				return
 			}
 			if v.Kind == yaml.ScalarNode && v.Value == "balanced" {
@@ -555,9 +555,11 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	if given["records"] != nil {
 		c.addf(given["records"], join(path, "records"), "rate: max probes for a duration; leave out records")
 	}
-	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start", "probes", "confirm", "warm_cluster"}
+	known := []string{"p50", "p90", "p95", "p99", "p99.9", "on", "start", "probes", "confirm", "warm_cluster", "floor", "ceiling", "max_time"}
 	percentiles := 0
+	nodes := map[string]*yaml.Node{}
 	c.fields(n, join(path, "slo"), known, func(key string, v *yaml.Node) {
+		nodes[key] = v
 		p := join(join(path, "slo"), key)
 		switch key {
 		case "on":
@@ -576,6 +578,14 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 			}
 		case "warm_cluster":
 			w.MaxRate.WarmCluster = c.duration(v, p)
+		case "floor":
+			w.MaxRate.Floor = c.rateAbove0(v, p)
+		case "ceiling":
+			w.MaxRate.Ceiling = c.rateAbove0(v, p)
+		case "max_time":
+			if d := c.duration(v, p); d > 0 {
+				w.MaxRate.MaxTime = d
+			}
 		default:
 			percentiles++
 			w.MaxRate.Percentile = sloPercentiles[key]
@@ -584,6 +594,16 @@ func (c *collector) slo(given map[string]*yaml.Node, path string, w *Workload) {
 	})
 	if n.Kind == yaml.MappingNode && percentiles != 1 {
 		c.addf(n, join(path, "slo"), "name one percentile and its limit, such as {p99: 50ms}")
+	}
+	mr := w.MaxRate
+	if mr.Floor == 0 {
+		mr.Floor = mr.Start / 10
+	}
+	if v := nodes["floor"]; v != nil && mr.Floor > mr.Start {
+		c.addf(v, join(path, "slo.floor"), "%s is above start (%s records/s); the floor is the lowest rate the search asks, at or below start", v.Value, units.Figure(mr.Start, 0))
+	}
+	if v := nodes["ceiling"]; v != nil && mr.Ceiling > 0 && mr.Ceiling < mr.Start {
+		c.addf(v, join(path, "slo.ceiling"), "%s is below start (%s records/s); the ceiling is the highest rate the search asks, at or above start", v.Value, units.Figure(mr.Start, 0))
 	}
 	if w.MaxRate.EndToEnd && !w.rule().EndToEnd {
 		c.addf(n, join(path, "slo.on"), "end-to-end latency needs type: end-to-end")

@@ -1,6 +1,10 @@
 package result
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // KindPlan is the kind of a document written by `kbench run`.
 const KindPlan = "plan"
@@ -544,8 +548,8 @@ type MaxRate struct {
 	// Found is the search's rate before confirmation; Rate is lower when
 	// its confirmation failed and the rate stepped down.
 	Found float64 `json:"found"`
-	// LastMet is the highest rate whose last verdict (a search rate's
-	// median, or a confirmation) kept the SLO; FirstMissed the lowest rate
+	// LastMet is the highest rate whose last verdict (a search rate's, or
+	// a confirmation's) kept the SLO; FirstMissed the lowest rate
 	// above it that missed (0: none was missed).
 	LastMet     float64 `json:"last_met"`
 	FirstMissed float64 `json:"first_missed,omitempty"`
@@ -557,8 +561,45 @@ type MaxRate struct {
 	// Limit says what stopped the rate from going higher: "cluster" (the
 	// SLO broke or the cluster could not take the rate) or "generator"
 	// (kbench itself could not send faster; the cluster's limit is higher).
-	Limit  string  `json:"limit"`
-	Probes []Probe `json:"probes"`
+	Limit string `json:"limit"`
+	// Stopped says what ended the search short of its own end: "floor"
+	// (even the floor rate missed), "ceiling" (the ceiling rate was met),
+	// "max_time" (the time bound came first).
+	Stopped string `json:"stopped,omitempty"`
+	// Floor, Ceiling (0: none) and MaxTimeSeconds are the search's bounds.
+	Floor          float64 `json:"floor,omitempty"`
+	Ceiling        float64 `json:"ceiling,omitempty"`
+	MaxTimeSeconds float64 `json:"max_time_seconds,omitempty"`
+	// PerRate is how many probes judge each search rate, and PerRateNeeded
+	// how many of them must meet the SLO: the confirmation's own rule.
+	PerRate       int     `json:"per_rate,omitempty"`
+	PerRateNeeded int     `json:"per_rate_needed,omitempty"`
+	Probes        []Probe `json:"probes"`
+}
+
+// KeepUp is the share of the rate asked a probe must reach to meet the
+// SLO.
+const KeepUp = 0.95
+
+// Missed says why a judged probe missed the SLO, each reason once:
+// "failed records" (records unacknowledged at its end), "latency" (over
+// limitMs), "rate" (reached below KeepUp of the rate asked). Empty when it
+// met it.
+func (p Probe) Missed(limitMs float64) []string {
+	if p.OK || p.Warmup {
+		return nil
+	}
+	var out []string
+	if p.Unacknowledged > 0 || p.Failed > 0 {
+		out = append(out, "failed records")
+	}
+	if p.LatencyMs > limitMs {
+		out = append(out, "latency")
+	}
+	if p.Rate > 0 && p.Achieved < KeepUp*p.Rate {
+		out = append(out, "rate")
+	}
+	return out
 }
 
 // Probe is one run of the search.
@@ -566,7 +607,7 @@ type Probe struct {
 	Rate           float64 `json:"rate"`       // asked, records/s
 	Achieved       float64 `json:"achieved"`   // records/s
 	LatencyMs      float64 `json:"latency_ms"` // at the SLO's percentile
-	OK             bool    `json:"ok"`         // kept the SLO at ≥ 95% of the rate
+	OK             bool    `json:"ok"`         // within the latency limit at ≥ 95% of the rate, every record acknowledged
 	GeneratorBound bool    `json:"generator_bound"`
 	// Warmup marks the cluster warm-up (at full speed, Rate 0, or in
 	// results before it, at the start rate): not judged.
@@ -581,6 +622,13 @@ type Probe struct {
 	// Unacknowledged records were still outstanding when the run's drain
 	// ended: the cluster did not take the rate (the probe missed).
 	Unacknowledged int64 `json:"unacknowledged,omitempty"`
+	// Sent is every record the run sent (acknowledged or not), Failed
+	// those that were not acknowledged.
+	Sent   int64 `json:"sent,omitempty"`
+	Failed int64 `json:"failed,omitempty"`
+	// Step numbers the search's rates (1, 2, …; the warm-up 0) and then
+	// its confirming rounds: the runs of one step judge one rate.
+	Step int `json:"step,omitempty"`
 }
 
 // Confirmation is one round of independent runs at a rate: Met of Runs
@@ -617,4 +665,29 @@ type CatchUp struct {
 	// interval series).
 	ProducerAvgLatencyMs float64 `json:"producer_avg_latency_ms"`
 	ProducerMaxLatencyMs float64 `json:"producer_max_latency_ms"`
+}
+
+// MissSummary tallies why probes missed the SLO, as "2 over the latency
+// limit, 1 below 95% of the rate asked" (a probe may count under several
+// reasons); "" when none missed.
+func MissSummary(probes []Probe, limitMs float64) string {
+	counts := map[string]int{}
+	for _, p := range probes {
+		for _, why := range p.Missed(limitMs) {
+			counts[why]++
+		}
+	}
+	var parts []string
+	for _, why := range []string{"latency", "rate", "failed records"} {
+		if n := counts[why]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, missWords[why]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+var missWords = map[string]string{
+	"latency":        "over the latency limit",
+	"rate":           fmt.Sprintf("below %.0f%% of the rate asked", 100*KeepUp),
+	"failed records": "with records not acknowledged",
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
@@ -25,7 +26,11 @@ const (
 	searchPrecision = 0.05
 	// rechecks bounds how often a search judges a missed bound again.
 	rechecks = 2
-	keepUp   = 0.95
+	// loRechecks bounds how often a search judges its answer again
+	// before handing it to the confirmation: a rate met once near the
+	// limit may have been a lucky run.
+	loRechecks = 2
+	keepUp     = result.KeepUp
 	// A confirmation that fails steps the rate down by stepDown, at most
 	// maxStepDowns times.
 	stepDown     = 0.9
@@ -50,118 +55,326 @@ func maxRateWorkload(sc *plan.Scenario) int {
 
 // runMaxRate searches for the highest rate of workload wi that keeps its
 // SLO: it warms the cluster at full speed, doubles the rate from the
-// start while probes keep the SLO, bisects between the last good and the
+// start while rates meet the SLO, bisects between the last good and the
 // first bad rate, then confirms the rate found with independent runs,
 // stepping down while a confirmation fails, so the answer is always a
-// confirmed rate. The median confirming run at the answer is the repeat's
-// result. Every run is recorded.
-func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, ps *plan.Scenario, wi int, index int, progress func(string)) result.Repeat {
+// confirmed rate. Each search rate is judged by the confirmation's own
+// rule, so the rate found rarely needs a step down. The search asks no
+// rate below the floor (nor above a ceiling) and ends at its time bound.
+// The median confirming run at the answer is the repeat's result. Every
+// run is recorded. started, if set, is told as each run starts.
+func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, ps *plan.Scenario, wi int, index int, progress func(string), started func(observe.ProbeInfo)) result.Repeat {
 	mr := ps.Workloads[wi].MaxRate
-	found := &result.MaxRate{Percentile: percentileName(mr.Percentile), LimitMs: ms(mr.Limit), On: "publish"}
-	if mr.EndToEnd {
-		found.On = "end-to-end"
-	}
+	spec := sc.Workloads[wi].Spec.(workload.Producing).Producer() // the plan checks it sends
 	var last result.Repeat
 	failed := false
-	verdicts := map[float64]bool{} // the last verdict at each judged rate
-	// run is one probe at r records/s (0: full speed), d long (0: the
-	// workload's duration, stretched for the percentile's records).
-	run := func(r float64, d time.Duration) (result.Probe, result.Repeat, bool) {
-		if ctx.Err() != nil {
-			return result.Probe{}, result.Repeat{}, false
-		}
-		last = runRepeat(ctx, runSc, withRate(sc, wi, r, d, mr.Percentile), index)
-		probe, ok := probeOf(last, wi, r, mr)
-		if !ok {
-			failed = ctx.Err() == nil
-		}
-		return probe, last, ok
-	}
-	if mr.WarmCluster > 0 {
-		progress(fmt.Sprintf("warming the cluster: %s at full speed (not judged)", mr.WarmCluster))
-		probe, _, ok := run(0, mr.WarmCluster)
-		if !ok {
-			return endSearch(ctx, last, ps, wi, index, found, failed)
-		}
-		probe.Warmup = true
-		found.FullSpeed = probe.Achieved
-		found.Probes = append(found.Probes, probe)
-		progress(fmt.Sprintf("warm-up at full speed: reached %.0f records/s, %s %.1f ms (not judged)", probe.Achieved, found.Percentile, probe.LatencyMs))
-	}
-	lo, limit := searchRate(mr.Start, func(r float64) (result.Probe, bool) {
-		// Each rate is judged on the median of mr.Probes runs: a single
-		// short run's high percentile can hinge on one stall.
-		var runs []result.Probe
-		for k := 0; k < max(mr.Probes, 1); k++ {
-			probe, _, ok := run(r, 0)
-			if !ok {
-				return probe, false
+	c := &course{
+		mr: mr, workload: ps.Workloads[wi].Name, progress: progress, started: started, now: time.Now,
+		base: spec.Duration,
+		duration: func(r float64) time.Duration {
+			return probeDuration(spec.Duration, spec.WarmupDuration, r, mr.Percentile)
+		},
+		run: func(r float64, d time.Duration) (result.Probe, result.Repeat, bool) {
+			if ctx.Err() != nil {
+				return result.Probe{}, result.Repeat{}, false
 			}
-			found.Probes = append(found.Probes, probe)
-			runs = append(runs, probe)
-		}
-		probe := medianProbe(runs, r, mr)
-		verdicts[r] = probe.OK
-		progress(fmt.Sprintf("rate %.0f records/s: reached %.0f, %s %.1f ms (limit %.1f, median of %d): %s",
-			r, probe.Achieved, found.Percentile, probe.LatencyMs, found.LimitMs, len(runs), keptWord(probe.OK)))
-		return probe, true
-	})
-	found.Limit, found.Found = limit, lo
-	if failed || ctx.Err() != nil || lo == 0 {
-		found.LastMet, found.FirstMissed = bracket(verdicts)
-		return endSearch(ctx, last, ps, wi, index, found, failed)
+			last = runRepeat(ctx, runSc, withRate(sc, wi, r, d, mr.Percentile), index)
+			probe, ok := probeOf(last, wi, r, mr)
+			if !ok {
+				failed = ctx.Err() == nil
+			}
+			return probe, last, ok
+		},
 	}
-	need := plan.ConfirmNeeded(mr.Confirm)
-	rate, confirmations, reps := confirmRate(lo, mr.Confirm, func(r float64) (result.Probe, result.Repeat, bool) {
-		probe, rep, ok := run(r, 0)
-		if ok {
-			probe.Confirm = true
-			found.Probes = append(found.Probes, probe)
-		}
-		return probe, rep, ok
-	}, func(c result.Confirmation) {
-		verdicts[c.Rate] = c.Confirmed
-		progress(fmt.Sprintf("confirming %.0f records/s: %d of %d runs kept the SLO (%d needed): %s",
-			c.Rate, c.Met, c.Runs, need, map[bool]string{true: "confirmed", false: "stepping down"}[c.Confirmed]))
-	})
-	found.Confirmations, found.Rate = confirmations, rate
-	found.LastMet, found.FirstMissed = bracket(verdicts)
-	if failed || ctx.Err() != nil {
-		return endSearch(ctx, last, ps, wi, index, found, failed)
-	}
-	if rate == 0 {
-		rep := last
-		if rep.Status == result.StatusOK {
-			rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("no rate was confirmed: the search found %.0f records/s, and %d step(s) down to %.0f records/s each kept %s under %.1f ms in fewer than %d of %d runs",
-				lo, len(confirmations)-1, confirmations[len(confirmations)-1].Rate, found.Percentile, found.LimitMs, need, mr.Confirm)
-		}
+	rate, reps := c.search()
+	found := c.found
+	switch {
+	case failed:
+		return failedSearch(last, wi, found)
+	case ctx.Err() != nil:
+		return endSearch(ps, wi, index, found, result.StatusInterrupted, "interrupted")
+	case rate > 0:
+		rep := medianRepeat(reps, wi, mr)
 		if wi < len(rep.Workloads) {
 			rep.Workloads[wi].MaxRate = found
 		}
 		return rep
 	}
-	rep := medianRepeat(reps, wi, mr)
+	msg := c.noAnswer()
+	if len(found.Confirmations) == 0 || c.timeUp {
+		return endSearch(ps, wi, index, found, result.StatusFailed, msg)
+	}
+	rep := last
+	if rep.Status == result.StatusOK {
+		rep.Status, rep.Error = result.StatusFailed, msg
+	}
 	if wi < len(rep.Workloads) {
 		rep.Workloads[wi].MaxRate = found
 	}
 	return rep
 }
 
-func keptWord(ok bool) string { return map[bool]string{true: "kept", false: "broken"}[ok] }
+// course is one rate search from its warm-up to its answer, its runs
+// abstracted (run, duration and now), so that a simulation can drive it.
+type course struct {
+	mr       *plan.MaxRate
+	workload string
+	// run sends at r records/s (0: full speed) for d; false: it measured
+	// nothing (or the search was interrupted), which ends the search.
+	run func(r float64, d time.Duration) (result.Probe, result.Repeat, bool)
+	// duration is how long a probe at r sends; base the shortest.
+	duration func(r float64) time.Duration
+	base     time.Duration
+	now      func() time.Time
+	progress func(string)
+	started  func(observe.ProbeInfo)
 
-// endSearch is the repeat of a search that ended early: interrupted, a
-// run that measured nothing, or no probed rate that kept the SLO.
-func endSearch(ctx context.Context, last result.Repeat, ps *plan.Scenario, wi, index int, found *result.MaxRate, failed bool) result.Repeat {
-	if failed {
-		return failedSearch(last, wi, found)
+	found    *result.MaxRate
+	deadline time.Time
+	step     int  // the current step: a search rate or a confirming round
+	rates    int  // search rates judged
+	confirm  bool // in the confirmation
+	timeUp   bool // a run could not end before the deadline
+	verdicts map[float64]bool
+}
+
+// search runs the course and returns the confirmed rate (0: none) and the
+// runs at it. c.found holds every run and what stopped the search.
+func (c *course) search() (float64, []result.Repeat) {
+	mr := c.mr
+	maxTime := mr.MaxTime
+	if maxTime <= 0 {
+		maxTime = plan.DefaultMaxTime
 	}
-	rep := result.Repeat{Index: index, StartedAt: time.Now(), EndedAt: time.Now(), Status: result.StatusFailed,
-		Error: fmt.Sprintf("no probed rate kept %s under %.1f ms", found.Percentile, found.LimitMs)}
-	if ctx.Err() != nil {
-		rep.Status, rep.Error = result.StatusInterrupted, "interrupted"
+	c.deadline = c.now().Add(maxTime)
+	c.verdicts = map[float64]bool{}
+	perRate := max(mr.Probes, 1)
+	need := plan.ConfirmNeeded(perRate)
+	c.found = &result.MaxRate{Percentile: percentileName(mr.Percentile), LimitMs: ms(mr.Limit), On: "publish",
+		Floor: c.floor(), Ceiling: mr.Ceiling, MaxTimeSeconds: maxTime.Seconds(), PerRate: perRate, PerRateNeeded: need}
+	found := c.found
+	if mr.EndToEnd {
+		found.On = "end-to-end"
 	}
+	if mr.WarmCluster > 0 {
+		c.progress(fmt.Sprintf("warming the cluster: %s at full speed (not judged)", mr.WarmCluster))
+		probe, _, ok := c.probe(0, mr.WarmCluster, "warm-up", 1, 1, c.searchRunsLeft(0, 1))
+		if !ok {
+			return c.stop(0)
+		}
+		probe.Warmup = true
+		found.FullSpeed = probe.Achieved
+		found.Probes = append(found.Probes, probe)
+		line := fmt.Sprintf("warm-up at full speed: reached %.0f records/s, %s %.1f ms (not judged)", probe.Achieved, found.Percentile, probe.LatencyMs)
+		if probe.Failed > 0 {
+			line += fmt.Sprintf("; %d of %d records sent failed (not acknowledged before its end)", probe.Failed, probe.Sent)
+		}
+		c.progress(line)
+	}
+	lo, limit, stopped := searchRate(mr.Start, c.floor(), mr.Ceiling, func(r float64) (result.Probe, bool) {
+		c.step++
+		c.rates++
+		step := c.step
+		verdict, runs, ok := judgeSearchRate(r, perRate, need, func(k int) (result.Probe, bool) {
+			probe, _, ok := c.probe(r, 0, "search", k+1, perRate, c.searchRunsLeft(k+1, perRate))
+			if ok {
+				probe.Step = step
+				found.Probes = append(found.Probes, probe)
+			}
+			return probe, ok
+		})
+		if !ok {
+			return verdict, false
+		}
+		c.verdicts[r] = verdict.OK
+		line := fmt.Sprintf("rate %.0f records/s: %s", r, metLine(runs, need, found.LimitMs))
+		if verdict.OK {
+			line += ": met"
+		} else {
+			line += ": missed"
+		}
+		c.progress(line)
+		return verdict, true
+	})
+	found.Limit, found.Found, found.Stopped = limit, lo, stopped
+	if c.timeUp {
+		return c.stop(lo)
+	}
+	if lo == 0 {
+		return c.stop(0)
+	}
+	c.confirm = true
+	confirmNeed := plan.ConfirmNeeded(mr.Confirm)
+	round := 0
+	rate, confirmations, reps := confirmRate(lo, mr.Confirm, func(r float64, k int) (result.Probe, result.Repeat, bool) {
+		if k == 0 {
+			c.step++
+			round++
+		}
+		more := (mr.Confirm - k - 1) + (maxStepDowns+1-round)*mr.Confirm
+		probe, rep, ok := c.probe(r, 0, "confirm", k+1, mr.Confirm, more)
+		if ok {
+			probe.Confirm, probe.Step = true, c.step
+			found.Probes = append(found.Probes, probe)
+		}
+		return probe, rep, ok
+	}, func(cf result.Confirmation) {
+		c.verdicts[cf.Rate] = cf.Confirmed
+		runs := found.Probes[len(found.Probes)-cf.Runs:]
+		c.progress(fmt.Sprintf("confirming %.0f records/s: %s: %s",
+			cf.Rate, metLine(runs, confirmNeed, found.LimitMs), map[bool]string{true: "confirmed", false: "stepping down"}[cf.Confirmed]))
+	})
+	found.Confirmations, found.Rate = confirmations, rate
+	found.LastMet, found.FirstMissed = bracket(c.verdicts)
+	if c.timeUp {
+		found.Stopped = "max_time"
+	}
+	return rate, reps
+}
+
+// stop ends the search early with the best rate met so far (not
+// confirmed), its bracket and, when the time bound came, says so.
+func (c *course) stop(lo float64) (float64, []result.Repeat) {
+	c.found.Found = lo
+	c.found.LastMet, c.found.FirstMissed = bracket(c.verdicts)
+	if c.timeUp {
+		c.found.Stopped = "max_time"
+	}
+	return 0, nil
+}
+
+// floor is the lowest rate the search asks: the plan's, start/10 by
+// default, at least 1 record/s.
+func (c *course) floor() float64 {
+	f := c.mr.Floor
+	if f <= 0 {
+		f = c.mr.Start / 10
+	}
+	return max(f, 1)
+}
+
+// searchRunsLeft is how many runs may follow probe k of n at a search
+// rate at most: the rest of this rate's, every rate the search may still
+// judge, and the confirmation with all its steps down.
+func (c *course) searchRunsLeft(k, n int) int {
+	perRate := max(c.mr.Probes, 1)
+	return (n - k) + (MaxProbes-c.rates)*perRate + (maxStepDowns+1)*c.mr.Confirm
+}
+
+// probe runs one probe of step ("warm-up", "search", "confirm") at r for
+// d (0: the probe duration at r), run k of n at the rate; more is how
+// many runs may follow at most. A run that could not end before the
+// deadline is not started: the search is out of time.
+func (c *course) probe(r float64, d time.Duration, step string, k, n, more int) (result.Probe, result.Repeat, bool) {
+	if d == 0 {
+		d = c.duration(r)
+	}
+	now := c.now()
+	if now.Add(d).After(c.deadline) {
+		c.timeUp = true
+		return result.Probe{Rate: r}, result.Repeat{}, false
+	}
+	if byTime := int(c.deadline.Sub(now.Add(d)) / max(c.base, time.Second)); byTime < more {
+		more = byTime
+	}
+	if c.started != nil {
+		c.started(observe.ProbeInfo{Workload: c.workload, Step: step, Rate: r, Probe: k, Probes: n, Duration: d, MoreAtMost: more, Deadline: c.deadline})
+	}
+	return c.run(r, d)
+}
+
+// noAnswer says why the search has no confirmed rate.
+func (c *course) noAnswer() string {
+	f := c.found
+	limit := fmt.Sprintf("%s ≤ %.1f ms", f.Percentile, f.LimitMs)
+	switch {
+	case c.timeUp:
+		s := fmt.Sprintf("the search reached its time bound (max_time %s) after %d runs with no rate confirmed", time.Duration(f.MaxTimeSeconds*float64(time.Second)), len(f.Probes))
+		if f.LastMet > 0 {
+			s += fmt.Sprintf("; it had met %.0f records/s (%s at ≥ 95%% of the rate, %d of %d probes)", f.LastMet, limit, f.PerRateNeeded, f.PerRate)
+		}
+		return s + "; give slo.max_time more time, or a start nearer the answer"
+	case f.Stopped == "floor":
+		return fmt.Sprintf("no rate met the SLO (%s at ≥ 95%% of the rate asked): even the floor, %.0f records/s, missed it (%s); the search stops at slo.floor",
+			limit, f.Floor, result.MissSummary(stepProbes(f, f.Floor), f.LimitMs))
+	case len(f.Confirmations) == 0:
+		return fmt.Sprintf("no probed rate met the SLO (%s at ≥ 95%% of the rate asked)", limit)
+	}
+	n := len(f.Confirmations)
+	var runs []result.Probe
+	for _, p := range f.Probes {
+		if p.Confirm {
+			runs = append(runs, p)
+		}
+	}
+	return fmt.Sprintf("no rate was confirmed: the search found %.0f records/s, and %d step(s) down to %.0f records/s each met the SLO (%s at ≥ 95%% of the rate) in fewer than %d of %d runs (misses: %s)",
+		f.Found, n-1, f.Confirmations[n-1].Rate, limit, f.Confirmations[0].Needed, c.mr.Confirm, result.MissSummary(runs, f.LimitMs))
+}
+
+// stepProbes are the search's probes at rate r.
+func stepProbes(f *result.MaxRate, r float64) []result.Probe {
+	var out []result.Probe
+	for _, p := range f.Probes {
+		if p.Rate == r && !p.Warmup && !p.Confirm {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// metLine says how many of a step's runs met the SLO and why the others
+// missed: "2 of 3 met the SLO (3 needed; 1 over the latency limit)".
+func metLine(runs []result.Probe, need int, limitMs float64) string {
+	met := 0
+	for _, p := range runs {
+		if p.OK {
+			met++
+		}
+	}
+	s := fmt.Sprintf("%d of %d runs met the SLO (%d needed", met, len(runs), need)
+	if why := result.MissSummary(runs, limitMs); why != "" {
+		s += "; " + why
+	}
+	return s + ")"
+}
+
+// endSearch is the repeat of a search that ended without a run to stand
+// for it: interrupted, or no rate met.
+func endSearch(ps *plan.Scenario, wi, index int, found *result.MaxRate, status, msg string) result.Repeat {
+	rep := result.Repeat{Index: index, StartedAt: time.Now(), EndedAt: time.Now(), Status: status, Error: msg}
 	rep.Workloads = []result.Workload{{Name: ps.Workloads[wi].Name, Type: ps.Workloads[wi].Type, MaxRate: found}}
 	return rep
+}
+
+// judgeSearchRate judges rate r by the confirmation's own rule on up to n
+// probes: met when at least need of them meet the SLO (each within the
+// latency limit and at ≥ 95% of r). It stops as soon as the verdict is
+// known. The verdict's latency and rate reached are its runs' medians;
+// generator-bound when most runs were. run returning false ends it (ok
+// false).
+func judgeSearchRate(r float64, n, need int, run func(k int) (result.Probe, bool)) (verdict result.Probe, runs []result.Probe, ok bool) {
+	met := 0
+	for k := 0; k < n && met < need && len(runs)-met <= n-need; k++ {
+		p, ok := run(k)
+		if !ok {
+			return result.Probe{Rate: r}, runs, false
+		}
+		runs = append(runs, p)
+		if p.OK {
+			met++
+		}
+	}
+	lat := make([]float64, len(runs))
+	ach := make([]float64, len(runs))
+	bound := 0
+	for i, p := range runs {
+		lat[i], ach[i] = p.LatencyMs, p.Achieved
+		if p.GeneratorBound {
+			bound++
+		}
+	}
+	return result.Probe{Rate: r, LatencyMs: result.Describe(lat).Median, Achieved: result.Describe(ach).Median,
+		GeneratorBound: 2*bound > len(runs), OK: met >= need}, runs, true
 }
 
 // confirmRate runs n independent probes at rate r; when fewer than
@@ -169,15 +382,16 @@ func endSearch(ctx context.Context, last result.Repeat, ps *plan.Scenario, wi, i
 // again, at most maxStepDowns times. It returns the confirmed rate (0:
 // none), every round, and the runs at the confirmed rate. A round stops
 // early once it cannot succeed; a round that succeeds runs all n, so its
-// count is of n. run returning false ends it (rate 0).
-func confirmRate(r float64, n int, run func(float64) (result.Probe, result.Repeat, bool), done func(result.Confirmation)) (float64, []result.Confirmation, []result.Repeat) {
+// count is of n. run (rate, run k of the round) returning false ends it
+// (rate 0).
+func confirmRate(r float64, n int, run func(r float64, k int) (result.Probe, result.Repeat, bool), done func(result.Confirmation)) (float64, []result.Confirmation, []result.Repeat) {
 	need := plan.ConfirmNeeded(n)
 	var rounds []result.Confirmation
 	for step := 0; step <= maxStepDowns && r >= 1; step++ {
 		c := result.Confirmation{Rate: r, Needed: need}
 		var reps []result.Repeat
 		for k := 0; k < n && c.Runs-c.Met <= n-need; k++ {
-			p, rep, ok := run(r)
+			p, rep, ok := run(r, k)
 			if !ok {
 				return 0, append(rounds, c), nil
 			}
@@ -196,6 +410,107 @@ func confirmRate(r float64, n int, run func(float64) (result.Probe, result.Repea
 		r = math.Floor(r * stepDown)
 	}
 	return 0, rounds, nil
+}
+
+// searchRate finds the highest rate that meets the SLO: from start it
+// doubles while rates meet it, then bisects between the last good and the
+// first bad rate until they are within searchPrecision. Before a missed
+// rate bounds the answer it is judged once more (at most rechecks times a
+// search): met then, the earlier miss was noise, and the search goes on
+// upwards from it. It asks no rate below floor: when the floor misses it
+// stops (stopped "floor"); nor above ceiling (0: none): when the ceiling
+// is met it stops (stopped "ceiling"). It returns the best good rate (0:
+// none) and what limited it: "cluster", "generator" (the bounding probe
+// was generator-bound) or "not reached". probe returning false ends the
+// search.
+//
+// The search never looks above a rate that missed: on a freshly started
+// local cluster the first probe broke the SLO at 1,000 records/s (JIT, new
+// segments), the search bisected below it and answered 969 records/s where
+// the same cluster then took 10,000/s; after a full-speed warm-up (whose
+// writes the broker then flushes) it happened again, so the bound is
+// judged twice.
+func searchRate(start, floor, ceiling float64, probe func(r float64) (result.Probe, bool)) (best float64, limit, stopped string) {
+	floor = max(floor, 1)
+	lo, hi := 0.0, math.Inf(1)
+	var met []float64 // the rates met, in the order met: each above the last
+	hiBound := false
+	hiMissed, left := 0, rechecks  // misses of the current bound; re-judgments left
+	loMet, loLeft := 0, loRechecks // verdicts met at lo; its re-judgments left
+	r := max(start, floor)
+	if ceiling > 0 {
+		r = min(r, ceiling)
+	}
+	bounded := func() string {
+		if hiBound {
+			return "generator"
+		}
+		return "cluster"
+	}
+	for p := 0; p < MaxProbes; p++ {
+		pr, ok := probe(r)
+		if !ok {
+			if math.IsInf(hi, 1) {
+				return lo, "not reached", ""
+			}
+			return lo, bounded(), ""
+		}
+		switch {
+		case pr.OK && r >= hi: // the bound, judged again, kept it
+			lo, hi, hiBound, hiMissed, loMet = r, math.Inf(1), false, 0, 1
+			met = append(met, r)
+		case pr.OK && r == lo: // the answer, judged again, kept it
+			loMet++
+		case pr.OK:
+			lo, loMet = r, 1
+			met = append(met, r)
+		case r == hi:
+			hiMissed++
+		case r == lo && lo > 0: // the answer, judged again, missed: a lucky run
+			met = met[:len(met)-1]
+			hi, hiBound, hiMissed = r, pr.GeneratorBound, rechecks+1 // judged twice already
+			lo, loMet = 0, 0
+			if n := len(met); n > 0 {
+				lo, loMet = met[n-1], 1
+			}
+		default:
+			hi, hiBound, hiMissed = r, pr.GeneratorBound, 1
+		}
+		if ceiling > 0 && lo >= ceiling {
+			return lo, "not reached", "ceiling"
+		}
+		if lo == 0 && hi <= floor {
+			return 0, bounded(), "floor" // not even the floor met the SLO
+		}
+		if !math.IsInf(hi, 1) && (hi-lo)/hi < searchPrecision {
+			if hiMissed == 1 && left > 0 {
+				left--
+				r = hi // judge the bound again before it bounds the answer
+				continue
+			}
+			if loMet == 1 && loLeft > 0 {
+				loLeft--
+				r = lo // judge the answer again before it is handed on
+				continue
+			}
+			break
+		}
+		switch {
+		case math.IsInf(hi, 1):
+			r *= 2
+			if ceiling > 0 {
+				r = min(r, ceiling)
+			}
+		case lo == 0:
+			r = max(hi/2, floor)
+		default:
+			r = (lo + hi) / 2
+		}
+	}
+	if math.IsInf(hi, 1) {
+		return lo, "not reached", "" // every rate met the SLO
+	}
+	return lo, bounded(), ""
 }
 
 // bracket is the highest rate whose verdict kept the SLO and the lowest
@@ -234,70 +549,6 @@ func medianRepeat(reps []result.Repeat, wi int, mr *plan.MaxRate) result.Repeat 
 	return rs[(len(rs)-1)/2].rep
 }
 
-// searchRate finds the highest rate whose probe keeps the SLO: from start
-// it doubles while probes keep it, then bisects between the last good and
-// the first bad rate until they are within searchPrecision. Before a
-// missed rate bounds the answer it is judged once more (at most rechecks
-// times a search): kept then, the earlier miss was noise, and the search
-// goes on upwards from it. It returns the best good rate (0: none) and
-// what limited it: "cluster", "generator" (the bounding probe was
-// generator-bound) or "not reached". probe returning false ends the search.
-//
-// The search never looks above a rate that missed: on a freshly started
-// local cluster the first probe broke the SLO at 1,000 records/s (JIT, new
-// segments), the search bisected below it and answered 969 records/s where
-// the same cluster then took 10,000/s; after a full-speed warm-up (whose
-// writes the broker then flushes) it happened again, so the bound is
-// judged twice.
-func searchRate(start float64, probe func(r float64) (result.Probe, bool)) (best float64, limit string) {
-	lo, hi := 0.0, math.Inf(1)
-	hiBound := false
-	hiMissed, left := 0, rechecks // misses of the current bound; re-judgments left
-	r := start
-	for p := 0; p < MaxProbes; p++ {
-		pr, ok := probe(r)
-		if !ok {
-			return lo, "cluster"
-		}
-		switch {
-		case pr.OK && r >= hi: // the bound, judged again, kept it
-			lo, hi, hiBound, hiMissed = r, math.Inf(1), false, 0
-		case pr.OK:
-			lo = r
-		case r == hi:
-			hiMissed++
-		default:
-			hi, hiBound, hiMissed = r, pr.GeneratorBound, 1
-		}
-		if !math.IsInf(hi, 1) && (hi-lo)/hi < searchPrecision {
-			if hiMissed == 1 && left > 0 {
-				left--
-				r = hi // judge the bound again before it bounds the answer
-				continue
-			}
-			break
-		}
-		switch {
-		case math.IsInf(hi, 1):
-			r *= 2
-		case lo == 0:
-			r = hi / 2
-		default:
-			r = (lo + hi) / 2
-		}
-		if r < 1 {
-			break // not even 1 record/s kept the SLO
-		}
-	}
-	switch {
-	case math.IsInf(hi, 1):
-		return lo, "not reached" // every probe kept the SLO
-	case hiBound:
-		return lo, "generator"
-	}
-	return lo, "cluster"
-}
-
 func failedSearch(rep result.Repeat, wi int, found *result.MaxRate) result.Repeat {
 	if rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, "the probe measured nothing"
@@ -306,23 +557,6 @@ func failedSearch(rep result.Repeat, wi int, found *result.MaxRate) result.Repea
 		rep.Workloads[wi].MaxRate = found
 	}
 	return rep
-}
-
-// medianProbe judges a rate on its runs' median latency and rate reached;
-// generator-bound when most runs were.
-func medianProbe(runs []result.Probe, r float64, mr *plan.MaxRate) result.Probe {
-	lat := make([]float64, len(runs))
-	ach := make([]float64, len(runs))
-	bound := 0
-	for i, p := range runs {
-		lat[i], ach[i] = p.LatencyMs, p.Achieved
-		if p.GeneratorBound {
-			bound++
-		}
-	}
-	m := result.Probe{Rate: r, LatencyMs: result.Describe(lat).Median, Achieved: result.Describe(ach).Median, GeneratorBound: 2*bound > len(runs)}
-	m.OK = m.LatencyMs <= ms(mr.Limit) && m.Achieved >= keepUp*r
-	return m
 }
 
 // withRate is the scenario with workload wi at rate r (records/s; 0 full
@@ -376,6 +610,7 @@ func probeOf(rep result.Repeat, wi int, r float64, mr *plan.MaxRate) (result.Pro
 	}
 	p.Achieved = prod.RecordsPerSec
 	p.Seconds = w.Producer.DurationSeconds
+	p.Sent, p.Failed = w.Producer.Records+w.Producer.Failed, w.Producer.Failed
 	lat := &prod.Latency
 	if mr.EndToEnd {
 		if w.EndToEnd == nil {

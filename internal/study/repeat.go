@@ -27,6 +27,8 @@ type RepeatEnv struct {
 	FaultsElsewhere bool
 	// Run runs each of the repeat's scenario runs (nil: runner.Run).
 	Run runner.RunFunc
+	// Probe, if set, is told as each run of a rate search starts.
+	Probe func(observe.ProbeInfo)
 	// Abort, done on a second Ctrl-C, cuts short what a repeat does after
 	// its workloads (the heal of its faults): nil never.
 	Abort context.Context
@@ -47,7 +49,7 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	watched := sc
 	watched.FailFast = !env.FaultsElsewhere // no planned fault: a cluster that stops answering ends the repeat
 	if wi := maxRateWorkload(env.Scenario); wi >= 0 {
-		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log)
+		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log, env.Probe)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
 		ck.abort = env.Abort
@@ -125,7 +127,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
