@@ -392,7 +392,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
 	}
 }
 
@@ -463,7 +463,7 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 				return nil, err
 			}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL()}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
 	}
 }
 

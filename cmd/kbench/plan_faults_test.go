@@ -114,6 +114,11 @@ faults:
 	if v := rep.Verification[0]; !v.Passed || v.Lost != 0 || v.Acked != rep.Workloads[0].Producer.Records {
 		t.Errorf("verification %+v", v)
 	}
+	// The brokers' own cost: the broker paused for 5 s of the repeat
+	// still used some CPU, kept its memory, and wrote the records.
+	if len(rep.Brokers) != 1 || rep.Brokers[0].CPUSeconds <= 0 || rep.Brokers[0].RSSPeakBytes <= 0 || len(rep.Brokers[0].Samples) == 0 {
+		t.Errorf("brokers %+v; want the one broker's CPU, memory and samples", rep.Brokers)
+	}
 }
 
 // TestRunNamedClusterErrors: a plan naming a local cluster that is not

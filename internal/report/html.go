@@ -91,6 +91,9 @@ func htmlTables(run *result.PlanRun) []*table {
 	if t := maxRateTable(run); t != nil {
 		ts = append(ts, t)
 	}
+	if t := brokerTable(run); t != nil {
+		ts = append(ts, t)
+	}
 	return append(ts, workersTables(run)...)
 }
 

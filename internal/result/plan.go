@@ -214,6 +214,37 @@ type Repeat struct {
 	// merged from workers, CPU and goroutines summed over the processes,
 	// resident memory the largest one's.
 	Process *Process `json:"process,omitempty"`
+	// Brokers is what each broker process of a local cluster used during
+	// the repeat, read from /proc (nil: a remote cluster).
+	Brokers []BrokerCost `json:"brokers,omitempty"`
+}
+
+// BrokerCost is what one local broker's processes used during a repeat,
+// from /proc: CPU, resident memory and storage I/O. A broker the plan
+// restarted counts each process's share.
+type BrokerCost struct {
+	ID            int     `json:"id"`
+	CPUSeconds    float64 `json:"cpu_seconds"`
+	UserSeconds   float64 `json:"user_seconds"`
+	SystemSeconds float64 `json:"system_seconds"`
+	RSSPeakBytes  int64   `json:"rss_peak_bytes"`
+	RSSMeanBytes  int64   `json:"rss_mean_bytes"`
+	// Disk bytes read and written to storage (/proc/PID/io), page-cache
+	// writeback included; absent when /proc does not give them.
+	DiskReadBytes  *int64 `json:"disk_read_bytes,omitempty"`
+	DiskWriteBytes *int64 `json:"disk_write_bytes,omitempty"`
+	// Processes counts the broker's processes seen (more than 1: it was
+	// restarted during the repeat).
+	Processes int           `json:"processes"`
+	Samples   []BrokerPoint `json:"samples,omitempty"`
+}
+
+// BrokerPoint is one sample of a broker: the CPU seconds it used since the
+// last, and its resident memory, Seconds after the repeat began.
+type BrokerPoint struct {
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	RSSBytes   int64   `json:"rss_bytes"`
 }
 
 // Process is what the kbench process used during a repeat: all of its

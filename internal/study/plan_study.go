@@ -64,6 +64,9 @@ type LocalCluster struct {
 	Proxies bool
 	// RegistryURL is its schema registry's schema.registry.url ("": none).
 	RegistryURL string
+	// BrokerPIDs, if set, lists the process of each broker running now
+	// (id → pid): each repeat reads their CPU, memory and disk from /proc.
+	BrokerPIDs func() map[int]int
 }
 
 // stallLine says that a workload's producers wait for acknowledgements,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kbench/kbench/internal/brokercost"
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
@@ -32,7 +33,14 @@ type RepeatEnv struct {
 	// Abort, done on a second Ctrl-C, cuts short what a repeat does after
 	// its workloads (the heal of its faults): nil never.
 	Abort context.Context
+	// BrokerPIDs, if set, lists the local cluster's broker processes:
+	// the repeat reads what they spend (result.Repeat.Brokers).
+	BrokerPIDs func() map[int]int
 }
+
+// brokerSampleEvery spaces the readings of the brokers' /proc: a second,
+// the live view's interval.
+const brokerSampleEvery = time.Second
 
 // Repeat runs repeat index (1-based) of a scenario the study built and
 // returns it as result.json holds it: a rate search when a workload asks
@@ -41,6 +49,16 @@ type RepeatEnv struct {
 // is the step a plan's loop (Run), or a worker given a slice of the plan,
 // runs.
 func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) result.Repeat {
+	if env.BrokerPIDs == nil {
+		return repeatOnce(ctx, sc, index, env)
+	}
+	cost := brokercost.Start(env.BrokerPIDs, brokerSampleEvery)
+	rep := repeatOnce(ctx, sc, index, env)
+	rep.Brokers = cost.Stop()
+	return rep
+}
+
+func repeatOnce(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) result.Repeat {
 	log := env.Log
 	if log == nil {
 		log = func(string) {}
@@ -127,13 +145,15 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
 	if s.worker == nil {
 		rep = Repeat(ctx, sc, r, env)
 	} else {
+		// Every worker shares the brokers: their cost is not a slice's.
+		env.BrokerPIDs = nil
 		if s.worker.d.Run.Index != 0 {
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
 			env.FaultsElsewhere = len(psc.Faults) > 0

@@ -25,7 +25,9 @@ type session struct {
 	b         *build
 	opt       Options
 	actor     faults.Actor
-	reach     *runner.Reachability
+	// brokerPIDs lists a local cluster's broker processes (nil: remote).
+	brokerPIDs func() map[int]int
+	reach      *runner.Reachability
 	// worker is this process's place in a distributed run (nil: the
 	// study runs alone).
 	worker *worker
@@ -90,6 +92,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		bootstrap = lc.Bootstrap
 		registryURL = lc.RegistryURL
 		s.actor = lc.Actor
+		s.brokerPIDs = lc.BrokerPIDs
 		env.Cluster = "local"
 		env.KafkaVersion = lc.Version
 		env.NetworkProxies = lc.Proxies

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// BrokerColumns are the brokers table's columns.
+var BrokerColumns = []string{"scenario", "repeat", "brokers", "broker cpu s", "cpu s per M records", "records per cpu s", "peak rss MiB", "disk written MiB", "written B per record", "record B × replicas"}
+
+// brokerTable is what a local cluster's brokers spent, one row per
+// repeat: their CPU beside the records acknowledged (what one broker core
+// carries), memory, and bytes written to storage per record beside the
+// record's own bytes times its replicas (write amplification). nil when
+// no repeat measured its brokers (a remote cluster).
+func brokerTable(run *result.PlanRun) *table {
+	if run == nil {
+		return nil
+	}
+	t := &table{Title: "Brokers", Columns: BrokerColumns}
+	for _, sc := range run.Scenarios {
+		for _, rep := range sc.Repeats {
+			if len(rep.Brokers) == 0 {
+				continue
+			}
+			var cpu float64
+			var peak, written int64
+			writes := true
+			for _, b := range rep.Brokers {
+				cpu += b.CPUSeconds
+				peak = max(peak, b.RSSPeakBytes)
+				if b.DiskWriteBytes == nil {
+					writes = false
+				} else {
+					written += *b.DiskWriteBytes
+				}
+			}
+			var records, bytes, replicated int64
+			for _, w := range rep.Workloads {
+				if w.Producer == nil {
+					continue
+				}
+				records += w.Producer.Records
+				bytes += w.Producer.Bytes
+				rf := int64(1)
+				if w.Topic != nil && w.Topic.ReplicationFactor > 0 {
+					rf = int64(w.Topic.ReplicationFactor)
+				}
+				replicated += w.Producer.Bytes * rf
+			}
+			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(len(rep.Brokers)), fmt.Sprintf("%.1f", cpu), "–", "–", fmt.Sprintf("%.0f", float64(peak)/(1<<20)), "–", "–", "–"}
+			if records > 0 {
+				row[4] = fmt.Sprintf("%.2f", cpu/(float64(records)/1e6))
+				if cpu > 0 {
+					row[5] = fmt.Sprintf("%.0f", float64(records)/cpu)
+				}
+				row[9] = fmt.Sprintf("%.0f", float64(replicated)/float64(records))
+			}
+			if writes {
+				row[7] = fmt.Sprintf("%.1f", float64(written)/(1<<20))
+				if records > 0 {
+					row[8] = fmt.Sprintf("%.0f", float64(written)/float64(records))
+				}
+			}
+			t.Rows = append(t.Rows, row)
+			t.Bad = append(t.Bad, false)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.Notes = append(t.Notes, "What the local cluster's broker processes used during each repeat, read from /proc every second: CPU seconds (user and system) of all brokers together, per million records acknowledged and as records per CPU second (what one broker core carries); the largest resident memory of one broker; bytes written to storage (page-cache writeback, so a write may land after its repeat) per record, beside the records' own bytes times their replicas. Brokers share the machine with kbench: compare the client's CPU (result.json's process) before reading a broker figure as the limit.")
+	return t
+}

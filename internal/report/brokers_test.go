@@ -1,0 +1,44 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kbench/kbench/internal/result"
+)
+
+// TestBrokerTable: the brokers' CPU is set beside the records
+// acknowledged, and their storage writes beside the records' bytes times
+// their replicas; figures /proc did not give are "–", not 0.
+func TestBrokerTable(t *testing.T) {
+	w := func(n int64) *int64 { return &n }
+	producer := result.Workload{Name: "p", Topic: &result.Topic{Name: "t", ReplicationFactor: 3}, Producer: &result.Producer{Records: 2_000_000, Bytes: 200_000_000}}
+	tests := []struct {
+		name    string
+		brokers []result.BrokerCost
+		want    []string // from "brokers" on
+	}{
+		{"three brokers", []result.BrokerCost{
+			{ID: 1, CPUSeconds: 4, RSSPeakBytes: 700 << 20, DiskWriteBytes: w(300 << 20)},
+			{ID: 2, CPUSeconds: 3, RSSPeakBytes: 800 << 20, DiskWriteBytes: w(300 << 20)},
+			{ID: 3, CPUSeconds: 3, RSSPeakBytes: 600 << 20, DiskWriteBytes: w(300 << 20)},
+		}, []string{"3", "10.0", "5.00", "200000", "800", "900.0", "472", "300"}},
+		{"no disk figures", []result.BrokerCost{{ID: 1, CPUSeconds: 2, RSSPeakBytes: 100 << 20}},
+			[]string{"1", "2.0", "1.00", "1000000", "100", "–", "–", "300"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := &result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{{Index: 1, Workloads: []result.Workload{producer}, Brokers: tt.brokers}}}}}
+			tab := brokerTable(run)
+			if tab == nil || len(tab.Rows) != 1 {
+				t.Fatalf("table %+v, want one row", tab)
+			}
+			if got := tab.Rows[0][2:]; strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("cells %q, want %q", got, tt.want)
+			}
+		})
+	}
+	if brokerTable(&result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{{Index: 1}}}}}) != nil {
+		t.Error("a run without broker figures (a remote cluster) has a brokers table")
+	}
+}
