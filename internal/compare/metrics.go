@@ -35,6 +35,9 @@ var Metrics = []Metric{
 	{Name: "isr_recovered_ms", Unit: "ms", What: "fault measurements (isr_recovered_ms)", prec: 0, repeats: true},
 	{Name: "lost", Unit: "records", What: "verification (lost records)", prec: 0, repeats: true},
 	{Name: "duplicated", Unit: "records", What: "verification (duplicated records)", prec: 0, repeats: true},
+	{Name: "broker_cpu_per_mrec", Unit: "CPU s per M records", What: "the brokers' cost (a cluster kbench started)", prec: 2},
+	{Name: "broker_rss_peak_mib", Unit: "MiB", What: "the brokers' cost (a cluster kbench started)", prec: 0},
+	{Name: "broker_written_per_record", Unit: "B", What: "the brokers' cost (a cluster kbench started)", prec: 0},
 }
 
 // metricNames lists Metrics' names, for messages and suggestions.
@@ -185,6 +188,9 @@ func repeatValues(sc result.Scenario) map[string]Value {
 			dup += ver.Duplicated
 		}
 	}
+	for name, xs := range brokerFigures(sc.Repeats) {
+		v[name] = statsValue(result.Describe(xs))
+	}
 	n := len(sc.Repeats)
 	v["errors"] = Value{Mean: float64(errs), N: n, Exact: true}
 	for name, xs := range times {
@@ -231,3 +237,42 @@ func dropInValues(doc *result.Document) map[string]Value {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// brokerFigures takes the brokers' cost from each repeat that ended ok
+// and measured it: all brokers' CPU seconds per million records
+// acknowledged, the largest resident memory of one broker, and bytes
+// written to storage per record.
+func brokerFigures(reps []result.Repeat) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, rep := range reps {
+		if rep.Status != result.StatusOK || len(rep.Brokers) == 0 {
+			continue
+		}
+		var records int64
+		for _, w := range rep.Workloads {
+			if w.Producer != nil {
+				records += w.Producer.Records
+			}
+		}
+		var cpu float64
+		var peak, written int64
+		writes := true
+		for _, b := range rep.Brokers {
+			cpu += b.CPUSeconds
+			peak = max(peak, b.RSSPeakBytes)
+			if b.DiskWriteBytes == nil {
+				writes = false
+			} else {
+				written += *b.DiskWriteBytes
+			}
+		}
+		out["broker_rss_peak_mib"] = append(out["broker_rss_peak_mib"], float64(peak)/(1<<20))
+		if records > 0 {
+			out["broker_cpu_per_mrec"] = append(out["broker_cpu_per_mrec"], cpu/(float64(records)/1e6))
+			if writes {
+				out["broker_written_per_record"] = append(out["broker_written_per_record"], float64(written)/float64(records))
+			}
+		}
+	}
+	return out
+}

@@ -133,6 +133,10 @@ var faultFigures = map[string]string{
 	"isr_recovered_ms": "only a plan with faults measures it",
 	"lost":             "only a verified run measures it: a plan with faults, or verify: true",
 	"duplicated":       "only a verified run measures it: a plan with faults, or verify: true",
+	// The brokers' cost is read from /proc on a cluster kbench started.
+	"broker_cpu_per_mrec":       "only a run on a local cluster measures it",
+	"broker_rss_peak_mib":       "only a run on a local cluster measures it",
+	"broker_written_per_record": "only a run on a local cluster measures it",
 }
 
 // Crossed is the error of a comparison that crossed --fail-if rules: the
