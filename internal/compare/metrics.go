@@ -245,32 +245,15 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 func brokerFigures(reps []result.Repeat) map[string][]float64 {
 	out := map[string][]float64{}
 	for _, rep := range reps {
-		if rep.Status != result.StatusOK || len(rep.Brokers) == 0 {
+		f, ok := result.BrokerFiguresOf(rep)
+		if !ok || rep.Status != result.StatusOK {
 			continue
 		}
-		var records int64
-		for _, w := range rep.Workloads {
-			if w.Producer != nil {
-				records += w.Producer.Records
-			}
-		}
-		var cpu float64
-		var peak, written int64
-		writes := true
-		for _, b := range rep.Brokers {
-			cpu += b.CPUSeconds
-			peak = max(peak, b.RSSPeakBytes)
-			if b.DiskWriteBytes == nil {
-				writes = false
-			} else {
-				written += *b.DiskWriteBytes
-			}
-		}
-		out["broker_rss_peak_mib"] = append(out["broker_rss_peak_mib"], float64(peak)/(1<<20))
-		if records > 0 {
-			out["broker_cpu_per_mrec"] = append(out["broker_cpu_per_mrec"], cpu/(float64(records)/1e6))
-			if writes {
-				out["broker_written_per_record"] = append(out["broker_written_per_record"], float64(written)/float64(records))
+		out["broker_rss_peak_mib"] = append(out["broker_rss_peak_mib"], f.RSSPeakMiB)
+		if f.Records > 0 {
+			out["broker_cpu_per_mrec"] = append(out["broker_cpu_per_mrec"], f.CPUPerMRec)
+			if f.HasWrites {
+				out["broker_written_per_record"] = append(out["broker_written_per_record"], f.WrittenPerRecord)
 			}
 		}
 	}

@@ -22,46 +22,22 @@ func brokerTable(run *result.PlanRun) *table {
 	t := &table{Title: "Brokers", Columns: BrokerColumns}
 	for _, sc := range run.Scenarios {
 		for _, rep := range sc.Repeats {
-			if len(rep.Brokers) == 0 {
+			f, ok := result.BrokerFiguresOf(rep)
+			if !ok {
 				continue
 			}
-			var cpu float64
-			var peak, written int64
-			writes := true
-			for _, b := range rep.Brokers {
-				cpu += b.CPUSeconds
-				peak = max(peak, b.RSSPeakBytes)
-				if b.DiskWriteBytes == nil {
-					writes = false
-				} else {
-					written += *b.DiskWriteBytes
+			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(f.Brokers), fmt.Sprintf("%.1f", f.CPUSeconds), "–", "–", fmt.Sprintf("%.0f", f.RSSPeakMiB), "–", "–", "–"}
+			if f.Records > 0 {
+				row[4] = fmt.Sprintf("%.2f", f.CPUPerMRec)
+				if f.CPUSeconds > 0 {
+					row[5] = fmt.Sprintf("%.0f", float64(f.Records)/f.CPUSeconds)
 				}
+				row[9] = fmt.Sprintf("%.0f", f.ReplicatedPerRecord)
 			}
-			var records, bytes, replicated int64
-			for _, w := range rep.Workloads {
-				if w.Producer == nil {
-					continue
-				}
-				records += w.Producer.Records
-				bytes += w.Producer.Bytes
-				rf := int64(1)
-				if w.Topic != nil && w.Topic.ReplicationFactor > 0 {
-					rf = int64(w.Topic.ReplicationFactor)
-				}
-				replicated += w.Producer.Bytes * rf
-			}
-			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(len(rep.Brokers)), fmt.Sprintf("%.1f", cpu), "–", "–", fmt.Sprintf("%.0f", float64(peak)/(1<<20)), "–", "–", "–"}
-			if records > 0 {
-				row[4] = fmt.Sprintf("%.2f", cpu/(float64(records)/1e6))
-				if cpu > 0 {
-					row[5] = fmt.Sprintf("%.0f", float64(records)/cpu)
-				}
-				row[9] = fmt.Sprintf("%.0f", float64(replicated)/float64(records))
-			}
-			if writes {
-				row[7] = fmt.Sprintf("%.1f", float64(written)/(1<<20))
-				if records > 0 {
-					row[8] = fmt.Sprintf("%.0f", float64(written)/float64(records))
+			if f.HasWrites {
+				row[7] = fmt.Sprintf("%.1f", f.WrittenMiB)
+				if f.Records > 0 {
+					row[8] = fmt.Sprintf("%.0f", f.WrittenPerRecord)
 				}
 			}
 			t.Rows = append(t.Rows, row)

@@ -42,3 +42,20 @@ func TestBrokerTable(t *testing.T) {
 		t.Error("a run without broker figures (a remote cluster) has a brokers table")
 	}
 }
+
+// TestBrokerCSV: summary.csv's brokers' cost is the mean over the repeats
+// that ended ok; a failed repeat's figures are left out.
+func TestBrokerCSV(t *testing.T) {
+	w := func(n int64) *int64 { return &n }
+	rep := func(status string, cpu float64) result.Repeat {
+		return result.Repeat{Status: status, Workloads: []result.Workload{{Producer: &result.Producer{Records: 1_000_000}}},
+			Brokers: []result.BrokerCost{{ID: 1, CPUSeconds: cpu, RSSPeakBytes: 512 << 20, DiskWriteBytes: w(150_000_000)}}}
+	}
+	sc := &result.Scenario{Repeats: []result.Repeat{rep(result.StatusOK, 2), rep(result.StatusOK, 4), rep(result.StatusFailed, 100)}}
+	if got := brokerCSV(sc); strings.Join(got, ",") != "3.000,512,150" {
+		t.Errorf("cells %q, want 3.000,512,150", got)
+	}
+	if got := brokerCSV(&result.Scenario{Repeats: []result.Repeat{{Status: result.StatusOK}}}); strings.Join(got, ",") != ",," {
+		t.Errorf("a remote cluster's cells %q, want empty", got)
+	}
+}

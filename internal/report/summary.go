@@ -21,7 +21,8 @@ import (
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted"}
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted",
+	"broker_cpu_per_mrec", "broker_rss_peak_mib", "broker_written_per_record"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -71,12 +72,46 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			strconv.FormatBool(r.bound),
 			strconv.FormatBool(r.interrupted),
 		)
+		// The brokers' cost is the scenario's: on its only or total row.
+		cost := []string{"", "", ""}
+		if r.workload == "" || r.total {
+			cost = brokerCSV(r.sc)
+		}
+		row = append(row, cost...)
 		if err := cw.Write(row); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// brokerCSV is a scenario's brokers' cost for summary.csv: the means over
+// its repeats that ended ok of the CPU seconds per million records, the
+// peak memory of one broker (MiB) and bytes written per record; empty
+// cells where no repeat measured them.
+func brokerCSV(sc *result.Scenario) []string {
+	var cpu, rss, written []float64
+	for _, rep := range sc.Repeats {
+		f, ok := result.BrokerFiguresOf(rep)
+		if !ok || rep.Status != result.StatusOK {
+			continue
+		}
+		rss = append(rss, f.RSSPeakMiB)
+		if f.Records > 0 {
+			cpu = append(cpu, f.CPUPerMRec)
+			if f.HasWrites {
+				written = append(written, f.WrittenPerRecord)
+			}
+		}
+	}
+	mean := func(xs []float64, prec int) string {
+		if len(xs) == 0 {
+			return ""
+		}
+		return num(result.Describe(xs).Mean, prec)
+	}
+	return []string{mean(cpu, 3), mean(rss, 0), mean(written, 0)}
 }
 
 // failedRecords is how many records a scenario's producers failed over
