@@ -1,5 +1,7 @@
 package result
 
+import "fmt"
+
 // BrokerFigures are a repeat's brokers' cost set beside its records: what
 // summary.csv, the Brokers table and compare show.
 type BrokerFigures struct {
@@ -56,4 +58,56 @@ func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 		f.ReplicatedPerRecord = float64(replicated) / float64(f.Records)
 	}
 	return f, true
+}
+
+// limitCPUShare: the brokers and kbench together used this share of the
+// machine's cores, so the CPU was what limited the run.
+const limitCPUShare = 0.90
+
+// LimitOf names what held a repeat's producers back, from both sides: the
+// client when kbench was the bound (Generator), nothing when every fixed
+// rate was reached, the machine's CPU when the brokers and kbench used
+// nearly all of its cpus cores (naming whichever used more), and
+// otherwise not the CPU. "" when the repeat has no producer or no broker
+// figures to judge by.
+func LimitOf(rep Repeat, cpus int) string {
+	var wall float64
+	reached, fixed := true, false
+	for _, w := range rep.Workloads {
+		p := w.Producer
+		if p == nil {
+			continue
+		}
+		if g := w.Generator; g != nil && g.Bound && len(g.Reasons) > 0 {
+			return "the client: " + g.Reasons[0]
+		}
+		wall = max(wall, p.DurationSeconds)
+		if p.TargetRate > 0 {
+			fixed = true
+			reached = reached && p.RecordsPerSec >= 0.95*p.TargetRate
+		} else {
+			reached = false
+		}
+	}
+	if fixed && reached {
+		return "nothing: every rate asked was reached"
+	}
+	f, ok := BrokerFiguresOf(rep)
+	if !ok || wall <= 0 || cpus <= 0 {
+		return ""
+	}
+	brokers := f.CPUSeconds / wall
+	client := 0.0
+	if rep.Process != nil {
+		client = rep.Process.CPUSeconds / wall
+	}
+	used := fmt.Sprintf("the brokers used %.1f and kbench %.1f of the machine's %d cores", brokers, client, cpus)
+	switch {
+	case brokers+client < limitCPUShare*float64(cpus):
+		return "not the CPU (" + used + "): the brokers' request handlers, their disks or the network, which kbench does not measure yet"
+	case brokers >= client:
+		return "the brokers' CPU: " + used
+	default:
+		return "the client's CPU: " + used
+	}
 }
