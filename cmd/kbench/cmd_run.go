@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -279,6 +281,13 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 			line += fmt.Sprintf("; ends within %s (max_time)", mr.MaxTime)
 		} else {
 			line += ": time unknown (no rate or duration)"
+		}
+		if len(sc.BrokerConfigs) > 0 {
+			var set []string
+			for _, name := range slices.Sorted(maps.Keys(sc.BrokerConfigs)) {
+				set = append(set, name+"="+sc.BrokerConfigs[name])
+			}
+			line += "; broker settings, cluster-wide, put back after: " + strings.Join(set, ", ")
 		}
 		fmt.Fprintln(st.stdout, line)
 	}

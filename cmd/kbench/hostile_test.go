@@ -624,3 +624,28 @@ workloads:
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
 }
+
+// TestDryRunSaysBrokerSettings: a sweep of broker settings shows each
+// scenario's values in the dry run.
+func TestDryRunSaysBrokerSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	planFile := filepath.Join(dir, "sweep.yaml")
+	must(t, os.WriteFile(planFile, []byte(`name: sweep
+cluster: {bootstrap: 127.0.0.1:9, broker_configs: {num.io.threads: "${io}"}}
+topics: [{name: t, partitions: 3, replication: 1}]
+workloads:
+  - {name: w, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s}
+matrix: {io: [4, 16]}
+`), 0o644))
+	st, stdout, stderr := hostileState()
+	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"scenario 1: io=4: about 10s per repeat; broker settings, cluster-wide, put back after: num.io.threads=4",
+		"scenario 2: io=16: about 10s per repeat; broker settings, cluster-wide, put back after: num.io.threads=16"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}

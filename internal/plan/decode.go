@@ -12,7 +12,7 @@ import (
 
 var (
 	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics"}
-	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell"}
+	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
@@ -117,6 +117,8 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 			}
 		case "fault_shell":
 			cl.FaultShell = c.boolean(v, "cluster.fault_shell")
+		case "broker_configs":
+			c.brokerConfigsNode = v // per scenario: its values may take ${param}
 		case "local":
 			c.fields(v, "cluster.local", localFields, func(key string, v *yaml.Node) {
 				path := "cluster.local." + key

@@ -58,6 +58,9 @@ type collector struct {
 	// faultsNode and clusterNode are where the plan wrote them, for
 	// checks made once the scenarios are known.
 	faultsNode, clusterNode *yaml.Node
+	// brokerConfigsNode is cluster.broker_configs, read per scenario
+	// (its values may take matrix parameters).
+	brokerConfigsNode *yaml.Node
 	// zones are the plan's network.zones by name, which a network
 	// fault's between may name as a side.
 	zones map[string]*zoneDef

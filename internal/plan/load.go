@@ -109,6 +109,9 @@ func parse(ctx context.Context, file string, data []byte, sets []string, ownComm
 				sc.Name = strings.Join(parts, " ")
 			}
 			c.body(c.substitute(topics, pt, "topics"), c.substitute(workloads, pt, "workloads"), &sc)
+			if c.brokerConfigsNode != nil {
+				sc.BrokerConfigs = c.brokerConfigs(c.substitute(c.brokerConfigsNode, pt, "cluster.broker_configs"))
+			}
 			if c.faultsNode != nil {
 				var nodes faultNodes
 				sc.Faults, nodes = c.faults(c.substitute(c.faultsNode, pt, "faults"))

@@ -136,7 +136,7 @@ func (c *collector) checkRefs(root, topics, workloads, matrix *yaml.Node, names 
 				switch {
 				case !allowed:
 					undefined = true
-					c.addf(n, path, "${%s}: matrix parameters apply to topics, workloads and faults only", m[1])
+					c.addf(n, path, "${%s}: matrix parameters apply to topics, workloads, faults and cluster.broker_configs only", m[1])
 				case !contains(names, m[1]) && !c.declared[m[1]]:
 					undefined = true
 					msg := fmt.Sprintf("${%s} is not a matrix parameter", m[1])
@@ -170,6 +170,10 @@ func (c *collector) checkRefs(root, topics, workloads, matrix *yaml.Node, names 
 		switch v {
 		case topics, workloads, c.faultsNode:
 			walk(v, k.Value, true)
+		case c.clusterNode:
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				walk(v.Content[j+1], join(k.Value, v.Content[j].Value), v.Content[j+1] == c.brokerConfigsNode)
+			}
 		case matrix:
 		default:
 			walk(v, k.Value, false)

@@ -182,6 +182,11 @@ type Scenario struct {
 	Workloads []Workload
 	// Faults is the timeline each repeat runs, from the producers' start.
 	Faults []faults.Fault
+	// BrokerConfigs are dynamic broker settings in force while the
+	// scenario runs (cluster.broker_configs, with its matrix values): set
+	// cluster-wide before its first repeat, the earlier values put back
+	// after its last.
+	BrokerConfigs map[string]string
 }
 
 // Param is one swept parameter's value in a scenario.

@@ -179,7 +179,7 @@ func TestParseBad(t *testing.T) {
 		{"bad param name", "name: x\n" + w0 + "matrix: {record-size: [1]}\n", nil, []string{`plan.yaml:8:10: matrix: "record-size" is not a parameter name`}},
 		{"empty matrix list", "name: x\n" + strings.Replace(w0, "size: 100", "size: \"${sz}\"", 1) + "matrix: {sz: []}\n", nil, []string{"plan.yaml:8:14: matrix.sz: is an empty list"}},
 		{"substituted value", "name: x\n" + strings.Replace(w0, "size: 100", "size: \"${sz}\"", 1) + "matrix: {sz: [10, abc]}\n", nil, []string{`plan.yaml:6:21: workloads[0].message.size: "abc" is not a size; write a number of bytes such as 100, 100B, 4KB (4,000 B), 4KiB (4,096 B), 1MB or 1MiB (${sz} = abc)`}},
-		{"param in cluster", "name: x\ncluster: {bootstrap: \"${h}\"}\n" + w0, nil, []string{"plan.yaml:2:22: cluster.bootstrap: ${h}: matrix parameters apply to topics, workloads and faults only"}},
+		{"param in cluster", "name: x\ncluster: {bootstrap: \"${h}\"}\n" + w0, nil, []string{"plan.yaml:2:22: cluster.bootstrap: ${h}: matrix parameters apply to topics, workloads, faults and cluster.broker_configs only"}},
 		{"local brokers", "name: x\ncluster: {local: {brokers: 12}}\n" + w0, nil, []string{"plan.yaml:2:28: cluster.local.brokers: 12 is out of range; write a whole number from 1 to 9"}},
 		{"set index out of range", "name: x\n" + w0, []string{"workloads[3].records=1"}, []string{"--set workloads[3].records=1: workloads has 1 entries (indexes 0 to 0)"}},
 		{"set without =", "name: x\n" + w0, []string{"repeat"}, []string{"--set repeat: no '='"}},

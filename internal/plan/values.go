@@ -195,3 +195,16 @@ func quoteList(list []string) string {
 	}
 	return out
 }
+
+// brokerConfigs is cluster.broker_configs: dynamic broker settings, each
+// a name and a value (matrix values substituted).
+func (c *collector) brokerConfigs(n *yaml.Node) map[string]string {
+	const path = "cluster.broker_configs"
+	out := c.properties(n, path)
+	for name, v := range out {
+		if strings.TrimSpace(v) == "" {
+			c.addf(valueNode(n, name), join(path, name), "is empty; give the value the brokers should have while the scenario runs")
+		}
+	}
+	return out
+}

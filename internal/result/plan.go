@@ -173,6 +173,9 @@ type Scenario struct {
 	Interrupted *Aggregate `json:"interrupted,omitempty"`
 	// Thresholds are the plan's thresholds checked against the aggregate.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// BrokerConfigs are the dynamic broker settings the scenario ran with
+	// (cluster.broker_configs), as every broker reported them once set.
+	BrokerConfigs map[string]string `json:"broker_configs,omitempty"`
 }
 
 // ThresholdResult is one threshold of a workload checked against what a

@@ -87,6 +87,37 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 	for i := range s.scenarios {
 		run.Scenarios = append(run.Scenarios, result.Scenario{Index: i + 1, Name: s.scenarios[i].Name, Params: paramsOf(s.scenarios[i].Params)})
 		rsc := &run.Scenarios[len(run.Scenarios)-1]
+		restore, err := s.setBrokerConfigs(ctx, i, rsc)
+		if err != nil {
+			// Not run: with the settings not in force, its figures would
+			// be another scenario's.
+			now := time.Now()
+			for r := 1; r <= s.p.Repeat; r++ {
+				rsc.Repeats = append(rsc.Repeats, result.Repeat{Index: r, StartedAt: now, EndedAt: now, Status: result.StatusFailed, Error: err.Error()})
+			}
+			if firstErr == nil {
+				firstErr = fmt.Errorf("scenario %s: %w", s.scenarios[i].Name, err)
+			}
+			continue
+		}
+		if err := s.repeatScenario(ctx, prog, doc, i, rsc, &firstErr, &skipped); err != nil {
+			restore()
+			return firstErr // ctx done
+		}
+		restore()
+		if ctx.Err() != nil {
+			return firstErr
+		}
+	}
+	return firstErr
+}
+
+// repeatScenario runs scenario i's repeats into rsc; a non-nil error ends
+// the plan (ctx done), firstErr keeps the first failure.
+func (s *session) repeatScenario(ctx context.Context, prog *progress, doc *result.Document, i int, rsc *result.Scenario, firstErrp *error, skippedp *int) error {
+	firstErr, skipped := *firstErrp, *skippedp
+	defer func() { *firstErrp, *skippedp = firstErr, skipped }()
+	{
 		for r := 1; r <= s.p.Repeat; r++ {
 			err := s.reach.Known()
 			if err == nil && s.worker != nil {
@@ -121,14 +152,11 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 				s.opt.Folder.between(doc)
 			}
 			if ctx.Err() != nil {
-				return firstErr
+				return ctx.Err()
 			}
 		}
-		if ctx.Err() != nil {
-			return firstErr
-		}
 	}
-	return firstErr
+	return nil
 }
 
 // repeat runs repeat r of scenario i (0-based) with what a plan run adds

@@ -49,6 +49,9 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 		return userr.Errorf("--workers %d: the plan names no cluster, and a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT", n)
 	}
 	for _, sc := range scenarios {
+		if len(sc.BrokerConfigs) > 0 {
+			return userr.Errorf("scenario %s: cluster.broker_configs cannot run with --workers %d yet (the settings would have to change between the workers' barriers); run the sweep on one machine", sc.Name, n)
+		}
 		for _, w := range sc.Workloads {
 			switch {
 			case w.MaxRate != nil:

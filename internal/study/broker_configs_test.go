@@ -1,0 +1,152 @@
+package study
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/result"
+	"github.com/kbench/kbench/internal/testkafka"
+)
+
+// TestBrokerConfigsSweep: a matrix over a dynamic broker setting runs each
+// scenario with its value in force (seen by an independent DescribeConfigs
+// while the plan runs) and puts the cluster's earlier value back after.
+// A static setting is refused with what to do instead.
+func TestBrokerConfigsSweep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs a real Kafka broker")
+	}
+	// Not parallel: the setting is the shared broker's, cluster-wide
+	// (log.cleaner.backoff.ms, which no other test or topic depends on).
+	bootstrap := testkafka.Bootstrap(t)
+	topic := testTopic(t)
+	const setting = "log.cleaner.backoff.ms"
+	text := fmt.Sprintf(`name: sweep
+cluster: {bootstrap: "%s", broker_configs: {%s: "${backoff}"}}
+topics: [{name: %s, partitions: 1, replication: 1}]
+workloads:
+  - {name: w, type: produce, topic: %[3]s, records: 20000, rate: 10k/s, message: {size: 100}}
+matrix: {backoff: [15001, 15002]}
+`, bootstrap, setting, topic)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	// The independent reading: every value any broker reports while the
+	// plan runs.
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	var polled sync.WaitGroup
+	polled.Add(1)
+	go func() {
+		defer polled.Done()
+		for pollCtx.Err() == nil {
+			if v, ok := brokerValue(pollCtx, adm, setting); ok {
+				mu.Lock()
+				seen[v] = true
+				mu.Unlock()
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	var progress bytes.Buffer
+	doc, err := Run(ctx, p, scs, Options{Progress: &syncWriter{w: &progress}})
+	stopPoll()
+	polled.Wait()
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	for i, want := range []string{"15001", "15002"} {
+		sc := doc.Plan.Scenarios[i]
+		if sc.BrokerConfigs[setting] != want || sc.Repeats[0].Status != result.StatusOK {
+			t.Errorf("scenario %s: broker configs %v, %s; want %s=%s, ok", sc.Name, sc.BrokerConfigs, sc.Repeats[0].Status, setting, want)
+		}
+		if !seen[want] {
+			t.Errorf("an independent read never saw %s=%s during the run (saw %v)", setting, want, seen)
+		}
+	}
+	rcs, err := adm.DescribeBrokerConfigs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range rcs {
+		for _, c := range rc.Configs {
+			if c.Key == setting && c.Source == kmsg.ConfigSourceDynamicDefaultBrokerConfig {
+				t.Errorf("after the run the cluster still has %s=%s set: the earlier (unset) value was not put back", setting, c.MaybeValue())
+			}
+		}
+	}
+	if !strings.Contains(progress.String(), "broker settings put back: "+setting+"=(the brokers' own)") {
+		t.Errorf("progress does not say the setting was put back:\n%s", progress.String())
+	}
+
+	// A static setting: refused, nothing run, nothing left set.
+	static := strings.Replace(text, setting+`: "${backoff}"`, `log.dirs: /tmp/x, num.io.threads: "${backoff}"`, 1)
+	static = strings.Replace(static, "[15001, 15002]", "[3]", 1)
+	p, err = plan.Parse("plan.yaml", []byte(static), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ = p.Scenarios()
+	doc, err = Run(ctx, p, scs, Options{})
+	if err == nil || !strings.Contains(err.Error(), "cluster.broker_configs: the brokers refused") || !strings.Contains(err.Error(), "cluster.local.broker_configs") {
+		t.Fatalf("a static setting: %v; want it refused saying what to do", err)
+	}
+	t.Log(err)
+	if rep := doc.Plan.Scenarios[0].Repeats[0]; rep.Status != result.StatusFailed {
+		t.Errorf("repeat %s, want failed (not run)", rep.Status)
+	}
+}
+
+// brokerValue is the value broker 1 (the shared test broker) reports.
+func brokerValue(ctx context.Context, adm *kadm.Client, name string) (string, bool) {
+	brokers, err := adm.ListBrokers(ctx)
+	if err != nil {
+		return "", false
+	}
+	rcs, err := adm.DescribeBrokerConfigs(ctx, brokers.NodeIDs()...)
+	if err != nil {
+		return "", false
+	}
+	for _, rc := range rcs {
+		for _, c := range rc.Configs {
+			if c.Key == name {
+				return c.MaybeValue(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// syncWriter lets the study's goroutines write progress into one buffer.
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
