@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics"}
+	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics", "watch"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
@@ -68,6 +68,8 @@ func (c *collector) header(root *yaml.Node, p *Plan) (topics, workloads, matrix 
 			p.SchemaRegistry = c.schemaRegistry(v, "schema_registry")
 		case "delete_topics":
 			p.DeleteTopics = c.boolean(v, "delete_topics")
+		case "watch":
+			p.Watch = c.watch(v)
 		}
 	})
 	if root.Kind == yaml.MappingNode {

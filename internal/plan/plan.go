@@ -76,6 +76,10 @@ type Plan struct {
 	// that they are not left on the cluster for the next study (whose
 	// faults would recover them too).
 	DeleteTopics bool
+	// Watch names the system's own consumer groups whose lag each repeat
+	// samples (watch: {groups: [...]}): what the load did to the
+	// applications beside it.
+	Watch *Watch
 	// File is the plan's path as given; Dir its folder, against which
 	// payload files are resolved.
 	File, Dir string
@@ -439,4 +443,11 @@ func (w *Workload) estimate() (time.Duration, bool) {
 		return 0, true // ends with the producers, or on its own stop condition
 	}
 	return 0, false
+}
+
+// Watch is what a plan watches beside its workloads.
+type Watch struct {
+	// Groups are consumer groups of the system (not the plan's own): their
+	// lag, from committed offsets, is sampled every second.
+	Groups []string
 }

@@ -59,3 +59,24 @@ func TestBrokerCSV(t *testing.T) {
 		t.Errorf("a remote cluster's cells %q, want empty", got)
 	}
 }
+
+// TestWatchedTable: each watched group's lag and how it came through the
+// repeat's faults; a group that could not be read is flagged with why.
+func TestWatchedTable(t *testing.T) {
+	ms := 3500.0
+	run := &result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{{Index: 1, Watched: []result.WatchedGroup{
+		{Group: "orders", MaxLag: 900, Samples: []result.LagPoint{{Records: 10}, {Records: 900}, {Records: 5}},
+			Recoveries: []result.GroupRecovery{{Fault: "kill-leader", LagBefore: 11, PeakLag: 900, RecoveredMs: &ms}}},
+		{Group: "billing", Error: "no such group: it has never committed offsets on this cluster"},
+	}}}}}}
+	tab := watchedTable(run)
+	if tab == nil || len(tab.Rows) != 2 {
+		t.Fatalf("table %+v, want two rows", tab)
+	}
+	if got := strings.Join(tab.Rows[0][2:], " | "); got != "orders | 900 | 5 | kill-leader: lag 11 → 900, back after 3500 ms" {
+		t.Errorf("row %q", got)
+	}
+	if !tab.Bad[1] || !strings.Contains(strings.Join(tab.Notes, "\n"), "billing: no such group") {
+		t.Errorf("the unreadable group is not flagged: %v %q", tab.Bad, tab.Notes)
+	}
+}

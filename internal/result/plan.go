@@ -220,6 +220,33 @@ type Repeat struct {
 	// Brokers is what each broker process of a local cluster used during
 	// the repeat, read from /proc (nil: a remote cluster).
 	Brokers []BrokerCost `json:"brokers,omitempty"`
+	// Watched are the system's consumer groups the plan watches (watch:
+	// {groups}), their lag sampled through the repeat.
+	Watched []WatchedGroup `json:"watched,omitempty"`
+}
+
+// WatchedGroup is one consumer group of the system watched during a
+// repeat: its lag (records behind, from its committed offsets) every
+// second from the repeat's start (LagPoint's seconds count from there), and after each fault how long until the
+// lag was back to its level before it.
+type WatchedGroup struct {
+	Group   string     `json:"group"`
+	Samples []LagPoint `json:"samples,omitempty"`
+	MaxLag  int64      `json:"max_lag"`
+	// Error is why the group could not be read (it does not exist, is not
+	// authorised); the samples hold what was read until then.
+	Error      string          `json:"error,omitempty"`
+	Recoveries []GroupRecovery `json:"recoveries,omitempty"`
+}
+
+// GroupRecovery is how a watched group came through a fault: its lag
+// before, its peak after, and the milliseconds from the fault until the
+// lag was back at or under its level before (nil: not within the repeat).
+type GroupRecovery struct {
+	Fault       string   `json:"fault"`
+	LagBefore   int64    `json:"lag_before"`
+	PeakLag     int64    `json:"peak_lag"`
+	RecoveredMs *float64 `json:"recovered_ms,omitempty"`
 }
 
 // BrokerCost is what one local broker's processes used during a repeat,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kbench/kbench/internal/brokercost"
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/grouplag"
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
@@ -36,6 +37,9 @@ type RepeatEnv struct {
 	// BrokerPIDs, if set, lists the local cluster's broker processes:
 	// the repeat reads what they spend (result.Repeat.Brokers).
 	BrokerPIDs func() map[int]int
+	// WatchGroups are the system's consumer groups whose lag the repeat
+	// samples (the plan's watch: {groups}).
+	WatchGroups []string
 }
 
 // brokerSampleEvery spaces the readings of the brokers' /proc: a second,
@@ -49,12 +53,27 @@ const brokerSampleEvery = time.Second
 // is the step a plan's loop (Run), or a worker given a slice of the plan,
 // runs.
 func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) result.Repeat {
-	if env.BrokerPIDs == nil {
-		return repeatOnce(ctx, sc, index, env)
+	var cost *brokercost.Sampler
+	if env.BrokerPIDs != nil {
+		cost = brokercost.Start(env.BrokerPIDs, brokerSampleEvery)
 	}
-	cost := brokercost.Start(env.BrokerPIDs, brokerSampleEvery)
+	var watch *grouplag.Watcher
+	var watchErr error
+	if len(env.WatchGroups) > 0 {
+		watch, watchErr = grouplag.Start(ctx, sc.Admin, env.WatchGroups, brokerSampleEvery)
+	}
 	rep := repeatOnce(ctx, sc, index, env)
-	rep.Brokers = cost.Stop()
+	if cost != nil {
+		rep.Brokers = cost.Stop()
+	}
+	switch {
+	case watch != nil:
+		rep.Watched = watch.Stop(rep.Faults)
+	case watchErr != nil:
+		for _, g := range env.WatchGroups {
+			rep.Watched = append(rep.Watched, result.WatchedGroup{Group: g, Error: watchErr.Error()})
+		}
+	}
 	return rep
 }
 
@@ -173,7 +192,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, WatchGroups: s.watchGroups(), Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
@@ -181,7 +200,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 		rep = Repeat(ctx, sc, r, env)
 	} else {
 		// Every worker shares the brokers: their cost is not a slice's.
-		env.BrokerPIDs = nil
+		env.BrokerPIDs, env.WatchGroups = nil, nil
 		if s.worker.d.Run.Index != 0 {
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
 			env.FaultsElsewhere = len(psc.Faults) > 0
@@ -233,4 +252,12 @@ func withoutFaults(sc *plan.Scenario) *plan.Scenario {
 	c := *sc
 	c.Faults = nil
 	return &c
+}
+
+// watchGroups are the plan's watched consumer groups (nil: none).
+func (s *session) watchGroups() []string {
+	if s.p.Watch == nil {
+		return nil
+	}
+	return s.p.Watch.Groups
 }

@@ -48,6 +48,9 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 	if p.Cluster.Bootstrap == "" && p.Cluster.Name == "" {
 		return userr.Errorf("--workers %d: the plan names no cluster, and a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT", n)
 	}
+	if p.Watch != nil {
+		return userr.Errorf("watch cannot run with --workers %d yet (every worker would watch the same groups); run the plan that watches them on one machine", n)
+	}
 	for _, sc := range scenarios {
 		if len(sc.BrokerConfigs) > 0 {
 			return userr.Errorf("scenario %s: cluster.broker_configs cannot run with --workers %d yet (the settings would have to change between the workers' barriers); run the sweep on one machine", sc.Name, n)
