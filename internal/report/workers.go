@@ -49,7 +49,7 @@ func workersTables(run *result.PlanRun) []*table {
 	}
 	clocks.Notes = append(clocks.Notes, note)
 
-	shares := &table{Title: "Workers' shares", Columns: []string{"scenario", "repeat", "workload", "worker", "records", "records/s", "read records", "read records/s", "CPU s", "generator-bound"}}
+	shares := &table{Title: "Workers' shares", Columns: []string{"scenario", "repeat", "workload", "worker", "records", "records/s", "read records", "read records/s", "CPU s", "p50 ms", "p99 ms", "max ms", "e2e p99 ms", "generator-bound"}}
 	for _, sc := range run.Scenarios {
 		for _, rep := range sc.Repeats {
 			for _, w := range rep.Workloads {
@@ -58,8 +58,14 @@ func workersTables(run *result.PlanRun) []*table {
 					if s.GeneratorBound {
 						bound = "yes"
 					}
-					shares.Rows = append(shares.Rows, []string{sc.Name, strconv.Itoa(rep.Index), w.Name, strconv.Itoa(s.Worker),
-						count(s.Records), some(s.RecordsPerSec, 0), count(s.ReadRecords), some(s.ReadRecordsPerSec, 0), some(s.CPUSeconds, 2), bound})
+					row := []string{sc.Name, strconv.Itoa(rep.Index), w.Name, strconv.Itoa(s.Worker),
+						count(s.Records), some(s.RecordsPerSec, 0), count(s.ReadRecords), some(s.ReadRecordsPerSec, 0), some(s.CPUSeconds, 2)}
+					row = append(row, pcts(s.Publish)...)
+					e2e := ""
+					if s.EndToEnd != nil {
+						e2e = num(s.EndToEnd.P99Ms, 3)
+					}
+					shares.Rows = append(shares.Rows, append(row, e2e, bound))
 					shares.Bad = append(shares.Bad, s.GeneratorBound)
 				}
 			}
@@ -103,4 +109,12 @@ func lowestEndToEndP50(run *result.PlanRun) float64 {
 		}
 	}
 	return low
+}
+
+// pcts are a worker's publish p50, p99 and max cells (empty: none).
+func pcts(p *result.SlicePercentiles) []string {
+	if p == nil {
+		return []string{"", "", ""}
+	}
+	return []string{num(p.P50Ms, 3), num(p.P99Ms, 3), num(p.MaxMs, 3)}
 }

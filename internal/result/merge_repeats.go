@@ -260,7 +260,9 @@ func workerSlice(p workloadPart) WorkerSlice {
 	if pr := w.Producer; pr != nil {
 		s.Records, s.RecordsPerSec = pr.Records, pr.RecordsPerSec
 		s.CPUSeconds = pr.CPUSeconds
+		s.Publish = slicePercentiles(&pr.Latency)
 	}
+	s.EndToEnd = slicePercentiles(w.EndToEnd)
 	if c := w.Consumer; c != nil {
 		s.ReadRecords, s.ReadRecordsPerSec = c.Records, c.RecordsPerSec
 		s.CPUSeconds = max(s.CPUSeconds, c.CPUSeconds)

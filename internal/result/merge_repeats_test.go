@@ -196,6 +196,15 @@ func TestMergeRepeatsExact(t *testing.T) {
 				}
 			}
 		}},
+		{name: "a slow worker's own latency", change: func(rs []Repeat) {
+			rs[2].Workloads[0].Producer.Latency.P99 = 250_000 // µs: a loaded machine
+		}, check: func(t *testing.T, got Repeat) {
+			for _, s := range got.Workloads[0].Workers {
+				if s.Publish == nil || (s.Publish.P99Ms == 250) != (s.Worker == 2) {
+					t.Errorf("worker %d publish %+v; want worker 2's own p99 of 250 ms, the others theirs", s.Worker, s.Publish)
+				}
+			}
+		}},
 		{name: "mismatched workload types", change: func(rs []Repeat) {
 			rs[1].Workloads[1].Type = "end-to-end"
 		}, err: "workload read: worker 1's is of type end-to-end, worker 0's of type consume"},

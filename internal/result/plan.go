@@ -473,6 +473,25 @@ type WorkerSlice struct {
 	CPUSeconds       float64  `json:"cpu_seconds,omitempty"`
 	GeneratorBound   bool     `json:"generator_bound,omitempty"`
 	GeneratorReasons []string `json:"generator_reasons,omitempty"`
+	// Publish and EndToEnd are the worker's own latency percentiles (ms),
+	// so a slow load machine shows itself beside the merged figures.
+	Publish  *SlicePercentiles `json:"publish,omitempty"`
+	EndToEnd *SlicePercentiles `json:"end_to_end,omitempty"`
+}
+
+// SlicePercentiles are one worker's latency percentiles, in milliseconds.
+type SlicePercentiles struct {
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+}
+
+// slicePercentiles takes l's (µs) in ms; nil when l measured nothing.
+func slicePercentiles(l *Latency) *SlicePercentiles {
+	if l == nil || l.Count == 0 {
+		return nil
+	}
+	return &SlicePercentiles{P50Ms: float64(l.P50) / 1000, P99Ms: float64(l.P99) / 1000, MaxMs: float64(l.Max) / 1000}
 }
 
 // Generator says whether a producing workload measured kbench rather than
