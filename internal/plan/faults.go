@@ -479,6 +479,14 @@ func (c *collector) verifyDefaults(p *Plan) {
 				c.addf(w.verifyNode, path, "verification reads back what a produce workload wrote; a %s workload has nothing to verify", w.Type)
 			case w.MaxRate != nil:
 				c.addf(w.verifyNode, path, "rate: max runs many short probes; verify a workload with a fixed rate or count")
+			case w.LatestPerKey && w.Message.KeyRange == 0 && w.Message.KeyTemplate == nil:
+				c.addf(w.verifyNode, path+".latest_per_key", "needs keyed records: give the message keys (key_range: 1000, or key: {template: ...})")
+			case w.LatestPerKey:
+				for _, t := range sc.Topics {
+					if t.Name == w.Topic && t.Existing != Reuse && !strings.Contains(t.Configs["cleanup.policy"], "compact") {
+						c.addf(w.verifyNode, path+".latest_per_key", "topic %s is not compacted: give it configs: {cleanup.policy: compact} (compaction keeps the newest value per key, which this checks)", t.Name)
+					}
+				}
 			}
 		}
 	}

@@ -257,6 +257,11 @@ type Workload struct {
 	// lost, duplicated or reordered (on by default for produce workloads
 	// of a plan with faults).
 	Verify bool
+	// LatestPerKey (verify: {latest_per_key: true}) judges a keyed
+	// workload on a compacted topic by what compaction promises: the
+	// newest acknowledged value of every key is read back; older ones may
+	// be gone.
+	LatestPerKey bool
 	// Profile is a producer properties profile applied under the
 	// workload's and the cluster's properties (kafkaconf.Profiles).
 	Profile string

@@ -32,3 +32,28 @@ func TestParseWatch(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLatestPerKey: verify: {latest_per_key: true} needs keyed
+// records on a compacted topic.
+func TestParseLatestPerKey(t *testing.T) {
+	t.Parallel()
+	plan := func(configs, message string) string {
+		return "name: c\ncluster: {bootstrap: h:9092}\ntopics: [{name: t, partitions: 1, replication: 1" + configs + "}]\nworkloads:\n  - {name: w, type: produce, topic: t, records: 10, message: " + message + ", verify: {latest_per_key: true}}\n"
+	}
+	p, err := Parse("plan.yaml", []byte(plan(", configs: {cleanup.policy: compact}", "{size: 10, key_range: 100}")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	if w := scs[0].Workloads[0]; !w.Verify || !w.LatestPerKey {
+		t.Errorf("verify %v, latest per key %v; want both", w.Verify, w.LatestPerKey)
+	}
+	for _, bad := range []struct{ configs, message, want string }{
+		{", configs: {cleanup.policy: compact}", "{size: 10}", "workloads[0].verify.latest_per_key: needs keyed records"},
+		{"", "{size: 10, key_range: 100}", "workloads[0].verify.latest_per_key: topic t is not compacted: give it configs: {cleanup.policy: compact}"},
+	} {
+		if _, err := Parse("plan.yaml", []byte(plan(bad.configs, bad.message)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%s %s: err %v, want %q", bad.configs, bad.message, err, bad.want)
+		}
+	}
+}

@@ -88,8 +88,15 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "profile":
 			w.Profile = c.oneOf(v, p, "throughput")
 		case "verify":
-			w.Verify = c.boolean(v, p)
 			w.verifyNode = v
+			if v.Kind == yaml.MappingNode {
+				c.fields(v, p, []string{"latest_per_key"}, func(key string, v *yaml.Node) {
+					w.LatestPerKey = c.boolean(v, join(p, key))
+				})
+				w.Verify = w.LatestPerKey
+				break
+			}
+			w.Verify = c.boolean(v, p)
 		case "transaction":
 			w.Transaction = c.transaction(v, p)
 		case "send_time_header":

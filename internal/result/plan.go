@@ -394,10 +394,13 @@ type Verification struct {
 	// the acknowledged records of transactions aborted on purpose (owed
 	// to no such reader, not in Acked); AbortedRead of them were read all
 	// the same, which fails the run.
-	ReadCommitted bool  `json:"read_committed,omitempty"`
-	Aborted       int64 `json:"aborted,omitempty"`
-	AbortedRead   int64 `json:"aborted_read,omitempty"`
-	Passed        bool  `json:"passed"`
+	// LatestPerKey is set when the workload was judged by latest value
+	// per key (a compacted topic): Lost is then its newest values lost.
+	LatestPerKey  *LatestPerKey `json:"latest_per_key,omitempty"`
+	ReadCommitted bool          `json:"read_committed,omitempty"`
+	Aborted       int64         `json:"aborted,omitempty"`
+	AbortedRead   int64         `json:"aborted_read,omitempty"`
+	Passed        bool          `json:"passed"`
 	// Note says why a problem found did not fail the run, or why the
 	// check could not be made.
 	Note       string                  `json:"note,omitempty"`
@@ -770,4 +773,17 @@ var missWords = map[string]string{
 	"latency":        "over the latency limit",
 	"rate":           fmt.Sprintf("below %.0f%% of the rate asked", 100*KeepUp),
 	"failed records": "with records not acknowledged",
+}
+
+// LatestPerKey is what a compacted topic's read-back found: of Keys
+// written, LatestLost whose newest acknowledged value was gone (Lost),
+// Replaced whose newest value another writer's later record replaced,
+// and Superseded older values still present after waiting
+// CleanerWaitSeconds for the cleaner.
+type LatestPerKey struct {
+	Keys               int64   `json:"keys"`
+	LatestLost         int64   `json:"latest_lost"`
+	Replaced           int64   `json:"replaced"`
+	Superseded         int64   `json:"superseded"`
+	CleanerWaitSeconds float64 `json:"cleaner_wait_seconds"`
 }

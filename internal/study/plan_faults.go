@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/faults/timeline"
 	"github.com/kbench/kbench/internal/kadmin"
@@ -39,6 +42,7 @@ type checks struct {
 	faults []faults.Fault
 	actor  faults.Actor
 	verify []bool // by workload index
+	latest []bool // judged by latest value per key (a compacted topic)
 	logf   func(format string, args ...any)
 	// abort ends the heal after the workloads (a second Ctrl-C): nil
 	// never.
@@ -62,6 +66,7 @@ func checksOf(p *plan.Plan, sc *plan.Scenario, actor faults.Actor, logf func(str
 	c := &checks{faults: sc.Faults, actor: actor, logf: logf}
 	for _, w := range sc.Workloads {
 		c.verify = append(c.verify, w.Verify)
+		c.latest = append(c.latest, w.LatestPerKey)
 	}
 	return c
 }
@@ -96,6 +101,9 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 			continue
 		}
 		t := &tracked{index: i, topic: ts.Producer().Topic, ledger: verify.New(v), verify: v}
+		if v && i < len(ck.latest) && ck.latest[i] {
+			t.ledger.JudgeLatestPerKey()
+		}
 		w.Spec = ts.Track(t.ledger.Tracker)
 		tr = append(tr, t)
 	}
@@ -264,14 +272,31 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) (_ result
 			return v, true
 		}
 	}
-	rep, err := verify.Check(ctx, t.ledger, sc.Admin, t.topic, verifyIdle)
+	var rep *verify.Report
+	var err error
+	if t.ledger.LatestPerKey() {
+		if why := notCompacted(ctx, sc.Admin, t.topic); why != "" {
+			v.Error = why
+			return v, false
+		}
+		rep, err = verify.CheckCompacted(ctx, t.ledger, sc.Admin, t.topic, verifyIdle, cleanerWait)
+	} else {
+		rep, err = verify.Check(ctx, t.ledger, sc.Admin, t.topic, verifyIdle)
+	}
 	if err != nil {
 		v.Error = err.Error()
 		return v, false
 	}
 	v.Foreign = rep.Foreign
 	v.ReadCommitted, v.Aborted, v.AbortedRead = t.ledger.Transactional(), rep.Aborted, rep.AbortedRead
-	v.Acked, v.Read = rep.Acked, rep.Read
+	if rep.LatestPerKey {
+		v.LatestPerKey = &result.LatestPerKey{Keys: rep.Keys, LatestLost: rep.LatestLost, Replaced: rep.Replaced, Superseded: rep.Superseded, CleanerWaitSeconds: rep.CleanerWait.Seconds()}
+	}
+	acked := rep.Acked
+	v.Acked, v.Read = acked, rep.Read
+	if rep.LatestPerKey {
+		v.Acked = t.ledger.Acked() // every record; the keys' newest are what is owed
+	}
 	v.Lost, v.Duplicated, v.OutOfOrder, v.Unacknowledged = rep.Lost, rep.Duplicated, rep.OutOfOrder, rep.Unacknowledged
 	for _, p := range rep.Partitions {
 		if p.Lost+p.Duplicated+p.OutOfOrder+p.Unacked == 0 {
@@ -313,6 +338,15 @@ func judgeVerification(v *result.Verification) {
 	}
 	if v.Unacknowledged > 0 {
 		notes = append(notes, fmt.Sprintf("%d records were written although their send failed or was not answered", v.Unacknowledged))
+	}
+	if l := v.LatestPerKey; l != nil {
+		notes = append(notes, fmt.Sprintf("judged by the newest value of each of %d keys (a compacted topic): %d of them lost", l.Keys, l.LatestLost))
+		if l.Replaced > 0 {
+			notes = append(notes, fmt.Sprintf("%d key(s) whose newest value another writer's later record replaced (a tombstone or an update): not this run's to judge", l.Replaced))
+		}
+		if l.Superseded > 0 {
+			notes = append(notes, fmt.Sprintf("%d older value(s) of this run's keys were still in the topic after %.0f s (compaction never cleans the segment being written, and waits min.compaction.lag.ms)", l.Superseded, l.CleanerWaitSeconds))
+		}
 	}
 	if v.AbortedRead > 0 {
 		v.Passed = false // read_committed promises committed records only
@@ -416,4 +450,31 @@ func msPtr(d *time.Duration) *float64 {
 	}
 	v := ms(*d)
 	return &v
+}
+
+// cleanerWait bounds how long a compacted topic's read-back waits for the
+// cleaner to remove older values before judging the newest ones.
+const cleanerWait = time.Minute
+
+// notCompacted says why a topic judged by latest value per key cannot be
+// ("": it is compacted): the plan checks the topics it creates, this the
+// existing ones.
+func notCompacted(ctx context.Context, opts []kgo.Opt, topic string) string {
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return ""
+	}
+	defer cl.Close()
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, topic)
+	if err != nil {
+		return "" // the read-back will say what is wrong
+	}
+	for _, rc := range rcs {
+		for _, c := range rc.Configs {
+			if c.Key == "cleanup.policy" && !strings.Contains(c.MaybeValue(), "compact") {
+				return fmt.Sprintf("not checked: latest_per_key judges a compacted topic, and %s has cleanup.policy=%s; give it cleanup.policy: compact", topic, c.MaybeValue())
+			}
+		}
+	}
+	return ""
 }

@@ -31,7 +31,17 @@ type Report struct {
 	// purpose: owed to no read_committed reader. AbortedRead of them
 	// were read back all the same (read_committed): a broken promise.
 	Aborted, AbortedRead int64
-	Partitions           []PartitionReport
+	// With latest per key (a compacted topic): Keys written; LatestLost
+	// of them whose newest acknowledged value was not read back (Lost is
+	// then this); Replaced of them whose newest value was followed by
+	// another writer's record of the key (a tombstone or an update: not
+	// this run's to judge); Superseded older values of this run still in
+	// the topic (compaction had not removed them); CleanerWait how long
+	// the read-back waited for the cleaner.
+	LatestPerKey                           bool
+	Keys, LatestLost, Replaced, Superseded int64
+	CleanerWait                            time.Duration
+	Partitions                             []PartitionReport
 }
 
 // PartitionReport is one partition's share of a Report, with the offsets
@@ -93,6 +103,7 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 	}
 	defer cl.Close()
 
+	l.resetSeen() // a read again (waiting for the cleaner) starts afresh
 	j := newJudge(l)
 	next := map[int32]int64{} // the offset after the last read
 	lastProgress := time.Now()
@@ -120,6 +131,9 @@ func Check(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle ti
 			next[r.Partition] = r.Offset + 1
 			if !r.Attrs.IsControl() {
 				j.read(r)
+				if l.latestPerKey {
+					j.lastOfKey[string(r.Key)] = max(j.lastOfKey[string(r.Key)], r.Offset+1)
+				}
 			}
 		})
 		for _, fe := range fs.Errors() {
@@ -218,10 +232,16 @@ type judge struct {
 	lastSeq map[[2]int64]int64
 	copies  int64
 	foreign int64
+	// lastOfKey is, per key, the offset after the newest record of it
+	// read (any writer's), with latest per key.
+	lastOfKey map[string]int64
+	// superseded counts this run's records read that an acknowledged
+	// newer value of their key replaced.
+	superseded int64
 }
 
 func newJudge(l *Ledger) *judge {
-	return &judge{l: l, parts: map[int32]*PartitionReport{}, lastSeq: map[[2]int64]int64{}}
+	return &judge{l: l, parts: map[int32]*PartitionReport{}, lastSeq: map[[2]int64]int64{}, lastOfKey: map[string]int64{}}
 }
 
 func (j *judge) part(p int32) *PartitionReport {
@@ -247,6 +267,13 @@ func (j *judge) read(r *kgo.Record) {
 		return
 	}
 	j.copies++
+	if j.l.latestPerKey {
+		j.l.keysMu.Lock()
+		if k, ok := j.l.latest[string(r.Key)]; ok && r.Offset < k.offset {
+			j.superseded++
+		}
+		j.l.keysMu.Unlock()
+	}
 	pr := j.part(r.Partition)
 	cl := j.l.client(id.Client)
 	var acked, dup, aborted bool
@@ -292,11 +319,23 @@ func (j *judge) report() *Report {
 	j.l.mu.Lock()
 	clients := append([]*clientLedger(nil), j.l.clients...)
 	j.l.mu.Unlock()
-	for _, cl := range clients {
+	var latest map[[2]int64]bool // client, seq of each key's newest
+	if j.l.latestPerKey {
+		latest = map[[2]int64]bool{}
+		j.l.keysMu.Lock()
+		for _, k := range j.l.latest {
+			latest[[2]int64{int64(k.client), k.seq}] = true
+		}
+		j.l.keysMu.Unlock()
+	}
+	for ci, cl := range clients {
 		cl.mu.Lock()
-		for _, e := range cl.recs {
+		for seq, e := range cl.recs {
 			if e.state&stateAcked == 0 {
 				continue
+			}
+			if latest != nil && !latest[[2]int64{int64(ci), int64(seq)}] {
+				continue // an older value of its key: compaction may remove it
 			}
 			pr := j.part(e.partition)
 			if e.state&stateAborted != 0 {
@@ -317,6 +356,9 @@ func (j *judge) report() *Report {
 		cl.mu.Unlock()
 	}
 	rep := &Report{Read: j.copies, Foreign: j.foreign}
+	if j.l.latestPerKey {
+		j.judgeKeys(rep)
+	}
 	for _, pr := range j.parts {
 		sort.Slice(pr.FirstLost, func(a, b int) bool { return pr.FirstLost[a] < pr.FirstLost[b] })
 		rep.Acked += pr.Acked
@@ -331,3 +373,76 @@ func (j *judge) report() *Report {
 	sort.Slice(rep.Partitions, func(a, b int) bool { return rep.Partitions[a].Partition < rep.Partitions[b].Partition })
 	return rep
 }
+
+// judgeKeys counts, with latest per key, the keys whose newest value was
+// read, replaced by another writer, or lost, and this run's older values
+// still present. It runs before the partitions are summed: a key replaced
+// by another writer is taken off its partition's lost.
+func (j *judge) judgeKeys(rep *Report) {
+	rep.LatestPerKey = true
+	j.l.keysMu.Lock()
+	defer j.l.keysMu.Unlock()
+	rep.Keys = int64(len(j.l.latest))
+	for key, k := range j.l.latest {
+		cl := j.l.client(k.client)
+		seen := false
+		if cl != nil {
+			cl.mu.Lock()
+			seen = k.seq < int64(len(cl.recs)) && cl.recs[k.seq].seen > 0
+			cl.mu.Unlock()
+		}
+		switch {
+		case seen:
+		case j.lastOfKey[key] > k.offset+1:
+			rep.Replaced++
+			pr := j.part(k.partition)
+			pr.Lost--
+			pr.Acked--
+		default:
+			rep.LatestLost++
+		}
+	}
+	rep.Superseded = j.superseded
+}
+
+// CheckCompacted is Check for a compacted topic judged by latest value
+// per key: it reads the topic back again every cleanerPoll while this
+// run's older values are still there, for at most cleanerWait, so the
+// cleaner has run before the newest values are judged (the segment being
+// written is never cleaned: its older values stay, and are counted).
+func CheckCompacted(ctx context.Context, l *Ledger, opts []kgo.Opt, topic string, idle, cleanerWait time.Duration) (*Report, error) {
+	began := time.Now()
+	last, same := int64(-1), 0
+	for {
+		rep, err := Check(ctx, l, opts, topic, idle)
+		if err != nil {
+			return nil, err
+		}
+		waited := time.Since(began)
+		if rep.Superseded == last {
+			same++
+		} else {
+			last, same = rep.Superseded, 0
+		}
+		// Done when nothing older is left, when the cleaner has left the
+		// count alone for its default backoff (15 s: it is idle, the rest
+		// is in the segment being written), or at the bound.
+		if rep.Superseded == 0 || time.Duration(same)*cleanerPoll >= cleanerIdle || waited+cleanerPoll > cleanerWait {
+			rep.CleanerWait = waited
+			return rep, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(cleanerPoll):
+		}
+	}
+}
+
+// cleanerPoll spaces the read-backs of a compacted topic; cleanerIdle is
+// how long an unchanged count means the cleaner is done with it (Kafka's
+// log.cleaner.backoff.ms default).
+const (
+	cleanerPoll = 5 * time.Second
+	cleanerIdle = 15 * time.Second
+)

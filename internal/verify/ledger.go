@@ -66,6 +66,12 @@ type Ledger struct {
 	// reads committed records only, as a read_committed consumer.
 	transactional atomic.Bool
 
+	// latest, when judging by latest value per key (a compacted topic):
+	// each key's newest acknowledged record.
+	latestPerKey bool
+	keysMu       sync.Mutex
+	latest       map[string]keyPos
+
 	gapMu sync.Mutex
 	parts map[int32]*ackGaps
 }
@@ -82,6 +88,23 @@ func New(stamp bool) *Ledger {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return &Ledger{run: binary.BigEndian.Uint64(b[:]) | 1, stamp: stamp, start: time.Now(), parts: map[int32]*ackGaps{}}
+}
+
+// keyPos is where a key's newest acknowledged record landed, and which
+// record it was.
+type keyPos struct {
+	partition int32
+	offset    int64
+	client    uint32
+	seq       int64
+}
+
+// JudgeLatestPerKey makes the ledger judge by what compaction promises:
+// only each key's newest acknowledged value is owed to the read-back.
+// Call it before the first record is produced.
+func (l *Ledger) JudgeLatestPerKey() {
+	l.latestPerKey = true
+	l.latest = map[string]keyPos{}
 }
 
 // SetStart sets the time ack gaps are measured from; call it before the
@@ -144,6 +167,13 @@ func (t *tracker) Done(r *kgo.Record, seq int64, err error) {
 	e.partition, e.offset = r.Partition, r.Offset
 	seen := e.state&stateSeenLive != 0
 	t.cl.mu.Unlock()
+	if t.l.latestPerKey {
+		t.l.keysMu.Lock()
+		if k, ok := t.l.latest[string(r.Key)]; !ok || r.Offset > k.offset || r.Partition != k.partition {
+			t.l.latest[string(r.Key)] = keyPos{partition: r.Partition, offset: r.Offset, client: t.client, seq: seq}
+		}
+		t.l.keysMu.Unlock()
+	}
 	t.l.acked.Add(1)
 	if seen {
 		t.l.ackedSeen.Add(1)
@@ -234,6 +264,23 @@ func (l *Ledger) client(i uint32) *clientLedger {
 		return nil
 	}
 	return l.clients[i]
+}
+
+// LatestPerKey reports whether the ledger judges by latest value per key.
+func (l *Ledger) LatestPerKey() bool { return l.latestPerKey }
+
+// resetSeen forgets what an earlier read-back read.
+func (l *Ledger) resetSeen() {
+	l.mu.Lock()
+	clients := append([]*clientLedger(nil), l.clients...)
+	l.mu.Unlock()
+	for _, cl := range clients {
+		cl.mu.Lock()
+		for i := range cl.recs {
+			cl.recs[i].seen = 0
+		}
+		cl.mu.Unlock()
+	}
 }
 
 // Transactional reports whether the records went in transactions (any
