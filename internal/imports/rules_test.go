@@ -109,6 +109,7 @@ var rules = []rule{
 	{"the runner runs one scenario: plans, results, faults and verification are the study's", "internal/runner/...",
 		importsNone("internal/plan/...", "internal/result/...", "internal/faults/...", "internal/verify/...")},
 	{"the plan parser never talks to Kafka", "internal/plan/...", reachesNoKgo},
+	{"fault kinds are what plans read: they act on a cluster only through the actor they are given (cluster.FaultActor), never through Kafka", "internal/faults", reachesNoKgo},
 	{"the report never talks to Kafka", "internal/report/...", reachesNoKgo},
 	{"leaf packages import no kbench package", "internal/measure/...", importsNoKbench},
 	{"leaf packages import no kbench package", "internal/units/...", importsNoKbench},
