@@ -36,8 +36,8 @@ mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.
 		},
 	}
 	cmd.AddCommand(newClusterUpCmd(st), newClusterDownCmd(st), newClusterStatusCmd(st), newClusterHealCmd(st), newClusterCleanCmd(st), newClusterClasspathCmd(st), newClusterProxiesCmd(st))
-	for _, a := range brokerActions {
-		cmd.AddCommand(newClusterBrokerCmd(st, a.name, a.short))
+	for _, k := range brokerKinds() {
+		cmd.AddCommand(newClusterBrokerCmd(st, k))
 	}
 	return cmd
 }

@@ -401,24 +401,8 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
 	}
-}
-
-// localActor carries out a plan's faults on a local cluster's processes.
-func localActor(c *cluster.Cluster) faults.Actor {
-	var net faults.Network
-	if c.Network != nil {
-		net = proxyLinks{c}
-	}
-	return faults.LocalActor{Procs: c, Net: net, HealFunc: func(ctx context.Context) ([]faults.Healed, error) {
-		hs, err := c.Heal(ctx)
-		out := make([]faults.Healed, len(hs))
-		for i, h := range hs {
-			out[i] = faults.Healed{Broker: int32(h.ID), Action: h.Action}
-		}
-		return out, err
-	}}
 }
 
 // namedCluster loads the state of the local cluster a plan names
@@ -472,7 +456,7 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 				return nil, err
 			}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: localActor(c), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs}, nil
 	}
 }
 

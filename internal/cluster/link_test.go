@@ -230,8 +230,8 @@ func mustLink(t *testing.T, c *Cluster, a, b Endpoint) *Link {
 	return l
 }
 
-// faults returns each path's faults as NetworkStatus reports them.
-func faults(t *testing.T, c *Cluster) map[string]string {
+// pathFaults returns each path's faults as NetworkStatus reports them.
+func pathFaults(t *testing.T, c *Cluster) map[string]string {
 	t.Helper()
 	st, err := c.NetworkStatus(context.Background())
 	if err != nil || st == nil || !st.Answers {
@@ -275,13 +275,13 @@ func TestLinkFaults(t *testing.T) {
 		if rtt := roundTripAt(t, path(t, c, 3, 2, ListenerInternal)); rtt > unaffected {
 			t.Errorf("node 3 → broker 2 took %s: the delay between brokers 1 and 2 reached it", rtt)
 		}
-		if got := faults(t, c)["node1-broker2"]; got != "delay 100ms ±10ms" {
+		if got := pathFaults(t, c)["node1-broker2"]; got != "delay 100ms ±10ms" {
 			t.Errorf("status of node1-broker2: %q, want the delay", got)
 		}
 		if err := l.Heal(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if got := faults(t, c)["node1-broker2"]; got != "none" {
+		if got := pathFaults(t, c)["node1-broker2"]; got != "none" {
 			t.Errorf("status after heal: %q, want none", got)
 		}
 		if rtt := roundTripAt(t, path(t, c, 1, 2, ListenerInternal)); rtt > unaffected {
@@ -297,13 +297,13 @@ func TestLinkFaults(t *testing.T) {
 		if rtt := roundTripAt(t, path(t, c, 0, 1, ListenerClient)); rtt < 200*time.Millisecond {
 			t.Errorf("every segment lost, 100ms to resend: round trip %s, want at least 200ms", rtt)
 		}
-		if got := faults(t, c)["clients-broker1"]; got != "loss 100% (100ms)" {
+		if got := pathFaults(t, c)["clients-broker1"]; got != "loss 100% (100ms)" {
 			t.Errorf("status: %q", got)
 		}
 		if err := l.Loss(ctx, 0, DefaultRetransmit); err != nil { // zero clears
 			t.Fatal(err)
 		}
-		if got := faults(t, c)["clients-broker1"]; got != "none" {
+		if got := pathFaults(t, c)["clients-broker1"]; got != "none" {
 			t.Errorf("status after Loss(0): %q, want none", got)
 		}
 	})
@@ -317,7 +317,7 @@ func TestLinkFaults(t *testing.T) {
 		if rtt := roundTrip(t, dial(t, path(t, c, 2, 3, ListenerController)), 10_000); rtt < 450*time.Millisecond {
 			t.Errorf("10 kB at 20 kB/s took %s, want at least 450ms", rtt)
 		}
-		if got := faults(t, c)["node3-controller2"]; got != "bandwidth 20 KB/s" {
+		if got := pathFaults(t, c)["node3-controller2"]; got != "bandwidth 20 KB/s" {
 			t.Errorf("status: %q", got)
 		}
 		if err := l.Heal(ctx); err != nil {
@@ -346,7 +346,7 @@ func TestLinkFaults(t *testing.T) {
 		if rtt := roundTripAt(t, path(t, c, 0, 2, ListenerClient)); rtt > unaffected {
 			t.Errorf("clients → broker 2 took %s while broker 1 was cut off", rtt)
 		}
-		if got := faults(t, c)["clients-broker1"]; got != "cut" {
+		if got := pathFaults(t, c)["clients-broker1"]; got != "cut" {
 			t.Errorf("status: %q, want cut", got)
 		}
 		if err := l.Heal(ctx); err != nil {
@@ -365,7 +365,7 @@ func TestLinkFaults(t *testing.T) {
 		if err := c.healNetwork(ctx); err != nil {
 			t.Fatal(err)
 		}
-		for name, f := range faults(t, c) {
+		for name, f := range pathFaults(t, c) {
 			if f != "none" {
 				t.Errorf("%s: %q after the cluster's heal", name, f)
 			}

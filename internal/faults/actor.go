@@ -5,8 +5,8 @@ import (
 	"fmt"
 )
 
-// The operations an Actor carries out on a broker process, which the
-// built-in kinds of the same names compose (a bounce is restarts).
+// The names of the kinds that act on a broker process (kill.go, ...), also
+// the keys of their remote commands.
 const (
 	Kill    = "kill"    // SIGKILL: a crash
 	Stop    = "stop"    // SIGTERM: a clean shutdown
@@ -19,12 +19,13 @@ const (
 	Heal = "heal"
 )
 
-// Actor carries out operations on brokers: the local cluster's processes
-// (LocalActor) or the plan's commands on a remote one (CommandActor).
+// Actor carries out kinds' actions on brokers: the local cluster's
+// processes (LocalActor: the kind's Broker) or the plan's commands on a
+// remote one (CommandActor: the kind's Command).
 type Actor interface {
-	// Act does op (Kill, Stop, Pause, Resume, Restart) on broker and
-	// returns what it printed.
-	Act(ctx context.Context, op string, broker int32) (output string, err error)
+	// Act does kind k's action once on broker and returns what it
+	// printed.
+	Act(ctx context.Context, k Kind, broker int32) (output string, err error)
 	// Heal brings back every broker left down or paused, reporting what it
 	// did; remote actors do nothing (the plan's own timeline must).
 	Heal(ctx context.Context) ([]Healed, error)
@@ -37,13 +38,13 @@ type Healed struct {
 	Action string
 }
 
-// onEach does op on every target broker, times times each, until an
-// operation fails; the outputs are joined.
-func onEach(ctx context.Context, a Action, op string, times int) (Done, error) {
+// onEach does k's action on every target broker, times times each, until
+// one fails; the outputs are joined.
+func onEach(ctx context.Context, a Action, k Kind, times int) (Done, error) {
 	var d Done
 	for _, b := range a.Brokers {
-		for k := 0; k < max(times, 1); k++ {
-			out, err := a.Actor.Act(ctx, op, b)
+		for range max(times, 1) {
+			out, err := a.Actor.Act(ctx, k, b)
 			d.Output += out
 			if err != nil {
 				return d, err
@@ -73,37 +74,28 @@ type LocalActor struct {
 }
 
 // Shape sets a network fault through the cluster's proxies.
-func (a LocalActor) Shape(ctx context.Context, op string, l Link, p Params) (string, error) {
+func (a LocalActor) Shape(ctx context.Context, k Kind, l Link, p Params) (string, error) {
 	if a.Net == nil {
 		return "", ErrNoNetwork
 	}
-	return a.Net.Shape(ctx, op, l, p)
+	return a.Net.Shape(ctx, k, l, p)
 }
 
 // Unshape clears it.
-func (a LocalActor) Unshape(ctx context.Context, op string, l Link) (string, error) {
+func (a LocalActor) Unshape(ctx context.Context, k Kind, l Link) (string, error) {
 	if a.Net == nil {
 		return "", ErrNoNetwork
 	}
-	return a.Net.Unshape(ctx, op, l)
+	return a.Net.Unshape(ctx, k, l)
 }
 
-// Act signals or restarts the broker process.
-func (a LocalActor) Act(ctx context.Context, op string, broker int32) (string, error) {
-	id := int(broker)
-	switch op {
-	case Kill:
-		return "", a.Procs.Kill(id)
-	case Pause:
-		return "", a.Procs.Pause(id)
-	case Resume:
-		return "", a.Procs.Resume(id)
-	case Stop:
-		return "", a.Procs.StopBroker(ctx, id)
-	case Restart:
-		return "", a.Procs.Restart(ctx, id)
+// Act does the kind's Broker action to the broker's process (signals it,
+// restarts it).
+func (a LocalActor) Act(ctx context.Context, k Kind, broker int32) (string, error) {
+	if k.Broker == nil {
+		return "", fmt.Errorf("no broker operation %q", k.Name)
 	}
-	return "", fmt.Errorf("no broker operation %q", op)
+	return "", k.Broker(ctx, a.Procs, int(broker))
 }
 
 // Heal brings back whatever is down.

@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// CommandActor runs a command per operation on a remote cluster: {broker} in
+// CommandActor runs a command per kind on a remote cluster: {broker} in
 // a template is replaced by the broker id. Without Shell the template is
 // split into words (single and double quotes group) and run directly;
 // with Shell it is given to sh -c. Each command runs in a process group of
 // its own, which is killed when the command ends (see runGroup).
 type CommandActor struct {
-	Commands map[string]string // by operation (Kinds' Commands)
+	Commands map[string]string // by a kind's Command (cluster.fault_commands)
 	Shell    bool
 	Timeout  time.Duration // per command (default 2 minutes)
 }
@@ -33,11 +33,11 @@ const maxOutput = 8 << 10
 // still hold the output open.
 const outputGrace = time.Second
 
-// Act runs op's command.
-func (a CommandActor) Act(ctx context.Context, op string, broker int32) (string, error) {
-	tmpl, ok := a.Commands[op]
+// Act runs kind k's command (a bounce's is restart).
+func (a CommandActor) Act(ctx context.Context, k Kind, broker int32) (string, error) {
+	tmpl, ok := a.Commands[k.Command]
 	if !ok {
-		return "", fmt.Errorf("cluster.fault_commands has no %s command", op)
+		return "", fmt.Errorf("cluster.fault_commands has no %s command", k.Command)
 	}
 	return a.run(ctx, strings.ReplaceAll(tmpl, "{broker}", strconv.Itoa(int(broker))))
 }

@@ -17,30 +17,30 @@ func TestCommandActor(t *testing.T) {
 		Stop:    "sh -c 'echo oops >&2; exit 3'",
 		Restart: "echo $HOME {broker}",
 	}}
-	out, err := a.Act(context.Background(), Kill, 2)
+	out, err := a.Act(context.Background(), kill, 2)
 	if err != nil || out != "killing broker 2\n" {
 		t.Errorf("kill: %q, %v", out, err)
 	}
-	out, err = a.Act(context.Background(), Stop, 2)
+	out, err = a.Act(context.Background(), stop, 2)
 	if err == nil || out != "oops\n" || !strings.Contains(err.Error(), "exit status 3") {
 		t.Errorf("stop: %q, %v; want the output and the exit status", out, err)
 	}
 	// No shell: $HOME stays as written. A bounce runs the restart command
 	// (the bounce kind's operation), times times.
-	done, err := bounce{}.Act(context.Background(), Action{Brokers: []int32{1}, Params: Params{"times": int64(2)}, Actor: a})
+	done, err := bounce.Act(context.Background(), Action{Brokers: []int32{1}, Params: Params{"times": int64(2)}, Actor: a})
 	if err != nil || done.Output != "$HOME 1\n$HOME 1\n" {
 		t.Errorf("bounce: %q, %v", done.Output, err)
 	}
 	a.Shell = true
-	out, err = a.Act(context.Background(), Restart, 1)
+	out, err = a.Act(context.Background(), restart, 1)
 	if err != nil || out == "$HOME 1\n" || !strings.HasSuffix(out, " 1\n") {
 		t.Errorf("with a shell: %q, %v; want $HOME expanded", out, err)
 	}
-	if _, err := a.Act(context.Background(), Pause, 1); err == nil || !strings.Contains(err.Error(), "no pause command") {
+	if _, err := a.Act(context.Background(), pause, 1); err == nil || !strings.Contains(err.Error(), "no pause command") {
 		t.Errorf("pause without a command: %v", err)
 	}
 	a = CommandActor{Commands: map[string]string{Kill: "sleep 5"}, Timeout: 100 * time.Millisecond}
-	if _, err := a.Act(context.Background(), Kill, 1); err == nil || !strings.Contains(err.Error(), "did not finish within 100ms") {
+	if _, err := a.Act(context.Background(), kill, 1); err == nil || !strings.Contains(err.Error(), "did not finish within 100ms") {
 		t.Errorf("slow command: %v", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestCommandActorEndsItsProcessGroup(t *testing.T) {
 			}
 			done := make(chan answer, 1)
 			go func() {
-				out, err := a.Act(context.Background(), Kill, 1)
+				out, err := a.Act(context.Background(), kill, 1)
 				done <- answer{out, err}
 			}()
 			var got answer

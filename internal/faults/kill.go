@@ -4,10 +4,12 @@ import "context"
 
 // kill crashes a broker (SIGKILL locally): it is down until an action
 // brings it back, and keeps its partitions until the controller fences it.
-type kill struct{}
-
-func (kill) Effect() Effect     { return Effect{Away: true, Down: true} }
-func (kill) Params() []Param    { return nil }
-func (kill) Commands() []string { return []string{Kill} }
-
-func (kill) Act(ctx context.Context, a Action) (Done, error) { return onEach(ctx, a, Kill, 1) }
+var kill = Kind{
+	Name:    Kill,
+	Effect:  Effect{Away: true, Down: true},
+	Command: Kill,
+	Example: "kubectl delete pod kafka-{broker} --grace-period=0 --force",
+	Broker:  func(_ context.Context, p Processes, id int) error { return p.Kill(id) },
+	Manual: &Manual{Short: "Kill a broker of a local cluster (SIGKILL: a crash)",
+		Done: "killed", Undo: Restart, UndoSays: "start it again"},
+}

@@ -9,21 +9,42 @@ import (
 	"time"
 )
 
-// Kind is one fault action kbench can carry out: a file of its own,
-// registered by its action name in Kinds.
-type Kind interface {
-	// Effect says what the action does to the brokers it targets. The
-	// timeline measures from it, never from the action's name.
-	Effect() Effect
+// Kind is one fault operation as a value: its name, what it does to its
+// targets (Effect, all the timeline and the plan read), its parameters,
+// the command a remote cluster runs for it, and how the local cluster
+// carries it out (Broker, on a broker process; Shape, on a link between
+// two ends). LocalActor, CommandActor and `kbench cluster NAME` read these
+// fields; nothing switches on the name. A new kind is a file of its own
+// and a line in Kinds.
+type Kind struct {
+	// Name is the plan's action: "kill", "delay".
+	Name string
+	// Effect says what the action does to the brokers it targets and to
+	// its link. The timeline measures from it, never from the name.
+	Effect Effect
 	// Params are the parameters the action takes beside its target and its
 	// time (a bounce's times); a plan checks them before the run.
-	Params() []Param
-	// Commands are the cluster.fault_commands a remote cluster needs for
-	// the action (a kill needs kill, a bounce restart).
-	Commands() []string
-	// Act carries the action out on its resolved targets: what it printed,
-	// and how to undo what it leaves in place when the timeline ends.
-	Act(ctx context.Context, a Action) (Done, error)
+	Params []Param
+	// Command is the key of cluster.fault_commands a remote cluster runs
+	// for the action (a bounce runs restart); a network kind's heal runs
+	// "heal_" and it (HealCommand). Empty for a heal, which runs the
+	// command of the fault it undoes.
+	Command string
+	// Example is a Command for messages that ask for one, HealExample a
+	// HealCommand (docs/faults.md has them with their setup).
+	Example, HealExample string
+	// Broker, for a kind that acts on broker processes, is what the local
+	// cluster does to one (LocalActor).
+	Broker func(ctx context.Context, p Processes, id int) error
+	// Repeat, if set, names the CountParam that repeats Broker on each
+	// broker (a bounce's times).
+	Repeat string
+	// Shape, for a network kind, sets and clears its fault on a local
+	// cluster's link; nil for any other kind (IsNetwork).
+	Shape *Shaping
+	// Manual, if set, makes the action a command of its own for a local
+	// cluster's brokers: kbench cluster NAME --broker N.
+	Manual *Manual
 }
 
 // Kinds are the fault kinds by action name: a fresh map of the built-in
@@ -31,19 +52,69 @@ type Kind interface {
 // and a line here.
 func Kinds() map[string]Kind {
 	return map[string]Kind{
-		Kill:    kill{},
-		Stop:    stop{},
-		Pause:   pause{},
-		Resume:  resume{},
-		Restart: restart{},
-		Bounce:  bounce{},
+		Kill:    kill,
+		Stop:    stop,
+		Pause:   pause,
+		Resume:  resume,
+		Restart: restart,
+		Bounce:  bounce,
 
-		Delay:     delay{},
-		Loss:      loss{},
-		Bandwidth: bandwidth{},
-		Cut:       partition{},
-		HealLink:  healLink{},
+		Delay:     delay,
+		Loss:      loss,
+		Bandwidth: bandwidth,
+		Cut:       partition,
+		HealLink:  healLink,
 	}
+}
+
+// Commands are the cluster.fault_commands a remote cluster needs for the
+// action: its Command, and for a network kind its HealCommand.
+func (k Kind) Commands() []string {
+	switch {
+	case k.Command == "":
+		return nil
+	case IsNetwork(k):
+		return []string{k.Command, k.HealCommand()}
+	}
+	return []string{k.Command}
+}
+
+// HealCommand is the key of cluster.fault_commands that undoes a network
+// kind's fault.
+func (k Kind) HealCommand() string { return "heal_" + k.Command }
+
+// IsNetwork says whether kind acts on links (its fault takes between).
+func IsNetwork(k Kind) bool { return k.Shape != nil }
+
+// Act carries the action out on its resolved targets: what it printed,
+// and how to undo what it leaves in place when the timeline ends.
+func (k Kind) Act(ctx context.Context, a Action) (Done, error) {
+	switch {
+	case k.Effect.Heals:
+		return undo(ctx, a)
+	case IsNetwork(k):
+		return shape(ctx, a, k)
+	}
+	times := int64(1)
+	if k.Repeat != "" {
+		times = a.Params.Count(k.Repeat)
+	}
+	return onEach(ctx, a, k, int(times))
+}
+
+// Example is an example of the cluster.fault_commands command named
+// command, from the kind that runs it ("" if none has one).
+func Example(kinds map[string]Kind, command string) string {
+	for _, name := range Names(kinds) {
+		k := kinds[name]
+		switch {
+		case k.Example != "" && command == k.Command:
+			return k.Example
+		case k.HealExample != "" && IsNetwork(k) && command == k.HealCommand():
+			return k.HealExample
+		}
+	}
+	return ""
 }
 
 // Names lists the kinds' action names, sorted.
@@ -101,6 +172,12 @@ type Effect struct {
 	// fault's (no unavailable_ms). A 0 ms delay was given the load's own
 	// gaps between acknowledgements, 433-529 ms, as unavailability.
 	Slows bool
+	// Cuts, for a network kind: the link carries nothing while it lasts
+	// (a partition). The result says what a single broker was cut from.
+	Cuts bool
+	// Heals: the action undoes the earlier network fault its target names
+	// ({fault: NAME}) before the end of the timeline.
+	Heals bool
 }
 
 // Action is a fault as its kind carries it out, at its moment.
@@ -208,7 +285,7 @@ func (p Params) String() string {
 // WithDefaults is p with the default of every parameter of k it lacks.
 func WithDefaults(k Kind, p Params) Params {
 	out := Params{}
-	for _, param := range k.Params() {
+	for _, param := range k.Params {
 		if param.Default != nil {
 			out[param.Name] = param.Default
 		}
@@ -223,7 +300,7 @@ func WithDefaults(k Kind, p Params) Params {
 func ParamNames(kinds map[string]Kind) []string {
 	var names []string
 	for _, k := range kinds {
-		for _, p := range k.Params() {
+		for _, p := range k.Params {
 			if !slices.Contains(names, p.Name) {
 				names = append(names, p.Name)
 			}
@@ -235,7 +312,7 @@ func ParamNames(kinds map[string]Kind) []string {
 
 // ParamOf finds kind k's parameter name.
 func ParamOf(k Kind, name string) (Param, bool) {
-	for _, p := range k.Params() {
+	for _, p := range k.Params {
 		if p.Name == name {
 			return p, true
 		}

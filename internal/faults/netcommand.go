@@ -10,26 +10,28 @@ import (
 	"time"
 )
 
-// Shape runs op's command (cluster.fault_commands.delay, ...) once for
+// Shape runs k's command (cluster.fault_commands.delay, ...) once for
 // every pair of the link's ends: {broker} is a node of the first end,
 // {peer} one of the second, or the word brokers, controllers or clients
 // for those sides; the kind's parameters fill {delay} (or {latency}),
 // {jitter}, {loss} (a percentage: 5 for 5%), {retransmit}, {rate} (bytes/s)
 // and {rate_kbit} (kilobits/s, as tc writes rates).
-func (a CommandActor) Shape(ctx context.Context, op string, l Link, p Params) (string, error) {
-	return a.onPairs(ctx, op, l, netValues(p))
+func (a CommandActor) Shape(ctx context.Context, k Kind, l Link, p Params) (string, error) {
+	return a.onPairs(ctx, k.Command, l, netValues(p))
 }
 
-// Unshape runs op's heal command (heal_delay, ...) for every pair, with
+// Unshape runs k's heal command (heal_delay, ...) for every pair, with
 // the same substitutions but the parameters'.
-func (a CommandActor) Unshape(ctx context.Context, op string, l Link) (string, error) {
-	return a.onPairs(ctx, "heal_"+op, l, nil)
+func (a CommandActor) Unshape(ctx context.Context, k Kind, l Link) (string, error) {
+	return a.onPairs(ctx, k.HealCommand(), l, nil)
 }
 
-func (a CommandActor) onPairs(ctx context.Context, op string, l Link, values map[string]string) (string, error) {
-	tmpl, ok := a.Commands[op]
+// onPairs runs the command of cluster.fault_commands named command once
+// for every pair of the link's ends.
+func (a CommandActor) onPairs(ctx context.Context, command string, l Link, values map[string]string) (string, error) {
+	tmpl, ok := a.Commands[command]
 	if !ok {
-		return "", fmt.Errorf("cluster.fault_commands has no %s command", op)
+		return "", fmt.Errorf("cluster.fault_commands has no %s command", command)
 	}
 	var out strings.Builder
 	for _, b := range sideNames(l[0]) {
@@ -104,7 +106,7 @@ func Placeholders(kinds map[string]Kind, op string) []string {
 		if !IsNetwork(k) || !slices.Contains(k.Commands(), op) {
 			continue
 		}
-		if strings.HasPrefix(op, "heal_") {
+		if op == k.HealCommand() {
 			return []string{"broker", "peer"}
 		}
 		out := append([]string{"broker", "peer"}, netPlaceholders...)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -21,12 +22,53 @@ const (
 
 // Network shapes the links between a cluster's nodes and its clients: an
 // Actor that can (a LocalActor on a cluster with network proxies, a
-// CommandActor) implements it. op is a network kind's action name.
+// CommandActor) implements it. k is a network kind.
 type Network interface {
-	// Shape sets op's fault on the link, with the kind's parameters.
-	Shape(ctx context.Context, op string, l Link, p Params) (output string, err error)
-	// Unshape clears what Shape(op, l) set.
-	Unshape(ctx context.Context, op string, l Link) (output string, err error)
+	// Shape sets k's fault on the link, with the kind's parameters.
+	Shape(ctx context.Context, k Kind, l Link, p Params) (output string, err error)
+	// Unshape clears what Shape(k, l) set.
+	Unshape(ctx context.Context, k Kind, l Link) (output string, err error)
+}
+
+// ProxyLink is a local cluster's link between two ends (*cluster.Link) as
+// a network kind acts on it. Each kind asks it for the one method it
+// needs, through an interface in the kind's own file (DelayLink), so that
+// a new network kind is a file here and a method on cluster.Link.
+type ProxyLink interface{ fmt.Stringer }
+
+// Shaping is how a network kind sets and clears its fault on a local
+// cluster's link.
+type Shaping struct {
+	Set   func(ctx context.Context, l ProxyLink, p Params) error
+	Clear func(ctx context.Context, l ProxyLink) error
+}
+
+// shaping is a kind's Shaping from its actions on its own link interface
+// L: a link without L's method fails saying so.
+func shaping[L any](name string, set func(context.Context, L, Params) error, clear func(context.Context, L) error) *Shaping {
+	as := func(l ProxyLink) (L, error) {
+		m, ok := l.(L)
+		if !ok {
+			return m, fmt.Errorf("%s on the link %s: this cluster's links cannot do it (%T)", name, l, l)
+		}
+		return m, nil
+	}
+	return &Shaping{
+		Set: func(ctx context.Context, l ProxyLink, p Params) error {
+			m, err := as(l)
+			if err != nil {
+				return err
+			}
+			return set(ctx, m, p)
+		},
+		Clear: func(ctx context.Context, l ProxyLink) error {
+			m, err := as(l)
+			if err != nil {
+				return err
+			}
+			return clear(ctx, m)
+		},
+	}
 }
 
 // ErrNoNetwork is the error of a network fault on an actor that cannot
@@ -36,20 +78,20 @@ var ErrNoNetwork = errors.New("this cluster has no network proxies: network faul
 // durationParam is every network kind's optional duration.
 var durationParam = Param{Name: "duration", Kind: DurationParam, Does: "lasts that long, then heals"}
 
-// shape carries out a network kind: its fault on the action's link, for
+// shape carries out network kind k: its fault on the action's link, for
 // its duration (healed then, or when the timeline ends first), else until
 // a heal fault or the end of the timeline undoes it.
-func shape(ctx context.Context, a Action, op string) (Done, error) {
+func shape(ctx context.Context, a Action, k Kind) (Done, error) {
 	n, ok := a.Actor.(Network)
 	if !ok {
 		return Done{}, ErrNoNetwork
 	}
 	if a.Link == nil {
-		return Done{}, fmt.Errorf("%s needs a link: between: [A, B] or a target", op)
+		return Done{}, fmt.Errorf("%s needs a link: between: [A, B] or a target", k.Name)
 	}
 	l := *a.Link
-	undo := func(ctx context.Context) (string, error) { return n.Unshape(ctx, op, l) }
-	out, err := n.Shape(ctx, op, l, a.Params)
+	undo := func(ctx context.Context) (string, error) { return n.Unshape(ctx, k, l) }
+	out, err := n.Shape(ctx, k, l, a.Params)
 	if err != nil {
 		return Done{Output: out, Heal: undo}, err
 	}
@@ -69,78 +111,23 @@ func shape(ctx context.Context, a Action, op string) (Done, error) {
 	return Done{Output: out + healed, HealedAt: time.Now()}, err
 }
 
-// delay holds every chunk crossing the link latency ± jitter longer, each
-// way.
-type delay struct{}
+// networkOrder is the order the docs and messages list the built-in
+// network kinds in.
+var networkOrder = []string{Delay, Loss, Bandwidth, Cut}
 
-func (delay) Effect() Effect { return Effect{Disrupts: true, Slows: true} }
-func (delay) Params() []Param {
-	return []Param{
-		{Name: "latency", Kind: DurationParam, Required: true, Zero: true, Does: "holds each byte back, each way"},
-		{Name: "jitter", Kind: DurationParam, Does: "varies the latency by up to"},
-		durationParam,
+// NetworkNames lists the network kinds' names: the built-in ones in the
+// docs' order, then any others, sorted.
+func NetworkNames(kinds map[string]Kind) []string {
+	var names []string
+	for _, name := range networkOrder {
+		if k, ok := kinds[name]; ok && IsNetwork(k) {
+			names = append(names, name)
+		}
 	}
-}
-func (delay) Commands() []string                              { return []string{Delay, "heal_" + Delay} }
-func (delay) Act(ctx context.Context, a Action) (Done, error) { return shape(ctx, a, Delay) }
-
-// loss loses a share of the link's segments: TCP retransmits them, so the
-// connection stalls for the retransmission timeout.
-type loss struct{}
-
-func (loss) Effect() Effect { return Effect{Disrupts: true} }
-func (loss) Params() []Param {
-	return []Param{
-		{Name: "share", Kind: ShareParam, Required: true, Does: "loses that share of segments"},
-		{Name: "retransmit", Kind: DurationParam, Default: 200 * time.Millisecond, Does: "stalls a connection that long per lost segment"},
-		durationParam,
+	for _, name := range Names(kinds) {
+		if IsNetwork(kinds[name]) && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
 	}
+	return names
 }
-func (loss) Commands() []string                              { return []string{Loss, "heal_" + Loss} }
-func (loss) Act(ctx context.Context, a Action) (Done, error) { return shape(ctx, a, Loss) }
-
-// bandwidth limits every connection on the link to rate bytes/s each way.
-type bandwidth struct{}
-
-func (bandwidth) Effect() Effect { return Effect{Disrupts: true, Slows: true} }
-func (bandwidth) Params() []Param {
-	return []Param{
-		{Name: "rate", Kind: ByteRateParam, Min: 1000, Max: 1 << 40, Required: true, Does: "limits each connection to"},
-		durationParam,
-	}
-}
-func (bandwidth) Commands() []string                              { return []string{Bandwidth, "heal_" + Bandwidth} }
-func (bandwidth) Act(ctx context.Context, a Action) (Done, error) { return shape(ctx, a, Bandwidth) }
-
-// partition cuts the link: open connections closed, new ones refused.
-// Cut off from the controllers, a broker is fenced and its partitions move
-// (Away); cut off only from clients or other brokers, it is not.
-type partition struct{}
-
-func (partition) Effect() Effect                                  { return Effect{Away: true, Down: true} }
-func (partition) Params() []Param                                 { return []Param{durationParam} }
-func (partition) Commands() []string                              { return []string{Cut, "heal_" + Cut} }
-func (partition) Act(ctx context.Context, a Action) (Done, error) { return shape(ctx, a, Cut) }
-
-// healLink undoes an earlier network fault ({fault: NAME}) before the end
-// of the timeline.
-type healLink struct{}
-
-func (healLink) Effect() Effect     { return Effect{Back: true} }
-func (healLink) Params() []Param    { return nil }
-func (healLink) Commands() []string { return nil }
-func (healLink) Act(ctx context.Context, a Action) (Done, error) {
-	if a.Undo == nil {
-		return Done{}, errors.New("the fault it heals left nothing to undo (it failed, had a duration, or was healed already)")
-	}
-	out, err := a.Undo(ctx)
-	return Done{Output: out}, err
-}
-
-// IsNetwork says whether kind acts on links (its fault takes between).
-func IsNetwork(k Kind) bool { _, ok := k.(interface{ onLinks() }); return ok }
-
-func (delay) onLinks()     {}
-func (loss) onLinks()      {}
-func (bandwidth) onLinks() {}
-func (partition) onLinks() {}

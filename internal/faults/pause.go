@@ -4,10 +4,12 @@ import "context"
 
 // pause hangs a broker (SIGSTOP locally): the controller fences it once its
 // session expires, unless a resume comes first.
-type pause struct{}
-
-func (pause) Effect() Effect     { return Effect{Away: true, Down: true} }
-func (pause) Params() []Param    { return nil }
-func (pause) Commands() []string { return []string{Pause} }
-
-func (pause) Act(ctx context.Context, a Action) (Done, error) { return onEach(ctx, a, Pause, 1) }
+var pause = Kind{
+	Name:    Pause,
+	Effect:  Effect{Away: true, Down: true},
+	Command: Pause,
+	Example: `ssh kafka-{broker} "sudo pkill -STOP -f kafka.Kafka"`,
+	Broker:  func(_ context.Context, p Processes, id int) error { return p.Pause(id) },
+	Manual: &Manual{Short: "Pause a broker of a local cluster (SIGSTOP: a hung process)",
+		Done: "paused", Undo: Resume, UndoSays: "resume it"},
+}

@@ -4,10 +4,11 @@ import "context"
 
 // resume continues a paused broker (SIGCONT locally): the same process goes
 // on, keeping the partitions the cluster had not moved yet.
-type resume struct{}
-
-func (resume) Effect() Effect     { return Effect{Back: true, Continues: true} }
-func (resume) Params() []Param    { return nil }
-func (resume) Commands() []string { return []string{Resume} }
-
-func (resume) Act(ctx context.Context, a Action) (Done, error) { return onEach(ctx, a, Resume, 1) }
+var resume = Kind{
+	Name:    Resume,
+	Effect:  Effect{Back: true, Continues: true},
+	Command: Resume,
+	Example: `ssh kafka-{broker} "sudo pkill -CONT -f kafka.Kafka"`,
+	Broker:  func(_ context.Context, p Processes, id int) error { return p.Resume(id) },
+	Manual:  &Manual{Short: "Resume a paused broker of a local cluster (SIGCONT)", Done: "resumed"},
+}

@@ -128,6 +128,7 @@ var rules = []rule{
 		importsNone("internal/plan/...", "internal/result/...", "internal/faults/...", "internal/verify/...")},
 	{"the drop-in tools do not link the study (its faults, coordination, reports): summaries come from internal/summary", "internal/compat/...", needsNone("internal/study")},
 	{"the plan parser never talks to Kafka", "internal/plan/...", reachesNoKgo},
+	{"fault kinds are what plans read: they act on a cluster only through the actor they are given (cluster.FaultActor), never through Kafka", "internal/faults", reachesNoKgo},
 	{"the report never talks to Kafka", "internal/report/...", reachesNoKgo},
 	{"leaf packages import no kbench package", "internal/measure/...", importsNoKbench},
 	{"leaf packages import no kbench package", "internal/units/...", importsNoKbench},

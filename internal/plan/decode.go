@@ -101,12 +101,13 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 			cl.Properties = c.properties(v, "cluster.properties")
 		case "fault_commands":
 			cl.FaultCommands = c.properties(v, "cluster.fault_commands")
+			commands := c.faultCommandActions()
 			for action, cmd := range cl.FaultCommands {
-				if !contains(faultCommandActions, action) {
-					c.addf(v, "cluster.fault_commands."+action, "is not an action that runs a command; use %s", quoteList(faultCommandActions))
+				if !contains(commands, action) {
+					c.addf(v, "cluster.fault_commands."+action, "is not an action that runs a command; use %s", quoteList(commands))
 				} else if cmd == "" {
-					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. %s", commandExample(action))
-				} else if bad := faults.UnknownPlaceholders(kinds, action, cmd); len(bad) > 0 {
+					c.addf(v, "cluster.fault_commands."+action, "is empty; give the command, e.g. %s", c.commandExample(action))
+				} else if bad := faults.UnknownPlaceholders(c.faultKinds(), action, cmd); len(bad) > 0 {
 					why := "not filled by kbench, so it would reach the command as written"
 					for _, b := range bad {
 						if strings.HasPrefix(b, "{{") {
@@ -114,7 +115,7 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 						}
 					}
 					c.addf(valueNode(v, action), "cluster.fault_commands."+action, "%s: %s; this command takes %s",
-						strings.Join(bad, ", "), why, braced(faults.Placeholders(kinds, action)))
+						strings.Join(bad, ", "), why, braced(faults.Placeholders(c.faultKinds(), action)))
 				}
 			}
 		case "fault_shell":

@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/suggest"
 )
 
@@ -68,6 +69,8 @@ type collector struct {
 	refs map[*yaml.Node]bool
 	// types are the workload types the plan may use (Types, WithType).
 	types map[string]TypeRule
+	// kinds are the fault kinds it may use (faultKinds, WithFaultKind).
+	kinds map[string]faults.Kind
 }
 
 func newCollector(file string, sets []string) *collector {

@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,17 +13,40 @@ import (
 	"github.com/kbench/kbench/internal/faults"
 )
 
-// kinds are the fault kinds a plan may use, by action name.
-var kinds = faults.Kinds()
+// WithFaultKind accepts one more fault kind (a test's), beside the
+// built-in ones.
+func WithFaultKind(k faults.Kind) Option {
+	return func(c *collector) { c.faultKinds()[k.Name] = k }
+}
+
+// faultKinds are the fault kinds the plan may use, by action name:
+// faults.Kinds() and any added with WithFaultKind.
+func (c *collector) faultKinds() map[string]faults.Kind {
+	if c.kinds == nil {
+		c.kinds = faults.Kinds()
+	}
+	return c.kinds
+}
+
+// actions are the fault kinds' names, sorted.
+func (c *collector) actions() []string { return faults.Names(c.faultKinds()) }
+
+// faultFields are a fault's fields: every fault's, and every kind's
+// parameters.
+func (c *collector) faultFields() []string {
+	return append(slices.Clone(commonFaultFields), faults.ParamNames(c.faultKinds())...)
+}
+
+// faultCommandActions are the keys cluster.fault_commands takes: the
+// commands of every kind (a bounce runs the restart command).
+func (c *collector) faultCommandActions() []string { return faults.CommandNames(c.faultKinds()) }
 
 var (
 	// commonFaultFields are every fault's; a kind's parameters go beside
 	// them (a bounce's times).
 	commonFaultFields = []string{"name", "action", "target", "between", "at", "after", "delay"}
-	faultFields       = append(append([]string(nil), commonFaultFields...), faults.ParamNames(kinds)...)
 	targetFields      = []string{"broker", "leader", "controller", "fault"}
 	leaderFields      = []string{"topic", "partition"}
-	actions           = faults.Names(kinds)
 )
 
 // faultNodes remembers where each fault was written, for checks that need
@@ -42,11 +66,12 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		return nil, nodes
 	}
 	names := map[string]bool{}
+	kinds, actions, fields := c.faultKinds(), c.actions(), c.faultFields()
 	for i, fn := range n.Content {
 		path := fmt.Sprintf("faults[%d]", i)
 		var f faults.Fault
 		given := map[string]*yaml.Node{}
-		if !c.fields(fn, path, faultFields, func(key string, v *yaml.Node) {
+		if !c.fields(fn, path, fields, func(key string, v *yaml.Node) {
 			given[key] = v
 			kp := join(path, key)
 			switch key {
@@ -79,17 +104,19 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 		if given["target"] == nil && (given["between"] == nil || !faults.IsNetwork(kinds[f.Action])) {
 			c.addf(fn, path+".target", "missing; write {broker: 1}, {leader: {topic: T, partition: 0}}, controller or {fault: NAME}")
 		}
+		k, known := kinds[f.Action]
+		latency, meant := requiredDuration(k)
 		switch {
 		case given["at"] != nil && given["after"] != nil:
 			c.addf(given["after"], path+".after", "give at (from the workloads' start) or after with delay, not both")
-		case given["delay"] != nil && given["after"] == nil && f.Action == faults.Delay:
-			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; a delay fault's latency is latency: 20ms")
+		case given["delay"] != nil && given["after"] == nil && meant:
+			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; a %s fault's %s is %s", f.Action, latency.Name, paramExample(latency))
 		case given["delay"] != nil && given["after"] == nil:
 			c.addf(given["delay"], path+".delay", "delay counts from the fault named in after; add after, or use at")
 		case given["at"] == nil && given["after"] == nil:
 			c.addf(fn, path+".at", "missing; say when: at: 30s from the workloads' start, or after: NAME with delay: 10s")
 		}
-		if k, ok := kinds[f.Action]; ok {
+		if known {
 			f.Params = c.faultParams(k, f.Action, path, given)
 			c.networkFault(&f, k, fn, path, given, out)
 		}
@@ -111,12 +138,24 @@ func (c *collector) faults(n *yaml.Node) ([]faults.Fault, faultNodes) {
 	return out, nodes
 }
 
+// requiredDuration is the duration kind k must be given, if any (a
+// delay's latency): a fault's delay field beside it without an after was
+// likely meant for it.
+func requiredDuration(k faults.Kind) (faults.Param, bool) {
+	for _, p := range k.Params {
+		if p.Required && p.Kind == faults.DurationParam {
+			return p, true
+		}
+	}
+	return faults.Param{}, false
+}
+
 // faultParams reads the parameters of an action of kind k from the fields
 // given beside it, each by its grammar; a parameter of another kind is an
 // error that says which kinds take it.
 func (c *collector) faultParams(k faults.Kind, action, path string, given map[string]*yaml.Node) faults.Params {
 	var ps faults.Params
-	for _, name := range faults.ParamNames(kinds) {
+	for _, name := range faults.ParamNames(c.faultKinds()) {
 		v := given[name]
 		if v == nil {
 			continue
@@ -124,7 +163,7 @@ func (c *collector) faultParams(k faults.Kind, action, path string, given map[st
 		kp := join(path, name)
 		p, ok := faults.ParamOf(k, name)
 		if !ok {
-			c.addf(v, kp, "%s; leave %s out of a %s", takenBy(name), name, action)
+			c.addf(v, kp, "%s; leave %s out of a %s", c.takenBy(name), name, action)
 			continue
 		}
 		val, ok := c.faultParam(v, kp, p)
@@ -166,11 +205,11 @@ func (c *collector) faultParam(v *yaml.Node, path string, p faults.Param) (any, 
 }
 
 // takenBy says which kinds take parameter name: "only a bounce repeats".
-func takenBy(name string) string {
+func (c *collector) takenBy(name string) string {
 	var which []string
 	does := ""
-	for _, action := range actions {
-		if p, ok := faults.ParamOf(kinds[action], name); ok {
+	for _, action := range c.actions() {
+		if p, ok := faults.ParamOf(c.faultKinds()[action], name); ok {
 			which, does = append(which, "a "+action), p.Does
 		}
 	}
@@ -241,7 +280,7 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	used := map[string]bool{}
 	for i, f := range sc.Faults {
 		path := fmt.Sprintf("faults[%d].target", i)
-		if k, ok := kinds[f.Action]; ok {
+		if k, ok := c.faultKinds()[f.Action]; ok {
 			for _, cmd := range k.Commands() {
 				used[cmd] = true
 			}
@@ -282,7 +321,7 @@ func (c *collector) checkFaults(p *Plan, sc *Scenario, nodes faultNodes, cluster
 	for _, action := range sortedSet(used) {
 		cmd, ok := p.Cluster.FaultCommands[action]
 		if !ok {
-			c.addf(clusterNode, "cluster.fault_commands."+action, "missing; on a remote cluster kbench runs your command for each action, e.g. %s: %s (docs/faults.md)", action, commandExample(action))
+			c.addf(clusterNode, "cluster.fault_commands."+action, "missing; on a remote cluster kbench runs your command for each action, e.g. %s: %s (docs/faults.md)", action, c.commandExample(action))
 			continue
 		}
 		prog := "sh"
@@ -340,10 +379,7 @@ func (c *collector) checkTarget(p *Plan, sc *Scenario, tg faults.Target, n *yaml
 func (c *collector) checkLink(f faults.Fault, n *yaml.Node, path string, planCluster bool, brokers int) {
 	a, aKnown := staticEnds(f.Between[0], brokers)
 	b, bKnown := staticEnds(f.Between[1], brokers)
-	what := "a partition"
-	if f.Action != faults.Cut {
-		what = "a " + f.Action
-	}
+	what := "a " + f.Action
 	nothing := func(e faults.Ends) bool { return !e.Clients && !e.Brokers && !e.Controllers && len(e.Nodes) == 0 }
 	if (aKnown && nothing(a)) || (bKnown && nothing(b)) {
 		return // a side left empty by its own error (a word or zone not known, a zone of no valid broker): said already
@@ -424,35 +460,14 @@ func sortedSet(m map[string]bool) []string {
 	return out
 }
 
-// commandExamples are a command for each key of cluster.fault_commands,
-// for messages (docs/faults.md has them with their setup).
-var commandExamples = map[string]string{
-	"kill":           "kubectl delete pod kafka-{broker} --grace-period=0 --force",
-	"stop":           "kubectl delete pod kafka-{broker}",
-	"restart":        "kubectl wait --for=condition=Ready pod/kafka-{broker} --timeout=5m",
-	"pause":          `ssh kafka-{broker} "sudo pkill -STOP -f kafka.Kafka"`,
-	"resume":         `ssh kafka-{broker} "sudo pkill -CONT -f kafka.Kafka"`,
-	"delay":          `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root netem delay {delay} {jitter}"`,
-	"loss":           `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root netem loss {loss}%"`,
-	"bandwidth":      `ssh kafka-{broker} "sudo tc qdisc replace dev eth0 root tbf rate {rate_kbit}kbit burst 32kbit latency 400ms"`,
-	"partition":      `ssh kafka-{broker} "sudo iptables -I INPUT -s kafka-{peer} -j DROP && sudo iptables -I OUTPUT -d kafka-{peer} -j DROP"`,
-	"heal_delay":     `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
-	"heal_loss":      `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
-	"heal_bandwidth": `ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`,
-	"heal_partition": `ssh kafka-{broker} "sudo iptables -D INPUT -s kafka-{peer} -j DROP; sudo iptables -D OUTPUT -d kafka-{peer} -j DROP"`,
-}
-
-// commandExample is an example command for action.
-func commandExample(action string) string {
-	if e, ok := commandExamples[action]; ok {
+// commandExample is an example command for action, a key of
+// cluster.fault_commands.
+func (c *collector) commandExample(action string) string {
+	if e := faults.Example(c.faultKinds(), action); e != "" {
 		return e
 	}
 	return "kubectl delete pod kafka-{broker}"
 }
-
-// faultCommandActions are the keys cluster.fault_commands takes: the
-// commands of every kind (a bounce runs the restart command).
-var faultCommandActions = faults.CommandNames(kinds)
 
 // verifyDefaults turns verification on for produce workloads of a plan
 // with faults, and checks where it was asked for.
@@ -460,7 +475,7 @@ func (c *collector) verifyDefaults(p *Plan) {
 	for si := range p.scenarios {
 		sc := &p.scenarios[si]
 		for _, f := range sc.Faults {
-			if k, ok := kinds[f.Action]; ok && faults.IsNetwork(k) {
+			if k, ok := c.faultKinds()[f.Action]; ok && faults.IsNetwork(k) {
 				p.Cluster.Local.NetworkFaults = true
 			}
 		}

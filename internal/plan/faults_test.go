@@ -73,7 +73,7 @@ func TestParseFaults(t *testing.T) {
 // TestFaultKindParams: every kind's parameters are written beside the
 // fault's own fields, so none may take one of their names.
 func TestFaultKindParams(t *testing.T) {
-	for _, name := range faults.ParamNames(kinds) {
+	for _, name := range faults.ParamNames(faults.Kinds()) {
 		if contains(commonFaultFields, name) {
 			t.Errorf("a fault kind's parameter %q is also a field of every fault", name)
 		}

@@ -96,7 +96,7 @@ func linkOf(t faults.Target) []faults.Side {
 func (c *collector) networkFault(f *faults.Fault, k faults.Kind, fn *yaml.Node, path string, given map[string]*yaml.Node, earlier []faults.Fault) {
 	network := faults.IsNetwork(k)
 	switch {
-	case f.Action == faults.HealLink:
+	case k.Effect.Heals:
 		if given["between"] != nil {
 			c.addf(given["between"], path+".between", "a heal undoes the fault named in its target; leave between out")
 		}
@@ -104,8 +104,8 @@ func (c *collector) networkFault(f *faults.Fault, k faults.Kind, fn *yaml.Node, 
 			c.addf(tn, path+".target", "a heal undoes an earlier network fault: write target: {fault: NAME}")
 		}
 		if j := indexOfFault(earlier, f.Target.Fault); j >= 0 {
-			if !faults.IsNetwork(kinds[earlier[j].Action]) {
-				c.addf(given["target"], path+".target.fault", "fault %q is a %s, not a network fault; a heal undoes a delay, loss, bandwidth or partition (a broker comes back with restart or resume)", f.Target.Fault, earlier[j].Action)
+			if !faults.IsNetwork(c.faultKinds()[earlier[j].Action]) {
+				c.addf(given["target"], path+".target.fault", "fault %q is a %s, not a network fault; a heal undoes a %s (a broker comes back with restart or resume)", f.Target.Fault, earlier[j].Action, orList(c.networkNames()))
 			} else if earlier[j].Params.Duration("duration") > 0 {
 				c.addf(given["target"], path+".target.fault", "fault %q heals itself after its duration; give it no duration, or leave this heal out", f.Target.Fault)
 			}
@@ -113,10 +113,10 @@ func (c *collector) networkFault(f *faults.Fault, k faults.Kind, fn *yaml.Node, 
 		return
 	case !network:
 		if given["between"] != nil {
-			c.addf(given["between"], path+".between", "only network faults (delay, loss, bandwidth, partition) act on a link; a %s acts on its target", f.Action)
+			c.addf(given["between"], path+".between", "only network faults (%s) act on a link; a %s acts on its target", strings.Join(c.networkNames(), ", "), f.Action)
 		}
 		if f.Target.Clients {
-			c.addf(given["target"], path+".target", "a %s acts on a broker; only network faults (delay, loss, bandwidth, partition) act on the clients' side", f.Action)
+			c.addf(given["target"], path+".target", "a %s acts on a broker; only network faults (%s) act on the clients' side", f.Action, strings.Join(c.networkNames(), ", "))
 		}
 		return
 	}
@@ -130,11 +130,22 @@ func (c *collector) networkFault(f *faults.Fault, k faults.Kind, fn *yaml.Node, 
 	case given["target"] != nil:
 		f.Between = linkOf(f.Target)
 	}
-	for _, p := range k.Params() {
+	for _, p := range k.Params {
 		if p.Required && given[p.Name] == nil {
 			c.addf(fn, path+"."+p.Name, "missing; a %s needs %s (%s)", f.Action, p.Name, paramExample(p))
 		}
 	}
+}
+
+// networkNames are the network kinds' names, in the docs' order.
+func (c *collector) networkNames() []string { return faults.NetworkNames(c.faultKinds()) }
+
+// orList joins names as a sentence does: "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func firstTarget(s faults.Side) faults.Target {

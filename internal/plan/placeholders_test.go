@@ -59,7 +59,8 @@ faults:
 
 // TestFaultCommandExamples: regression: a remote plan without heal_delay
 // was told to use `kubectl delete pod` to undo a delay. Each missing
-// command's example is one for its action, and every action has one.
+// command's example is one for its action (every kind has one for each
+// of its commands: faults' TestKindsAreWellFormed).
 func TestFaultCommandExamples(t *testing.T) {
 	t.Parallel()
 	net := `name: remote
@@ -76,10 +77,5 @@ faults:
 	want := `cluster.fault_commands.heal_delay: missing; on a remote cluster kbench runs your command for each action, e.g. heal_delay: ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "kubectl") {
 		t.Fatalf("err %v\nwant %q", err, want)
-	}
-	for _, a := range faultCommandActions {
-		if _, ok := commandExamples[a]; !ok {
-			t.Errorf("no example command for %s", a)
-		}
 	}
 }

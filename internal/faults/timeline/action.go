@@ -34,10 +34,10 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 	}
 	eff := effectOn(kind, link)
 	a := faults.Action{Brokers: []int32{broker}, Params: faults.WithDefaults(kind, f.Params), Actor: t.cfg.Actor, Link: link, Ended: t.stop}
-	if f.Action == faults.HealLink {
+	if eff.Heals {
 		a.Undo = t.takeHeal(f.Target.Fault)
 	}
-	began := t.begin(ctx, i, broker, eff, at, cutOf(f, link))
+	began := t.begin(ctx, i, broker, eff, at, cutOf(eff, link))
 	done, err := kind.Act(ctx, a)
 	took := time.Since(began)
 	t.set(i, func(r *Result) {
@@ -61,7 +61,7 @@ func (t *Timeline) fire(ctx context.Context, i int) {
 			t.healedLink(i)
 		}
 	}
-	if f.Action == faults.HealLink {
+	if eff.Heals {
 		t.healedLink(t.index(f.Target.Fault))
 	}
 	t.after(i, broker, eff, began)
@@ -91,8 +91,8 @@ func (t *Timeline) healedLink(i int) {
 // and controller; the word brokers is the brokers' listeners only, so
 // "between: [{broker: 2}, brokers]" leaves the node's controller
 // connections, and its session, alone.
-func cutOf(f faults.Fault, link *faults.Link) string {
-	if f.Action != faults.Cut || link == nil || len(link[0].Nodes) != 1 {
+func cutOf(eff faults.Effect, link *faults.Link) string {
+	if !eff.Cuts || link == nil || len(link[0].Nodes) != 1 {
 		return ""
 	}
 	switch o := link[1]; {
@@ -108,7 +108,7 @@ func cutOf(f faults.Fault, link *faults.Link) string {
 // brokers it cuts their controllers (cut from clients only) moves no
 // leaders: it disrupts, it takes nothing away.
 func effectOn(kind faults.Kind, link *faults.Link) faults.Effect {
-	eff := kind.Effect()
+	eff := kind.Effect
 	if link != nil && eff.Away && !link[1].Controllers && len(link[1].Nodes) == 0 {
 		eff.Away, eff.Down, eff.Disrupts = false, false, true
 	}
@@ -254,7 +254,7 @@ func (t *Timeline) heal(ctx context.Context) {
 		delete(t.down, h.Broker)
 		t.mu.Unlock()
 		t.cfg.Logf("end of sending: %s broker %d", h.Action, h.Broker)
-		if k, ok := t.cfg.Kinds[h.Action]; ok && k.Effect().Continues {
+		if k, ok := t.cfg.Kinds[h.Action]; ok && k.Effect.Continues {
 			t.resumed(h.Broker)
 		}
 		began := time.Now()

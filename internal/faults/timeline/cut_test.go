@@ -27,7 +27,7 @@ func TestCutOf(t *testing.T) {
 		{"several brokers", faults.Cut, &faults.Link{{Nodes: []int32{1, 2}}, {Brokers: true}}, ""},
 	}
 	for _, tt := range tests {
-		if got := cutOf(faults.Fault{Action: tt.action}, tt.link); got != tt.want {
+		if got := cutOf(faults.Kinds()[tt.action].Effect, tt.link); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}

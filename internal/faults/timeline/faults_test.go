@@ -31,7 +31,8 @@ type moverActor struct {
 	acts []string
 }
 
-func (a *moverActor) Act(_ context.Context, op string, broker int32) (string, error) {
+func (a *moverActor) Act(_ context.Context, k faults.Kind, broker int32) (string, error) {
+	op := k.Name
 	a.mu.Lock()
 	a.acts = append(a.acts, op)
 	a.mu.Unlock()

@@ -25,9 +25,9 @@ type netActor struct {
 	lateFence bool
 }
 
-func (a *netActor) Shape(_ context.Context, op string, l faults.Link, p faults.Params) (string, error) {
-	a.note("shape " + op + " " + l.String())
-	if op == faults.Cut && l[1].Controllers && len(l[0].Nodes) == 1 {
+func (a *netActor) Shape(_ context.Context, k faults.Kind, l faults.Link, p faults.Params) (string, error) {
+	a.note("shape " + k.Name + " " + l.String())
+	if k.Name == faults.Cut && l[1].Controllers && len(l[0].Nodes) == 1 {
 		b := l[0].Nodes[0]
 		time.AfterFunc(200*time.Millisecond, func() { a.v.move(b, next(b)) })
 		time.AfterFunc(300*time.Millisecond, func() { a.v.dropISR(b) })
@@ -35,8 +35,8 @@ func (a *netActor) Shape(_ context.Context, op string, l faults.Link, p faults.P
 	return "shaped\n", nil
 }
 
-func (a *netActor) Unshape(_ context.Context, op string, l faults.Link) (string, error) {
-	a.note("unshape " + op + " " + l.String())
+func (a *netActor) Unshape(_ context.Context, k faults.Kind, l faults.Link) (string, error) {
+	a.note("unshape " + k.Name + " " + l.String())
 	a.v.fillISR()
 	if a.lateFence && len(l[0].Nodes) == 1 {
 		b := l[0].Nodes[0]

@@ -46,7 +46,7 @@ func (t *Timeline) resolve(ctx context.Context, tg faults.Target) (int32, error)
 // fault, its link's two ends. The broker is -1 for a link whose first
 // end is no single broker (every broker, the clients).
 func (t *Timeline) resolveFault(ctx context.Context, f faults.Fault) (int32, *faults.Link, error) {
-	if f.Action == faults.HealLink && f.Target.Fault != "" {
+	if t.cfg.Kinds[f.Action].Effect.Heals && f.Target.Fault != "" {
 		// The broker of the fault it heals, if that fault had one.
 		if j := t.index(f.Target.Fault); j >= 0 {
 			return t.get(j).Broker, nil, nil

@@ -27,12 +27,12 @@ func newEventActor(act func(ctx context.Context, action string, broker int32) er
 	return &eventActor{act: act, acts: make(chan string, 64)}
 }
 
-func (a *eventActor) Act(ctx context.Context, action string, broker int32) (string, error) {
-	a.acts <- fmt.Sprintf("%s %d", action, broker)
+func (a *eventActor) Act(ctx context.Context, k faults.Kind, broker int32) (string, error) {
+	a.acts <- fmt.Sprintf("%s %d", k.Name, broker)
 	if a.act == nil {
 		return "", nil
 	}
-	return "", a.act(ctx, action, broker)
+	return "", a.act(ctx, k.Name, broker)
 }
 
 func (a *eventActor) Heal(context.Context) ([]faults.Healed, error) { return nil, nil }
