@@ -31,11 +31,14 @@ func TestRampFromZeroUsersIsNoStall(t *testing.T) {
 		return nil, nil, false
 	})
 	spec := testSpec(t, c.ListenAddrs(), "t")
-	ramp, err := load.NewVURamp(0, []load.VUStage{{Duration: 2 * time.Second, Target: 0}, {Duration: 500 * time.Millisecond, Target: 1}})
+	// The user joins at 2.2 s (a rising stage's users join at its steps'
+	// ends) and has 800 ms to send: a ramp that only reached its user at
+	// the run's last moment sent nothing on a loaded machine.
+	ramp, err := load.NewVURamp(0, []load.VUStage{{Duration: 2 * time.Second, Target: 0}, {Duration: 200 * time.Millisecond, Target: 1}, {Duration: 800 * time.Millisecond, Target: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec.VURamp, spec.Duration = ramp, 2500*time.Millisecond
+	spec.VURamp, spec.Duration = ramp, 3*time.Second
 	var mu sync.Mutex
 	var stalls []Stall
 	spec.OnStall = func(s Stall) {
