@@ -239,22 +239,13 @@ func dropInValues(doc *result.Document) map[string]Value {
 func ms(us int64) float64 { return float64(us) / 1000 }
 
 // brokerFigures takes the brokers' cost from each repeat that ended ok
-// and measured it: all brokers' CPU seconds per million records
-// acknowledged, the largest resident memory of one broker, and bytes
-// written to storage per record.
+// and measured it, by metric name.
 func brokerFigures(reps []result.Repeat) map[string][]float64 {
 	out := map[string][]float64{}
-	for _, rep := range reps {
-		f, ok := result.BrokerFiguresOf(rep)
-		if !ok || rep.Status != result.StatusOK {
-			continue
-		}
-		out["broker_rss_peak_mib"] = append(out["broker_rss_peak_mib"], f.RSSPeakMiB)
-		if f.Records > 0 {
-			out["broker_cpu_per_mrec"] = append(out["broker_cpu_per_mrec"], f.CPUPerMRec)
-			if f.HasWrites {
-				out["broker_written_per_record"] = append(out["broker_written_per_record"], f.WrittenPerRecord)
-			}
+	s := result.BrokerSeriesOf(reps)
+	for name, xs := range map[string][]float64{"broker_cpu_per_mrec": s.CPUPerMRec, "broker_rss_peak_mib": s.RSSPeakMiB, "broker_written_per_record": s.WrittenPerRecord} {
+		if len(xs) > 0 {
+			out[name] = xs
 		}
 	}
 	return out

@@ -91,27 +91,14 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 // peak memory of one broker (MiB) and bytes written per record; empty
 // cells where no repeat measured them.
 func brokerCSV(sc *result.Scenario) []string {
-	var cpu, rss, written []float64
-	for _, rep := range sc.Repeats {
-		f, ok := result.BrokerFiguresOf(rep)
-		if !ok || rep.Status != result.StatusOK {
-			continue
-		}
-		rss = append(rss, f.RSSPeakMiB)
-		if f.Records > 0 {
-			cpu = append(cpu, f.CPUPerMRec)
-			if f.HasWrites {
-				written = append(written, f.WrittenPerRecord)
-			}
-		}
-	}
+	s := result.BrokerSeriesOf(sc.Repeats)
 	mean := func(xs []float64, prec int) string {
 		if len(xs) == 0 {
 			return ""
 		}
 		return num(result.Describe(xs).Mean, prec)
 	}
-	return []string{mean(cpu, 3), mean(rss, 0), mean(written, 0)}
+	return []string{mean(s.CPUPerMRec, 3), mean(s.RSSPeakMiB, 0), mean(s.WrittenPerRecord, 0)}
 }
 
 // failedRecords is how many records a scenario's producers failed over

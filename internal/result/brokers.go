@@ -111,3 +111,29 @@ func LimitOf(rep Repeat, cpus int) string {
 		return "the client's CPU: " + used
 	}
 }
+
+// BrokerSeries are the brokers' figures of the repeats that ended ok and
+// measured them, one value per repeat: what summary.csv averages and
+// compare compares.
+type BrokerSeries struct {
+	CPUPerMRec, RSSPeakMiB, WrittenPerRecord []float64
+}
+
+// BrokerSeriesOf takes the series from reps.
+func BrokerSeriesOf(reps []Repeat) BrokerSeries {
+	var s BrokerSeries
+	for _, rep := range reps {
+		f, ok := BrokerFiguresOf(rep)
+		if !ok || rep.Status != StatusOK {
+			continue
+		}
+		s.RSSPeakMiB = append(s.RSSPeakMiB, f.RSSPeakMiB)
+		if f.Records > 0 {
+			s.CPUPerMRec = append(s.CPUPerMRec, f.CPUPerMRec)
+			if f.HasWrites {
+				s.WrittenPerRecord = append(s.WrittenPerRecord, f.WrittenPerRecord)
+			}
+		}
+	}
+	return s
+}
