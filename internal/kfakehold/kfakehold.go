@@ -12,10 +12,12 @@ package kfakehold
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Holder holds the requests of one cluster.
@@ -75,4 +77,25 @@ func (h *Holder) hold(wait func()) {
 	h.mu.Unlock()
 	defer h.held.Done()
 	h.c.SleepControl(wait)
+}
+
+// ProduceCluster is an in-process one-broker cluster with topic "t" of one
+// partition whose produce requests go through control, given the holder
+// and the request's count (nil: answered normally); it is closed when t
+// ends. It returns the cluster's addresses.
+func ProduceCluster(t testing.TB, control func(hold *Holder, n int64, req kmsg.Request) (kmsg.Response, error, bool)) []string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := New(t, c)
+	var n atomic.Int64
+	if control != nil {
+		c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			return control(hold, n.Add(1), req)
+		})
+	}
+	return c.ListenAddrs()
 }

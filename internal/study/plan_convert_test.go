@@ -2,13 +2,11 @@ package study
 
 import (
 	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -33,19 +31,7 @@ func (s slowValues) Clone(seed uint64) payload.Source { return slowValues{s.Sour
 // whose produce requests go through control (nil: answered normally).
 func fakeProduceCluster(t *testing.T, control func(hold *kfakehold.Holder, n int64, req kmsg.Request) (kmsg.Response, error, bool)) []string {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hold := kfakehold.New(t, c)
-	var n atomic.Int64
-	if control != nil {
-		c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
-			c.KeepControl()
-			return control(hold, n.Add(1), req)
-		})
-	}
-	return c.ListenAddrs()
+	return kfakehold.ProduceCluster(t, control)
 }
 
 // stallAt answers produce request number at only after d: the broker
