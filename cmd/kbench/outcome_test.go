@@ -85,7 +85,7 @@ func producerOutcome(acked int64, edit func(*workload.ProducerResult)) func(runn
 		}
 		return &runner.Outcome{Start: t0, End: res.End, CPU: time.Second,
 			Topics:    []kadmin.TopicInfo{{Name: sc.Topics[0].Name, Partitions: 3, ReplicationFactor: 1}},
-			Workloads: []runner.WorkloadOutcome{{Name: "producers", Kind: sc.Workloads[0].Spec.Kind(), Producer: res}}}, err
+			Workloads: []runner.WorkloadOutcome{{Name: "producers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Publish: res}}}}, err
 	}
 }
 
@@ -211,7 +211,7 @@ func TestConsumerPerfOutcomes(t *testing.T) {
 			LastRecord: start.Add(4 * time.Second), Records: 2000, Bytes: 2 << 20, Rebalance: time.Second,
 			Latency: latencies(2000, 1500), FromHeader: 2000}
 		return &runner.Outcome{Start: start, End: res.End, CPU: time.Second / 2,
-			Workloads: []runner.WorkloadOutcome{{Name: "consumers", Kind: sc.Workloads[0].Spec.Kind(), Consumer: res}}}, nil
+			Workloads: []runner.WorkloadOutcome{{Name: "consumers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Read: res}}}}, nil
 	}
 	during := func(sc runner.Scenario) {
 		sc.OnStart(nil)
@@ -279,7 +279,7 @@ func TestEndToEndOutcomes(t *testing.T) {
 			res := &workload.E2EResult{Start: t0, End: t0.Add(time.Second), Count: n, TotalNanos: float64(n) * 3.2e6,
 				Latency: latencies(n, 3200), MsCounts: ms}
 			return &runner.Outcome{Start: t0, End: res.End, Topics: []kadmin.TopicInfo{{Name: "t", Partitions: 1, ReplicationFactor: 1}},
-				Workloads: []runner.WorkloadOutcome{{Name: "probe", Kind: sc.Workloads[0].Spec.Kind(), Probe: res}}}, err
+				Workloads: []runner.WorkloadOutcome{{Name: "probe", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Probe: res}}}}, err
 		}
 	}
 	tests := []struct {
@@ -345,7 +345,7 @@ repeat: 2
 				Latency: latencies(int(1000*r), 1000*r), Clients: 1, Errors: map[string]int64{}}
 			out := &runner.Outcome{Start: t0, End: res.End, CPU: time.Second,
 				Topics:    []kadmin.TopicInfo{{Name: sc.Topics[0].Name, Partitions: 3, ReplicationFactor: 1}},
-				Workloads: []runner.WorkloadOutcome{{Name: "writer", Kind: sc.Workloads[0].Spec.Kind(), Producer: res, ProduceTopic: sc.Topics[0].Name}}}
+				Workloads: []runner.WorkloadOutcome{{Name: "writer", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Publish: res}, ProduceTopic: sc.Topics[0].Name}}}
 			switch n {
 			case fail:
 				return out, errors.New("the broker said no")
@@ -458,7 +458,7 @@ func TestSharePerfJSONAsPrinted(t *testing.T) {
 			Share: &workload.ShareResult{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
 				DeliveryCounts: make([]int64, 11), AckLatency: measure.NewHistogram()}}
 		return &runner.Outcome{Start: start, End: res.End,
-			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Consumer: res}}}, nil
+			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Read: res}}}}, nil
 	}
 	// The run takes a moment of the tool's clock; the canned result says
 	// its consumers ran 4 s: two clocks, as on a broker.

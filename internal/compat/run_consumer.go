@@ -104,7 +104,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 			}
 		},
 	})
-	if out == nil || out.Workloads[0].Consumer == nil {
+	if out == nil || out.Workloads[0].Read == nil {
 		// Nothing measured (the cluster did not answer, a topic is
 		// missing): the JSON says why, with the settings.
 		if ca.JSONPath != "" {
@@ -117,7 +117,7 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 		}
 		return runErr
 	}
-	res, cpu := out.Workloads[0].Consumer, out.CPU
+	res, cpu := out.Workloads[0].Read, out.CPU
 	if prom != nil {
 		if cons, _, err := summary.Consumer(res, cpu); err == nil {
 			final = result.Workload{Name: "consumers", Consumer: cons}

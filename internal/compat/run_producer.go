@@ -114,7 +114,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		}}},
 		Workloads: []runner.Workload{w},
 	})
-	if out == nil || out.Workloads[0].Producer == nil {
+	if out == nil || out.Workloads[0].Publish == nil {
 		// Nothing measured (the cluster did not answer, the topic could
 		// not be made): the JSON says why, with the settings, as the other
 		// drop-ins' do.
@@ -127,7 +127,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 		}
 		return runErr
 	}
-	res, cpu := out.Workloads[0].Producer, out.CPU
+	res, cpu := out.Workloads[0].Publish, out.CPU
 	printProducerTotals(env.Stdout, res)
 	printIntendedLatency(env.Stderr, res)
 	printUnresolved(env.Stderr, res)

@@ -64,7 +64,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		OnStart:   func([]kadmin.TopicInfo) {},
 	})
 	endMs := time.Now().UnixMilli()
-	if out == nil || out.Workloads[0].Consumer == nil {
+	if out == nil || out.Workloads[0].Read == nil {
 		if sa.JSONPath != "" {
 			doc := shareConfigDoc(env, sa, cc, nil, started)
 			if out != nil {
@@ -75,7 +75,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		}
 		return runErr
 	}
-	res := out.Workloads[0].Consumer
+	res := out.Workloads[0].Read
 	if sa.ShowConsumerStats {
 		for i := range res.PerClient {
 			ShareConsumerStats(env.Stdout, sa.DateFormat, i+1, ShareClientID(cc.ClientID, i+1), startMs, endMs, res.PerClientBytes[i], res.PerClient[i])

@@ -13,7 +13,7 @@ type Bucket struct {
 // follow HdrHistogram's percentile iterator over them).
 func (h *Histogram) Buckets() []Bucket {
 	var out []Bucket
-	for _, bar := range h.h.Distribution() {
+	for _, bar := range h.hdr().Distribution() {
 		if bar.Count > 0 {
 			out = append(out, Bucket{Highest: bar.To, Count: bar.Count})
 		}

@@ -42,9 +42,20 @@ type Histogram struct {
 	overRange, negative int64
 }
 
-// NewHistogram returns an empty latency histogram.
+// NewHistogram returns an empty latency histogram. The zero Histogram is
+// empty too (a section's histogram field needs no constructor).
 func NewHistogram() *Histogram {
-	return &Histogram{h: hdrhistogram.New(1, MaxLatencyMicros, sigFigs)}
+	return &Histogram{h: newHDR()}
+}
+
+func newHDR() *hdrhistogram.Histogram { return hdrhistogram.New(1, MaxLatencyMicros, sigFigs) }
+
+// hdr is h's HdrHistogram, made on first use for a zero Histogram.
+func (h *Histogram) hdr() *hdrhistogram.Histogram {
+	if h.h == nil {
+		h.h = newHDR()
+	}
+	return h.h
 }
 
 // Record adds one latency in microseconds.
@@ -66,7 +77,7 @@ func (h *Histogram) Record(us int64) {
 		us = MaxLatencyMicros
 	}
 	// RecordValue only fails for values out of range, excluded above.
-	_ = h.h.RecordValue(us)
+	_ = h.hdr().RecordValue(us)
 }
 
 // Merge adds every value of o into h.
@@ -75,7 +86,9 @@ func (h *Histogram) Merge(o *Histogram) {
 		return
 	}
 	// Both cover the same range, so nothing is dropped; count it if it is.
-	h.overRange += h.h.Merge(o.h)
+	if o.h != nil {
+		h.overRange += h.hdr().Merge(o.h)
+	}
 	if o.count > 0 {
 		if h.count == 0 || o.min < h.min {
 			h.min = o.min
@@ -120,7 +133,7 @@ func (h *Histogram) Quantile(q float64) int64 {
 	if h.count == 0 {
 		return 0
 	}
-	return Clamp(h.h.ValueAtQuantile(q*100), h.min, h.max)
+	return Clamp(h.hdr().ValueAtQuantile(q*100), h.min, h.max)
 }
 
 // Clamp keeps a percentile read off a histogram within the exact min and
@@ -136,7 +149,7 @@ func (h *Histogram) SetExact(count, sum, min, max, overRange, negative int64) {
 
 // Reset empties h.
 func (h *Histogram) Reset() {
-	h.h.Reset()
+	h.hdr().Reset()
 	h.count, h.sum, h.min, h.max, h.overRange, h.negative = 0, 0, 0, 0, 0, 0
 }
 
@@ -144,7 +157,7 @@ func (h *Histogram) Reset() {
 // the form stored in result documents and readable by every HdrHistogram
 // implementation (Java, Go, C, Python, Rust).
 func (h *Histogram) Encode() (string, error) {
-	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	b, err := h.hdr().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", fmt.Errorf("encode histogram: %w", err)
 	}

@@ -69,6 +69,7 @@ func (r *PlanRun) Reaggregate() error {
 type series struct {
 	records, rate, mib, p50, p95, p99, p999, maxMs, e2eP99, consume []float64
 	publish, e2e                                                    []*Latency
+	sections                                                        []Sections
 	recordsTotal                                                    int64 // records' exact sum
 }
 
@@ -148,6 +149,9 @@ func aggregate(reps []Repeat, agg *Aggregate) error {
 				e2es.add(w.Name)
 				ws.e2eP99 = append(ws.e2eP99, ms(w.EndToEnd.P99))
 				ws.e2e = append(ws.e2e, w.EndToEnd)
+			}
+			if w.Sections != nil {
+				ws.sections = append(ws.sections, w.Sections)
 			}
 			if w.Generator != nil && w.Generator.Bound {
 				agg.GeneratorBound = true
@@ -278,7 +282,8 @@ func (s *series) fill(wa *WorkloadAggregate) error {
 			return err
 		}
 	}
-	return nil
+	wa.Sections, err = mergeSections(s.sections, "repeat", nil)
+	return err
 }
 
 // workload returns the named workload's statistics.

@@ -122,45 +122,57 @@ func (out *Consumer) mergeTime(cs []*Consumer, acts []activity, placed bool, lon
 // members.
 func mergeShares(ss []*Share, notes *inexact) (*Share, error) {
 	out := &Share{}
-	var acks []*Latency
 	verified := 0
 	for _, s := range ss {
-		out.Deliveries += s.Deliveries
-		out.Accepted += s.Accepted
-		out.Released += s.Released
-		out.Rejected += s.Rejected
-		out.Renewed += s.Renewed
-		out.Archived += s.Archived
-		out.Redelivered += s.Redelivered
-		out.LockTimeouts += s.LockTimeouts
-		for i, n := range s.DeliveryCounts {
-			if i >= len(out.DeliveryCounts) {
-				out.DeliveryCounts = append(out.DeliveryCounts, 0)
-			}
-			out.DeliveryCounts[i] += n
-		}
-		out.AckErrors = addCounts(out.AckErrors, s.AckErrors)
-		if s.AckLatency != nil {
-			acks = append(acks, s.AckLatency)
-		}
-		out.PerMember = append(out.PerMember, s.PerMember...)
 		if s.Verification != nil {
 			verified++
-			if out.Verification == nil {
-				out.Verification = s.Verification
-			}
+		}
+		if err := out.Add(s); err != nil {
+			return nil, err
 		}
 	}
 	if verified > 1 {
 		notes.add("consumer.share.verification: the first worker's check (each checks the whole topic); %d workers checked", verified)
 	}
-	if len(acks) > 0 {
-		var err error
-		if out.AckLatency, err = MergeLatencies(acks); err != nil {
-			return nil, fmt.Errorf("ack latency: %w", err)
-		}
-	}
 	return out, nil
+}
+
+// Add adds o's deliveries to s's: counts add up, acknowledgement
+// latencies merge exactly, members are listed after s's; the first
+// verification is kept (each checks the whole topic).
+func (s *Share) Add(o *Share) error {
+	s.Deliveries += o.Deliveries
+	s.Accepted += o.Accepted
+	s.Released += o.Released
+	s.Rejected += o.Rejected
+	s.Renewed += o.Renewed
+	s.Archived += o.Archived
+	s.Redelivered += o.Redelivered
+	s.LockTimeouts += o.LockTimeouts
+	for i, n := range o.DeliveryCounts {
+		if i == len(s.DeliveryCounts) {
+			s.DeliveryCounts = append(s.DeliveryCounts, 0)
+		}
+		s.DeliveryCounts[i] += n
+	}
+	s.AckErrors = addCounts(s.AckErrors, o.AckErrors)
+	switch {
+	case o.AckLatency == nil:
+	case s.AckLatency == nil:
+		l := *o.AckLatency
+		s.AckLatency = &l
+	default:
+		l, err := MergeLatencies([]*Latency{s.AckLatency, o.AckLatency})
+		if err != nil {
+			return fmt.Errorf("ack latency: %w", err)
+		}
+		s.AckLatency = l
+	}
+	s.PerMember = append(s.PerMember, o.PerMember...)
+	if s.Verification == nil {
+		s.Verification = o.Verification
+	}
+	return nil
 }
 
 // mergeCatchUps merges the catch-up of a late consume workload's

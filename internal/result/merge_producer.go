@@ -336,7 +336,6 @@ func mergeSeriesOf(series [][]Interval) ([]Interval, error) {
 // mergeTransactions adds up the workers' transactions (nil: none had any).
 func mergeTransactions(ps []*Producer) (*Transactions, error) {
 	var out *Transactions
-	var lats []*Latency
 	for _, p := range ps {
 		if p.Transactions == nil {
 			continue
@@ -344,19 +343,27 @@ func mergeTransactions(ps []*Producer) (*Transactions, error) {
 		if out == nil {
 			out = &Transactions{}
 		}
-		out.Committed += p.Transactions.Committed
-		out.Aborted += p.Transactions.Aborted
-		out.Failed += p.Transactions.Failed
-		out.CommittedRecords += p.Transactions.CommittedRecords
-		out.AbortedRecords += p.Transactions.AbortedRecords
-		lats = append(lats, &p.Transactions.CommitLatency)
+		if err := out.Add(p.Transactions); err != nil {
+			return nil, err
+		}
 	}
-	if out == nil {
-		return nil, nil
+	return out, nil
+}
+
+// Add adds o's transactions to t's: counts add up, commit latencies
+// merge exactly.
+func (t *Transactions) Add(o *Transactions) error {
+	t.Committed += o.Committed
+	t.Aborted += o.Aborted
+	t.Failed += o.Failed
+	t.CommittedRecords += o.CommittedRecords
+	t.AbortedRecords += o.AbortedRecords
+	lat, err := mergeLatency([]*Latency{&t.CommitLatency, &o.CommitLatency})
+	if err != nil {
+		return fmt.Errorf("commit latency: %w", err)
 	}
-	var err error
-	out.CommitLatency, err = mergeLatency(lats)
-	return out, err
+	t.CommitLatency = lat
+	return nil
 }
 
 // mergePlateaus merges the workers' ramps plateau by plateau: each worker

@@ -156,6 +156,7 @@ func mergeWorkload(ps []workloadPart) (Workload, error) {
 	var genWorkers, genClients []int
 	var catchUps []*CatchUp
 	var noSteady []int
+	var sections []Sections
 	var configFrom, configDiffer, searchFrom, searchers int
 	for _, p := range ps {
 		w := p.w
@@ -200,6 +201,9 @@ func mergeWorkload(ps []workloadPart) (Workload, error) {
 				searchers++
 			}
 		}
+		if w.Sections != nil {
+			sections = append(sections, w.Sections)
+		}
 		out.Workers = append(out.Workers, workerSlice(p))
 	}
 	if configDiffer > 0 {
@@ -237,6 +241,9 @@ func mergeWorkload(ps []workloadPart) (Workload, error) {
 	}
 	if len(catchUps) > 0 {
 		out.CatchUp = mergeCatchUps(catchUps, &notes)
+	}
+	if out.Sections, err = mergeSections(sections, "worker", &notes); err != nil {
+		return Workload{}, err
 	}
 	out.Inexact = notes
 	return out, nil

@@ -449,6 +449,9 @@ type Workload struct {
 	// MaxRate is the search for the highest rate that kept the SLO
 	// (rate: max); Producer is then the confirming run at that rate.
 	MaxRate *MaxRate `json:"max_rate,omitempty"`
+	// Sections are what its kind measured in sections of the kind's own
+	// shape (a kind's section merges itself: measure.Section).
+	Sections Sections `json:"sections,omitempty"`
 	// Config is the workload's effective client properties, secrets
 	// redacted.
 	Config map[string]string `json:"config,omitempty"`
@@ -615,6 +618,9 @@ type WorkloadAggregate struct {
 	// Consume workloads.
 	ConsumeRecordsPerSec *Stats `json:"consume_records_per_sec,omitempty"`
 	GeneratorBound       bool   `json:"generator_bound,omitempty"`
+	// Sections are the workload's sections (Workload.Sections) merged
+	// over the counted repeats by their own Add.
+	Sections Sections `json:"sections,omitempty"`
 }
 
 // MaxRate is what a search for the highest rate under an SLO found.

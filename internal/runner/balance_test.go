@@ -60,7 +60,7 @@ func TestRunBalancedRate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rates := out.Workloads[0].Producer.Rates
+			rates := out.Workloads[0].Publish.Rates
 			if len(rates) < 2 || rates[0].Rate != 500 {
 				t.Fatalf("rates %+v: want the start and at least one control period", rates)
 			}
@@ -80,7 +80,7 @@ func TestRunBalancedRate(t *testing.T) {
 			case !tc.sameTopic && !floored:
 				t.Errorf("rates %+v: with nothing read the receive backlog sets the floor, want 1", rates)
 			}
-			if !out.Workloads[0].Producer.LatencyFromIntended {
+			if !out.Workloads[0].Publish.LatencyFromIntended {
 				t.Error("latency not from intended send times")
 			}
 		})

@@ -85,8 +85,8 @@ func TestRunANewKind(t *testing.T) {
 	}
 	for i, want := range []int64{1000, 5} {
 		o := out.Workloads[i]
-		if o.Kind != "tick" || o.Producer == nil || o.Producer.Acked != want {
-			t.Errorf("workload %s: kind %q, publish %+v; want tick with %d records", o.Name, o.Kind, o.Producer, want)
+		if o.Kind != "tick" || o.Publish == nil || o.Publish.Acked != want {
+			t.Errorf("workload %s: kind %q, publish %+v; want tick with %d records", o.Name, o.Kind, o.Publish, want)
 		}
 	}
 }
@@ -104,7 +104,7 @@ func TestRunANewKindLate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := out.Workloads[1]; !o.Late || o.Producer == nil || o.Producer.Acked != 7 {
+	if o := out.Workloads[1]; !o.Late || o.Publish == nil || o.Publish.Acked != 7 {
 		t.Fatalf("late workload: %+v, want 7 records, late", o)
 	}
 	if started.Load() <= 0 || !late.Load() {

@@ -112,16 +112,12 @@ type Outcome struct {
 	PeakRSS    int64
 }
 
-// WorkloadOutcome is what one workload measured; either part may be nil
-// when the workload failed before measuring.
+// WorkloadOutcome is what one workload measured, by section (every
+// section may be nil when the workload failed before measuring).
 type WorkloadOutcome struct {
 	Name string
 	Kind string // the spec's (workload.Spec.Kind)
-	// What it measured, by section (workload.Measured).
-	Producer   *workload.ProducerResult
-	Consumer   *workload.ConsumerResult
-	EndToEnd   *workload.ConsumerResult
-	Probe      *workload.E2EResult
+	workload.Measured
 	Settings   map[string]string
 	StartAfter time.Duration
 	Backlog    int64
@@ -276,7 +272,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 			defer close(r.ended)
 			m := r.finish(startErr != nil)
 			o := &out.Workloads[i]
-			o.Producer, o.Consumer, o.EndToEnd, o.Probe, o.Err = m.Publish, m.Read, m.EndToEnd, m.Probe, r.err
+			o.Measured, o.Err = m, r.err
 			if sc.OnEnded != nil {
 				sc.OnEnded(r.w.Name)
 			}

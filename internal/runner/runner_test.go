@@ -128,14 +128,14 @@ func TestIntegrationRunScenario(t *testing.T) {
 			t.Errorf("round %d: topics %+v, want both created, the first with 3 partitions", round, out.Topics)
 		}
 		prod, read, e2e := out.Workloads[0], out.Workloads[1], out.Workloads[2]
-		if prod.Producer == nil || prod.Producer.Acked != n {
-			t.Fatalf("round %d: producers %+v, want %d acknowledged", round, prod.Producer, n)
+		if prod.Publish == nil || prod.Publish.Acked != n {
+			t.Fatalf("round %d: producers %+v, want %d acknowledged", round, prod.Publish, n)
 		}
-		if read.Consumer == nil || read.Consumer.Records != n {
-			t.Errorf("round %d: readers consumed %+v, want %d", round, read.Consumer, n)
+		if read.Read == nil || read.Read.Records != n {
+			t.Errorf("round %d: readers consumed %+v, want %d", round, read.Read, n)
 		}
-		if e2e.Producer == nil || e2e.EndToEnd == nil || e2e.Producer.Acked != probeN || e2e.EndToEnd.Latency.Count() != probeN {
-			t.Errorf("round %d: end-to-end %+v / %+v, want %d records sent and %d latencies", round, e2e.Producer, e2e.EndToEnd, probeN, probeN)
+		if e2e.Publish == nil || e2e.EndToEnd == nil || e2e.Publish.Acked != probeN || e2e.EndToEnd.Latency.Count() != probeN {
+			t.Errorf("round %d: end-to-end %+v / %+v, want %d records sent and %d latencies", round, e2e.Publish, e2e.EndToEnd, probeN, probeN)
 		}
 		if got := endOffsets(t, bootstrap, main); got != n {
 			t.Errorf("round %d: topic holds %d records, want %d (recreated each run)", round, got, n)
@@ -194,7 +194,7 @@ func TestRunVirtualUsersLittlesLaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := out.Workloads[0].Producer
+		p := out.Workloads[0].Publish
 		rate := float64(p.Acked) / p.End.Sub(p.Start).Seconds()
 		little := float64(vus) / (p.Latency.Mean() / 1e6)
 		if rate < 0.85*little || rate > 1.15*little {

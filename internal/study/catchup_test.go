@@ -42,7 +42,7 @@ func TestRunCatchUpRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prod, cons := out.Workloads[0].Producer, out.Workloads[1].Consumer
+	prod, cons := out.Workloads[0].Publish, out.Workloads[1].Read
 	if cons == nil || cons.Records != prod.Acked {
 		t.Fatalf("the late consumer read %v records of %d", cons, prod.Acked)
 	}
@@ -96,7 +96,7 @@ func TestRunCatchUpAfterBacklog(t *testing.T) {
 	// their acknowledgement came after the drain's bound (on a loaded
 	// machine it read 6380 of 6084 acknowledged). So the count lies
 	// between acknowledged and acknowledged + unresolved, never outside.
-	p, consumed := out.Workloads[0].Producer, out.Workloads[1].Consumer.Records
+	p, consumed := out.Workloads[0].Publish, out.Workloads[1].Read.Records
 	if cu.StartedAfterSeconds < 0.8 || cu.Records < 1500 || consumed < p.Acked || consumed > p.Acked+p.Unresolved {
 		t.Fatalf("catch-up %+v, consumed %d of %d acknowledged (%d unresolved)", cu, consumed, p.Acked, p.Unresolved)
 	}

@@ -75,8 +75,41 @@ func (e *tickEngine) Wait() (workload.Measured, error) {
 	for range e.acked {
 		lat.Record(1000) // 1 ms each
 	}
+	sec := &tickSection{Ticks: e.acked, PerSecond: []int64{e.acked}}
+	sec.Spacing.Merge(lat)
 	return workload.Measured{Publish: &workload.ProducerResult{Start: e.epoch, End: time.Now(), Acked: e.acked, Bytes: 100 * e.acked,
-		Clients: 1, Latency: lat}}, nil
+		Clients: 1, Latency: lat}, Sections: map[string]measure.Section{tickSectionName: sec}}, nil
+}
+
+// tickSection is the tick kind's own measurement, of a shape no other
+// kind has (a counter, a typed histogram, a series): it is registered
+// here, in a test, and merges itself. No code in result knows it.
+type tickSection struct {
+	Ticks     int64             `json:"ticks"`
+	Spacing   measure.Histogram `json:"spacing"`
+	PerSecond []int64           `json:"per_second"`
+}
+
+const tickSectionName = "test.ticks"
+
+func init() {
+	measure.RegisterSection(tickSectionName, func() measure.Section { return &tickSection{} })
+}
+
+func (s *tickSection) Add(other measure.Section) error {
+	o, err := measure.AddSection[*tickSection](other)
+	if err != nil {
+		return err
+	}
+	s.Ticks += o.Ticks
+	s.Spacing.Merge(&o.Spacing)
+	for i, n := range o.PerSecond {
+		if i == len(s.PerSecond) {
+			s.PerSecond = append(s.PerSecond, 0)
+		}
+		s.PerSecond[i] += n
+	}
+	return nil
 }
 
 func (e *tickEngine) Stop() {}
@@ -124,11 +157,38 @@ workloads:
 		if rep.Status != result.StatusOK || w.Type != "tick" || w.Producer == nil || w.Producer.Records != 1000 {
 			t.Fatalf("repeat %+v: want a tick workload of 1000 records", rep)
 		}
+		if s, ok := w.Sections[tickSectionName].(*tickSection); !ok || s.Ticks != 1000 || s.Spacing.Count() != 1000 {
+			t.Fatalf("repeat %d's tick section: %#v, want 1000 ticks", rep.Index, w.Sections[tickSectionName])
+		}
 	}
+	// The repeats merge by the section's own Add: into the scenario's
+	// statistics, and as two workers' slices of one repeat.
+	wantMerged := func(where string, s measure.Section) {
+		t.Helper()
+		ts, ok := s.(*tickSection)
+		if !ok || ts.Ticks != 2000 || ts.Spacing.Count() != 2000 || ts.Spacing.Max() != 1000 || len(ts.PerSecond) != 1 || ts.PerSecond[0] != 2000 {
+			t.Errorf("%s: %#v, want 2000 ticks of 1 ms in one second", where, s)
+		}
+	}
+	wantMerged("the repeats' statistics", doc.Plan.Scenarios[0].Aggregate.Workloads[0].Sections[tickSectionName])
+	second := reps[1]
+	second.Index = reps[0].Index
+	merged, err := result.MergeRepeats([]result.Repeat{reps[0], second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMerged("two workers' slices", merged.Workloads[0].Sections[tickSectionName])
 	dir := t.TempDir()
 	if err := errors.Join(result.Write(filepath.Join(dir, "result.json"), doc), report.WriteAll(dir, doc)); err != nil {
 		t.Fatal(err)
 	}
+	// Only writing encodes the section's histogram; reading decodes it
+	// into its type again.
+	back, err := result.Read(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMerged("read back", back.Plan.Scenarios[0].Aggregate.Workloads[0].Sections[tickSectionName])
 	for _, f := range []string{"result.json", "summary.md", "summary.csv", "report.html"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v (%v)", f, err, fi)

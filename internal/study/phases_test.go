@@ -57,22 +57,22 @@ workloads:
 	out, err := runner.Run(ctx, sc)
 	if err != nil {
 		for _, w := range out.Workloads {
-			t.Logf("%s: producer %+v consumer %+v", w.Name, w.Producer != nil, w.Consumer)
+			t.Logf("%s: producer %+v consumer %+v", w.Name, w.Publish != nil, w.Read)
 		}
 		t.Fatal(err)
 	}
 	writers, readers, latency := out.Workloads[0], out.Workloads[1], out.Workloads[2]
-	if writers.Producer == nil || readers.Consumer == nil || latency.Producer == nil || latency.EndToEnd == nil {
+	if writers.Publish == nil || readers.Read == nil || latency.Publish == nil || latency.EndToEnd == nil {
 		t.Fatalf("a phase did not run: %+v", out.Workloads)
 	}
-	if readers.Consumer.Records != writers.Producer.Acked || writers.Producer.Acked != 3000 {
-		t.Errorf("readers read %d of the %d records written", readers.Consumer.Records, writers.Producer.Acked)
+	if readers.Read.Records != writers.Publish.Acked || writers.Publish.Acked != 3000 {
+		t.Errorf("readers read %d of the %d records written", readers.Read.Records, writers.Publish.Acked)
 	}
-	if readers.Consumer.Start.Before(writers.Producer.End) {
-		t.Errorf("readers started at %v, before the writers ended at %v", readers.Consumer.Start, writers.Producer.End)
+	if readers.Read.Start.Before(writers.Publish.End) {
+		t.Errorf("readers started at %v, before the writers ended at %v", readers.Read.Start, writers.Publish.End)
 	}
-	if latency.Producer.Start.Before(readers.Consumer.End) {
-		t.Errorf("the end-to-end phase started at %v, before the readers ended at %v", latency.Producer.Start, readers.Consumer.End)
+	if latency.Publish.Start.Before(readers.Read.End) {
+		t.Errorf("the end-to-end phase started at %v, before the readers ended at %v", latency.Publish.Start, readers.Read.End)
 	}
 	if latency.EndToEnd.Records != 500 {
 		t.Errorf("the end-to-end consumer read %d records, want its own 500", latency.EndToEnd.Records)
@@ -98,7 +98,7 @@ func TestCatchingUp(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	producer := runner.WorkloadOutcome{Name: "writers", Kind: "produce", ProduceTopic: "t",
-		Producer: &workload.ProducerResult{Start: at(0), End: at(10)}}
+		Measured: workload.Measured{Publish: &workload.ProducerResult{Start: at(0), End: at(10)}}}
 	tests := []struct {
 		name    string
 		start   float64
@@ -114,7 +114,7 @@ func TestCatchingUp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reader := runner.WorkloadOutcome{Name: "readers", Kind: "consume", Late: true,
-				Consumer: &workload.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}
+				Measured: workload.Measured{Read: &workload.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}}
 			out := &runner.Outcome{Start: t0, Workloads: []runner.WorkloadOutcome{producer, reader}}
 			if got := catchingUp(out, reader); got != tt.want {
 				t.Fatalf("catchingUp = %v, want %v", got, tt.want)

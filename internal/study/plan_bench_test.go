@@ -41,7 +41,7 @@ func BenchmarkProducerCPUPerRecord(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if got := out.Workloads[0].Producer.Acked; got != int64(b.N) {
+		if got := out.Workloads[0].Publish.Acked; got != int64(b.N) {
 			b.Fatalf("acked %d of %d", got, b.N)
 		}
 		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/record")

@@ -19,11 +19,11 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 		errs = append(errs, w.Err)
 	}
 	topic := w.ProduceTopic // "" for a consumer: the topics it read, below
-	if w.Producer != nil {
-		p, err := summary.Producer(w.Producer, 0, 0)
+	if w.Publish != nil {
+		p, err := summary.Producer(w.Publish, 0, 0)
 		errs = append(errs, err)
 		rw.Producer = p
-		switch pr := w.Producer; {
+		switch pr := w.Publish; {
 		case pr.Failed > 0:
 			errs = append(errs, fmt.Errorf("%d records failed", pr.Failed))
 		case pr.Acked == 0 && pr.Unresolved == 0 && w.Err == nil:
@@ -31,7 +31,7 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 			// 1 ns stages printed latencies of 0.0 ms and passed).
 			errs = append(errs, errors.New("no record sent"))
 		}
-		rw.Generator = generatorOf(out, w.Producer)
+		rw.Generator = generatorOf(out, w.Publish)
 		perRecord(rw.Producer, out, w)
 		if w.EncodeFailures > 0 {
 			errs = append(errs, fmt.Errorf("%d values did not encode as %s (sent empty): %w", w.EncodeFailures, w.Format, w.EncodeError))
@@ -42,21 +42,24 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 		errs = append(errs, err)
 		rw.EndToEnd = lat
 	}
-	if w.Consumer != nil {
-		c, lat, err := summary.Consumer(w.Consumer, 0)
+	if w.Read != nil {
+		c, lat, err := summary.Consumer(w.Read, 0)
 		errs = append(errs, err)
 		rw.Consumer = c
-		if lat != nil && w.Consumer.FromHeader > 0 {
+		if lat != nil && w.Read.FromHeader > 0 {
 			// Producers that stamp their send time (send_time_header) give
 			// a reader end-to-end latency to the microsecond.
 			rw.EndToEnd = lat
 		}
-		for name := range w.Consumer.Topics {
+		for name := range w.Read.Topics {
 			topic = name
 		}
 		if w.Late && catchingUp(out, w) {
 			rw.CatchUp = catchUpOf(out, w)
 		}
+	}
+	if len(w.Sections) > 0 {
+		rw.Sections = result.Sections(w.Sections)
 	}
 	for _, t := range out.Topics {
 		if t.Name == topic || topic == "" && len(out.Topics) == 1 {
@@ -147,12 +150,12 @@ func judgeRate(g *result.Generator, p *workload.ProducerResult) {
 // ended (start_after a producing phase, or a time past its end) reads
 // what an earlier phase wrote: a phase of its own, not a catch-up.
 func catchingUp(out *runner.Outcome, w runner.WorkloadOutcome) bool {
-	c := w.Consumer
+	c := w.Read
 	if c == nil || c.Backlog == 0 {
 		return false
 	}
 	for _, o := range out.Workloads {
-		p := o.Producer
+		p := o.Publish
 		if p == nil || o.Name == w.Name {
 			continue
 		}
@@ -169,7 +172,7 @@ func catchingUp(out *runner.Outcome, w runner.WorkloadOutcome) bool {
 // catchUpOf summarises a late consumer's catch-up read, with the
 // producers' latency over it from their interval series.
 func catchUpOf(out *runner.Outcome, w runner.WorkloadOutcome) *result.CatchUp {
-	c := w.Consumer
+	c := w.Read
 	cu := &result.CatchUp{StartedAfterSeconds: c.Start.Sub(out.Start).Seconds(),
 		Partitions: c.Drain.Partitions, PartitionsCaughtUp: c.Drain.CaughtUp,
 		LastDrainSeconds: c.Drain.Last.Seconds(), LastRecords: c.Drain.LastRecords}
@@ -184,11 +187,11 @@ func catchUpOf(out *runner.Outcome, w runner.WorkloadOutcome) *result.CatchUp {
 	var sum, n int64
 	var maxUs int64
 	for _, o := range out.Workloads {
-		if o.Producer == nil {
+		if o.Publish == nil {
 			continue
 		}
-		for _, iv := range o.Producer.Intervals {
-			end := o.Producer.Start.Add(iv.Elapsed)
+		for _, iv := range o.Publish.Intervals {
+			end := o.Publish.Start.Add(iv.Elapsed)
 			if end.Before(from) || end.Add(-iv.Length).After(to) {
 				continue
 			}
@@ -219,8 +222,8 @@ func perRecord(p *result.Producer, out *runner.Outcome, w runner.WorkloadOutcome
 	p.BytesPerRecord = float64(p.Bytes) / float64(p.Records)
 	var acked int64
 	for _, o := range out.Workloads {
-		if o.Producer != nil {
-			acked += o.Producer.Acked
+		if o.Publish != nil {
+			acked += o.Publish.Acked
 		}
 	}
 	if acked > 0 {

@@ -39,9 +39,9 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 			cons := &workload.ConsumerResult{Start: now, End: now.Add(time.Second), Records: 3, Latency: h,
 				FromHeader: tt.fromHeader, FromTimestamp: tt.fromStamp, Clients: 1}
 			out := &runner.Outcome{Start: now, End: now.Add(time.Second)}
-			w := runner.WorkloadOutcome{Name: "w", Kind: "consume", Consumer: cons}
+			w := runner.WorkloadOutcome{Name: "w", Kind: "consume", Measured: workload.Measured{Read: cons}}
 			if tt.endToEnd {
-				w = runner.WorkloadOutcome{Name: "w", Kind: "end-to-end", EndToEnd: cons}
+				w = runner.WorkloadOutcome{Name: "w", Kind: "end-to-end", Measured: workload.Measured{EndToEnd: cons}}
 			}
 			rw, err := workloadResult(out, w)
 			if err != nil {
@@ -67,7 +67,7 @@ func TestWorkloadResultProducerTopic(t *testing.T) {
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
 	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram(), Acked: 1}
 	prod.Latency.Record(1000) // a record sent: a repeat without one fails
-	rw, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod, ProduceTopic: "b"})
+	rw, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}, ProduceTopic: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +84,12 @@ func TestWorkloadResultNoRecordSent(t *testing.T) {
 	now := time.Now()
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second)}
 	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
-	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod}); err == nil || err.Error() != "no record sent" {
+	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}); err == nil || err.Error() != "no record sent" {
 		t.Fatalf("error %v, want no record sent", err)
 	}
 	prod.Acked = 1
 	prod.Latency.Record(1000)
-	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Producer: prod}); err != nil {
+	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}); err != nil {
 		t.Fatalf("a record sent: error %v", err)
 	}
 }

@@ -50,7 +50,7 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := out.Workloads[0].Producer
+	res := out.Workloads[0].Publish
 	for _, iv := range res.Intervals {
 		t.Logf("%v %v: %d records, L=%.2f", iv.Elapsed-iv.Length, iv.Elapsed, iv.Count, float64(iv.LatSumUs)/1e6/iv.Length.Seconds())
 	}
