@@ -123,7 +123,7 @@ func runOMBWorkloads(t *testing.T, bootstrap string, tests []ombWorkload) {
 				t.Errorf("values by size %v, want all of %d bytes", bySize, tt.wantValueSize)
 			}
 			sets := append(append([]string(nil), common...), tt.sets...)
-			src, err := plan.LoadOMB(t.Context(), tt.file, ombDriver, sets)
+			src, err := plan.LoadOMB(t.Context(), tt.file, ombDriver, sets, study.PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -58,7 +58,7 @@ func runPlanFromOMB(ctx context.Context, st *state, path string, o fromOMBOption
 	if o.ombDriver == "" {
 		return userr.Errorf("plan from-omb: --omb-driver DRIVER.yaml is required: the OMB Kafka driver file the workload runs with, such as driver-kafka/kafka-throughput.yaml of OMB's repository")
 	}
-	omb, err := plan.LoadOMB(ctx, path, o.ombDriver, o.sets)
+	omb, err := plan.LoadOMB(ctx, path, o.ombDriver, o.sets, study.PlanTypes()...)
 	if err != nil {
 		return err
 	}
@@ -84,13 +84,13 @@ func runPlanFromOMB(ctx context.Context, st *state, path string, o fromOMBOption
 // --omb-driver an OMB workload translated into one (omb is then set).
 func loadPlan(ctx context.Context, path string, o runOptions) (p *plan.Plan, omb *plan.OMB, err error) {
 	if o.ombDriver == "" {
-		p, err := plan.Load(ctx, path, o.sets)
+		p, err := plan.Load(ctx, path, o.sets, study.PlanTypes()...)
 		if err != nil && ctx.Err() == nil && plan.LooksLikeOMB(path) {
 			return nil, nil, userr.Errorf("%s is an OpenMessaging Benchmark workload: give its Kafka driver file with --omb-driver, such as driver-kafka/kafka-throughput.yaml of OMB's repository (see docs/omb.md)", path)
 		}
 		return p, nil, err
 	}
-	if omb, err = plan.LoadOMB(ctx, path, o.ombDriver, o.sets); err != nil {
+	if omb, err = plan.LoadOMB(ctx, path, o.ombDriver, o.sets, study.PlanTypes()...); err != nil {
 		return nil, nil, err
 	}
 	return omb.Plan, omb, nil

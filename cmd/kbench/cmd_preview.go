@@ -25,7 +25,7 @@ func newPreviewCmd(st *state) *cobra.Command {
 			if n < 1 || n > 10000 {
 				return userr.Errorf("-n %d: print from 1 to 10000 records", n)
 			}
-			p, err := plan.Load(cmd.Context(), args[0], sets)
+			p, err := plan.Load(cmd.Context(), args[0], sets, study.PlanTypes()...)
 			if err != nil {
 				return err
 			}

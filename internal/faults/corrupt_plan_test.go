@@ -8,6 +8,7 @@ import (
 
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/plan"
+	"github.com/kbench/kbench/internal/study"
 )
 
 // TestPlanReadsANewNetworkKind: a plan reads the test-only corrupt kind
@@ -26,10 +27,10 @@ workloads:
 faults:
   - {action: corrupt, between: [{broker: 1}, brokers], share: 5%, at: 10s, duration: 5s}
 `
-	if _, err := plan.Parse("plan.yaml", []byte(local), nil); err == nil || !strings.Contains(err.Error(), "faults[0].action") {
+	if _, err := plan.Parse("plan.yaml", []byte(local), nil, study.PlanTypes()...); err == nil || !strings.Contains(err.Error(), "faults[0].action") {
 		t.Fatalf("without the kind: %v; want faults[0].action refused", err)
 	}
-	p, err := plan.Parse("plan.yaml", []byte(local), nil, plan.WithFaultKind(faults.Corrupt))
+	p, err := plan.Parse("plan.yaml", []byte(local), nil, append(study.PlanTypes(), plan.WithFaultKind(faults.Corrupt))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ faults:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := plan.Parse("plan.yaml", []byte(tt.plan), nil, plan.WithFaultKind(faults.Corrupt))
+			_, err := plan.Parse("plan.yaml", []byte(tt.plan), nil, append(study.PlanTypes(), plan.WithFaultKind(faults.Corrupt))...)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err %v\nwant %q", err, tt.want)
 			}

@@ -44,7 +44,7 @@ type registry struct {
 // registries reads the three registries from their source.
 func registries(t *testing.T, root string) []registry {
 	t.Helper()
-	planTypes := mapKeys(t, filepath.Join(root, "internal/plan/types.go"), "Types")
+	planTypes := tableNames(t, filepath.Join(root, "internal/study/kinds.go"), "Kinds")
 	faultOps := mapKeys(t, filepath.Join(root, "internal/faults/kind.go"), "Kinds")
 	kinds := registry{what: "workload kinds", names: map[string]bool{}, consts: map[string]bool{},
 		fields: map[string]bool{"Type": true, "Kind": true},
@@ -273,6 +273,35 @@ func mapKeys(t *testing.T, file, fn string) []string {
 		t.Fatalf("%s: no map keys in %s", file, fn)
 	}
 	return keys
+}
+
+// tableNames returns the constants that name the entries of the table
+// function fn returns: each entry's first element (study.Kinds:
+// {plan.Produce, ...} gives Produce).
+func tableNames(t *testing.T, file, fn string) []string {
+	t.Helper()
+	var names []string
+	for _, d := range parse(t, file).Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Name.Name != fn {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			cl, ok := n.(*ast.CompositeLit)
+			if !ok || len(cl.Elts) == 0 {
+				return true
+			}
+			if sel, ok := cl.Elts[0].(*ast.SelectorExpr); ok {
+				names = append(names, sel.Sel.Name)
+				return false
+			}
+			return true
+		})
+	}
+	if len(names) == 0 {
+		t.Fatalf("%s: no entries in %s", file, fn)
+	}
+	return names
 }
 
 // sliceConsts returns the constants a var's slice literal holds,

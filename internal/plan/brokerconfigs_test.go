@@ -13,7 +13,7 @@ func TestParseBrokerConfigs(t *testing.T) {
 	plan := func(cluster, matrix string) string {
 		return "name: b\ncluster: {bootstrap: h:9092, broker_configs: " + cluster + "}\nworkloads:\n  - {name: w, type: produce, topic: t, records: 10, message: {size: 10}}\n" + matrix
 	}
-	p, err := Parse("plan.yaml", []byte(plan("{num.io.threads: '${io}', log.cleaner.threads: 2}", "matrix: {io: [4, 8]}\n")), nil)
+	p, err := testParse("plan.yaml", []byte(plan("{num.io.threads: '${io}', log.cleaner.threads: 2}", "matrix: {io: [4, 8]}\n")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +32,13 @@ func TestParseBrokerConfigs(t *testing.T) {
 		{"{num.io.threads: {x: 1}}", "", "cluster.broker_configs.num.io.threads"},
 		{"{num.io.threads: '${nope}'}", "", "${nope} is not a matrix parameter"},
 	} {
-		if _, err := Parse("plan.yaml", []byte(plan(bad.cluster, bad.matrix)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(plan(bad.cluster, bad.matrix)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want %q", bad.cluster, err, bad.want)
 		}
 	}
 	// Elsewhere in cluster:, a parameter is still refused.
 	text := strings.Replace(plan("{a: 1}", "matrix: {io: [4, 8]}\n"), "h:9092", "'${io}'", 1)
-	if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), "cluster.bootstrap: ${io}: matrix parameters apply to topics, workloads, faults and cluster.broker_configs only") {
+	if _, err := testParse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), "cluster.bootstrap: ${io}: matrix parameters apply to topics, workloads, faults and cluster.broker_configs only") {
 		t.Errorf("bootstrap with a parameter: %v", err)
 	}
 }

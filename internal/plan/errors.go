@@ -67,15 +67,17 @@ type collector struct {
 	zones map[string]*zoneDef
 	// refs caches whether a node's subtree holds a ${param} reference.
 	refs map[*yaml.Node]bool
-	// types are the workload types the plan may use (Types, WithType).
-	types map[string]TypeRule
+	// types are the workload types the plan may use (WithType), in
+	// typeOrder.
+	types     map[string]TypeRule
+	typeOrder []string
 	// kinds are the fault kinds it may use (faultKinds, WithFaultKind).
 	kinds map[string]faults.Kind
 }
 
 func newCollector(file string, sets []string) *collector {
 	return &collector{ctx: context.Background(), file: file, sets: sets, notes: map[*yaml.Node]string{}, refs: map[*yaml.Node]bool{}, declared: map[string]bool{}, seen: map[string]bool{},
-		types: Types()}
+		types: map[string]TypeRule{}}
 }
 
 // setLine marks nodes made by --set i: their Line is -(i+1).

@@ -14,7 +14,7 @@ import (
 func TestReplicationExampleRecordSize(t *testing.T) {
 	t.Parallel()
 	const f = "../../examples/replication-failover.yaml"
-	p, err := Load(t.Context(), f, nil)
+	p, err := testLoad(t.Context(), f, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

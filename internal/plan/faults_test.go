@@ -29,7 +29,7 @@ FAULTS
 func withFaults(faults string) string { return strings.Replace(faultPlan, "FAULTS", faults, 1) }
 
 func TestParseFaults(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(withFaults(`faults:
+	p, err := testParse("plan.yaml", []byte(withFaults(`faults:
   - name: kill-leader
     action: kill
     target: {leader: {topic: t, partition: 1}}
@@ -81,7 +81,7 @@ func TestFaultKindParams(t *testing.T) {
 }
 
 func TestParseVerifyWithoutFaults(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s", "    rate: 1k/s\n    verify: true", 1)), nil)
+	p, err := testParse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s", "    rate: 1k/s\n    verify: true", 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestParseVerifyWithoutFaults(t *testing.T) {
 	if !scs[0].Workloads[0].Verify {
 		t.Error("verify: true without faults: not verified")
 	}
-	p, err = Parse("plan.yaml", []byte(withFaults("")), nil)
+	p, err = testParse("plan.yaml", []byte(withFaults("")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestParseBadFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(withFaults(tt.faults)), nil)
+			_, err := testParse("plan.yaml", []byte(withFaults(tt.faults)), nil)
 			if tt.want == "" {
 				if err == nil {
 					t.Fatal("accepted")
@@ -159,7 +159,7 @@ func TestParseFaultAfterTheEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse("plan.yaml", []byte(withFaults(tt.faults)), nil)
+			p, err := testParse("plan.yaml", []byte(withFaults(tt.faults)), nil)
 			if err != nil {
 				t.Fatalf("err %v; want the plan accepted", err)
 			}
@@ -194,7 +194,7 @@ func TestParseRemoteFaultCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse("plan.yaml", []byte(strings.Replace(remotePlan, "COMMANDS", tt.commands, 1)), nil)
+			p, err := testParse("plan.yaml", []byte(strings.Replace(remotePlan, "COMMANDS", tt.commands, 1)), nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -220,7 +220,7 @@ func TestParseBadVerify(t *testing.T) {
 		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    verify: yes please\n", 1),
 			`workloads[0].verify: "yes please" is not true or false`},
 	} {
-		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("err %v\nwant %q", err, bad.want)
 		}
 	}
@@ -240,7 +240,7 @@ faults:
 matrix:
   acks: [1, all]
 `
-	p, err := Parse("plan.yaml", []byte(text), nil)
+	p, err := testParse("plan.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ matrix:
 }
 
 func TestParseProfile(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    profile: throughput\n", 1)), nil)
+	p, err := testParse("plan.yaml", []byte(strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    profile: throughput\n", 1)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestParseProfile(t *testing.T) {
 		{strings.Replace(withFaults(""), "    rate: 1k/s\n", "    rate: 1k/s\n    profile: fastest\n", 1), `workloads[0].profile: "fastest" is not one of throughput`},
 		{strings.Replace(withFaults(""), "    type: consume\n", "    type: consume\n    profile: throughput\n", 1), "workloads[1].profile: a consume workload sends nothing"},
 	} {
-		if _, err := Parse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(bad.plan), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("err %v\nwant %q", err, bad.want)
 		}
 	}
@@ -296,7 +296,7 @@ func TestParseNamedCluster(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse("plan.yaml", []byte(strings.Replace(namedPlan, "CLUSTER", tt.cluster, 1)), nil)
+			p, err := testParse("plan.yaml", []byte(strings.Replace(namedPlan, "CLUSTER", tt.cluster, 1)), nil)
 			if tt.want != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("err %v\nwant %q", err, tt.want)

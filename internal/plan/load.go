@@ -56,6 +56,11 @@ func parse(ctx context.Context, file string, data []byte, sets []string, ownComm
 	for _, o := range opts {
 		o(c)
 	}
+	if len(c.types) == 0 {
+		// A caller's mistake, not the user's: the kinds' table was not
+		// handed over.
+		return nil, errors.New("read plan: no workload types given to the parser (plan.WithType; study.PlanTypes)")
+	}
 	c.dir = filepath.Dir(file)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -13,7 +13,7 @@ import (
 func TestLocalTimeout(t *testing.T) {
 	t.Parallel()
 	const base = "name: p\ncluster:\n  local: {brokers: 1, timeout: %s}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 1}, records: 1}]\n"
-	p, err := Parse("plan.yaml", []byte(strings.Replace(base, "%s", "3m", 1)), nil)
+	p, err := testParse("plan.yaml", []byte(strings.Replace(base, "%s", "3m", 1)), nil)
 	if err != nil || p.Cluster.Local.Timeout != 3*time.Minute {
 		t.Fatalf("timeout: 3m: %v, %v", err, p)
 	}
@@ -21,7 +21,7 @@ func TestLocalTimeout(t *testing.T) {
 		{"0s", "plan.yaml:3:32: cluster.local.timeout: \"0s\": a duration must be above 0"},
 		{"soon", "plan.yaml:3:32: cluster.local.timeout:"},
 	} {
-		_, err := Parse("plan.yaml", []byte(strings.Replace(base, "%s", bad.value, 1)), nil)
+		_, err := testParse("plan.yaml", []byte(strings.Replace(base, "%s", bad.value, 1)), nil)
 		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("timeout: %s: %v; want %q", bad.value, err, bad.want)
 		}
@@ -39,11 +39,11 @@ func TestLeaderLinkedWithABroker(t *testing.T) {
 		"workloads: [{name: w, type: produce, topic: t, message: {size: 1}, rate: 10/s, duration: 60s}]\n" +
 		"faults: [{action: partition, between: [{leader: {topic: t, partition: 0}}, {broker: 1}], at: 5s, duration: 5s}]\n"
 	for _, cl := range []string{"{name: three}", "{bootstrap: 'k:9092', fault_commands: {partition: 'true', heal_partition: 'true'}}", "{local: {brokers: 3}}"} {
-		if _, err := Parse("plan.yaml", []byte(strings.Replace(text, "%s", cl, 1)), nil); err != nil {
+		if _, err := testParse("plan.yaml", []byte(strings.Replace(text, "%s", cl, 1)), nil); err != nil {
 			t.Errorf("cluster %s: %v", cl, err)
 		}
 	}
-	if _, err := Parse("plan.yaml", []byte(strings.Replace(text, "%s", "{local: {brokers: 1}}", 1)), nil); err == nil || !strings.Contains(err.Error(), "links broker 1 with itself") {
+	if _, err := testParse("plan.yaml", []byte(strings.Replace(text, "%s", "{local: {brokers: 1}}", 1)), nil); err == nil || !strings.Contains(err.Error(), "links broker 1 with itself") {
 		t.Errorf("a one-broker cluster the plan starts: %v; want broker 1 linked with itself", err)
 	}
 }

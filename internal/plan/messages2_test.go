@@ -17,7 +17,7 @@ func TestLoadMessagesRoundTwo(t *testing.T) {
 		{"stages: []", "workloads[0].stages: is an empty list: a load needs at least one stage; write a list such as", "is a list;"},
 	}
 	for _, tt := range tests {
-		_, err := Parse("plan.yaml", []byte(strings.Replace(plan, "LOAD", tt.load, 1)), nil)
+		_, err := testParse("plan.yaml", []byte(strings.Replace(plan, "LOAD", tt.load, 1)), nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) || tt.not != "" && strings.Contains(err.Error(), tt.not) {
 			t.Errorf("%s: %v\nwant %q, not %q", tt.load, err, tt.want, tt.not)
 		}
@@ -41,7 +41,7 @@ func TestLoadThatSendsNothing(t *testing.T) {
 		{"stages: [{duration: 5s, vus: 0}]", ""}, // from the default 1 user down to 0
 	}
 	for _, tt := range tests {
-		_, err := Parse("plan.yaml", []byte(strings.Replace(plan, "LOAD", tt.load, 1)), nil)
+		_, err := testParse("plan.yaml", []byte(strings.Replace(plan, "LOAD", tt.load, 1)), nil)
 		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%s: %v\nwant %q", tt.load, err, tt.want)
 		}

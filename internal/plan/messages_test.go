@@ -36,7 +36,7 @@ func TestParseMessages(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("plan.yaml", []byte(tt.plan), tt.sets)
+			_, err := testParse("plan.yaml", []byte(tt.plan), tt.sets)
 			if err == nil || !userr.Is(err) {
 				t.Fatalf("err %v; want a usage error %q", err, tt.want)
 			}
@@ -52,7 +52,7 @@ func TestParseMessages(t *testing.T) {
 	// workload's topic passes.
 	for _, topics := range []string{"[{name: b, partitions: 1}]", "[{name: b, existing: reuse}]"} {
 		plan := "name: x\ntopics: " + topics + "\nworkloads:\n  - {name: e, type: end-to-end, topic: b, message: {size: 1}, records: 5}\n"
-		if _, err := Parse("plan.yaml", []byte(plan), nil); err != nil {
+		if _, err := testParse("plan.yaml", []byte(plan), nil); err != nil {
 			t.Errorf("topics %s: %v", topics, err)
 		}
 	}

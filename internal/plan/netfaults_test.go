@@ -10,7 +10,7 @@ import (
 )
 
 func TestParseNetworkFaults(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(withFaults(`faults:
+	p, err := testParse("plan.yaml", []byte(withFaults(`faults:
   - name: cut
     action: partition
     between: [{leader: {topic: t, partition: 0}}, [brokers, controllers]]
@@ -101,7 +101,7 @@ func TestParseBadNetworkFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(withFaults(tt.faults)), nil)
+			_, err := testParse("plan.yaml", []byte(withFaults(tt.faults)), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v\nwant %q", err, tt.want)
 			}
@@ -112,7 +112,7 @@ func TestParseBadNetworkFaults(t *testing.T) {
 	oneBroker = strings.Replace(oneBroker, "replication: 3", "replication: 1", 1)
 	for _, tt := range []struct{ name, faults, want string }{{"one broker", oneBroker, "faults[0].between: a partition between leader of t-0 and brokers isolates nothing"}} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(tt.faults), nil)
+			_, err := testParse("plan.yaml", []byte(tt.faults), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v\nwant %q", err, tt.want)
 			}
@@ -124,7 +124,7 @@ func TestParseRemoteNetworkFaultCommands(t *testing.T) {
 	plan := strings.Replace(remotePlan, "COMMANDS", `{delay: "true {broker} {peer} {delay}"}`, 1)
 	plan = strings.Replace(plan, `  - {name: k, action: kill, target: {broker: 0}, at: 10s}
   - {action: restart, target: {fault: k}, after: k, delay: 10s}`, "  - {action: delay, between: [{broker: 0}, brokers], latency: 20ms, at: 10s}", 1)
-	_, err := Parse("plan.yaml", []byte(plan), nil)
+	_, err := testParse("plan.yaml", []byte(plan), nil)
 	if err == nil || !strings.Contains(err.Error(), "cluster.fault_commands.heal_delay: missing") || strings.Contains(err.Error(), "fault_commands.delay") {
 		t.Fatalf("err %v; want the heal_delay command asked for, and delay's taken", err)
 	}
@@ -133,7 +133,7 @@ func TestParseRemoteNetworkFaultCommands(t *testing.T) {
 // TestParseDelayOfZero: latency 0 is a matrix's baseline (no delay), not
 // an error; 0ms, and a jitter of 0, are still refused.
 func TestParseDelayOfZero(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 0, at: 5s}")), nil)
+	p, err := testParse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 0, at: 5s}")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestParseDelayOfZero(t *testing.T) {
 	if d, ok := scs[0].Faults[0].Params["latency"]; !ok || d != time.Duration(0) {
 		t.Errorf("params %v; want latency 0", scs[0].Faults[0].Params)
 	}
-	_, err = Parse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 5ms, jitter: 0, at: 5s}")), nil)
+	_, err = testParse("plan.yaml", []byte(withFaults("faults:\n  - {action: delay, between: [brokers, brokers], latency: 5ms, jitter: 0, at: 5s}")), nil)
 	if err == nil || !strings.Contains(err.Error(), "faults[0].jitter") {
 		t.Errorf("err %v; want jitter 0 refused (leave it out)", err)
 	}

@@ -80,8 +80,8 @@ type ombRand func(n int) string
 // A bad file or --set is a userr error listing every problem, each with
 // where it is.
 // ctx interrupts the reading of the files (a FIFO with no writer waits).
-func LoadOMB(ctx context.Context, workloadPath, driverPath string, sets []string) (*OMB, error) {
-	o, err := loadOMB(ctx, workloadPath, driverPath, sets, cryptoName)
+func LoadOMB(ctx context.Context, workloadPath, driverPath string, sets []string, opts ...Option) (*OMB, error) {
+	o, err := loadOMB(ctx, workloadPath, driverPath, sets, cryptoName, opts...)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("read the OMB workload %s: %w", workloadPath, context.Cause(ctx))
 	}
@@ -96,7 +96,7 @@ func cryptoName(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func loadOMB(ctx context.Context, workloadPath, driverPath string, sets []string, rnd ombRand) (*OMB, error) {
+func loadOMB(ctx context.Context, workloadPath, driverPath string, sets []string, rnd ombRand, opts ...Option) (*OMB, error) {
 	wroot, err := ombFile(ctx, workloadPath, "workload")
 	if err != nil {
 		return nil, err
@@ -128,7 +128,7 @@ func loadOMB(ctx context.Context, workloadPath, driverPath string, sets []string
 	if err != nil {
 		return nil, fmt.Errorf("write the OMB workload as a kbench plan: %w", err)
 	}
-	p, err := parse(ctx, workloadPath+" (as a kbench plan)", data, kbenchSets, true)
+	p, err := parse(ctx, workloadPath+" (as a kbench plan)", data, kbenchSets, true, opts...)
 	if err != nil {
 		return nil, err
 	}

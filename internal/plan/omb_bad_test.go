@@ -94,7 +94,7 @@ func TestOMBFilesMixedUp(t *testing.T) {
 		{"no such file", wpath + ".x", dpath, "read the OMB workload file"},
 	}
 	for _, tt := range tests {
-		_, err := loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames())
+		_, err := loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames(), builtinTypes()...)
 		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
@@ -129,7 +129,7 @@ func TestParseOMBForms(t *testing.T) {
 		if tt.name == "send time header on an end-to-end workload" {
 			text = strings.Replace(text, "type: produce", "type: end-to-end", 1)
 		}
-		p, err := Parse("plan.yaml", []byte(text), nil)
+		p, err := testParse("plan.yaml", []byte(text), nil)
 		if tt.bad != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.bad) {
 				t.Errorf("%s: %v, want %q", tt.name, err, tt.bad)

@@ -34,14 +34,14 @@ func TestOMBForkDrivers(t *testing.T) {
 			var o *OMB
 			var err error
 			if strings.HasSuffix(tt.workload, ".yaml") {
-				o, err = loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames())
+				o, err = loadOMB(context.Background(), tt.workload, tt.driver, nil, seqNames(), builtinTypes()...)
 			} else {
 				w := tt.workload
 				if w == "" {
 					w = ombWorkloadText(nil, "")
 				}
 				wpath, dpath := ombFiles(t, w, tt.driver)
-				o, err = loadOMB(context.Background(), wpath, dpath, nil, seqNames())
+				o, err = loadOMB(context.Background(), wpath, dpath, nil, seqNames(), builtinTypes()...)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -62,7 +62,7 @@ func TestOMBForkDrivers(t *testing.T) {
 	}
 	t.Run("Redpanda's properties reach the clients", func(t *testing.T) {
 		t.Parallel()
-		o, err := loadOMB(context.Background(), upstream, "testdata/driver-redpanda/redpanda-ack-all-linger-1ms.yaml", nil, seqNames())
+		o, err := loadOMB(context.Background(), upstream, "testdata/driver-redpanda/redpanda-ack-all-linger-1ms.yaml", nil, seqNames(), builtinTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ func seqNames() ombRand {
 func loadTestOMB(t *testing.T, change map[string]string, extra, driver string, sets []string) (*OMB, error) {
 	t.Helper()
 	wpath, dpath := ombFiles(t, ombWorkloadText(change, extra), driver)
-	return loadOMB(context.Background(), wpath, dpath, sets, seqNames())
+	return loadOMB(context.Background(), wpath, dpath, sets, seqNames(), builtinTypes()...)
 }
 
 // ombView is what a case checks of a translation: the first scenario's
@@ -374,7 +374,7 @@ func TestOMBTranslation(t *testing.T) {
 			tt.check(t, viewOf(t, o))
 			// The kbench plan printed for the translation loads as any plan
 			// and is the same plan.
-			p2, err := Parse("from-omb.yaml", o.YAML, nil)
+			p2, err := testParse("from-omb.yaml", o.YAML, nil)
 			if err != nil {
 				t.Fatalf("the translated plan does not load: %v\n%s", err, o.YAML)
 			}
@@ -430,7 +430,7 @@ func TestOMBExamples(t *testing.T) {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
-		o, err := LoadOMB(t.Context(), f, "../../examples/omb/driver-kafka/kafka-throughput.yaml", nil)
+		o, err := testLoadOMB(t.Context(), f, "../../examples/omb/driver-kafka/kafka-throughput.yaml", nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

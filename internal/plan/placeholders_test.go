@@ -28,7 +28,7 @@ func TestFaultCommandPlaceholders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(strings.Replace(remotePlan, "COMMANDS", tt.commands, 1)), nil)
+			_, err := testParse("plan.yaml", []byte(strings.Replace(remotePlan, "COMMANDS", tt.commands, 1)), nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -50,7 +50,7 @@ workloads:
 faults:
   - {action: delay, between: [{broker: 0}, {broker: 1}], latency: 20ms, at: 10s, duration: 5s}
 `
-	_, err := Parse("plan.yaml", []byte(net), nil)
+	_, err := testParse("plan.yaml", []byte(net), nil)
 	want := "cluster.fault_commands.heal_delay: {delay}: not filled by kbench, so it would reach the command as written; this command takes {broker}, {peer}"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "fault_commands.delay:") {
 		t.Fatalf("err %v\nwant %q", err, want)
@@ -73,7 +73,7 @@ workloads:
 faults:
   - {action: delay, between: [{broker: 0}, {broker: 1}], latency: 20ms, at: 10s, duration: 5s}
 `
-	_, err := Parse("plan.yaml", []byte(net), nil)
+	_, err := testParse("plan.yaml", []byte(net), nil)
 	want := `cluster.fault_commands.heal_delay: missing; on a remote cluster kbench runs your command for each action, e.g. heal_delay: ssh kafka-{broker} "sudo tc qdisc del dev eth0 root"`
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "kubectl") {
 		t.Fatalf("err %v\nwant %q", err, want)

@@ -44,7 +44,7 @@ repeat: 5
 `
 
 func TestParseGood(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(good), nil)
+	p, err := testParse("plan.yaml", []byte(good), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestParseGood(t *testing.T) {
 func TestParseSet(t *testing.T) {
 	sets := []string{"repeat=2", "workloads[0].records=50k", "cluster.bootstrap=h1:9092,h2:9092",
 		`cluster.properties.linger\.ms=5`, "matrix.record_size={10,100,1000}", "workloads[1].group=other"}
-	p, err := Parse("plan.yaml", []byte(good), sets)
+	p, err := testParse("plan.yaml", []byte(good), sets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestParseSet(t *testing.T) {
 
 func TestParseRedactsSecrets(t *testing.T) {
 	plan := strings.Replace(good, "{client.id: kbench}", "{client.id: kbench, sasl.jaas.config: 'secret stuff', ssl.truststore.password: hunter2}", 1)
-	p, err := Parse("plan.yaml", []byte(plan), nil)
+	p, err := testParse("plan.yaml", []byte(plan), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ matrix:
   - {p: 1, message: {size: 100}}
   - {p: 10, message: {payload_file: data.json, delimiter: ","}}
 `
-	p, err := Parse("plan.yaml", []byte(plan), nil)
+	p, err := testParse("plan.yaml", []byte(plan), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func TestParseBad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(tt.plan), tt.sets)
+			_, err := testParse("plan.yaml", []byte(tt.plan), tt.sets)
 			if err == nil {
 				t.Fatalf("no error; want %q", tt.want)
 			}
@@ -270,7 +270,7 @@ func TestLoadExamples(t *testing.T) {
 		t.Fatalf("examples: %v %v", files, err)
 	}
 	for _, f := range files {
-		p, err := Load(t.Context(), f, nil)
+		p, err := testLoad(t.Context(), f, nil)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -299,7 +299,7 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, set string) {
-		p, err := Parse("fuzz.yaml", data, []string{set})
+		p, err := testParse("fuzz.yaml", data, []string{set})
 		if err == nil && p == nil {
 			t.Fatal("no plan and no error")
 		}
@@ -325,7 +325,7 @@ workloads:
         timestamp: { "_type": "now", "_format": "epoch_millis" }
         tags: [a, 1, true, null]
 `
-	p, err := Parse("plan.yaml", []byte(text), nil)
+	p, err := testParse("plan.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ workloads:
 
 func TestParseThresholds(t *testing.T) {
 	const w0 = "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {size: 10}, thresholds: {p99_ms: '<= 50', records_per_sec: '>=100k', errors: '== 0'}}\n"
-	p, err := Parse("plan.yaml", []byte(w0), nil)
+	p, err := testParse("plan.yaml", []byte(w0), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +382,7 @@ func TestParseThresholds(t *testing.T) {
 
 func TestParseStages(t *testing.T) {
 	text := "name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: [{duration: 1m, rate: 10k/s}, {duration: 2m, rate: 50k/s}, {duration: 30s, rate: 0/s}]\n"
-	p, err := Parse("plan.yaml", []byte(text), nil)
+	p, err := testParse("plan.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,7 +401,7 @@ func TestParseStages(t *testing.T) {
 		{"[{duration: 1m, rate: 1k/s}]\n    rate: 5k/s", "plan.yaml:8:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
 	} {
 		text := strings.Replace("name: s\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    message: {size: 10}\n    stages: STAGES\n", "STAGES", bad.stages, 1)
-		if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("stages %s: err %v, want %q", bad.stages, err, bad.want)
 		}
 	}
@@ -430,7 +430,7 @@ func TestParseVUStages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := Parse("plan.yaml", []byte(head+tt.body), nil)
+			p, err := testParse("plan.yaml", []byte(head+tt.body), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -461,7 +461,7 @@ func TestParseVUStages(t *testing.T) {
 		{"    rate: 5k/s\n    stages: [{duration: 1m, vus: 10}]\n", "plan.yaml:7:11: workloads[0].rate: stages set the rate and the duration; leave out rate"},
 		{"    vus: 5\n    stages: [{duration: 1m, rate: 10/s}]\n", "plan.yaml:7:10: workloads[0].vus: stages set the rate and the duration; leave out vus"},
 	} {
-		if _, err := Parse("plan.yaml", []byte(head+bad.body), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(head+bad.body), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want %q", bad.body, err, bad.want)
 		}
 	}
@@ -469,7 +469,7 @@ func TestParseVUStages(t *testing.T) {
 
 func TestParseKeysHeadersRatio(t *testing.T) {
 	text := "name: k\nworkloads:\n  - name: p\n    type: produce\n    topic: t\n    records: 10\n    message:\n      size: 100\n      random_ratio: 0.5\n      key: {distribution: zipfian, count: 1000}\n      headers: {source: kbench, run: a}\n"
-	p, err := Parse("plan.yaml", []byte(text), nil)
+	p, err := testParse("plan.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +484,7 @@ func TestParseKeysHeadersRatio(t *testing.T) {
 // scenario names.
 func TestScenarioNamesUnique(t *testing.T) {
 	text := "name: u\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: \"${message}\"}\nmatrix:\n  message:\n    - {template: {a: {_type: uuid}}}\n    - {template: {a: {_type: bool}}}\n"
-	p, err := Parse("plan.yaml", []byte(text), nil)
+	p, err := testParse("plan.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +512,7 @@ func TestParseUnits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {
-			p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1KiB}, "+tt.field+"}\n"), nil)
+			p, err := testParse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1KiB}, "+tt.field+"}\n"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -538,7 +538,7 @@ func TestParseEveryGenerator(t *testing.T) {
 					gen += ", " + p.Name + ": " + need[p.Kind]
 				}
 			}
-			p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {"+gen+"}}}}\n"), nil)
+			p, err := testParse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5, message: {template: {v: {"+gen+"}}}}\n"), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -565,7 +565,7 @@ func TestMaxRateBounds(t *testing.T) {
 		{"{p99: 5ms, start: 2k/s}", 200, 0, time.Hour},
 		{"{p99: 5ms, start: 2k/s, floor: 500/s, ceiling: 8k/s, max_time: 10m}", 500, 8000, 10 * time.Minute},
 	} {
-		p, err := Parse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: "+tt.slo+"}\n"), nil)
+		p, err := testParse("plan.yaml", []byte("name: x\nworkloads:\n  - {name: p, type: produce, topic: t, duration: 5s, message: {size: 10}, rate: max, slo: "+tt.slo+"}\n"), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

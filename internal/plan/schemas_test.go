@@ -61,7 +61,7 @@ func TestTemplateAgainstSchema(t *testing.T) {
 		{"xml", "user.avsc", "1", "workloads[0].message.format:"},
 	} {
 		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.schema, "AGE", tc.age).Replace(schemaPlan)
-		p, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		p, err := testParse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s %s: %v", tc.format, tc.age, err)
@@ -87,7 +87,7 @@ func TestSchemaRegistryProperties(t *testing.T) {
 		"schema.registry.url: ftp://x":    "schema_registry.schema.registry.url: \"ftp://x\": write an http:// or https:// URL",
 		"value.subject.name.strategy: No": "use one of TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy",
 	} {
-		_, err := Parse("plan.yaml", []byte(strings.Replace(base, "PROPS", props, 1)), nil)
+		_, err := testParse("plan.yaml", []byte(strings.Replace(base, "PROPS", props, 1)), nil)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v\nwant %q", props, err, want)
 		}
@@ -106,7 +106,7 @@ func TestSchemaFileBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := strings.NewReplacer("FORMAT", "avro", "SCHEMA", "big.avsc", "AGE", "1").Replace(schemaPlan)
-	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	_, err := testParse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
 	want := "plan.yaml:13:20: workloads[0].message.schema_file: " + filepath.Join(dir, "big.avsc") + " is larger than 1 MiB, the most kbench reads for a schema: is it the right file?"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v\nwant %q", err, want)
@@ -146,7 +146,7 @@ func TestSchemaFileErrorsNameTheFile(t *testing.T) {
 		{"protobuf", "empty.proto", "schema_file: empty.proto is not a valid protobuf schema: parse Protobuf schema: it defines no message"},
 	} {
 		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1").Replace(schemaPlan)
-		_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		_, err := testParse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err = %v\nwant %q", tc.file, err, tc.want)
 			continue
@@ -181,13 +181,13 @@ func TestMisspeltTemplateFieldSaysDidYouMean(t *testing.T) {
 		{"json_schema", "user.json", "is not a property of the schema"},
 	} {
 		plan := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1", "        age:", "        agge:").Replace(schemaPlan)
-		_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+		_, err := testParse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
 		want := "plan.yaml:16:9: workloads[0].message.template.agge: does not fit"
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), tc.what) || !strings.Contains(err.Error(), "(did you mean age?)") {
 			t.Errorf("%s: err = %v\nwant %q ... %q ... (did you mean age?)", tc.format, err, want, tc.what)
 		}
 		nested := strings.NewReplacer("FORMAT", tc.format, "SCHEMA", tc.file, "AGE", "1", "          city:", "          ctiy:").Replace(schemaPlan)
-		_, err = Parse(filepath.Join(dir, "plan.yaml"), []byte(nested), nil)
+		_, err = testParse(filepath.Join(dir, "plan.yaml"), []byte(nested), nil)
 		if err == nil || !strings.Contains(err.Error(), "template.address.ctiy: does not fit") || !strings.Contains(err.Error(), "(did you mean city?)") {
 			t.Errorf("%s nested: err = %v", tc.format, err)
 		}
@@ -203,7 +203,7 @@ func TestUnknownFormatIsOneProblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := strings.NewReplacer("FORMAT", "thrift", "SCHEMA", "user.avsc", "AGE", "1").Replace(schemaPlan)
-	_, err := Parse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
+	_, err := testParse(filepath.Join(dir, "plan.yaml"), []byte(plan), nil)
 	var ps Problems
 	if !errors.As(err, &ps) || len(ps) != 1 || !strings.Contains(err.Error(), `plan.yaml:12:15: workloads[0].message.format: "thrift" is not one of avro, json_schema or protobuf`) {
 		t.Fatalf("err = %v, want one problem at format", err)

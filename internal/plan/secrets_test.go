@@ -39,7 +39,7 @@ workloads:
 func TestRedactedComments(t *testing.T) {
 	t.Parallel()
 	prose := secretPlan + "# pw: LEAK2\n# passwd=LEAK3\n# secret LEAK5\n# the truststore password is LEAK8\n# admin login: alice / s3cret\n"
-	p, err := Parse("plan.yaml", []byte(prose), nil)
+	p, err := testParse("plan.yaml", []byte(prose), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSetErrorsHideSecrets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("plan.yaml", []byte(secretPlan), []string{tt.set})
+			_, err := testParse("plan.yaml", []byte(secretPlan), []string{tt.set})
 			if err == nil {
 				t.Fatal("no error")
 			}

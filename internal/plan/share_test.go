@@ -11,7 +11,7 @@ import (
 const shareW = "name: x\nworkloads:\n  - name: q\n    type: share-consume\n    topic: t\n"
 
 func TestShareWorkload(t *testing.T) {
-	p, err := Parse("plan.yaml", []byte(shareW+"    clients: 16\n    processing: {distribution: uniform, min: 1ms, max: 3ms}\n"+
+	p, err := testParse("plan.yaml", []byte(shareW+"    clients: 16\n    processing: {distribution: uniform, min: 1ms, max: 3ms}\n"+
 		"    share: {release: 10%, reject: 0.01, renew: true, record_lock_duration: 20s, delivery_count_limit: 3}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +34,7 @@ func TestShareWorkload(t *testing.T) {
 	case w.Processing == nil || w.Processing.Min != time.Millisecond || w.Processing.Max != 3*time.Millisecond:
 		t.Errorf("processing %+v", w.Processing)
 	}
-	p, err = Parse("plan.yaml", []byte(shareW+"    verify: false\n"), nil)
+	p, err = testParse("plan.yaml", []byte(shareW+"    verify: false\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestShareWorkloadBad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("plan.yaml", []byte(tt.plan), nil)
+			_, err := testParse("plan.yaml", []byte(tt.plan), nil)
 			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want a user error containing %q", err, tt.want)
 			}

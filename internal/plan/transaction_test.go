@@ -25,7 +25,7 @@ func TestParseTransaction(t *testing.T) {
 		{"{records: 100, abort_ratio: 25%}", Transaction{Records: 100, AbortRatio: 0.25}},
 		{"{abort_ratio: 1}", Transaction{AbortRatio: 1}}, // every 3 s, as without transaction:
 	} {
-		p, err := Parse("plan.yaml", []byte(plan("produce", tt.tx)), nil)
+		p, err := testParse("plan.yaml", []byte(plan("produce", tt.tx)), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.tx, err)
 		}
@@ -50,7 +50,7 @@ func TestParseTransaction(t *testing.T) {
 		if bad.typ == "consume" {
 			text = strings.Replace(text, "    message: {size: 10}\n", "", 1)
 		}
-		if _, err := Parse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(text), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %s: err %v, want %q", bad.typ, bad.tx, err, bad.want)
 		}
 	}

@@ -1,14 +1,10 @@
 package plan
 
-import (
-	"slices"
-	"sort"
-)
-
 // TypeRule is what a workload type does and which fields it takes. Code
 // that needs to know what a workload does asks its rule (Sends, Reads and
-// the checks in workload.go), never its type's name: a new type is one
-// entry in Types, plus its builder in the runner's kinds.
+// the checks in workload.go), never its type's name. The parser holds no
+// list of types: the kinds' table (study.Kinds) hands each name and rule
+// to it with WithType, so a new kind is registered once, there.
 type TypeRule struct {
 	Sends bool // writes records: message, rate, stages, vus, warmup, profile, transaction apply
 	Reads bool // reads records
@@ -23,46 +19,36 @@ type TypeRule struct {
 	Share                       bool // a share group's members: takes share (acknowledgement, processing)
 }
 
-// Types returns the workload types and their rules, a fresh map.
-func Types() map[string]TypeRule {
-	return map[string]TypeRule{
-		Produce:      {Sends: true, SendTimeHeader: true, Balanced: true, Verify: true},
-		Consume:      {Reads: true, Group: true, Backlog: true, IdleTimeout: true},
-		ShareConsume: {Reads: true, Group: true, IdleTimeout: true, Share: true},
-		EndToEnd:     {Sends: true, Reads: true, EndToEnd: true},
-	}
-}
+// The built-in kinds' rules, which their entries in the kinds' table
+// name.
+var (
+	ProduceRule      = TypeRule{Sends: true, SendTimeHeader: true, Balanced: true, Verify: true}
+	ConsumeRule      = TypeRule{Reads: true, Group: true, Backlog: true, IdleTimeout: true}
+	ShareConsumeRule = TypeRule{Reads: true, Group: true, IdleTimeout: true, Share: true}
+	EndToEndRule     = TypeRule{Sends: true, Reads: true, EndToEnd: true}
+)
 
 // Option changes how a plan is read.
 type Option func(*collector)
 
-// WithType accepts one more workload type, with its rule (a test's kind,
-// registered with the runner too).
+// WithType accepts a workload type, with its rule; the types are listed
+// to the user in the order given.
 func WithType(name string, r TypeRule) Option {
-	return func(c *collector) { c.types[name] = r }
-}
-
-// typeNames lists the types a plan accepts: the built-in ones in their
-// documented order, then any added, sorted.
-func (c *collector) typeNames() []string {
-	names := []string{Produce, Consume, ShareConsume, EndToEnd}
-	var extra []string
-	for n := range c.types {
-		if !slices.Contains(names, n) {
-			extra = append(extra, n)
+	return func(c *collector) {
+		if _, ok := c.types[name]; !ok {
+			c.typeOrder = append(c.typeOrder, name)
 		}
+		c.types[name] = r
 	}
-	sort.Strings(extra)
-	return append(names, extra...)
 }
 
-// rule is the workload's type's rule: the one the plan was read with, or
-// the built-in one (none for an unknown type, which the checks report).
+// rule is the workload's type's rule, as the plan was read (none for an
+// unknown type, which the checks report).
 func (w *Workload) rule() TypeRule {
 	if w.typeRule != nil {
 		return *w.typeRule
 	}
-	return Types()[w.Type]
+	return TypeRule{}
 }
 
 // Sends says whether the workload writes records.

@@ -12,7 +12,7 @@ func TestParseWatch(t *testing.T) {
 	plan := func(watch string) string {
 		return "name: w\ncluster: {bootstrap: h:9092}\nworkloads:\n  - {name: w, type: produce, topic: t, records: 10, message: {size: 10}}\nwatch: " + watch + "\n"
 	}
-	p, err := Parse("plan.yaml", []byte(plan("{groups: [orders-service, billing]}")), nil)
+	p, err := testParse("plan.yaml", []byte(plan("{groups: [orders-service, billing]}")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestParseWatch(t *testing.T) {
 		{"{topics: [a]}", `unknown field "topics"`},
 		{"{}", "watch: is empty"},
 	} {
-		if _, err := Parse("plan.yaml", []byte(plan(bad.watch)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(plan(bad.watch)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: err %v, want %q", bad.watch, err, bad.want)
 		}
 	}
@@ -40,7 +40,7 @@ func TestParseLatestPerKey(t *testing.T) {
 	plan := func(configs, message string) string {
 		return "name: c\ncluster: {bootstrap: h:9092}\ntopics: [{name: t, partitions: 1, replication: 1" + configs + "}]\nworkloads:\n  - {name: w, type: produce, topic: t, records: 10, message: " + message + ", verify: {latest_per_key: true}}\n"
 	}
-	p, err := Parse("plan.yaml", []byte(plan(", configs: {cleanup.policy: compact}", "{size: 10, key_range: 100}")), nil)
+	p, err := testParse("plan.yaml", []byte(plan(", configs: {cleanup.policy: compact}", "{size: 10, key_range: 100}")), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestParseLatestPerKey(t *testing.T) {
 		{", configs: {cleanup.policy: compact}", "{size: 10}", "workloads[0].verify.latest_per_key: needs keyed records"},
 		{"", "{size: 10, key_range: 100}", "workloads[0].verify.latest_per_key: topic t is not compacted: give it configs: {cleanup.policy: compact}"},
 	} {
-		if _, err := Parse("plan.yaml", []byte(plan(bad.configs, bad.message)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
+		if _, err := testParse("plan.yaml", []byte(plan(bad.configs, bad.message)), nil); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s %s: err %v, want %q", bad.configs, bad.message, err, bad.want)
 		}
 	}

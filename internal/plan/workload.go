@@ -27,7 +27,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "name":
 			w.Name = c.text(v, p)
 		case "type":
-			w.Type = c.oneOf(v, p, c.typeNames()...)
+			w.Type = c.oneOf(v, p, c.typeOrder...)
 			if r, ok := c.types[w.Type]; ok {
 				w.typeRule = &r
 			}

@@ -19,7 +19,7 @@ func withZones(zones, faults string) string {
 // zone b = broker 3" and act on the link between the sets.
 func TestParseZones(t *testing.T) {
 	t.Parallel()
-	p, err := Parse("plan.yaml", []byte(withZones("{a: [1, 2], b: [3, clients]}", `faults:
+	p, err := testParse("plan.yaml", []byte(withZones("{a: [1, 2], b: [3, clients]}", `faults:
   - action: delay
     between: [a, b]
     latency: 20ms
@@ -82,7 +82,7 @@ func TestParseBadZones(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("plan.yaml", []byte(withZones(tt.zones, tt.faults)), nil)
+			_, err := testParse("plan.yaml", []byte(withZones(tt.zones, tt.faults)), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v\nwant %q", err, tt.want)
 			}
@@ -97,7 +97,7 @@ func TestParseZonesOfANamedCluster(t *testing.T) {
 	t.Parallel()
 	plan := strings.Replace(withZones("{a: [1, 2], b: [5]}", "faults:\n  - {action: delay, between: [a, b], latency: 20ms, at: 5s}"),
 		"  local: {brokers: 3}", "  name: zoned", 1)
-	p, err := Parse("plan.yaml", []byte(plan), nil)
+	p, err := testParse("plan.yaml", []byte(plan), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ workloads:
   - {name: w, type: produce, topic: %[3]s, records: 20000, rate: 10k/s, message: {size: 100}}
 matrix: {backoff: [15001, 15002]}
 `, bootstrap, setting, topic)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ matrix: {backoff: [15001, 15002]}
 	// A static setting: refused, nothing run, nothing left set.
 	static := strings.Replace(text, setting+`: "${backoff}"`, `log.dirs: /tmp/x, num.io.threads: "${backoff}"`, 1)
 	static = strings.Replace(static, "[15001, 15002]", "[3]", 1)
-	p, err = plan.Parse("plan.yaml", []byte(static), nil)
+	p, err = plan.Parse("plan.yaml", []byte(static), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func collectedHeader(runID string, all *coord.RunResults, skip func(int64, strin
 			skip(rec.Offset, "not a kbench run's header: it holds no plan from worker 0")
 			continue
 		}
-		p, err := plan.Parse("plan.yaml", []byte(doc.Plan.PlanYAML), nil)
+		p, err := plan.Parse("plan.yaml", []byte(doc.Plan.PlanYAML), nil, PlanTypes()...)
 		if err != nil {
 			skip(rec.Offset, fmt.Sprintf("the plan in this header: %v", err))
 			continue

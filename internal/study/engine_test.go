@@ -132,7 +132,8 @@ repeat: 2
 workloads:
   - {name: ticker, type: tick, topic: t, records: 1000, message: {size: 100}}
 `, seeds[0])
-	p, err := plan.Parse("plan.yaml", []byte(text), nil, plan.WithType("tick", plan.TypeRule{Sends: true}))
+	ks := append(Kinds(), Kind{Name: "tick", Rule: plan.TypeRule{Sends: true}, build: buildTick})
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, planTypesOf(ks)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +141,9 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := kinds()
-	reg["tick"] = buildTick
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard, not a measurement
 	defer cancel()
-	doc, err := Run(ctx, p, scs, Options{kinds: reg})
+	doc, err := Run(ctx, p, scs, Options{kinds: ks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestNewDefaultOutDir(t *testing.T) {
 // written (regression: nothing was said).
 func TestFolderAbandon(t *testing.T) {
 	t.Parallel()
-	p, err := plan.Parse("plan.yaml", []byte("name: abandon\ncluster: {bootstrap: 127.0.0.1:1}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"), nil)
+	p, err := plan.Parse("plan.yaml", []byte("name: abandon\ncluster: {bootstrap: 127.0.0.1:1}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestFolderAbandon(t *testing.T) {
 
 func folderPlan(t *testing.T) *plan.Plan {
 	t.Helper()
-	p, err := plan.Parse("plan.yaml", []byte("name: keep\ncluster: {bootstrap: 127.0.0.1:1}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"), nil)
+	p, err := plan.Parse("plan.yaml", []byte("name: keep\ncluster: {bootstrap: 127.0.0.1:1}\ntopics: [{name: t, partitions: 1}]\nworkloads: [{name: w, type: produce, topic: t, message: {size: 10}, records: 10}]\n"), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,16 +19,47 @@ type kindInput struct {
 // effective client properties (secrets redacted) for the result.
 type kindBuilder func(in kindInput) (workload.Spec, map[string]string, error)
 
-// kinds returns the plan's workload types and their builders, a fresh map
-// (a test may add a kind to its own copy). A new kind is a file with its
-// builder and a line here.
-func kinds() map[string]kindBuilder {
-	return map[string]kindBuilder{
-		plan.Produce:      buildProduce,
-		plan.Consume:      buildConsume,
-		plan.ShareConsume: buildShareConsume,
-		plan.EndToEnd:     buildEndToEnd,
+// Kind is one workload kind, registered once: the name plans give it as
+// their type, what the plan's checks take it to do (its rule), and its
+// builder. A kind that measures a section of its own registers the
+// section's type with measure.RegisterSection in its file.
+type Kind struct {
+	Name  string
+	Rule  plan.TypeRule
+	build kindBuilder
+}
+
+// Kinds returns the workload kinds, in the order the docs list them (a
+// fresh slice: a test may add a kind to its own copy).
+func Kinds() []Kind {
+	return []Kind{
+		{plan.Produce, plan.ProduceRule, buildProduce},
+		{plan.Consume, plan.ConsumeRule, buildConsume},
+		{plan.ShareConsume, plan.ShareConsumeRule, buildShareConsume},
+		{plan.EndToEnd, plan.EndToEndRule, buildEndToEnd},
 	}
+}
+
+// PlanTypes hands the kinds' names and rules to the plan parser: every
+// plan.Load, plan.Parse and plan.LoadOMB of a plan to run takes them.
+func PlanTypes() []plan.Option { return planTypesOf(Kinds()) }
+
+func planTypesOf(ks []Kind) []plan.Option {
+	out := make([]plan.Option, len(ks))
+	for i, k := range ks {
+		out[i] = plan.WithType(k.Name, k.Rule)
+	}
+	return out
+}
+
+// builderOf finds a kind's builder by its name.
+func builderOf(ks []Kind, name string) (kindBuilder, bool) {
+	for _, k := range ks {
+		if k.Name == name {
+			return k.build, true
+		}
+	}
+	return nil, false
 }
 
 // props is the workload's client properties in the order Java applies

@@ -48,7 +48,7 @@ func TestPlanOMBRecords(t *testing.T) {
 			if tt.stamp {
 				text += "    send_time_header: true\n"
 			}
-			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestIntervalHistogramsOnlyForOMB(t *testing.T) {
 	t.Parallel()
 	text := "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 10, message: {size: 10}}\n  - {name: c, type: consume, topic: t}\n"
 	for _, omb := range []bool{false, true} {
-		p, err := plan.Parse("plan.yaml", []byte(text), nil)
+		p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ workloads:
   - {name: readers, type: consume, topic: %[2]s, group: readers-%[2]s, records: 3000, start_after: writers}
   - {name: latency, type: end-to-end, topic: %[2]s, records: 500, rate: 1000/s, message: {size: 100}, start_after: readers}
 `, bootstrap, topic)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ cluster: {bootstrap: %q}
 workloads:
   - {name: p, type: produce, topic: bench, message: {size: 100}, records: %d, properties: {acks: 1}}
 `, bootstrap, b.N)
-		p, err := plan.Parse("bench.yaml", []byte(text), nil)
+		p, err := plan.Parse("bench.yaml", []byte(text), nil, PlanTypes()...)
 		if err != nil {
 			b.Fatal(err)
 		}

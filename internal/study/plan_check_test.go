@@ -26,7 +26,7 @@ workloads:
 matrix:
   size: [` + strings.Join(sizes, ", ") + `]
 `
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ workloads:
     slo: {p99: 10s, start: 2k/s, ceiling: 8k/s, probes: 1, confirm: 2, warm_cluster: 1s}
     duration: 2s
 `, bootstrap, topic, topic)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -154,7 +154,7 @@ workloads:
       size: 10
       key: {template: {_type: uuid}}
       headers: {source: kbench, seq: {_type: sequence, _start: 7}}
-`), nil)
+`), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

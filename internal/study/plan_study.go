@@ -32,9 +32,9 @@ type Options struct {
 	StartLocal func(ctx context.Context, local plan.Local) (*LocalCluster, error)
 	// Named opens the running local cluster the plan names (cluster.name).
 	Named func(ctx context.Context, cl plan.Cluster) (*LocalCluster, error)
-	// kinds are the workload kinds the plan may use; nil: kinds(). Tests
+	// kinds are the workload kinds the plan may use; nil: Kinds(). Tests
 	// add their own.
-	kinds map[string]kindBuilder
+	kinds []Kind
 	// Observer, if set, follows the run live.
 	Observer observe.Observer
 	// Folder, if set, is written after every repeat with the document so

@@ -34,7 +34,7 @@ type build struct {
 	// runID tells this run's share groups from another's when the plan
 	// names none (a distributed run's id, so every worker joins one).
 	runID    string
-	kinds    map[string]kindBuilder // nil: kinds()
+	kinds    []Kind // nil: Kinds()
 	stall    func(workload string, s measure.Stall)
 	observer observe.Observer
 	abort    context.Context // Options.Abort
@@ -230,9 +230,9 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	rw := runner.Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog, Format: string(w.Message.Format)}
 	reg := b.kinds
 	if reg == nil {
-		reg = kinds()
+		reg = Kinds()
 	}
-	build, ok := reg[w.Type]
+	build, ok := builderOf(reg, w.Type)
 	if !ok {
 		return rw, fmt.Errorf("workload %q: type %q has no engine", w.Name, w.Type)
 	}

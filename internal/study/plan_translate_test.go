@@ -33,7 +33,7 @@ workloads:
     topic: t
     group: g
     clients: 2
-    records: 10`+tt.props+"\n"), nil)
+    records: 10`+tt.props+"\n"), nil, PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -81,7 +81,7 @@ func TestConformanceSchemaRegistry(t *testing.T) {
 			}
 			topic := fmt.Sprintf("it-schemas-%s-%d", strings.ReplaceAll(tc.format, "_", "-"), time.Now().UnixNano())
 			text := fmt.Sprintf(itPlan, tc.format, bootstrap, url, topic, n, tc.file)
-			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}

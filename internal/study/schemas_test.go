@@ -79,7 +79,7 @@ workloads:
       schema_file: user.avsc
       template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
 `, c.ListenAddrs()[0], tc.props)
-			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestPreviewShowsEncodedSizes(t *testing.T) {
 	}
 	for format, file := range map[string]string{"avro": "user.avsc", "protobuf": "user.proto", "json_schema": "user.json"} {
 		text := fmt.Sprintf(itPlan, format, "127.0.0.1:9092", "http://127.0.0.1:8081", "t", 10, file)
-		p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+		p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +171,7 @@ workloads:
     topic: t
     timeout: 3s
 `, c.ListenAddrs()[0], fake.URL())
-	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestKeysEncodedWithTheirSchema(t *testing.T) {
 	}
 	text := strings.Replace(fmt.Sprintf(itPlan, "avro", "127.0.0.1:9092", "http://127.0.0.1:8081", "t", 10, "user.avsc"),
 		"      template:\n", "      key: {template: {_type: uuid}, schema: '\"string\"'}\n      template:\n", 1)
-	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+	p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestKeysEncodedWithTheirSchema(t *testing.T) {
 		}
 	}
 	bad := strings.Replace(text, `schema: '"string"'`, `schema: '"long"'`, 1)
-	if _, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(bad), nil); err == nil || !strings.Contains(err.Error(), "message.key.template: does not fit its avro schema: is a string; the schema wants long") {
+	if _, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(bad), nil, PlanTypes()...); err == nil || !strings.Contains(err.Error(), "message.key.template: does not fit its avro schema: is a string; the schema wants long") {
 		t.Errorf("a uuid key against a long schema: %v", err)
 	}
 }
@@ -301,7 +301,7 @@ workloads:
       schema_evolution: {after: %s, schema_file: v2.avsc}
       template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
 `, cl, tc.after)
-			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil)
+			p, err := plan.Parse(filepath.Join(dir, "plan.yaml"), []byte(text), nil, PlanTypes()...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -383,7 +383,7 @@ workloads:
       format: avro
       schema_file: user.avsc
       template: {id: {_type: uuid}, name: n, description: {_type: random_string, _length: 40}, value: 1, timestamp: {_type: now}}
-`), nil)
+`), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ cluster: {bootstrap: "%s"}
 workloads:
   - {name: p, type: produce, topic: seq, clients: 3, records: 301, message: {template: {n: {_type: sequence, _start: 10}}}}
 `, bootstrap)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestShareGroupOfTheRun(t *testing.T) {
 	t.Parallel()
 	group := func(t *testing.T, text, runID string) string {
 		t.Helper()
-		p, err := plan.Parse("plan.yaml", []byte(text), nil)
+		p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,7 +39,7 @@ workloads:
 `
 	seeds := func(t *testing.T, seedLine string) (run1, run2 map[string][2]uint64) {
 		t.Helper()
-		p, err := plan.Parse("plan.yaml", []byte(fmt.Sprintf(text, seedLine)), nil)
+		p, err := plan.Parse("plan.yaml", []byte(fmt.Sprintf(text, seedLine)), nil, PlanTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}

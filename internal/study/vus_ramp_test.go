@@ -35,7 +35,7 @@ workloads:
     vus: 0
     stages: [{duration: 1s, target: 2}, {duration: 4s, target: 2}, {duration: 1s, target: 8}, {duration: 4s, target: 8}]
 `, bootstrap, topic)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}

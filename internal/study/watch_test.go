@@ -34,7 +34,7 @@ workloads:
   - {name: w, type: produce, topic: %[2]s, rate: 2000/s, duration: 10s, message: {size: 100}}
 watch: {groups: [%s]}
 `, bootstrap, topic, group)
-	p, err := plan.Parse("plan.yaml", []byte(text), nil)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 	if err != nil {
 		t.Fatal(err)
 	}
