@@ -83,10 +83,6 @@ type Workload struct {
 	StartAfter    time.Duration
 	AfterWorkload string
 	Backlog       int64
-	// Format is a producing workload's schema format ("" for plain
-	// values); EncodeFailures counts its values that did not encode.
-	Format         string
-	EncodeFailures func() (int64, error)
 }
 
 // late reports whether the workload starts after the others.
@@ -124,12 +120,6 @@ type WorkloadOutcome struct {
 	Late       bool // started after the others (StartAfter, AfterWorkload or Backlog)
 	// ProduceTopic is the topic a producing workload writes.
 	ProduceTopic string
-	// Format is its values' schema format ("": plain); EncodeFailures
-	// counts the values that did not encode (sent empty), EncodeError is
-	// the first one's error.
-	Format         string
-	EncodeFailures int64
-	EncodeError    error
 	Err            error
 }
 
@@ -214,7 +204,7 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	peak := measure.WatchPeak()
 	runs := make([]*running, len(sc.Workloads))
 	for i, w := range sc.Workloads {
-		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Spec.Kind(), Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late(), Format: w.Format}
+		out.Workloads[i] = WorkloadOutcome{Name: w.Name, Kind: w.Spec.Kind(), Settings: w.Settings, StartAfter: w.StartAfter, Backlog: w.Backlog, Late: w.late()}
 		if p, ok := w.Spec.(workload.Producing); ok {
 			out.Workloads[i].ProduceTopic = p.Producer().Topic
 		}
@@ -282,11 +272,6 @@ func Run(ctx context.Context, sc Scenario) (*Outcome, error) {
 	out.End = time.Now()
 	out.CPU = measure.ProcessCPU() - cpu0
 	out.Goroutines, out.PeakRSS = peak.Stop(), measure.PeakRSS()
-	for i, w := range sc.Workloads {
-		if w.EncodeFailures != nil {
-			out.Workloads[i].EncodeFailures, out.Workloads[i].EncodeError = w.EncodeFailures()
-		}
-	}
 	if wd != nil {
 		cancel(nil) // a check still running ends with the run
 		wd.wait()

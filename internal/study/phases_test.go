@@ -83,7 +83,7 @@ workloads:
 	}
 	endedMu.Unlock()
 	// A phase after the writers ended is not a catch-up read.
-	if rw, _ := workloadResult(out, readers); rw.CatchUp != nil {
+	if rw, _ := workloadResult(out, readers, encoding{}); rw.CatchUp != nil {
 		t.Errorf("readers, a phase after the writers, labelled a catch-up read: %+v", rw.CatchUp)
 	}
 }
@@ -119,7 +119,7 @@ func TestCatchingUp(t *testing.T) {
 			if got := catchingUp(out, reader); got != tt.want {
 				t.Fatalf("catchingUp = %v, want %v", got, tt.want)
 			}
-			rw, _ := workloadResult(out, reader)
+			rw, _ := workloadResult(out, reader, encoding{})
 			if (rw.CatchUp != nil) != tt.want {
 				t.Fatalf("result's catch_up %+v, want it only for a catch-up read", rw.CatchUp)
 			}

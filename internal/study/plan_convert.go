@@ -7,12 +7,37 @@ import (
 
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
 )
 
+// encoding is a producing workload's values' schema format ("": plain)
+// and the values that did not encode (sent empty), with the first one's
+// error.
+type encoding struct {
+	format   string
+	failures int64
+	err      error
+}
+
+// encodingOf reads a spec's encoding from its values' source: the count
+// is the source's, which its clones (one per repeat) share.
+func encodingOf(spec workload.Spec) encoding {
+	pr, ok := spec.(workload.Producing)
+	if !ok {
+		return encoding{}
+	}
+	es, ok := serde.SourceOf(pr.Producer().Values)
+	if !ok {
+		return encoding{}
+	}
+	n, err := es.Failures()
+	return encoding{format: string(es.Format()), failures: n, err: err}
+}
+
 // workloadResult converts one workload's outcome to the result's form.
-func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workload, error) {
+func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome, enc encoding) (result.Workload, error) {
 	rw := result.Workload{Name: w.Name, Type: w.Kind, Config: w.Settings}
 	var errs []error
 	if w.Err != nil {
@@ -32,9 +57,9 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome) (result.Workl
 			errs = append(errs, errors.New("no record sent"))
 		}
 		rw.Generator = generatorOf(out, w.Publish)
-		perRecord(rw.Producer, out, w)
-		if w.EncodeFailures > 0 {
-			errs = append(errs, fmt.Errorf("%d values did not encode as %s (sent empty): %w", w.EncodeFailures, w.Format, w.EncodeError))
+		perRecord(rw.Producer, out, enc.format)
+		if enc.failures > 0 {
+			errs = append(errs, fmt.Errorf("%d values did not encode as %s (sent empty): %w", enc.failures, enc.format, enc.err))
 		}
 	}
 	if w.EndToEnd != nil {
@@ -211,11 +236,11 @@ func catchUpOf(out *runner.Outcome, w runner.WorkloadOutcome) *result.CatchUp {
 // record (values, framing included) and this process's CPU per record
 // acknowledged, over every producer of the repeat (readers' decoding is
 // counted too when they run beside it).
-func perRecord(p *result.Producer, out *runner.Outcome, w runner.WorkloadOutcome) {
+func perRecord(p *result.Producer, out *runner.Outcome, format string) {
 	if p == nil || p.Records == 0 {
 		return
 	}
-	p.Format = w.Format
+	p.Format = format
 	if p.Format == "" {
 		p.Format = "plain"
 	}

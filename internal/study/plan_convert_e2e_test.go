@@ -1,12 +1,15 @@
 package study
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/workload"
 )
 
@@ -43,7 +46,7 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 			if tt.endToEnd {
 				w = runner.WorkloadOutcome{Name: "w", Kind: "end-to-end", Measured: workload.Measured{EndToEnd: cons}}
 			}
-			rw, err := workloadResult(out, w)
+			rw, err := workloadResult(out, w, encoding{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +70,7 @@ func TestWorkloadResultProducerTopic(t *testing.T) {
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
 	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram(), Acked: 1}
 	prod.Latency.Record(1000) // a record sent: a repeat without one fails
-	rw, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}, ProduceTopic: "b"})
+	rw, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}, ProduceTopic: "b"}, encoding{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,12 +87,46 @@ func TestWorkloadResultNoRecordSent(t *testing.T) {
 	now := time.Now()
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second)}
 	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
-	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}); err == nil || err.Error() != "no record sent" {
+	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}, encoding{}); err == nil || err.Error() != "no record sent" {
 		t.Fatalf("error %v, want no record sent", err)
 	}
 	prod.Acked = 1
 	prod.Latency.Record(1000)
-	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}); err != nil {
+	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}, encoding{}); err != nil {
 		t.Fatalf("a record sent: error %v", err)
+	}
+}
+
+// badJSON is a value source whose every value is not JSON.
+type badJSON struct{}
+
+func (badJSON) Value(int64) []byte          { return []byte("{not json") }
+func (badJSON) MaxSize() int                { return 9 }
+func (badJSON) Clone(uint64) payload.Source { return badJSON{} }
+
+// Values that did not encode fail the workload, with their format, and
+// are counted once: the next repeat counts its own.
+func TestEncodeFailuresFailTheWorkload(t *testing.T) {
+	sch, err := serde.Parse(serde.Avro, `{"type": "record", "name": "r", "fields": [{"name": "a", "type": "int"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := serde.NewSource(badJSON{}, sch, 7)
+	for i := range int64(3) {
+		src.Value(i)
+	}
+	spec := workload.Produce{Spec: workload.ProducerSpec{Values: serde.Rendered(src)}}
+	enc := encodingOf(spec)
+	if enc.format != "avro" || enc.failures != 3 || enc.err == nil {
+		t.Fatalf("encoding %+v: want 3 avro failures with an error", enc)
+	}
+	prod := &workload.ProducerResult{Acked: 10, Bytes: 1000, Clients: 1, Latency: measure.NewHistogram()}
+	out := &runner.Outcome{}
+	_, err = workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}, enc)
+	if err == nil || !strings.Contains(err.Error(), "3 values did not encode as avro (sent empty)") {
+		t.Errorf("workload error %v, want the 3 values that did not encode", err)
+	}
+	if again := encodingOf(spec); again.failures != 0 {
+		t.Errorf("counted again: %+v", again)
 	}
 }

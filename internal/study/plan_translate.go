@@ -227,7 +227,7 @@ func reseeded(sc runner.Scenario, repeat int) runner.Scenario {
 }
 
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (runner.Workload, error) {
-	rw := runner.Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog, Format: string(w.Message.Format)}
+	rw := runner.Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
 	reg := b.kinds
 	if reg == nil {
 		reg = Kinds()
@@ -238,11 +238,6 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	}
 	var err error
 	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
-	if pr, ok := rw.Spec.(workload.Producing); ok {
-		if es, ok := serde.SourceOf(pr.Producer().Values); ok {
-			rw.EncodeFailures = es.Failures // clones share the count
-		}
-	}
 	return rw, err
 }
 

@@ -236,8 +236,8 @@ func runRepeat(ctx context.Context, run runner.RunFunc, sc runner.Scenario, inde
 	}
 	rep.SetupSeconds = out.Setup.Seconds()
 	rep.Process = &result.Process{CPUSeconds: out.CPU.Seconds(), PeakGoroutines: out.Goroutines, PeakRSSBytes: out.PeakRSS}
-	for _, w := range out.Workloads {
-		rw, err := workloadResult(out, w)
+	for i, w := range out.Workloads {
+		rw, err := workloadResult(out, w, encodingOf(sc.Workloads[i].Spec))
 		if err != nil && rep.Error == "" {
 			rep.Status, rep.Error = result.StatusFailed, err.Error()
 		}

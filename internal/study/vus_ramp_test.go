@@ -86,7 +86,7 @@ workloads:
 	}
 	// Regression: the result had no per-plateau figures; each plateau now
 	// has its users, records/s, p50/p99 and Little's law's check.
-	rw, err := workloadResult(out, out.Workloads[0])
+	rw, err := workloadResult(out, out.Workloads[0], encoding{})
 	if err != nil {
 		t.Fatal(err)
 	}
