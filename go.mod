@@ -13,7 +13,6 @@ require (
 	github.com/google/renameio/v2 v2.0.2
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/klauspost/compress v1.20.3
-	github.com/magiconair/properties v1.18.12
 	github.com/pavlo-v-chernykh/keystore-go/v4 v4.5.0
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/prometheus/client_golang v1.25.0

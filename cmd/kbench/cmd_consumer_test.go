@@ -113,8 +113,8 @@ func TestConsumerPerfDetailedStatsAndJSON(t *testing.T) {
 	st, stdout, stderr := consumerTestState()
 	code := runKbench(t, st, "consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic, "--num-records", "20000",
 		"--show-detailed-stats", "--reporting-interval", "1", "--max.poll.records=10", "--json", path)
-	if code != exitUsage || !strings.Contains(stderr.String(), "unknown option --max.poll.records") {
-		t.Fatalf("a misplaced property: exit %d, stderr %q", code, stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "unknown option --max.poll.records") || stdout.Len() != 0 {
+		t.Fatalf("a misplaced property: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	st, stdout, stderr = consumerTestState()
 	code = runKbench(t, st, "consumer-perf-test", "--bootstrap-server", bootstrap, "--topic", topic, "--num-records", "20000",

@@ -287,8 +287,8 @@ func TestProducerPerfTopicNotAutoCreated(t *testing.T) {
 	st, stdout, stderr := clusterTestState(t)
 	args := []string{"producer-perf-test", "--topic", "absent", "--num-records", "1000", "--record-size", "10",
 		"--throughput", "-1", "--bootstrap-server", c.Bootstrap()}
-	if code := runKbench(t, st, args...); code != exitUsage || !strings.Contains(stderr.String(), `topic "absent" does not exist and the broker did not create it`) {
-		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	if code := runKbench(t, st, args...); code != exitUsage || !strings.Contains(stderr.String(), `topic "absent" does not exist and the broker did not create it`) || stdout.Len() != 0 {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	st, stdout, stderr = clusterTestState(t)
 	if code := runKbench(t, st, append(args, "--partitions", "2")...); code != exitOK {
@@ -351,7 +351,7 @@ func TestUnknownCommand(t *testing.T) {
 	if code := runKbench(t, st, "nosuch", "arg"); code != exitUsage || !strings.Contains(stderr.String(), `unknown command "nosuch"`) {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
-	st, stdout, stderr = clusterTestState(t)
+	st, _, stderr = clusterTestState(t)
 	if code := runKbench(t, st, "producr-perf-test"); code != exitUsage || !strings.Contains(stderr.String(), `did you mean "producer-perf-test"`) {
 		t.Fatalf("typo: exit %d, stderr %s", code, stderr)
 	}

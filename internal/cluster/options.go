@@ -165,10 +165,6 @@ func WithProxyCommand(argv ...string) Opt {
 // schema.registry.url. It needs the same Java 17 as the brokers.
 func WithSchemaRegistry(on bool) Opt { return func(c *config) { c.registry = on } }
 
-// WithRegistryVersion sets the Apicurio Registry release (default
-// DefaultRegistryVersion). Releases from 3.1 on need Java 21.
-func WithRegistryVersion(v string) Opt { return func(c *config) { c.registryVer = v } }
-
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
 type OptionError struct {
@@ -255,9 +251,6 @@ func (c *config) validate() error {
 	}
 	if _, err := parseHeap(c.heap); err != nil {
 		return &OptionError{"heap", c.heap, err.Error()}
-	}
-	if !versionRE.MatchString(c.registryVer) {
-		return &OptionError{"registry-version", c.registryVer, "want an Apicurio Registry release like " + DefaultRegistryVersion}
 	}
 	if !versionRE.MatchString(c.version) || !strings.HasPrefix(c.version, "4.") {
 		return &OptionError{"kafka-version", c.version, "only Apache Kafka 4.x versions like 4.1.2 are supported"}

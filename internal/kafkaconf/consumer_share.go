@@ -46,9 +46,6 @@ func (c *Consumer) ShareOpts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
-// ExplicitAcks reports whether share.acknowledgement.mode is explicit.
-func (c *Consumer) ExplicitAcks() bool { return c.ShareAcknowledgementMode == "explicit" }
-
 // ShareSettings are the settings of a share consumer, as a result's
 // config lists them: Settings without the classic group's (classicOnly),
 // which a share consumer neither takes nor uses. The share drop-in's

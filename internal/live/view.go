@@ -476,7 +476,7 @@ func (v *View) RepeatEnded(ri observe.RepeatInfo, _ result.Repeat) {
 	defer v.mu.Unlock()
 	v.ended++
 	if !ri.Started.IsZero() {
-		v.took += time.Now().Sub(ri.Started)
+		v.took += time.Since(ri.Started)
 	}
 	v.wl = nil
 	v.probe = nil

@@ -3,7 +3,6 @@ package measure
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sync"
 )
 
@@ -50,18 +49,6 @@ func NewSection(name string) (Section, bool) {
 		return nil, false
 	}
 	return empty(), true
-}
-
-// SectionNames lists the registered section names, sorted.
-func SectionNames() []string {
-	sectionsMu.RLock()
-	defer sectionsMu.RUnlock()
-	names := make([]string, 0, len(sections))
-	for n := range sections {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // MergeSections merges parts, sections registered under name, into a new

@@ -3,7 +3,8 @@ package plan
 import (
 	"strings"
 
-	"github.com/magiconair/properties"
+	"github.com/kbench/kbench/internal/javaprops"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -155,16 +156,14 @@ func (c *collector) ombProperties(n *yaml.Node, field string) []OMBProperty {
 	if n.ShortTag() == "!!null" {
 		return nil
 	}
-	l := &properties.Loader{Encoding: properties.UTF8, DisableExpansion: true}
-	p, err := l.LoadBytes([]byte(n.Value))
+	props, err := javaprops.Parse(n.Value, "line")
 	if err != nil {
-		c.addf(n, field, "not Java properties text: %s", strings.TrimPrefix(err.Error(), "properties: "))
+		c.addf(n, field, "not Java properties text: %s", err)
 		return nil
 	}
 	var list []OMBProperty
-	for _, k := range p.Keys() {
-		v, _ := p.Get(k)
-		list = append(list, OMBProperty{Key: k, Value: v})
+	for _, p := range props {
+		list = setProperty(list, p.Key, p.Value) // the last one wins, as in Java
 	}
 	return list
 }

@@ -27,7 +27,6 @@ func schemaTable(run *result.PlanRun) *table {
 			format                      string
 			n, sharedBy                 int
 			rate, cpu, bytes, p99       float64
-			decodeFailures, readRecords int64
 		}
 		byName := map[string]*acc{}
 		var order []string

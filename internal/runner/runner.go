@@ -127,9 +127,6 @@ type WorkloadOutcome struct {
 const (
 	// ReadyTimeout bounds the wait for consumers' first assignment.
 	ReadyTimeout = 60 * time.Second
-	// drainTimeout bounds the wait for an end-to-end consumer to read
-	// the records its producer had acknowledged when it finished.
-	drainTimeout = 30 * time.Second
 )
 
 // RunFunc runs a scenario as Run does. Callers that run scenarios (the

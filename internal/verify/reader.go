@@ -33,7 +33,6 @@ type Reader struct {
 
 	mu     sync.Mutex
 	points []Point
-	err    error
 }
 
 // StartReader starts reading topic from its start. opts are the client's
