@@ -24,9 +24,9 @@ func schemaTable(run *result.PlanRun) *table {
 	shared := false
 	for _, sc := range run.Scenarios {
 		type acc struct {
-			format                      string
-			n, sharedBy                 int
-			rate, cpu, bytes, p99       float64
+			format                string
+			n, sharedBy           int
+			rate, cpu, bytes, p99 float64
 		}
 		byName := map[string]*acc{}
 		var order []string

@@ -120,7 +120,7 @@ type WorkloadOutcome struct {
 	Late       bool // started after the others (StartAfter, AfterWorkload or Backlog)
 	// ProduceTopic is the topic a producing workload writes.
 	ProduceTopic string
-	Err            error
+	Err          error
 }
 
 // Bounds of the steps around the workloads.
