@@ -111,13 +111,13 @@ func (f *follower) add(k kind, v float64) {
 
 // repeat is one endpoint's scrapes of a repeat.
 type repeat struct {
-	name      string // "broker 1", or the endpoint as shown
-	ms        []metric
-	f         map[string]*follower
-	startNs   int64
-	endNs     int64
-	scrapes   int
-	err       error // the first failed scrape's
+	name    string // "broker 1", or the endpoint as shown
+	ms      []metric
+	f       map[string]*follower
+	startNs int64
+	endNs   int64
+	scrapes int
+	err     error // the first failed scrape's
 }
 
 func newRepeat(name string) *repeat {

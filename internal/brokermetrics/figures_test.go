@@ -78,10 +78,10 @@ func TestFigures(t *testing.T) {
 			check: func(t *testing.T, k *result.KafkaMetrics) {
 				want := map[string]*float64{"bytes in": ptr(32997747 - 21995727), "messages in": ptr(100000), "bytes out": ptr(0),
 					"isr shrinks": ptr(0), "under-replicated": ptr(0), "offline": ptr(0),
-					"handler idle": ptr((5.8182556363e10 - 4.9852421854e10) / 10e9),
+					"handler idle":     ptr((5.8182556363e10 - 4.9852421854e10) / 10e9),
 					"produce requests": ptr(2529 - 1685), "fetch requests": ptr(1),
 					"produce mean total": ptr((1.4669829972321076*2529 - 1.6801186943620179*1685) / 844),
-					"produce p99 total": ptr(18.550000000000182),
+					"produce p99 total":  ptr(18.550000000000182),
 				}
 				got := map[string]*float64{"bytes in": k.BytesIn, "messages in": k.MessagesIn, "bytes out": k.BytesOut,
 					"isr shrinks": k.IsrShrinks, "under-replicated": k.UnderReplicated, "offline": k.Offline,
