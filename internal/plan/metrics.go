@@ -1,11 +1,15 @@
 package plan
 
 import (
+	"encoding/pem"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/kbench/kbench/internal/infile"
 )
 
 // MetricsEndpoint is one of a remote cluster's Prometheus text-format
@@ -52,7 +56,7 @@ func (c *collector) metrics(n *yaml.Node) []MetricsEndpoint {
 				case "url":
 					e.URL, urlNode = c.text(v, p+".url"), v
 				case "ca_file":
-					e.CAFile = c.text(v, p+".ca_file")
+					e.CAFile = c.caFile(v, p+".ca_file")
 				case "insecure":
 					e.Insecure = c.boolean(v, p+".insecure")
 				case "username":
@@ -83,6 +87,36 @@ func (c *collector) metrics(n *yaml.Node) []MetricsEndpoint {
 	}
 	return out
 }
+
+// caFile is a PEM file of CA certificates, relative to the plan's
+// folder, read now so that a missing or wrong file is said at its place.
+func (c *collector) caFile(n *yaml.Node, path string) string {
+	name := c.text(n, path)
+	if name == "" {
+		return ""
+	}
+	full := name
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(c.dir, full)
+	}
+	data, err := infile.Read(full, maxCAFile, "a CA file")
+	if err != nil {
+		c.addf(n, path, "%v", err)
+		return full
+	}
+	for rest := data; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			c.addf(n, path, "%s holds no PEM certificate (-----BEGIN CERTIFICATE-----)", name)
+			return full
+		} else if b.Type == "CERTIFICATE" {
+			return full
+		}
+	}
+}
+
+// maxCAFile bounds a CA file: a bundle of every public CA is about 220 KB.
+const maxCAFile = 4 << 20
 
 // metricsURL checks an endpoint's URL and the settings that go with it.
 func (c *collector) metricsURL(n *yaml.Node, path string, e MetricsEndpoint) bool {

@@ -1,9 +1,13 @@
 package plan
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kbench/kbench/internal/certs"
 )
 
 // TestParseClusterMetrics: cluster.metrics lists a remote cluster's
@@ -15,7 +19,19 @@ func TestParseClusterMetrics(t *testing.T) {
 	plan := func(cluster string) string {
 		return "name: m\ncluster: " + cluster + "\nworkloads:\n  - {name: w, type: produce, topic: t, records: 10, message: {size: 10}}\n"
 	}
-	p, err := Parse("plan.yaml", []byte(plan(`{bootstrap: "h:9092", metrics: [http://b1:9404/metrics, {url: "https://b2:9404/metrics", ca_file: ca.pem, username: kb, password: s3cret}]}`)), nil)
+	dir := t.TempDir()
+	ca, err := certs.NewCA("kbench test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), ca.CertPEM(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "key.pem"), []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	planPath := filepath.Join(dir, "plan.yaml")
+	p, err := Parse(planPath, []byte(plan(`{bootstrap: "h:9092", metrics: [http://b1:9404/metrics, {url: "https://b2:9404/metrics", ca_file: ca.pem, username: kb, password: s3cret}]}`)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +39,7 @@ func TestParseClusterMetrics(t *testing.T) {
 	for i := range got {
 		got[i].At = ""
 	}
-	want := []MetricsEndpoint{{URL: "http://b1:9404/metrics"}, {URL: "https://b2:9404/metrics", CAFile: "ca.pem", Username: "kb", Password: "s3cret"}}
+	want := []MetricsEndpoint{{URL: "http://b1:9404/metrics"}, {URL: "https://b2:9404/metrics", CAFile: filepath.Join(dir, "ca.pem"), Username: "kb", Password: "s3cret"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("metrics %+v, want %+v", got, want)
 	}
@@ -44,12 +60,14 @@ func TestParseClusterMetrics(t *testing.T) {
 		{"insecure not a bool", `{bootstrap: "h:9092", metrics: [{url: "https://b1/m", insecure: yes please}]}`, `cluster.metrics[0].insecure: "yes please" is not true or false`},
 		{"password alone", `{bootstrap: "h:9092", metrics: [{url: "https://b1/m", password: s3cret}]}`, "cluster.metrics[0]: has a password and no username"},
 		{"twice", `{bootstrap: "h:9092", metrics: [http://b1/m, http://b1/m]}`, "plan.yaml:2:55: cluster.metrics[1]: http://b1/m is given twice"},
+		{"a CA file missing", `{bootstrap: "h:9092", metrics: [{url: "https://b1/m", ca_file: nothere.pem}]}`, "plan.yaml:2:73: cluster.metrics[0].ca_file: open "},
+		{"a CA file of a key", `{bootstrap: "h:9092", metrics: [{url: "https://b1/m", ca_file: key.pem}]}`, "cluster.metrics[0].ca_file: key.pem holds no PEM certificate"},
 		{"a local cluster", `{local: {brokers: 1}, metrics: [http://b1/m]}`, "cluster.metrics: are a remote cluster's endpoints, with cluster.bootstrap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse("plan.yaml", []byte(plan(tt.cluster)), nil)
+			_, err := Parse(planPath, []byte(plan(tt.cluster)), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want %q", err, tt.want)
 			}
