@@ -2,11 +2,18 @@ package study
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/kbench/kbench/internal/brokermetrics"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
@@ -45,6 +52,54 @@ func TestWithKafkaMetrics(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("%q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRemoteMetricsTLS: a cluster.metrics endpoint over https is checked
+// against its ca_file, or not at all with insecure; without either, the
+// system's CAs refuse a self-signed endpoint, and the entry says why.
+func TestRemoteMetricsTLS(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, _ := r.BasicAuth(); u != "kb" || p != "s3cret" {
+			http.Error(w, "who are you", http.StatusUnauthorized)
+			return
+		}
+		fmt.Fprintln(w, "kafka_server_brokertopicmetrics_bytesin_total 42")
+	}))
+	t.Cleanup(srv.Close) // after the parallel subtests
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		e       plan.MetricsEndpoint
+		wantErr string
+	}{
+		{"its CA", plan.MetricsEndpoint{URL: srv.URL, CAFile: ca, Username: "kb", Password: "s3cret"}, ""},
+		{"insecure", plan.MetricsEndpoint{URL: srv.URL, Insecure: true, Username: "kb", Password: "s3cret"}, ""},
+		{"the system's CAs", plan.MetricsEndpoint{URL: srv.URL, Username: "kb", Password: "s3cret"}, "certificate"},
+		{"no password", plan.MetricsEndpoint{URL: srv.URL, Insecure: true, Username: "kb"}, "401 Unauthorized"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			targets, err := remoteMetricsTargets([]plan.MetricsEndpoint{tt.e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := brokermetrics.Start(t.Context(), targets(), time.Hour).Stop()[0].Kafka
+			switch {
+			case tt.wantErr == "" && (got.Error != "" || got.BytesIn == nil):
+				t.Errorf("error %q, bytes in %v; want the endpoint read", got.Error, deref(got.BytesIn))
+			case tt.wantErr != "" && !strings.Contains(got.Error, tt.wantErr):
+				t.Errorf("error %q, want one with %q", got.Error, tt.wantErr)
+			}
+			if strings.Contains(got.Error, "s3cret") {
+				t.Errorf("the error holds the password: %s", got.Error)
 			}
 		})
 	}
