@@ -218,8 +218,8 @@ func (r *repeat) figures() *result.KafkaMetrics {
 			if f := get(requestMetrics+p, fmt.Sprintf("{quantile=\"0.99\",request=%q}", rq.label)); f != nil {
 				tm.P99 = ptr(f.last)
 			}
-			if tm.Mean == nil && tm.P99 == nil {
-				continue
+			if tm.Mean == nil && tm.P99 == nil || t.Requests != nil && *t.Requests == 0 {
+				continue // none in the repeat: a p99 would be older requests'
 			}
 			switch p {
 			case "totaltimems":

@@ -8,15 +8,15 @@ import (
 )
 
 // BrokerColumns are the brokers table's columns.
-var BrokerColumns = []string{"scenario", "repeat", "brokers", "broker cpu s", "cpu s per M records", "records per cpu s", "peak rss MiB", "disk written MiB", "written B per record", "record B × replicas", "handlers busy %", "network busy %", "limited by"}
+var BrokerColumns = []string{"scenario", "repeat", "brokers", "broker cpu s", "cpu s per M records", "records per cpu s", "peak rss MiB", "disk written MiB", "written B per record", "record B × replicas", "handlers busy %", "limited by"}
 
 // brokerTable is what a local cluster's brokers spent, one row per
 // repeat: their CPU beside the records acknowledged (what one broker core
 // carries), memory, and bytes written to storage per record beside the
 // record's own bytes times its replicas (write amplification), and from
 // the brokers' own metrics (a local broker's agent, or a remote cluster's
-// cluster.metrics) the busiest broker's request handlers and network
-// processors. nil when no repeat measured its brokers.
+// cluster.metrics) the busiest broker's request handlers' busy share.
+// nil when no repeat measured its brokers.
 func brokerTable(run *result.PlanRun) *table {
 	if run == nil {
 		return nil
@@ -38,16 +38,13 @@ func brokerTable(run *result.PlanRun) *table {
 			if l := result.LimitOf(rep, cpus); l != "" {
 				limit = l
 			}
-			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(f.Brokers), "–", "–", "–", "–", "–", "–", "–", "–", "–", limit}
+			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(f.Brokers), "–", "–", "–", "–", "–", "–", "–", "–", limit}
 			if f.HasCPU {
 				proc = true
 				row[3], row[6] = fmt.Sprintf("%.1f", f.CPUSeconds), fmt.Sprintf("%.0f", f.RSSPeakMiB)
 			}
 			if f.HasHandlers {
 				row[10] = fmt.Sprintf("%.0f", f.HandlerBusyPct)
-			}
-			if busy, ok := networkBusyPct(rep); ok {
-				row[11] = fmt.Sprintf("%.0f", busy)
 			}
 			bad := false
 			for _, b := range rep.Brokers {
@@ -88,26 +85,11 @@ func brokerTable(run *result.PlanRun) *table {
 		return nil
 	}
 	if kafka {
-		t.Notes = append(t.Notes, fmt.Sprintf("From the brokers' own metrics (their Prometheus endpoints, read at each repeat's start, every second and at its end): handlers busy %% is the busiest broker's request handlers' busy share over the repeat (from Kafka's RequestHandlerAvgIdlePercent meter; %.0f%% or more names them as the limit), network busy %% its network processors' (the mean of NetworkProcessorAvgIdlePercent). result.json holds each broker's bytes and messages in, request times, under-replicated and offline partitions and ISR changes.", result.LimitHandlerBusyPct))
+		t.Notes = append(t.Notes, fmt.Sprintf("From the brokers' own metrics (their Prometheus endpoints, read at each repeat's start, every second and at its end): handlers busy %% is the busiest broker's request handlers' busy share over the repeat (from Kafka's RequestHandlerAvgIdlePercent meter; %.0f%% or more names them as the limit). result.json holds each broker's bytes and messages in, request times, network processors' idle share, under-replicated and offline partitions and ISR changes.", result.LimitHandlerBusyPct))
 	}
 	if !proc {
 		return t
 	}
 	t.Notes = append(t.Notes, "What the local cluster's broker processes used during each repeat, read from /proc every second: CPU seconds (user and system) of all brokers together, per million records acknowledged and as records per CPU second (what one broker core carries); the largest resident memory of one broker; bytes written to storage (page-cache writeback, so a write may land after its repeat) per record, beside the records' own bytes times their replicas. Brokers share the machine with kbench: limited by says what held the producers back: the client when kbench was the bound, the machine's CPU when the brokers and kbench together used 90% of its cores or more (naming which used more), otherwise not the CPU.")
 	return t
-}
-
-// networkBusyPct is the busiest broker's network processors' busy share
-// in percent (ok: an endpoint gave it).
-func networkBusyPct(rep result.Repeat) (busy float64, ok bool) {
-	for _, b := range rep.Brokers {
-		if b.Kafka == nil || b.Kafka.NetworkProcessorIdle == nil {
-			continue
-		}
-		v := 100 * (1 - min(max(*b.Kafka.NetworkProcessorIdle, 0), 1))
-		if !ok || v > busy {
-			busy, ok = v, true
-		}
-	}
-	return busy, ok
 }

@@ -44,7 +44,7 @@ func TestBrokerTable(t *testing.T) {
 }
 
 // TestBrokerTableKafka: the brokers' own metrics give the busiest
-// broker's handlers and network processors busy; a remote cluster's
+// broker's handlers busy; a remote cluster's
 // endpoints give a row without /proc's figures; what an endpoint lacks and
 // a failed scrape are said once, the failed repeat's row flagged.
 func TestBrokerTableKafka(t *testing.T) {
@@ -64,7 +64,7 @@ func TestBrokerTableKafka(t *testing.T) {
 	if tab == nil || len(tab.Rows) != 2 {
 		t.Fatalf("table %+v, want two rows", tab)
 	}
-	if got, want := strings.Join(tab.Rows[0][2:], " | "), "2 | – | – | – | – | – | – | – | 80 | 10 | the brokers' request handlers, 80% busy on http://b1/m"; got != want {
+	if got, want := strings.Join(tab.Rows[0][2:], " | "), "2 | – | – | – | – | – | – | – | 80 | the brokers' request handlers, 80% busy on http://b1/m"; got != want {
 		t.Errorf("row\n%s\nwant\n%s", got, want)
 	}
 	if tab.Bad[0] || !tab.Bad[1] {
