@@ -42,6 +42,9 @@ type Cluster struct {
 	// Registry, when the cluster has one (WithSchemaRegistry, AddRegistry),
 	// is its schema registry.
 	Registry *Registry `json:"schema_registry,omitempty"`
+	// Agent is the Prometheus JMX exporter's java agent jar each broker
+	// runs on its MetricsPort ("": a cluster started before kbench ran it).
+	Agent string `json:"metrics_agent,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer
@@ -66,11 +69,14 @@ type Broker struct {
 	DirectPort int `json:"direct_port,omitempty"`
 	// MTLSPort, on a cluster with WithMutualTLSListener, is its second
 	// client listener: mutual TLS.
-	MTLSPort   int    `json:"mtls_port,omitempty"`
-	Dir        string `json:"dir"`
-	ConfigPath string `json:"config_path"` // server.properties; also identifies the process
-	LogPath    string `json:"log_path"`    // broker log (log4j)
-	OutPath    string `json:"out_path"`    // JVM stdout and stderr
+	MTLSPort int `json:"mtls_port,omitempty"`
+	// MetricsPort is the broker's Prometheus endpoint on 127.0.0.1 (its
+	// JMX exporter agent; MetricsURL), a free port even with a port base.
+	MetricsPort int    `json:"metrics_port,omitempty"`
+	Dir         string `json:"dir"`
+	ConfigPath  string `json:"config_path"` // server.properties; also identifies the process
+	LogPath     string `json:"log_path"`    // broker log (log4j)
+	OutPath     string `json:"out_path"`    // JVM stdout and stderr
 	// Down says why kbench took the broker down ("killed", "stopped"),
 	// until it starts again: a broker down without it died on its own.
 	Down string `json:"down,omitempty"`

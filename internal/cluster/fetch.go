@@ -18,6 +18,9 @@ import (
 type Dist struct {
 	Version string
 	Dir     string // <cache dir>/kafka/<version>
+	// Agent is the Prometheus JMX exporter's java agent jar the brokers
+	// run (<cache dir>/jmx-exporter/<AgentVersion>/).
+	Agent string
 }
 
 // Libs is the directory holding the jars.
@@ -30,7 +33,8 @@ func (d *Dist) Classpath() string { return filepath.Join(d.Libs(), "*") }
 const completeMarker = ".complete"
 
 // Fetch resolves the Kafka jars (broker, Java perf tools, a log4j2 binding)
-// from Maven Central with mvn, once: later calls find them in the cache and
+// and the brokers' metrics agent (AgentVersion) from Maven Central with
+// mvn, once: later calls find them in the cache and
 // run offline. It honours WithVersion, WithCacheDir, WithMaven and WithLog.
 func Fetch(ctx context.Context, opts ...Opt) (*Dist, error) {
 	cfg, err := newConfig(opts)
@@ -41,6 +45,17 @@ func Fetch(ctx context.Context, opts ...Opt) (*Dist, error) {
 }
 
 func fetch(ctx context.Context, cfg config) (*Dist, error) {
+	d, err := fetchKafka(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if d.Agent, err = fetchAgent(ctx, cfg); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func fetchKafka(ctx context.Context, cfg config) (*Dist, error) {
 	root := filepath.Join(cfg.cacheDir, "kafka")
 	d := &Dist{Version: cfg.version, Dir: filepath.Join(root, cfg.version)}
 	if isComplete(d.Dir) {

@@ -9,9 +9,12 @@ import (
 	"time"
 )
 
-// fakeMaven stands in for mvn: it creates the broker jar where asked.
-const fakeMaven = `for a in "$@"; do case $a in -DoutputDirectory=*) d=${a#-DoutputDirectory=};; esac; done
-mkdir -p "$d" && touch "$d/kafka_2.13-4.1.2.jar" "$d/kafka-tools-4.1.2.jar"`
+// fakeMaven stands in for mvn: it creates the broker jars, or the metrics
+// agent's when that is the artifact asked for, where asked.
+const fakeMaven = `a2=; for a in "$@"; do case $a in -DoutputDirectory=*) d=${a#-DoutputDirectory=};; -Dartifact=*) a2=${a#-Dartifact=};; esac; done
+mkdir -p "$d"
+case $a2 in io.prometheus.jmx:jmx_prometheus_javaagent:*) touch "$d/jmx_prometheus_javaagent-1.0.1.jar";;
+*) touch "$d/kafka_2.13-4.1.2.jar" "$d/kafka-tools-4.1.2.jar";; esac`
 
 func TestFetch(t *testing.T) {
 	t.Parallel()
@@ -35,6 +38,11 @@ func TestFetch(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(d.Dir, f)); err != nil {
 			t.Errorf("after fetch: %v", err)
 		}
+	}
+	if want := filepath.Join(cache, "jmx-exporter", AgentVersion, "jmx_prometheus_javaagent-"+AgentVersion+".jar"); d.Agent != want {
+		t.Errorf("Agent = %q, want %q", d.Agent, want)
+	} else if _, err := os.Stat(d.Agent); err != nil {
+		t.Errorf("after fetch: %v", err)
 	}
 	if !strings.Contains(log.String(), "fetched 2 jars") {
 		t.Errorf("progress %q, want a 'fetched 2 jars' line", log.String())

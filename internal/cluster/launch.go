@@ -36,6 +36,7 @@ func (c *Cluster) command(b Broker) []string {
 		"-Xms" + c.Heap, "-Xmx" + c.Heap, "-XX:+UseG1GC", "-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + log4jPath(b)}
 	args = append(args, c.hostsArgs(b)...)
+	args = append(args, c.agentArgs(b)...)
 	return append(args, "-cp", c.Classpath, "kafka.Kafka", b.ConfigPath)
 }
 

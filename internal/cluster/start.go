@@ -262,7 +262,7 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 	if cfg.network {
 		api = 1 // the proxies' API
 	}
-	var ports []int
+	var ports, metricsPorts []int
 	regPort := 0
 	if cfg.portBase > 0 {
 		ports, err = fixedPorts(cfg.portBase, cfg.brokers, per)
@@ -275,10 +275,17 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 			err = fixedPort(cfg.portBase, regPort, "the schema registry")
 		}
 	} else {
-		ports, err = freePorts(per*cfg.brokers + api + 1)
+		// Picked at once, so that no two are the same.
+		ports, err = freePorts(per*cfg.brokers + api + 1 + cfg.brokers)
 		if err == nil {
+			metricsPorts, ports = ports[len(ports)-cfg.brokers:], ports[:len(ports)-cfg.brokers]
 			regPort, ports = ports[len(ports)-1], ports[:len(ports)-1]
 		}
+	}
+	if err == nil && metricsPorts == nil {
+		// The agents' ports are free ones even with a port base: its
+		// blocks of ten are taken up to 65535.
+		metricsPorts, err = freePorts(cfg.brokers)
 	}
 	if err != nil {
 		return nil, err
@@ -291,7 +298,7 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 		Name: cfg.name, Version: cfg.version, ID: id, Dir: dir,
 		Heap: cfg.heap, Java: java, Classpath: dist.Classpath(), StartedAt: time.Now().UTC(),
 		log: cfg.log, startTimeout: cfg.startTimeout, stopOnExit: cfg.stopOnExit, Security: cfg.security,
-		PortBase: cfg.portBase,
+		PortBase: cfg.portBase, Agent: dist.Agent,
 	}
 	for i := range cfg.brokers {
 		nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
@@ -307,9 +314,10 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 		}
 		c.Brokers = append(c.Brokers, Broker{
 			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, DirectPort: direct, MTLSPort: mtls, Dir: nd,
-			ConfigPath: filepath.Join(nd, "server.properties"),
-			LogPath:    filepath.Join(nd, "server.log"),
-			OutPath:    filepath.Join(nd, "server.out"),
+			MetricsPort: metricsPorts[i],
+			ConfigPath:  filepath.Join(nd, "server.properties"),
+			LogPath:     filepath.Join(nd, "server.log"),
+			OutPath:     filepath.Join(nd, "server.out"),
 		})
 	}
 	if reg != nil {
@@ -355,7 +363,7 @@ func (c *Cluster) writeConfigs(extra map[string]string) error {
 			return fmt.Errorf("write broker %d log config: %w", b.ID, err)
 		}
 	}
-	return nil
+	return c.writeAgentConfig()
 }
 
 // format runs Kafka's StorageTool for every node at once: each is a JVM

@@ -12,7 +12,7 @@ import (
 
 var (
 	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics", "watch"}
-	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs"}
+	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs", "metrics"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
 	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
@@ -120,6 +120,8 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 			}
 		case "fault_shell":
 			cl.FaultShell = c.boolean(v, "cluster.fault_shell")
+		case "metrics":
+			cl.Metrics = c.metrics(v)
 		case "broker_configs":
 			c.brokerConfigsNode = v // per scenario: its values may take ${param}
 		case "local":
@@ -229,6 +231,9 @@ func (c *collector) topic(n *yaml.Node, path string) Topic {
 // clusterConflicts checks that the plan names one cluster: a running local
 // one by name, a remote one by bootstrap, or none (kbench starts one).
 func (c *collector) clusterConflicts(given map[string]*yaml.Node) {
+	if m := given["metrics"]; m != nil && given["bootstrap"] == nil {
+		c.addf(m, "cluster.metrics", "are a remote cluster's endpoints, with cluster.bootstrap; kbench reads the metrics of a local cluster's brokers itself: leave metrics out")
+	}
 	name := given["name"]
 	if name == nil {
 		return

@@ -156,6 +156,9 @@ type Cluster struct {
 	// them with sh -c.
 	FaultCommands map[string]string
 	FaultShell    bool
+	// Metrics are the remote cluster's Prometheus endpoints, scraped
+	// through each repeat for the brokers' own metrics (cluster.metrics).
+	Metrics []MetricsEndpoint
 }
 
 // Local is the local cluster started when there is no bootstrap.

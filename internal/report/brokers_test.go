@@ -43,6 +43,39 @@ func TestBrokerTable(t *testing.T) {
 	}
 }
 
+// TestBrokerTableKafka: the brokers' own metrics give the busiest
+// broker's handlers busy; a remote cluster's
+// endpoints give a row without /proc's figures; what an endpoint lacks and
+// a failed scrape are said once, the failed repeat's row flagged.
+func TestBrokerTableKafka(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	producer := result.Workload{Name: "p", Producer: &result.Producer{Records: 1000, Bytes: 100_000, DurationSeconds: 10}}
+	lacks := []string{"endpoint http://b1/m has no kafka_server_replicamanager_isrshrinks: ISR shrinks not measured"}
+	remote := func(idle float64, err string) result.Repeat {
+		return result.Repeat{Index: 1, Workloads: []result.Workload{producer}, Brokers: []result.BrokerCost{
+			{Endpoint: "http://b1/m", Kafka: &result.KafkaMetrics{RequestHandlerIdle: f(idle), NetworkProcessorIdle: f(0.9), Lacks: lacks, Error: err}},
+			{Endpoint: "http://b2/m", Kafka: &result.KafkaMetrics{RequestHandlerIdle: f(0.6), Lacks: lacks}},
+		}}
+	}
+	r2 := remote(0.25, "scrape endpoint http://b1/m: 503 Service Unavailable")
+	r2.Index = 2
+	run := &result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{remote(0.2, ""), r2}}}}
+	tab := brokerTable(run)
+	if tab == nil || len(tab.Rows) != 2 {
+		t.Fatalf("table %+v, want two rows", tab)
+	}
+	if got, want := strings.Join(tab.Rows[0][2:], " | "), "2 | – | – | – | – | – | – | – | 80 | the brokers' request handlers, 80% busy on http://b1/m"; got != want {
+		t.Errorf("row\n%s\nwant\n%s", got, want)
+	}
+	if tab.Bad[0] || !tab.Bad[1] {
+		t.Errorf("flags %v, want the repeat whose scrape failed flagged", tab.Bad)
+	}
+	notes := strings.Join(tab.Notes, "\n")
+	if strings.Count(notes, "ISR shrinks not measured") != 1 || strings.Count(notes, "503 Service Unavailable") != 1 || strings.Contains(notes, "/proc") {
+		t.Errorf("notes:\n%s\nwant what is lacking and the failed scrape once each, and nothing of /proc", notes)
+	}
+}
+
 // TestBrokerCSV: summary.csv's brokers' cost is the mean over the repeats
 // that ended ok; a failed repeat's figures are left out.
 func TestBrokerCSV(t *testing.T) {

@@ -5,7 +5,10 @@ import "fmt"
 // BrokerFigures are a repeat's brokers' cost set beside its records: what
 // summary.csv, the Brokers table and compare show.
 type BrokerFigures struct {
-	Brokers    int
+	Brokers int
+	// HasCPU: the brokers' processes were read from /proc (a local
+	// cluster); the CPU, memory and disk figures are theirs.
+	HasCPU     bool
 	CPUSeconds float64 // all brokers
 	Records    int64   // acknowledged by the repeat's producers
 	// CPUPerMRec is CPU seconds per million records (ok: Records > 0).
@@ -18,18 +21,32 @@ type BrokerFigures struct {
 	WrittenMiB          float64
 	WrittenPerRecord    float64
 	ReplicatedPerRecord float64
+	// HandlerBusyPct is the busiest broker's request handlers' busy share
+	// over the repeat, in percent (HasHandlers: an endpoint gave it), and
+	// Busiest names that broker.
+	HasHandlers    bool
+	HandlerBusyPct float64
+	Busiest        string
 }
 
 // BrokerFiguresOf derives rep's broker figures; ok is false when the
-// repeat measured no broker (a remote cluster).
+// repeat measured no broker (a remote cluster without cluster.metrics).
 func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 	if len(rep.Brokers) == 0 {
 		return f, false
 	}
 	f.Brokers = len(rep.Brokers)
 	var peak, written int64
-	f.HasWrites = true
 	for _, b := range rep.Brokers {
+		if busy, ok := b.Kafka.HandlerBusyPct(); ok && (!f.HasHandlers || busy > f.HandlerBusyPct) {
+			f.HasHandlers, f.HandlerBusyPct, f.Busiest = true, busy, b.Name()
+		}
+		if !b.FromProc() {
+			continue // an endpoint only
+		}
+		if !f.HasCPU {
+			f.HasCPU, f.HasWrites = true, true
+		}
 		f.CPUSeconds += b.CPUSeconds
 		peak = max(peak, b.RSSPeakBytes)
 		if b.DiskWriteBytes == nil {
@@ -52,7 +69,7 @@ func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 		}
 		replicated += w.Producer.Bytes * rf
 	}
-	if f.Records > 0 {
+	if f.Records > 0 && f.HasCPU {
 		f.CPUPerMRec = f.CPUSeconds / (float64(f.Records) / 1e6)
 		f.WrittenPerRecord = float64(written) / float64(f.Records)
 		f.ReplicatedPerRecord = float64(replicated) / float64(f.Records)
@@ -60,9 +77,29 @@ func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 	return f, true
 }
 
+// Name is how the report names the broker: "broker 2", or a remote
+// endpoint's URL.
+func (b BrokerCost) Name() string {
+	if b.Endpoint != "" {
+		return b.Endpoint
+	}
+	return fmt.Sprintf("broker %d", b.ID)
+}
+
+// FromProc says the entry holds a local broker's /proc figures: not a
+// remote endpoint, nor a broker only its agent was read from.
+func (b BrokerCost) FromProc() bool {
+	return b.Endpoint == "" && (b.Processes > 0 || b.Kafka == nil)
+}
+
 // limitCPUShare: the brokers and kbench together used this share of the
 // machine's cores, so the CPU was what limited the run.
 const limitCPUShare = 0.90
+
+// LimitHandlerBusyPct: a broker's request handlers busy this share of
+// the repeat (idle under 30%, where Kafka's operators are told to look)
+// are what limited it.
+const LimitHandlerBusyPct = 70.0
 
 // LimitOf names what held a repeat's producers back, from both sides: the
 // client when kbench was the bound (Generator), nothing when every fixed
@@ -93,7 +130,18 @@ func LimitOf(rep Repeat, cpus int) string {
 		return "nothing: every rate asked was reached"
 	}
 	f, ok := BrokerFiguresOf(rep)
-	if !ok || wall <= 0 || cpus <= 0 {
+	if !ok || wall <= 0 {
+		return ""
+	}
+	handlers := fmt.Sprintf("%.0f%% busy on %s", f.HandlerBusyPct, f.Busiest)
+	busy := f.HasHandlers && f.HandlerBusyPct >= LimitHandlerBusyPct
+	if !f.HasCPU || cpus <= 0 {
+		switch {
+		case busy:
+			return "the brokers' request handlers, " + handlers
+		case f.HasHandlers:
+			return "not the brokers' request handlers (" + handlers + "): their CPU, disks or the network, which kbench does not measure on a remote cluster"
+		}
 		return ""
 	}
 	brokers := f.CPUSeconds / wall
@@ -103,6 +151,10 @@ func LimitOf(rep Repeat, cpus int) string {
 	}
 	used := fmt.Sprintf("the brokers used %.1f and kbench %.1f of the machine's %d cores", brokers, client, cpus)
 	switch {
+	case brokers+client < limitCPUShare*float64(cpus) && busy:
+		return "the brokers' request handlers, " + handlers + " (" + used + ")"
+	case brokers+client < limitCPUShare*float64(cpus) && f.HasHandlers:
+		return "not the CPU (" + used + ") nor the request handlers (" + handlers + "): the brokers' disks or the network, which kbench does not measure yet"
 	case brokers+client < limitCPUShare*float64(cpus):
 		return "not the CPU (" + used + "): the brokers' request handlers, their disks or the network, which kbench does not measure yet"
 	case brokers >= client:
@@ -124,7 +176,7 @@ func BrokerSeriesOf(reps []Repeat) BrokerSeries {
 	var s BrokerSeries
 	for _, rep := range reps {
 		f, ok := BrokerFiguresOf(rep)
-		if !ok || rep.Status != StatusOK {
+		if !ok || !f.HasCPU || rep.Status != StatusOK {
 			continue
 		}
 		s.RSSPeakMiB = append(s.RSSPeakMiB, f.RSSPeakMiB)

@@ -15,6 +15,19 @@ func TestLimitOf(t *testing.T) {
 		return Repeat{Workloads: []Workload{w}, Process: &Process{CPUSeconds: clientCPU},
 			Brokers: []BrokerCost{{ID: 1, CPUSeconds: brokerCPU / 2}, {ID: 2, CPUSeconds: brokerCPU / 2}}}
 	}
+	// withIdle gives broker i the request handlers' idle ratio idle[i].
+	withIdle := func(r Repeat, idle ...float64) Repeat {
+		r.Brokers = append([]BrokerCost(nil), r.Brokers...)
+		for i, v := range idle {
+			r.Brokers[i].Processes = 1
+			r.Brokers[i].Kafka = &KafkaMetrics{RequestHandlerIdle: &v}
+		}
+		return r
+	}
+	remote := func(idle float64) Repeat {
+		return Repeat{Workloads: rep(0, 1, 0, 0, "").Workloads,
+			Brokers: []BrokerCost{{Endpoint: "https://b1:9404/metrics", Kafka: &KafkaMetrics{RequestHandlerIdle: &idle}}}}
+	}
 	tests := []struct {
 		name string
 		rep  Repeat
@@ -26,6 +39,11 @@ func TestLimitOf(t *testing.T) {
 		{"kbench uses more", rep(0, 300000, 6, 13, ""), "the client's CPU: the brokers used 0.6 and kbench 1.3"},
 		{"CPU to spare", rep(0, 50000, 4, 3, ""), "not the CPU (the brokers used 0.4 and kbench 0.3 of the machine's 2 cores)"},
 		{"a remote cluster", Repeat{Workloads: rep(0, 1, 0, 0, "").Workloads}, ""},
+		{"handlers busy, CPU to spare", withIdle(rep(0, 50000, 4, 3, ""), 0.5, 0.2), "the brokers' request handlers, 80% busy on broker 2 (the brokers used 0.4"},
+		{"handlers idle, CPU to spare", withIdle(rep(0, 50000, 4, 3, ""), 0.9, 0.8), "not the CPU (the brokers used 0.4 and kbench 0.3 of the machine's 2 cores) nor the request handlers (20% busy on broker 2)"},
+		{"CPU saturated before the handlers", withIdle(rep(0, 300000, 14, 5, ""), 0.1), "the brokers' CPU: "},
+		{"a remote cluster's busy handlers", remote(0.05), "the brokers' request handlers, 95% busy on https://b1:9404/metrics"},
+		{"a remote cluster's idle handlers", remote(0.95), "not the brokers' request handlers (5% busy on https://b1:9404/metrics)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

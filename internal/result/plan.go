@@ -218,7 +218,10 @@ type Repeat struct {
 	// resident memory the largest one's.
 	Process *Process `json:"process,omitempty"`
 	// Brokers is what each broker process of a local cluster used during
-	// the repeat, read from /proc (nil: a remote cluster).
+	// the repeat, read from /proc, and each broker's own Kafka metrics
+	// from its Prometheus endpoint (a local broker's agent, or a remote
+	// cluster's cluster.metrics endpoints: entries with Endpoint and no
+	// processes).
 	Brokers []BrokerCost `json:"brokers,omitempty"`
 	// Watched are the system's consumer groups the plan watches (watch:
 	// {groups}), their lag sampled through the repeat.
@@ -250,10 +253,15 @@ type GroupRecovery struct {
 }
 
 // BrokerCost is what one local broker's processes used during a repeat,
-// from /proc: CPU, resident memory and storage I/O. A broker the plan
-// restarted counts each process's share.
+// from /proc: CPU, resident memory and storage I/O (Processes > 0), and
+// what its Prometheus endpoint said (Kafka). A broker the plan restarted
+// counts each process's share. A remote cluster's endpoint is an entry of
+// its own: Endpoint set, ID 0, no processes.
 type BrokerCost struct {
-	ID            int     `json:"id"`
+	ID int `json:"id"`
+	// Endpoint is a remote cluster's metrics URL (its password never
+	// written), "" for a local broker.
+	Endpoint      string  `json:"endpoint,omitempty"`
 	CPUSeconds    float64 `json:"cpu_seconds"`
 	UserSeconds   float64 `json:"user_seconds"`
 	SystemSeconds float64 `json:"system_seconds"`
@@ -267,6 +275,9 @@ type BrokerCost struct {
 	// restarted during the repeat).
 	Processes int           `json:"processes"`
 	Samples   []BrokerPoint `json:"samples,omitempty"`
+	// Kafka is the broker's own metrics over the repeat (nil: no
+	// endpoint, as in results before kbench read them).
+	Kafka *KafkaMetrics `json:"kafka,omitempty"`
 }
 
 // BrokerPoint is one sample of a broker: the CPU seconds it used since the

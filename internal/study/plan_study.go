@@ -67,6 +67,9 @@ type LocalCluster struct {
 	// BrokerPIDs, if set, lists the process of each broker running now
 	// (id → pid): each repeat reads their CPU, memory and disk from /proc.
 	BrokerPIDs func() map[int]int
+	// BrokerMetrics, if set, lists each broker's Prometheus endpoint (id
+	// → URL): each repeat reads the brokers' own Kafka metrics there.
+	BrokerMetrics func() map[int]string
 }
 
 // stallLine says that a workload's producers wait for acknowledgements,

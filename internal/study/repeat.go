@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/brokercost"
+	"github.com/kbench/kbench/internal/brokermetrics"
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/grouplag"
 	"github.com/kbench/kbench/internal/observe"
@@ -37,6 +38,9 @@ type RepeatEnv struct {
 	// BrokerPIDs, if set, lists the local cluster's broker processes:
 	// the repeat reads what they spend (result.Repeat.Brokers).
 	BrokerPIDs func() map[int]int
+	// Metrics, if set, lists the brokers' Prometheus endpoints: the
+	// repeat reads their own Kafka metrics (result.BrokerCost.Kafka).
+	Metrics func() []brokermetrics.Target
 	// WatchGroups are the system's consumer groups whose lag the repeat
 	// samples (the plan's watch: {groups}).
 	WatchGroups []string
@@ -57,6 +61,12 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	if env.BrokerPIDs != nil {
 		cost = brokercost.Start(env.BrokerPIDs, brokerSampleEvery)
 	}
+	var scraper *brokermetrics.Scraper
+	if env.Metrics != nil {
+		if targets := env.Metrics(); len(targets) > 0 {
+			scraper = brokermetrics.Start(ctx, targets, brokerSampleEvery)
+		}
+	}
 	var watch *grouplag.Watcher
 	var watchErr error
 	if len(env.WatchGroups) > 0 {
@@ -65,6 +75,9 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	rep := repeatOnce(ctx, sc, index, env)
 	if cost != nil {
 		rep.Brokers = cost.Stop()
+	}
+	if scraper != nil {
+		rep.Brokers = withKafkaMetrics(rep.Brokers, scraper.Stop())
 	}
 	switch {
 	case watch != nil:
@@ -192,7 +205,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, WatchGroups: s.watchGroups(), Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, Metrics: s.metrics, WatchGroups: s.watchGroups(), Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
@@ -200,7 +213,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 		rep = Repeat(ctx, sc, r, env)
 	} else {
 		// Every worker shares the brokers: their cost is not a slice's.
-		env.BrokerPIDs, env.WatchGroups = nil, nil
+		env.BrokerPIDs, env.Metrics, env.WatchGroups = nil, nil, nil
 		if s.worker.d.Run.Index != 0 {
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
 			env.FaultsElsewhere = len(psc.Faults) > 0

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kbench/kbench/internal/brokermetrics"
 	"github.com/kbench/kbench/internal/faults"
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
@@ -27,7 +28,9 @@ type session struct {
 	actor     faults.Actor
 	// brokerPIDs lists a local cluster's broker processes (nil: remote).
 	brokerPIDs func() map[int]int
-	reach      *runner.Reachability
+	// metrics lists the Prometheus endpoints of the brokers (nil: none).
+	metrics func() []brokermetrics.Target
+	reach   *runner.Reachability
 	// worker is this process's place in a distributed run (nil: the
 	// study runs alone).
 	worker *worker
@@ -93,6 +96,9 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		registryURL = lc.RegistryURL
 		s.actor = lc.Actor
 		s.brokerPIDs = lc.BrokerPIDs
+		if lc.BrokerMetrics != nil {
+			s.metrics = localMetricsTargets(lc.BrokerMetrics)
+		}
 		env.Cluster = "local"
 		env.KafkaVersion = lc.Version
 		env.NetworkProxies = lc.Proxies
@@ -103,6 +109,11 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		}
 	} else {
 		env.Cluster = "external"
+		if len(p.Cluster.Metrics) > 0 {
+			if s.metrics, err = remoteMetricsTargets(p.Cluster.Metrics); err != nil {
+				return s, false, err
+			}
+		}
 	}
 	if p.UsesSchemas() {
 		if err := resolveSchemas(ctx, p, scenarios, registryURL, b, built, bootstrap, run); err != nil {

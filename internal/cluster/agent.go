@@ -1,0 +1,178 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// AgentVersion is the Prometheus JMX exporter's java agent each local
+// broker runs (io.prometheus.jmx:jmx_prometheus_javaagent), fetched from
+// Maven Central with the Kafka jars and cached beside them.
+const AgentVersion = "1.0.1"
+
+// agentJar is the agent's file name in its cache directory.
+func agentJar() string { return "jmx_prometheus_javaagent-" + AgentVersion + ".jar" }
+
+// fetchAgent resolves the agent jar once into <cache>/jmx-exporter/<version>;
+// later calls find it there and run offline.
+func fetchAgent(ctx context.Context, cfg config) (string, error) {
+	root := filepath.Join(cfg.cacheDir, "jmx-exporter")
+	dir := filepath.Join(root, AgentVersion)
+	jar := filepath.Join(dir, agentJar())
+	if isComplete(dir) {
+		return jar, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(root, AgentVersion+".lock"))
+	if err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+	}
+	defer unlock()
+	if isComplete(dir) {
+		return jar, nil
+	}
+	mvn, err := exec.LookPath(cfg.maven)
+	if err != nil {
+		return "", fmt.Errorf("%s not found on PATH: install Apache Maven 3.6 or newer (it fetches the brokers' metrics agent once): %w", cfg.maven, err)
+	}
+	fmt.Fprintf(cfg.log, "fetching the Prometheus JMX exporter agent %s from Maven Central with mvn (first run only)\n", AgentVersion)
+	tmp, err := os.MkdirTemp(root, ".fetch-"+AgentVersion+"-")
+	if err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+	}
+	defer os.RemoveAll(tmp)
+	pom := filepath.Join(tmp, "pom.xml")
+	if err := os.WriteFile(pom, []byte(registryPom), 0o644); err != nil {
+		return "", fmt.Errorf("write %s: %w", pom, err)
+	}
+	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-Dstyle.color=never", "-f", pom, "dependency:copy",
+		"-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:"+AgentVersion+":jar", "-DoutputDirectory="+tmp)
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn: %w", AgentVersion, ctx.Err())
+		}
+		return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn (check network access to Maven Central, or proxy settings in ~/.m2/settings.xml): %w\n%s",
+			AgentVersion, err, tailLines(ansiRE.ReplaceAllString(string(out), ""), 30))
+	}
+	if _, err := os.Stat(filepath.Join(tmp, agentJar())); err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn: mvn succeeded but %s is missing", AgentVersion, agentJar())
+	}
+	if err := os.WriteFile(filepath.Join(tmp, completeMarker), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: remove stale %s: %w", AgentVersion, dir, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+	}
+	return jar, nil
+}
+
+// agentConfigPath is the exporter's rules, one file per cluster.
+func (c *Cluster) agentConfigPath() string { return filepath.Join(c.Dir, "jmx-exporter.yaml") }
+
+// agentArgs are the JVM options that run the exporter on the broker's
+// metrics port (none for a cluster started before kbench ran it).
+func (c *Cluster) agentArgs(b Broker) []string {
+	if c.Agent == "" || b.MetricsPort == 0 {
+		return nil
+	}
+	return []string{"-javaagent:" + c.Agent + "=127.0.0.1:" + strconv.Itoa(b.MetricsPort) + ":" + c.agentConfigPath()}
+}
+
+// MetricsURL is the broker's Prometheus endpoint ("" without one).
+func (b Broker) MetricsURL() string {
+	if b.MetricsPort == 0 {
+		return ""
+	}
+	return "http://127.0.0.1:" + strconv.Itoa(b.MetricsPort) + "/metrics"
+}
+
+// writeAgentConfig writes the exporter's rules.
+func (c *Cluster) writeAgentConfig() error {
+	if c.Agent == "" {
+		return nil
+	}
+	if err := os.WriteFile(c.agentConfigPath(), []byte(agentConfig), 0o644); err != nil {
+		return fmt.Errorf("write the metrics agent's config: %w", err)
+	}
+	return nil
+}
+
+// agentConfig exports only the MBeans kbench reads, named as the JMX
+// exporter's own Kafka example (example_configs/kafka-2_0_0.yml) names
+// them, so a remote cluster scraped with that config gives the same
+// figures: meters' counts as <domain>_<type>_<name>_total (PerSec dropped)
+// or _count, gauges bare, histograms' Mean and 99th percentile (the mean is
+// over the broker's life: with the count it gives a repeat's exact mean).
+// includeObjectNames keeps each scrape to these few MBeans.
+const agentConfig = `# kbench: the brokers' metrics it reads (internal/brokermetrics).
+lowercaseOutputName: true
+includeObjectNames:
+  - "kafka.server:type=BrokerTopicMetrics,name=BytesInPerSec"
+  - "kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec"
+  - "kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec"
+  - "kafka.server:type=KafkaRequestHandlerPool,name=RequestHandlerAvgIdlePercent"
+  - "kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent"
+  - "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=Produce"
+  - "kafka.network:type=RequestMetrics,name=RequestQueueTimeMs,request=Produce"
+  - "kafka.network:type=RequestMetrics,name=LocalTimeMs,request=Produce"
+  - "kafka.network:type=RequestMetrics,name=RemoteTimeMs,request=Produce"
+  - "kafka.network:type=RequestMetrics,name=TotalTimeMs,request=FetchConsumer"
+  - "kafka.network:type=RequestMetrics,name=RequestQueueTimeMs,request=FetchConsumer"
+  - "kafka.network:type=RequestMetrics,name=LocalTimeMs,request=FetchConsumer"
+  - "kafka.network:type=RequestMetrics,name=RemoteTimeMs,request=FetchConsumer"
+  - "kafka.server:type=ReplicaManager,name=UnderReplicatedPartitions"
+  - "kafka.server:type=ReplicaManager,name=IsrShrinksPerSec"
+  - "kafka.server:type=ReplicaManager,name=IsrExpandsPerSec"
+  - "kafka.controller:type=KafkaController,name=OfflinePartitionsCount"
+rules:
+  - pattern: kafka.(\w+)<type=(.+), name=(.+)PerSec\w*><>Count
+    name: kafka_$1_$2_$3_total
+    type: COUNTER
+  - pattern: kafka.(\w+)<type=(.+), name=(.+)><>Value
+    name: kafka_$1_$2_$3
+    type: GAUGE
+  - pattern: kafka.network<type=RequestMetrics, name=(\w+)TimeMs, request=(\w+)><>Count
+    name: kafka_network_requestmetrics_$1timems_count
+    type: COUNTER
+    labels:
+      request: "$2"
+  - pattern: kafka.network<type=RequestMetrics, name=(\w+)TimeMs, request=(\w+)><>Mean
+    name: kafka_network_requestmetrics_$1timems_mean
+    type: GAUGE
+    labels:
+      request: "$2"
+  - pattern: kafka.network<type=RequestMetrics, name=(\w+)TimeMs, request=(\w+)><>99thPercentile
+    name: kafka_network_requestmetrics_$1timems
+    type: GAUGE
+    labels:
+      request: "$2"
+      quantile: "0.99"
+  - pattern: kafka.(\w+)<type=(.+), name=(.+)><>Count
+    name: kafka_$1_$2_$3_count
+    type: COUNTER
+`
+
+// MetricsURLs are the brokers' Prometheus endpoints by node id (none for
+// a cluster started before kbench ran the agent).
+func (c *Cluster) MetricsURLs() map[int]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[int]string{}
+	for _, b := range c.Brokers {
+		if c.Agent != "" && b.MetricsPort > 0 {
+			out[b.ID] = b.MetricsURL()
+		}
+	}
+	return out
+}
