@@ -31,7 +31,7 @@ func TestParseClusterMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	planPath := filepath.Join(dir, "plan.yaml")
-	p, err := Parse(planPath, []byte(plan(`{bootstrap: "h:9092", metrics: [http://b1:9404/metrics, {url: "https://b2:9404/metrics", ca_file: ca.pem, username: kb, password: s3cret}]}`)), nil)
+	p, err := testParse(planPath, []byte(plan(`{bootstrap: "h:9092", metrics: [http://b1:9404/metrics, {url: "https://b2:9404/metrics", ca_file: ca.pem, username: kb, password: s3cret}]}`)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestParseClusterMetrics(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse(planPath, []byte(plan(tt.cluster)), nil)
+			_, err := testParse(planPath, []byte(plan(tt.cluster)), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want %q", err, tt.want)
 			}

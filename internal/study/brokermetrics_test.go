@@ -129,7 +129,7 @@ topics: [{name: %s, partitions: 2, replication: 1}]
 workloads:
   - {name: w, type: produce, topic: %[2]s, rate: 25000/s, records: %d, message: {size: %d}}
 `, cluster, topic, records, size)
-		p, err := plan.Parse("plan.yaml", []byte(text), nil)
+		p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
 		if err != nil {
 			t.Fatal(err)
 		}
