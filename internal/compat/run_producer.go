@@ -167,13 +167,13 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 // or permission to give up on in-flight records after the delivery
 // timeout), and its metrics hooks.
 func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
-	return func(i int) []kgo.Opt {
-		out := append(append([]kgo.Opt(nil), opts...), pc.ClientOpts("", i)...)
+	return workload.PerClient(opts, func(i int) []kgo.Opt {
+		own := pc.ClientOpts("", i)
 		if i < len(metrics) {
-			out = append(out, metrics[i].Hooks())
+			own = append(own, metrics[i].Hooks())
 		}
-		return out
-	}
+		return own
+	})
 }
 
 func printProducerTotals(w io.Writer, res *workload.ProducerResult) {

@@ -38,9 +38,9 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Clients:     sa.Threads,
 		Records:     sa.NumRecords,
 		IdleTimeout: max(sa.Timeout, time.Millisecond),
-		ClientOpts: func(i int) []kgo.Opt {
-			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(ShareClientID(cc.ClientID, i+1)))
-		},
+		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt {
+			return []kgo.Opt{kgo.ClientID(ShareClientID(cc.ClientID, i+1))}
+		}),
 		MaxPollRecords: cc.MaxPollRecords,
 		Latency:        true,
 		Lag:            true,

@@ -47,9 +47,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		Records:        w.Records,
 		Duration:       w.Duration,
 		IdleTimeout:    w.Timeout,
-		ClientOpts: func(i int) []kgo.Opt {
-			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(cc.ClientIDOf(w.Name, i)))
-		},
+		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt {
+			return []kgo.Opt{kgo.ClientID(cc.ClientIDOf(w.Name, i))}
+		}),
 		Latency: true,
 		Lag:     true,
 		OnStall: in.b.stallOf(w.Name),

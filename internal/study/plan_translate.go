@@ -312,9 +312,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		// Each repeat gets a Balance of its own (withBalance); this one
 		// marks the workload.
 		Balance: balanceOf(w),
-		ClientOpts: func(i int) []kgo.Opt {
-			return append(append([]kgo.Opt(nil), opts...), pc.ClientOpts(w.Name, i)...)
-		},
+		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt { return pc.ClientOpts(w.Name, i) }),
 	}
 	if len(w.VUStages) > 0 {
 		ramp, err := load.NewVURamp(w.VUs, w.VUStages)
@@ -417,9 +415,7 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		Group:          w.Group,
 		Clients:        w.Clients,
 		MaxPollRecords: cc.MaxPollRecords,
-		ClientOpts: func(i int) []kgo.Opt {
-			return append(append([]kgo.Opt(nil), opts...), kgo.ClientID(clientID(i)))
-		},
+		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt { return []kgo.Opt{kgo.ClientID(clientID(i))} }),
 		Latency: true,
 		Lag:     readerOnly,
 		Decode:  b.schemas.decoder(w.Topic),

@@ -34,3 +34,13 @@ func newClient(opts []kgo.Opt, extra ...kgo.Opt) (*kgo.Client, error) {
 	defer newClientMu.Unlock()
 	return kgo.NewClient(all...)
 }
+
+// PerClient gives each client the shared options and then its own
+// (its client id, transactional id, metrics hooks): a spec's ClientOpts.
+// The shared slice is copied for each client, so one client's options
+// never write into another's.
+func PerClient(shared []kgo.Opt, own func(i int) []kgo.Opt) func(i int) []kgo.Opt {
+	return func(i int) []kgo.Opt {
+		return append(append(make([]kgo.Opt, 0, len(shared)+4), shared...), own(i)...)
+	}
+}
