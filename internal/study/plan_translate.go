@@ -311,7 +311,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		StampSent:      w.SendTimeHeader,
 		// Each repeat gets a Balance of its own (withBalance); this one
 		// marks the workload.
-		Balance: balanceOf(w),
+		Balance:    balanceOf(w),
 		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt { return pc.ClientOpts(w.Name, i) }),
 	}
 	if len(w.VUStages) > 0 {
@@ -415,10 +415,10 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		Group:          w.Group,
 		Clients:        w.Clients,
 		MaxPollRecords: cc.MaxPollRecords,
-		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt { return []kgo.Opt{kgo.ClientID(clientID(i))} }),
-		Latency: true,
-		Lag:     readerOnly,
-		Decode:  b.schemas.decoder(w.Topic),
+		ClientOpts:     workload.PerClient(opts, func(i int) []kgo.Opt { return []kgo.Opt{kgo.ClientID(clientID(i))} }),
+		Latency:        true,
+		Lag:            readerOnly,
+		Decode:         b.schemas.decoder(w.Topic),
 	}
 	if readerOnly {
 		spec.Records = w.Records
