@@ -342,6 +342,11 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	if len(verified) > 0 {
 		fmt.Fprintf(st.stdout, "verified after each repeat (read back from the start): %s\n", strings.Join(verified, ", "))
 	}
+	if len(scenarios) > 0 {
+		if timed := study.CommitToVisible(p, scenarios[0]); len(timed) > 0 {
+			fmt.Fprintf(st.stdout, "commit-to-visible delay timed (each committed record's first read minus its transaction's commit acknowledgement): %s\n", strings.Join(timed, ", "))
+		}
+	}
 }
 
 // searchProbe is the search and probe duration of a scenario's rate: max

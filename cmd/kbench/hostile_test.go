@@ -614,14 +614,20 @@ workloads:
   - {name: plain, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s, verify: true}
   - {name: txw, type: produce, topic: t, message: {size: 10}, rate: 10/s, duration: 10s, verify: true,
      transaction: {records: 100, abort_ratio: 0.3}}
+  - {name: committed, type: consume, topic: t, properties: {isolation.level: read_committed}}
+  - {name: all, type: consume, topic: t}
 `), 0o644))
 	st, stdout, stderr := hostileState()
 	if code := runKbench(t, st, "run", planFile, "--dry-run"); code != exitOK {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	want := "verified after each repeat (read back from the start): plain, txw (as a read_committed consumer: every committed record once, none of an aborted transaction)"
-	if !strings.Contains(stdout.String(), want) {
-		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	for _, want := range []string{
+		"verified after each repeat (read back from the start): plain, txw (as a read_committed consumer: every committed record once, none of an aborted transaction)",
+		"commit-to-visible delay timed (each committed record's first read minus its transaction's commit acknowledgement): committed (against txw's commits)\n",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
 

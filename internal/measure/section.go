@@ -38,6 +38,15 @@ func RegisterSection(name string, empty func() Section) {
 	sections[name] = empty
 }
 
+// Figure is one named figure of a section, as a report shows it.
+type Figure struct{ Name, Value string }
+
+// Describer is a section that lists its figures for the reports
+// (summary.md, report.html), which know no section's shape.
+type Describer interface {
+	Describe() []Figure
+}
+
 // NewSection makes an empty section of the type registered under name;
 // false when none is (a result written by a kbench with a kind this one
 // lacks).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -94,6 +95,11 @@ const tickSectionName = "test.ticks"
 
 func init() {
 	measure.RegisterSection(tickSectionName, func() measure.Section { return &tickSection{} })
+}
+
+// Describe lets the reports show the section with no code of their own.
+func (s *tickSection) Describe() []measure.Figure {
+	return []measure.Figure{{Name: "ticks", Value: fmt.Sprint(s.Ticks)}, {Name: "tick spacing max", Value: fmt.Sprintf("%d µs", s.Spacing.Max())}}
 }
 
 func (s *tickSection) Add(other measure.Section) error {
@@ -191,6 +197,20 @@ workloads:
 	for _, f := range []string{"result.json", "summary.md", "summary.csv", "report.html"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.Size() == 0 {
 			t.Errorf("%s: %v (%v)", f, err, fi)
+		}
+	}
+	// The reports show the section as it describes itself.
+	for _, f := range []string{"summary.md", "report.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "| ticker | ticks | 2000 |" // the merged repeats'
+		if f == "report.html" {
+			want = "tick spacing max"
+		}
+		if !strings.Contains(string(b), "Measured sections") || !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks the tick section's figures (%q)", f, want)
 		}
 	}
 }

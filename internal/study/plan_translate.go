@@ -50,6 +50,54 @@ type build struct {
 	producers map[string]parsedProducer
 	consumers map[string]parsedConsumer
 	admin     map[string][]kgo.Opt
+	// clocks are the scenario being built's commit clocks by topic: its
+	// transactional producers and read_committed readers of a topic share
+	// one (withCommitClocks keeps those with both sides).
+	clocks map[string]*workload.CommitClock
+}
+
+// commitClock is the scenario's commit clock of topic.
+func (b *build) commitClock(topic string) *workload.CommitClock {
+	if b.clocks == nil {
+		b.clocks = map[string]*workload.CommitClock{}
+	}
+	c, ok := b.clocks[topic]
+	if !ok {
+		c = workload.NewCommitClock()
+		b.clocks[topic] = c
+	}
+	return c
+}
+
+// withCommitClocks keeps a commit clock only where a transactional
+// producer and a read_committed reader of its topic are both in the
+// scenario: a producer alone would note offsets no one reads, a reader
+// alone would find no commit for any record.
+func withCommitClocks(sc *runner.Scenario) {
+	writers, readers := map[*workload.CommitClock]bool{}, map[*workload.CommitClock]bool{}
+	for _, w := range sc.Workloads {
+		if p, ok := w.Spec.(workload.Producing); ok && p.Producer().Visible != nil {
+			writers[p.Producer().Visible] = true
+		}
+		if r, ok := w.Spec.(workload.Consuming); ok && r.Consumer().Visible != nil {
+			readers[r.Consumer().Visible] = true
+		}
+	}
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		if p, ok := w.Spec.(workload.Producing); ok {
+			if s := p.Producer(); s.Visible != nil && !readers[s.Visible] {
+				s.Visible = nil
+				w.Spec = p.WithProducer(s)
+			}
+		}
+		if r, ok := w.Spec.(workload.Consuming); ok {
+			if s := r.Consumer(); s.Visible != nil && !writers[s.Visible] {
+				s.Visible = nil
+				w.Spec = r.WithConsumer(s)
+			}
+		}
+	}
 }
 
 type parsedProducer struct {
@@ -153,6 +201,7 @@ func (b *build) warn(workloadName string, ws []kafkaconf.Warning) {
 // workload's), messages become record sources.
 func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (runner.Scenario, error) {
 	out := runner.Scenario{Name: sc.Name}
+	b.clocks = nil // each scenario's own
 	admin, err := b.adminOpts(p, bootstrap)
 	if err != nil {
 		return out, err
@@ -174,6 +223,7 @@ func scenarioOf(p *plan.Plan, sc *plan.Scenario, bootstrap string, b *build) (ru
 		}
 		out.Workloads = append(out.Workloads, w)
 	}
+	withCommitClocks(&out)
 	return out, nil
 }
 
@@ -331,6 +381,9 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		spec.Drain, spec.Stall = pc.DeliveryTimeout, pc.DeliveryTimeout
 	}
 	spec.Abort = b.abort
+	if pc.TransactionalID != "" {
+		spec.Visible = b.commitClock(w.Topic)
+	}
 	b.observeProducer(w.Name, spec)
 	return spec, settings, nil
 }
@@ -424,6 +477,9 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		spec.Records = w.Records
 		spec.Duration = w.Duration
 		spec.IdleTimeout = w.Timeout
+		if cc.IsolationLevel == "read_committed" {
+			spec.Visible = b.commitClock(w.Topic)
+		}
 	} else {
 		spec.Clients = 1 // one reader measures every record's latency
 	}
@@ -551,4 +607,32 @@ func Preview(p *plan.Plan, sc *plan.Scenario, name string, n int, runSeed uint64
 		return nil, nil, userr.Errorf("scenario %q has no producing workload", sc.Name)
 	}
 	return out, order, nil
+}
+
+// CommitToVisible says, for the dry run, which readers of a scenario time
+// the commit-to-visible delay and against whose commits: a read_committed
+// reader of a topic its transactional producers write (withCommitClocks
+// wires the same pairs).
+func CommitToVisible(p *plan.Plan, sc plan.Scenario) []string {
+	prop := func(w *plan.Workload, key string) string {
+		if v, ok := w.Properties[key]; ok {
+			return v
+		}
+		return p.Cluster.Properties[key]
+	}
+	writers := map[string][]string{}
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		if w.Sends() && (w.Transaction != nil || prop(w, "transactional.id") != "") {
+			writers[w.Topic] = append(writers[w.Topic], w.Name)
+		}
+	}
+	var out []string
+	for i := range sc.Workloads {
+		w := &sc.Workloads[i]
+		if w.Reads() && !w.Sends() && prop(w, "isolation.level") == "read_committed" && len(writers[w.Topic]) > 0 {
+			out = append(out, fmt.Sprintf("%s (against %s's commits)", w.Name, strings.Join(writers[w.Topic], ", ")))
+		}
+	}
+	return out
 }

@@ -17,6 +17,17 @@ type Producing interface {
 	WithProducer(ProducerSpec) Spec
 }
 
+// Consuming is a spec that reads with a plain consumer (a group's
+// members, not a share group's, nor a writer's own reader): the study
+// wires what its readers share with writers (a commit clock).
+type Consuming interface {
+	Spec
+	// Consumer returns a copy of the consumer's spec.
+	Consumer() ConsumerSpec
+	// WithConsumer returns the spec with its consumer replaced.
+	WithConsumer(ConsumerSpec) Spec
+}
+
 // Tracked is a producing spec whose records can be verified one by one:
 // each client's records go through the RecordTracker the function returns.
 type Tracked interface {

@@ -118,6 +118,11 @@ type ConsumerSpec struct {
 	// and those that fail are counted (ConsumerResult.DecodeFailures).
 	// One decoder per client: its cache needs no lock.
 	Decode func(i int) func(value []byte) error
+	// Visible, if set, times each transactional record's commit-to-visible
+	// delay against the commits its transactional producers put on the
+	// clock (a read_committed reader in the producers' process):
+	// ConsumerResult.Sections[VisibleSectionName].
+	Visible *CommitClock
 }
 
 // StopReason says why a consumer run ended.

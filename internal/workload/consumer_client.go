@@ -21,6 +21,7 @@ import (
 // under "poll loop" are written only by its poll goroutine and read after
 // the loop ended; the others are safe for the reporter and lag sampler.
 type consumerClient struct {
+	visible *visibleReader // nil unless ConsumerSpec.Visible
 	cr      *ConsumerRun
 	id      int
 	cl      *kgo.Client
@@ -86,6 +87,10 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	}
 	if r.spec.Decode != nil {
 		c.decode = r.spec.Decode(i)
+	}
+	if r.spec.Visible != nil {
+		// Commits before the scenario's epoch are another repeat's.
+		c.visible = &visibleReader{clock: r.spec.Visible, since: r.spec.Epoch}
 	}
 	if r.spec.Processing != nil {
 		seed := r.spec.clientSeed(i)
@@ -292,6 +297,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 							c.decodeValue(r.Value)
 						}
 					}
+				}
+				if c.visible != nil {
+					c.visible.seen(topicPartition{t.Topic, p.Partition}, recs, now)
 				}
 				if c.positions != nil {
 					c.position(t.Topic, p.Partition).Store(recs[len(recs)-1].Offset + 1)

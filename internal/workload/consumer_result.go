@@ -58,6 +58,9 @@ type ConsumerResult struct {
 	// Share is what a share group's members did with their deliveries
 	// (ConsumerSpec.Share); nil for other consumers.
 	Share *ShareResult
+	// Sections are what the readers measured in sections of their own
+	// (ConsumerSpec.Visible: the commit-to-visible delays).
+	Sections map[string]measure.Section
 }
 
 // collect gathers the clients' counts once their loops have ended.
@@ -123,6 +126,15 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	}
 	if stableGen >= 0 {
 		res.Rebalances = int(max(maxGen-stableGen, 0))
+	}
+	if r.spec.Visible != nil {
+		vis := &VisibleDelay{}
+		for _, c := range r.clients {
+			if c.visible != nil {
+				_ = vis.Add(c.visible.finish()) // one type: cannot fail
+			}
+		}
+		res.Sections = map[string]measure.Section{VisibleSectionName: vis}
 	}
 	return res
 }

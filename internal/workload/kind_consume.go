@@ -25,6 +25,12 @@ func (Consume) Kind() string        { return "consume" }
 func (c Consume) Engine() Engine    { return &consumeEngine{spec: c.Spec, shortOK: c.ShortOK} }
 func (Consume) BalanceClients() int { return 0 }
 
+// Consumer implements Consuming.
+func (c Consume) Consumer() ConsumerSpec { return c.Spec }
+
+// WithConsumer implements Consuming.
+func (c Consume) WithConsumer(s ConsumerSpec) Spec { c.Spec = s; return c }
+
 // Seed implements Drawing.
 func (c Consume) Seed() uint64 { return c.Spec.Seed }
 
@@ -96,7 +102,11 @@ func (e *consumeEngine) Wait() (Measured, error) {
 		// (another member holding them, a dead one's session).
 		err = errors.Join(err, fmt.Errorf("read 0 records: group %q assigned its consumers no partition before they stopped (%s)", e.spec.Group, res.Reason))
 	}
-	return Measured{Read: res}, err
+	m := Measured{Read: res}
+	if res != nil {
+		m.Sections = res.Sections
+	}
+	return m, err
 }
 
 func (e *consumeEngine) Stop() {

@@ -143,6 +143,10 @@ type ProducerSpec struct {
 	// (verification and fault measurement): Tracker(i) is client i's, used
 	// by its sending goroutines and its promise worker.
 	Tracker func(i int) RecordTracker
+	// Visible, if set with transactions, is told when each transaction's
+	// records were committed, by their offsets: the read_committed readers
+	// in this process time their commit-to-visible delay against it.
+	Visible *CommitClock
 }
 
 // RecordTracker follows one producer client's records: Stamp is called

@@ -65,6 +65,9 @@ type producerClient struct {
 	headers []kgo.RecordHeader
 	stamper SentStamper
 	tracker RecordTracker // nil unless the spec has a Tracker
+	// visible hears each commit's offsets (txSpans), with ProducerSpec.Visible.
+	visible *CommitClock
+	txSpans *txSpans
 	balance *load.Balance // told what was acknowledged; nil unless the spec has one
 	// end is the client's deadline once sending stops (producer_end.go):
 	// records are produced with its context. closer closes the client
@@ -197,6 +200,9 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if id, _ := cl.OptValue(kgo.TransactionalID).(string); id != "" && !c.tx.on() {
 		// Transactional records outside a transaction would all fail.
 		c.tx = newTxn(DefaultTransactionDuration, 0).aborting(spec.TransactionAbortRatio, spec.TransactionSeed, i)
+	}
+	if spec.Visible != nil && c.tx.on() {
+		c.visible, c.txSpans = spec.Visible, &txSpans{}
 	}
 	c.drainMax = defaultDrain
 	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
@@ -456,6 +462,9 @@ func (c *producerClient) promise(r *kgo.Record, err error) {
 func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 	if c.tracker != nil {
 		c.tracker.Done(r, sl.seq, err)
+	}
+	if c.txSpans != nil && err == nil {
+		c.txSpans.add(r)
 	}
 	c.completedBytes += userSize(r)
 	if err != nil {

@@ -113,7 +113,13 @@ func (c *producerClient) commit(ctx context.Context) error {
 		c.tx.committed++
 		c.tx.committedRecords += c.tx.count
 		c.tx.commits.Record(took.Microseconds())
+		if c.visible != nil {
+			c.visible.committed(c.txSpans.take(), time.Now()) // the acknowledgement
+		}
 		c.txEnded(TransactionCommitted)
+	}
+	if c.txSpans != nil {
+		c.txSpans.take() // an aborted or failed transaction's records are never visible
 	}
 	return nil
 }

@@ -1,0 +1,224 @@
+package workload
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/kbench/kbench/internal/measure"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// CommitClock carries when each transaction's commit was acknowledged
+// from the transactional producers of a topic to its read_committed
+// readers in the same process, so that a reader can time each record's
+// commit-to-visible delay: its first sight of the record minus its
+// transaction's commit acknowledgement. Records are found by their
+// offsets: a producer batch's records have consecutive offsets, so a
+// transaction is a few spans per partition, and spans never overlap.
+type CommitClock struct {
+	mu    sync.Mutex
+	spans map[topicPartition][]commitSpan // sorted by lo
+}
+
+type commitSpan struct {
+	lo, hi int64 // offsets, inclusive
+	at     time.Time
+}
+
+// NewCommitClock returns an empty clock.
+func NewCommitClock() *CommitClock {
+	return &CommitClock{spans: map[topicPartition][]commitSpan{}}
+}
+
+// keepSpans bounds how long a commit is remembered: a reader further
+// behind its producers than this finds no commit for its records, and
+// counts them as unattributed rather than holding every offset of a long
+// run.
+const keepSpans = 5 * time.Minute
+
+// committed records that the spans of a transaction were committed at at.
+func (c *CommitClock) committed(spans map[topicPartition][]commitSpan, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for tp, ss := range spans {
+		list := c.spans[tp]
+		// Forget spans too old to be asked for (they sit at the front once
+		// offsets only grow).
+		drop := 0
+		for drop < len(list) && at.Sub(list[drop].at) > keepSpans {
+			drop++
+		}
+		list = list[drop:]
+		for _, s := range ss {
+			s.at = at
+			i, _ := slices.BinarySearchFunc(list, s.lo, func(x commitSpan, lo int64) int { return cmpInt64(x.lo, lo) })
+			list = slices.Insert(list, i, s)
+		}
+		c.spans[tp] = list
+	}
+}
+
+// commitOf is when the transaction holding the record at offset in tp
+// was committed, if a producer said so after since (a commit before it is
+// of another repeat's records, on a topic made again).
+func (c *CommitClock) commitOf(tp topicPartition, offset int64, since time.Time) (time.Time, bool) {
+	list := c.spans[tp]
+	i, found := slices.BinarySearchFunc(list, offset, func(x commitSpan, off int64) int { return cmpInt64(x.lo, off) })
+	if !found {
+		i--
+	}
+	if i < 0 || offset > list[i].hi || list[i].at.Before(since) {
+		return time.Time{}, false
+	}
+	return list[i].at, true
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// txSpans collects the offsets of one client's open transaction, as its
+// records are acknowledged (on franz-go's goroutines).
+type txSpans struct {
+	mu    sync.Mutex
+	spans map[topicPartition][]commitSpan
+}
+
+func (t *txSpans) add(r *kgo.Record) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.spans == nil {
+		t.spans = map[topicPartition][]commitSpan{}
+	}
+	tp := topicPartition{r.Topic, r.Partition}
+	ss := t.spans[tp]
+	if n := len(ss); n > 0 && ss[n-1].hi+1 == r.Offset {
+		ss[n-1].hi = r.Offset
+		return
+	}
+	t.spans[tp] = append(ss, commitSpan{lo: r.Offset, hi: r.Offset})
+}
+
+// take returns the spans collected and starts over.
+func (t *txSpans) take() map[topicPartition][]commitSpan {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.spans
+	t.spans = nil
+	return s
+}
+
+// VisibleSectionName is the name the commit-to-visible section is
+// registered under.
+const VisibleSectionName = "commit_to_visible"
+
+// VisibleDelay is a read_committed reader's commit-to-visible delays (µs):
+// each transactional record's first sight by the reader minus its
+// transaction's commit acknowledgement at the producer. A record can be
+// seen before the acknowledgement reaches the producer (the broker writes
+// the commit markers before it answers): those delays are negative,
+// counted in Delay's negative count and left out of its percentiles.
+// Unattributed records are transactional ones whose commit the reader
+// never learned (a producer of another process, or one not in the plan).
+type VisibleDelay struct {
+	Delay        measure.Histogram `json:"delay"`
+	Unattributed int64             `json:"unattributed,omitempty"`
+}
+
+func init() {
+	measure.RegisterSection(VisibleSectionName, func() measure.Section { return &VisibleDelay{} })
+}
+
+// Add merges another reader's (or worker's, or repeat's) delays.
+func (v *VisibleDelay) Add(other measure.Section) error {
+	o, err := measure.AddSection[*VisibleDelay](other)
+	if err != nil {
+		return err
+	}
+	v.Delay.Merge(&o.Delay)
+	v.Unattributed += o.Unattributed
+	return nil
+}
+
+// Describe lists the section's figures for a report.
+func (v *VisibleDelay) Describe() []measure.Figure {
+	d := &v.Delay
+	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
+	count := func(n int64) string { return strconv.FormatInt(n, 10) }
+	out := []measure.Figure{
+		{Name: "commit-to-visible records", Value: count(d.Count() + d.Negative())},
+		{Name: "commit-to-visible p50", Value: ms(d.Quantile(0.50))},
+		{Name: "commit-to-visible p99", Value: ms(d.Quantile(0.99))},
+		{Name: "commit-to-visible max", Value: ms(d.Max())},
+	}
+	if n := d.Negative(); n > 0 {
+		out = append(out, measure.Figure{Name: "seen before the producer's commit acknowledgement", Value: count(n)})
+	}
+	if v.Unattributed > 0 {
+		out = append(out, measure.Figure{Name: "transactional records of no known commit", Value: count(v.Unattributed)})
+	}
+	return out
+}
+
+// visibleReader times one reader client's records against the clock.
+// Records seen before their commit is known wait in early, and are timed
+// (negatively) once the reader ends.
+type visibleReader struct {
+	clock *CommitClock
+	since time.Time
+	delay VisibleDelay
+	early []earlySight
+}
+
+type earlySight struct {
+	tp     topicPartition
+	offset int64
+	at     time.Time
+}
+
+// seen times a partition's records read at now: one lock per batch.
+func (v *visibleReader) seen(tp topicPartition, recs []*kgo.Record, now time.Time) {
+	v.clock.mu.Lock()
+	defer v.clock.mu.Unlock()
+	for _, r := range recs {
+		if !r.Attrs.IsTransactional() {
+			continue
+		}
+		if at, ok := v.clock.commitOf(tp, r.Offset, v.since); ok {
+			v.delay.Delay.Record(now.Sub(at).Microseconds())
+			continue
+		}
+		if len(v.early) < maxEarly {
+			v.early = append(v.early, earlySight{tp, r.Offset, now})
+		} else {
+			v.delay.Unattributed++
+		}
+	}
+}
+
+// maxEarly bounds the sights kept while their commit is unknown.
+const maxEarly = 1 << 20
+
+// finish times the early sights against the commits known now.
+func (v *visibleReader) finish() *VisibleDelay {
+	v.clock.mu.Lock()
+	defer v.clock.mu.Unlock()
+	for _, e := range v.early {
+		if at, ok := v.clock.commitOf(e.tp, e.offset, v.since); ok {
+			v.delay.Delay.Record(e.at.Sub(at).Microseconds())
+		} else {
+			v.delay.Unattributed++
+		}
+	}
+	v.early = nil
+	return &v.delay
+}
