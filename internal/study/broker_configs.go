@@ -103,7 +103,23 @@ func (s *session) setBrokerConfigs(ctx context.Context, i int, rsc *result.Scena
 	for k, v := range want {
 		set[k] = &v
 	}
-	if err := put(sctx, set); err != nil {
+	if err := put(sctx, set); err != nil && s.restartWith != nil && staticRefusal(err) {
+		// Static settings: on kbench's own cluster, a rolling restart.
+		cancel()
+		restore, err := s.rollBrokerConfigs(ctx, i, adm, set)
+		if err != nil {
+			cl.Close()
+			return nil, err
+		}
+		seen, err := awaitSettings(ctx, adm, want)
+		if err != nil {
+			restore()
+			cl.Close()
+			return nil, err
+		}
+		rsc.BrokerConfigs = seen
+		return func() { restore(); cl.Close() }, nil
+	} else if err != nil {
 		cl.Close()
 		return nil, fmt.Errorf("cluster.broker_configs: the brokers refused %s: %v; only settings a running broker takes (dynamic, cluster-wide: Kafka's docs list their update mode as cluster-wide) can be set here; for a cluster kbench starts, set a static one in cluster.local.broker_configs",
 			settingsText(set), err)
@@ -210,4 +226,105 @@ func sameSettings(a, b map[string]*string) bool {
 		}
 	}
 	return true
+}
+
+// staticRefusal reports whether the brokers refused settings because
+// they cannot change while a broker runs (Kafka: "Cannot update these
+// configs dynamically").
+func staticRefusal(err error) bool {
+	return strings.Contains(err.Error(), "dynamically")
+}
+
+// Bounds of a rolling restart for static settings.
+const (
+	// rollBrokerTimeout bounds one broker's restart and the wait for its
+	// partitions to be fully replicated again.
+	rollBrokerTimeout = 3 * time.Minute
+)
+
+// rollBrokerConfigs puts static settings in force on a local cluster one
+// broker at a time: each is restarted with them and the next waits until
+// every partition is fully replicated again, so the cluster stays up. The
+// time it takes is said, and is no part of any measurement (it happens
+// before the scenario's repeats). The restore does the same with the
+// values the brokers had.
+func (s *session) rollBrokerConfigs(ctx context.Context, i int, adm *kadm.Client, set map[string]*string) (func(), error) {
+	name := s.scenarios[i].Name
+	roll := func(ctx context.Context, set func(id int) map[string]*string) (map[int]map[string]*string, error) {
+		brokers, err := adm.ListBrokers(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cluster.broker_configs: list the brokers: %w", err)
+		}
+		before := map[int]map[string]*string{}
+		t0 := time.Now()
+		for _, id := range slices.Sorted(slices.Values(brokers.NodeIDs())) {
+			if len(set(int(id))) == 0 {
+				continue // nothing of this broker's to change
+			}
+			bctx, cancel := context.WithTimeout(ctx, rollBrokerTimeout)
+			fmt.Fprintf(s.opt.Progress, "kbench: scenario %s: restarting broker %d with %s\n", name, id, settingsText(set(int(id))))
+			old, err := s.restartWith(bctx, int(id), set(int(id)))
+			if err == nil {
+				err = awaitReplicated(bctx, adm)
+			}
+			cancel()
+			if old != nil {
+				before[int(id)] = old
+			}
+			if err != nil {
+				return before, fmt.Errorf("cluster.broker_configs: restart broker %d: %w", id, err)
+			}
+		}
+		fmt.Fprintf(s.opt.Progress, "kbench: scenario %s: rolling restart done in %s (not measured)\n", name, time.Since(t0).Round(100*time.Millisecond))
+		return before, nil
+	}
+	fmt.Fprintf(s.opt.Progress, "kbench: scenario %s: %s cannot change while a broker runs: a rolling restart puts them in force\n", name, settingsText(set))
+	before, err := roll(ctx, func(int) map[string]*string { return set })
+	restore := func() {
+		rctx := context.WithoutCancel(ctx)
+		if _, err := roll(rctx, func(id int) map[string]*string { return before[id] }); err != nil {
+			fmt.Fprintf(s.opt.Progress, "kbench: warning: scenario %s: the broker settings it changed were not put back (%v): check %s in the brokers' server.properties\n",
+				name, err, strings.Join(slices.Sorted(maps.Keys(set)), ", "))
+			return
+		}
+		fmt.Fprintf(s.opt.Progress, "kbench: scenario %s: broker settings put back\n", name)
+	}
+	if err != nil {
+		restore()
+		return nil, err
+	}
+	return restore, nil
+}
+
+// awaitReplicated waits until every partition has all its replicas in
+// sync: the next broker can go down without taking a partition offline.
+func awaitReplicated(ctx context.Context, adm *kadm.Client) error {
+	var behind string
+	for {
+		md, err := adm.Metadata(ctx)
+		if err == nil {
+			behind = ""
+			for _, t := range md.Topics.Sorted() {
+				for _, p := range t.Partitions.Sorted() {
+					if p.Err != nil || len(p.ISR) < len(p.Replicas) {
+						behind = fmt.Sprintf("%s[%d] has %d of %d replicas in sync", t.Topic, p.Partition, len(p.ISR), len(p.Replicas))
+						break
+					}
+				}
+				if behind != "" {
+					break
+				}
+			}
+			if behind == "" {
+				return nil
+			}
+		} else {
+			behind = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("partitions not fully replicated again: %s", behind)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

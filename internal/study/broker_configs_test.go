@@ -150,3 +150,79 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+// TestStaticBrokerConfigsRollingRestart: a setting a running broker cannot
+// take (queued.max.requests) is put in force on kbench's own cluster by
+// restarting its broker with it, said in the progress, and put back the
+// same way after the scenario: an independent DescribeConfigs reads the
+// value during the run and the default after.
+func TestStaticBrokerConfigsRollingRestart(t *testing.T) {
+	c := testkafka.Own(t)
+	topic := testTopic(t)
+	const setting = "queued.max.requests"
+	text := fmt.Sprintf(`name: static
+cluster: {local: {brokers: 1}, broker_configs: {%s: "600"}}
+topics: [{name: %s, partitions: 1, replication: 1}]
+workloads:
+  - {name: w, type: produce, topic: %[2]s, records: 5000, rate: 5k/s, message: {size: 100}}
+`, setting, topic)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute) // a hang guard
+	defer cancel()
+	before, ok := brokerValue(ctx, adm, setting)
+	if !ok || before == "600" {
+		t.Fatalf("%s before the run: %q (%v), want the default", setting, before, ok)
+	}
+	// The independent reading: every value the broker reports while the
+	// plan runs.
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	pollCtx, stopPoll := context.WithCancel(ctx)
+	var polled sync.WaitGroup
+	polled.Add(1)
+	go func() {
+		defer polled.Done()
+		for pollCtx.Err() == nil {
+			if v, ok := brokerValue(pollCtx, adm, setting); ok {
+				mu.Lock()
+				seen[v] = true
+				mu.Unlock()
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	var progress bytes.Buffer
+	opt := Options{Progress: &syncWriter{w: &progress}, StartLocal: func(context.Context, plan.Local) (*LocalCluster, error) {
+		return &LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: 1, Stop: func() {}, RestartWith: c.RestartWith}, nil
+	}}
+	doc, err := Run(ctx, p, scs, opt)
+	stopPoll()
+	polled.Wait()
+	during := seen["600"]
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, progress.String())
+	}
+	sc := doc.Plan.Scenarios[0]
+	if sc.BrokerConfigs[setting] != "600" || sc.Repeats[0].Status != result.StatusOK || !during {
+		t.Errorf("broker configs %v, status %s, 600 read during the run: %v; want %s=600 in force", sc.BrokerConfigs, sc.Repeats[0].Status, during, setting)
+	}
+	after, _ := brokerValue(ctx, adm, setting)
+	if after != before {
+		t.Errorf("%s after the run: %q, want %q put back", setting, after, before)
+	}
+	for _, want := range []string{"cannot change while a broker runs: a rolling restart puts them in force", "restarting broker 1 with " + setting + "=600", "rolling restart done in", "broker settings put back"} {
+		if !strings.Contains(progress.String(), want) {
+			t.Errorf("progress lacks %q:\n%s", want, progress.String())
+		}
+	}
+}

@@ -70,6 +70,10 @@ type LocalCluster struct {
 	// BrokerMetrics, if set, lists each broker's Prometheus endpoint (id
 	// → URL): each repeat reads the brokers' own Kafka metrics there.
 	BrokerMetrics func() map[int]string
+	// RestartWith, if set, restarts broker id with static settings set
+	// in its own files (nil: removed) and returns what they held: a
+	// plan's static cluster.broker_configs, by a rolling restart.
+	RestartWith func(ctx context.Context, id int, set map[string]*string) (map[string]*string, error)
 }
 
 // stallLine says that a workload's producers wait for acknowledgements,

@@ -28,6 +28,9 @@ type session struct {
 	actor     faults.Actor
 	// brokerPIDs lists a local cluster's broker processes (nil: remote).
 	brokerPIDs func() map[int]int
+	// restartWith restarts a local cluster's broker with static settings
+	// (nil: remote, where static settings are refused).
+	restartWith func(ctx context.Context, id int, set map[string]*string) (map[string]*string, error)
 	// metrics lists the Prometheus endpoints of the brokers (nil: none).
 	metrics func() []brokermetrics.Target
 	reach   *runner.Reachability
@@ -96,6 +99,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		registryURL = lc.RegistryURL
 		s.actor = lc.Actor
 		s.brokerPIDs = lc.BrokerPIDs
+		s.restartWith = lc.RestartWith
 		if lc.BrokerMetrics != nil {
 			s.metrics = localMetricsTargets(lc.BrokerMetrics)
 		}

@@ -170,3 +170,37 @@ func stop() error {
 	}
 	return nil
 }
+
+// Own starts a single-broker cluster of the test's own, stopped when the
+// test ends: for a test that restarts or reconfigures its broker, which
+// the shared cluster's other tests would feel.
+func Own(t testing.TB) *cluster.Cluster {
+	t.Helper()
+	SkipShort(t)
+	cacheDir, err := cacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	var progress bytes.Buffer
+	c, err := cluster.Start(ctx,
+		cluster.WithCacheDir(cacheDir),
+		cluster.WithStateDir(t.TempDir()),
+		cluster.WithName("own"),
+		cluster.WithHeap("512m"),
+		cluster.WithStopOnExit(true),
+		cluster.WithLog(&progress),
+	)
+	if err != nil {
+		t.Fatalf("testkafka: start a cluster of the test's own: %v\nprogress:\n%s", err, progress.String())
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.Stop(ctx, false); err != nil {
+			t.Errorf("testkafka: stop the test's own cluster: %v", err)
+		}
+	})
+	return c
+}
