@@ -37,6 +37,9 @@ type repeatCharts struct {
 	Index     int              `json:"index"`
 	Status    string           `json:"status"`
 	Workloads []workloadSeries `json:"workloads"`
+	// Brokers are the brokers' figures over time, when the repeat kept
+	// them (brokers.go).
+	Brokers *brokerCharts `json:"brokers,omitempty"`
 }
 
 // workloadSeries is one workload's interval series. T is each interval's
@@ -108,6 +111,14 @@ func buildCharts(run *result.PlanRun) (*chartData, error) {
 					scc.extend(m.At)
 				}
 				rc.Workloads = append(rc.Workloads, ws)
+			}
+			if bc := brokerChartsOf(rep); bc != nil {
+				for _, s := range []*brokerSeries{bc.CPU, bc.Busy} {
+					if s != nil {
+						scc.extend(s.T...)
+					}
+				}
+				rc.Brokers = bc
 			}
 			scc.Repeats = append(scc.Repeats, rc)
 		}
@@ -253,26 +264,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 			ws.Lag = append(ws.Lag, l.Records)
 		}
 	}
-	for _, f := range rep.Faults {
-		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
-			continue
-		}
-		at := f.Time.Sub(t0).Seconds()
-		what := f.Action
-		if f.Broker >= 0 {
-			what += " " + strconv.Itoa(int(f.Broker))
-		}
-		ws.Marks = append(ws.Marks, timeMark{At: round3(at), Label: what})
-		if f.ElectionMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
-		}
-		if f.ISRShrunkMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRShrunkMs/1000), Label: "ISR shrunk"})
-		}
-		if f.ISRRecoveredMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
-		}
-	}
+	ws.Marks = faultMarks(rep, t0)
 	for _, v := range rep.Verification {
 		if v.Workload != w.Name || len(v.Unseen) == 0 {
 			continue
@@ -293,6 +285,34 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 	}
 	ws.LatencyAxis = latencyAxis(ws.P50, ws.P99, ws.P999, ws.Avg, ws.Max)
 	return ws
+}
+
+// faultMarks are the repeat's faults as marks on its time charts: each
+// fault acted, and the leaders' election and the ISR's shrink and
+// recovery it measured.
+func faultMarks(rep result.Repeat, t0 time.Time) []timeMark {
+	var marks []timeMark
+	for _, f := range rep.Faults {
+		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
+			continue
+		}
+		at := f.Time.Sub(t0).Seconds()
+		what := f.Action
+		if f.Broker >= 0 {
+			what += " " + strconv.Itoa(int(f.Broker))
+		}
+		marks = append(marks, timeMark{At: round3(at), Label: what})
+		if f.ElectionMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
+		}
+		if f.ISRShrunkMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ISRShrunkMs/1000), Label: "ISR shrunk"})
+		}
+		if f.ISRRecoveredMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
+		}
+	}
+	return marks
 }
 
 // curve samples a latency histogram's percentiles from p0 to p99.99, evenly
