@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -89,5 +90,31 @@ func TestBrokerSeriesOf(t *testing.T) {
 	}
 	if len(s.CPUPerMRec) != 1 || s.CPUPerMRec[0] != 5 {
 		t.Errorf("CPU per M records %v, want [5]", s.CPUPerMRec)
+	}
+}
+
+// TestStepsRoundTrip: result.json keeps a broker's steps, nulls included,
+// through Write and Read (its strict decoder and validation).
+func TestStepsRoundTrip(t *testing.T) {
+	t.Parallel()
+	doc := richDoc(t)
+	rep := &doc.Plan.Scenarios[0].Repeats[0]
+	r := NewRatios(rep.StartedAt, time.Second)
+	r.Add(0, 1, 1.5, 1)
+	r.Add(2, 3, 0.25, 1)
+	rep.Brokers = []BrokerCost{{ID: 1, CPUSeconds: 1.75, Processes: 1, CPUCores: r.Steps(Cores, 2),
+		Kafka: &KafkaMetrics{HandlerBusy: r.Steps(BusyPct, 1)}}}
+	path := filepath.Join(t.TempDir(), "result.json")
+	if err := Write(path, doc); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := got.Plan.Scenarios[0].Repeats[0].Brokers[0]
+	cores, busy := b.CPUCores, b.Kafka.HandlerBusy
+	if cores == nil || busy == nil || len(cores.Values) != 3 || *cores.Values[0] != 1.5 || cores.Values[1] != nil || *busy.Values[2] != 75 || !cores.Start.Equal(rep.StartedAt) {
+		t.Errorf("read back cores %+v, busy %+v; want 1.5, null, 0.25 cores and 75%% busy last", cores, busy)
 	}
 }
