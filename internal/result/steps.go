@@ -63,15 +63,15 @@ const minCovered = 0.25
 func (r *Ratios) Steps(f func(ratio float64) float64, decimals int) *Steps {
 	s := &Steps{Start: r.start, Step: r.step, Values: make([]*float64, len(r.num))}
 	p := math.Pow10(decimals)
-	any := false
+	some := false
 	for i := range r.num {
 		if r.den[i] <= 0 || r.covered[i] < minCovered*r.step {
 			continue
 		}
 		v := math.Round(f(r.num[i]/r.den[i])*p) / p
-		s.Values[i], any = &v, true
+		s.Values[i], some = &v, true
 	}
-	if !any {
+	if !some {
 		return nil
 	}
 	return s
