@@ -134,6 +134,36 @@ func brokerChartsOf(rep result.Repeat) *brokerCharts {
 	return &brokerCharts{CPU: brokerLines(cpu, t0), Busy: brokerLines(busy, t0), Marks: faultMarks(rep, t0)}
 }
 
+// within keeps the steps that end from one step before from to one step
+// after to: the brokers are read from the repeat's start, so a rate
+// search's are minutes of probes before the runs the workloads' charts
+// show, and they must not widen the scenario's range.
+func (b *brokerCharts) within(from, to float64) {
+	if b == nil {
+		return
+	}
+	for _, s := range []*brokerSeries{b.CPU, b.Busy} {
+		if s == nil || len(s.T) == 0 {
+			continue
+		}
+		step := 1.0
+		if len(s.T) > 1 {
+			step = s.T[1] - s.T[0]
+		}
+		lo, hi := 0, len(s.T)
+		for lo < hi && s.T[lo] < from-step {
+			lo++
+		}
+		for hi > lo && s.T[hi-1] > to+step {
+			hi--
+		}
+		s.T = s.T[lo:hi]
+		for i := range s.Values {
+			s.Values[i] = s.Values[i][lo:hi]
+		}
+	}
+}
+
 type namedSteps struct {
 	name  string
 	steps *result.Steps

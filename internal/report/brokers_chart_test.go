@@ -70,8 +70,26 @@ func TestBrokerCharts(t *testing.T) {
 	if !kill {
 		t.Errorf("marks %+v, want the kill at 8 s", b.Marks)
 	}
-	if sc := cd.Scenarios[0]; sc.From != -1 {
-		t.Errorf("the scenario's range starts at %v s, want -1 (the brokers' first step)", sc.From)
+	if sc := cd.Scenarios[0]; sc.From != 0 {
+		t.Errorf("the scenario's range starts at %v s, want 0: the brokers do not widen it", sc.From)
+	}
+	// A rate search's repeat: the brokers were read through 5 minutes of
+	// probes before the run its workloads' charts show; those steps are
+	// left out, not drawn as a 5-minute range.
+	search := brokerStepsDoc(t)
+	for r := range search.Plan.Scenarios[0].Repeats {
+		for i := range search.Plan.Scenarios[0].Repeats[r].Brokers {
+			b := &search.Plan.Scenarios[0].Repeats[r].Brokers[i]
+			b.CPUCores.Start = b.CPUCores.Start.Add(-300 * time.Second)
+			b.CPUCores.Values = append(make([]*float64, 300), b.CPUCores.Values...)
+		}
+	}
+	cd, err = buildCharts(search.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc := cd.Scenarios[0]; sc.From != 0 || len(sc.Repeats[0].Brokers.CPU.T) != 42 || sc.Repeats[0].Brokers.CPU.T[0] != -1 {
+		t.Errorf("range from %v s, CPU steps from %v s (%d of them); want 0, and the 42 steps from -1 s", sc.From, sc.Repeats[0].Brokers.CPU.T[0], len(sc.Repeats[0].Brokers.CPU.T))
 	}
 	old := brokerStepsDoc(t)
 	for r := range old.Plan.Scenarios[0].Repeats {

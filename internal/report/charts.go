@@ -112,17 +112,13 @@ func buildCharts(run *result.PlanRun) (*chartData, error) {
 				}
 				rc.Workloads = append(rc.Workloads, ws)
 			}
-			if bc := brokerChartsOf(rep); bc != nil {
-				for _, s := range []*brokerSeries{bc.CPU, bc.Busy} {
-					if s != nil {
-						scc.extend(s.T...)
-					}
-				}
-				rc.Brokers = bc
-			}
+			rc.Brokers = brokerChartsOf(rep)
 			scc.Repeats = append(scc.Repeats, rc)
 		}
 		scc.From, scc.To = round3(scc.From), round3(scc.To)
+		for i := range scc.Repeats {
+			scc.Repeats[i].Brokers.within(scc.From, scc.To)
+		}
 		cd.Scenarios = append(cd.Scenarios, scc)
 		if a := sc.Aggregate; a != nil {
 			type lat struct {
