@@ -122,10 +122,13 @@ type repeat struct {
 	// busy is the handlers' idle share through the repeat, a step per
 	// interval from began (what the clock counts from): the idle meter's
 	// increase since the scrape before (idleAt, the meter at idleLast).
-	busy     *result.Ratios
-	idleSeen bool
-	idleLast float64
-	idleAt   int64
+	// idleNs and spanNs sum the increases and the time they span, over
+	// the whole repeat.
+	busy           *result.Ratios
+	idleSeen       bool
+	idleLast       float64
+	idleAt         int64
+	idleNs, spanNs float64
 }
 
 // newRepeat follows an endpoint whose scrapes are timed in ns after
@@ -180,14 +183,17 @@ func (r *repeat) add(v values, atNs int64) {
 }
 
 // addIdle takes the handlers' idle meter (idle ns, a counter) read at
-// atNs: its increase since the scrape before, over the time between.
+// atNs: its increase since the scrape before, over the time between. A
+// meter that went back (the broker restarted) starts again from this
+// scrape: when the new process began in the span is unknown, and
+// counting the outage as time without idle read a killed broker as
+// 98.6% busy for the 48 s it was down.
 func (r *repeat) addIdle(x float64, atNs int64) {
-	if r.idleSeen && atNs > r.idleAt {
-		inc := x - r.idleLast
-		if x < r.idleLast {
-			inc = x // reset: the broker restarted
-		}
-		r.busy.Add(float64(r.idleAt)/1e9, float64(atNs)/1e9, inc/1e9, float64(atNs-r.idleAt)/1e9)
+	if r.idleSeen && atNs > r.idleAt && x >= r.idleLast {
+		inc, span := x-r.idleLast, float64(atNs-r.idleAt)
+		r.busy.Add(float64(r.idleAt)/1e9, float64(atNs)/1e9, inc/1e9, span/1e9)
+		r.idleNs += inc
+		r.spanNs += span
 	}
 	r.idleSeen, r.idleLast, r.idleAt = true, x, atNs
 }
@@ -216,9 +222,10 @@ func (r *repeat) figures() *result.KafkaMetrics {
 	}
 	k.BytesIn, k.BytesOut, k.MessagesIn = inc(bytesIn), inc(bytesOut), inc(messagesIn)
 	k.IsrShrinks, k.IsrExpands = inc(isrShrinks), inc(isrExpands)
-	if f := get(handlerIdle, ""); f != nil && r.scrapes > 1 && r.endNs > r.startNs {
-		// The meter counts the handlers' mean idle nanoseconds.
-		k.RequestHandlerIdle = ptr(min(f.inc/float64(r.endNs-r.startNs), 1))
+	if r.spanNs > 0 {
+		// The meter counts the handlers' mean idle nanoseconds; over the
+		// time the broker was read, its outages left out.
+		k.RequestHandlerIdle = ptr(min(r.idleNs/r.spanNs, 1))
 		k.HandlerBusy = r.busy.Steps(result.BusyPct, 1)
 	}
 	if f := get(networkIdle, ""); f != nil && f.n > 0 {

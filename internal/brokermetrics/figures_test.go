@@ -160,7 +160,8 @@ func deref(p *float64) any {
 // TestHandlerBusySteps: the handlers' busy share is kept a step a second
 // from the scraper's start: each scrape's idle increase over the time
 // since the one before, a skipped scrape spread over the steps it spans,
-// a restarted broker's meter counted from zero.
+// a restarted broker's meter taken afresh from its first scrape (its
+// outage empty), and the repeat's share over the time read.
 func TestHandlerBusySteps(t *testing.T) {
 	t.Parallel()
 	began := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
@@ -175,7 +176,8 @@ func TestHandlerBusySteps(t *testing.T) {
 	}{
 		{"a scrape a second", []float64{10e9, 10.8e9, 11.1e9}, []float64{0, 1, 2}, "20 70"},
 		{"a skipped scrape", []float64{10e9, 10.5e9, 11.5e9}, []float64{0, 1, 3}, "50 50 50"},
-		{"a restart", []float64{10e9, 10.9e9, 0.2e9}, []float64{0, 1, 2}, "10 80"},
+		// Regression: a killed broker read 98.6% busy while it was down.
+		{"a restart", []float64{10e9, 10.9e9, 0.2e9, 1.1e9}, []float64{0, 1, 5, 6}, "10 absent absent absent absent 10"},
 		{"an overshooting meter", []float64{10e9, 11.0003e9}, []float64{0, 1}, "0"},
 	}
 	for _, tt := range tests {
@@ -195,6 +197,11 @@ func TestHandlerBusySteps(t *testing.T) {
 			}
 			if strings.Join(got, " ") != tt.want {
 				t.Errorf("busy %% %q, want %q", strings.Join(got, " "), tt.want)
+			}
+			if tt.name == "a restart" {
+				if busy, ok := k.HandlerBusyPct(); !ok || math.Abs(busy-10) > 1e-9 {
+					t.Errorf("the repeat's busy %v%% (%v), want 10%%: the outage is not busy time", busy, ok)
+				}
 			}
 		})
 	}
