@@ -22,6 +22,7 @@ type sizeOptions struct {
 	headroom                    string
 	producerRate, consumerRate  string
 	fromResults                 []string
+	from                        string
 	json                        bool
 	replicationSet              bool // --replication was given, not defaulted
 }
@@ -37,6 +38,7 @@ func (o *sizeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.producerRate, "partition-producer-rate", "", "records/s one partition takes from producers, measured by hand: 50000/s")
 	fs.StringVar(&o.consumerRate, "partition-consumer-rate", "", "records/s one partition is read at by one consumer, measured by hand: 2500/s")
 	fs.StringArrayVar(&o.fromResults, "from-results", nil, "kbench result document (--json of producer-perf-test or consumer-perf-test) or folder of them; repeatable")
+	fs.StringVar(&o.from, "from", "", "a kbench run's result.json (or its results folder) on a cluster kbench started: size the brokers' CPU by its records/s per broker core")
 	fs.BoolVar(&o.json, "json", false, "print a JSON document (schema "+sizing.JSONSchema+") instead of the text report")
 }
 
@@ -52,9 +54,13 @@ broker, and partition guidance. Every figure shows its arithmetic, in decimal un
 
 Partition guidance rests on per-partition throughput measured on your own cluster: pass the
 --json results of producer-perf-test and consumer-perf-test runs on a 1-partition topic with
---from-results, or give the rates with --partition-producer-rate and --partition-consumer-rate.`,
+--from-results, or give the rates with --partition-producer-rate and --partition-consumer-rate.
+
+Broker CPU rests on a kbench run on a cluster kbench started: --from its result.json (or
+results folder) gives the records/s one broker core carried, and the cores the rate needs.`,
 		Example: `  kbench size --rate 10000/s --record-size 2.5KB --retention 7d --replication 3 --brokers 4
-  kbench size --rate 10k/s --record-size 2.5KB --retention 1w --brokers 4 --headroom 30% --from-results results/`,
+  kbench size --rate 10k/s --record-size 2.5KB --retention 1w --brokers 4 --headroom 30% --from-results results/
+  kbench size --rate 50k/s --record-size 1KB --retention 3d --brokers 3 --from results/acks-all`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return userr.Errorf("%s: unexpected argument %q; every input is a flag (see '%s --help')", c.CommandPath(), args[0], c.CommandPath())
@@ -119,6 +125,11 @@ func (o sizeOptions) input() (sizing.Input, error) {
 	if len(o.fromResults) > 0 {
 		if in.Measured, err = sizing.FromResults(o.fromResults); err != nil {
 			return in, fmt.Errorf("--from-results: %w", err)
+		}
+	}
+	if o.from != "" {
+		if in.Cores, err = sizing.FromResult(o.from); err != nil {
+			return in, fmt.Errorf("--from: %w", err)
 		}
 	}
 	// A rate given by hand wins over results: it is the more deliberate input.

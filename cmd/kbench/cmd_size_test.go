@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/result"
 )
@@ -183,5 +184,61 @@ func TestSizeCmdFromResultsJSON(t *testing.T) {
 	if doc.Schema != "kbench.size/v1" || doc.Ingest != 25e6 || doc.PerBroker != 11.34e12 ||
 		p.ForProducers != 1 || p.ForConsumers != 4 || p.Recommended != 4 || len(p.Results) != 2 {
 		t.Fatalf("unexpected document: %+v\n%s", doc, out)
+	}
+}
+
+// TestSizeCmdFrom: --from a run's results folder sizes the brokers' CPU
+// by its records/s per broker core and says so; the other flags keep
+// their meaning; a result without the figure is a usage error naming why.
+func TestSizeCmdFrom(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	planResult := func(t *testing.T, brokers []result.BrokerCost) string {
+		t.Helper()
+		sc := result.Scenario{Name: "acks=all", Repeats: []result.Repeat{{Index: 1, StartedAt: t0, EndedAt: t0.Add(10 * time.Second), Status: result.StatusOK,
+			Workloads: []result.Workload{{Name: "p", Type: "produce", Topic: &result.Topic{Name: "t", Partitions: 3, ReplicationFactor: 3},
+				Producer: &result.Producer{Clients: 1, Records: 500_000, Bytes: 500_000 * 2500, DurationSeconds: 10, RecordsPerSec: 50_000, MiBPerSec: 500_000 * 2500 / 10.0 / (1 << 20)}}},
+			Brokers: brokers}}}
+		if err := result.AggregateScenario(&sc); err != nil {
+			t.Fatal(err)
+		}
+		doc := result.New(result.KindPlan, "test", t0, nil)
+		doc.Status, doc.EndedAt = result.StatusOK, t0.Add(time.Minute)
+		doc.Plan = &result.PlanRun{Name: "p", Repeat: 1, Scenarios: []result.Scenario{sc}}
+		dir := t.TempDir()
+		if err := result.Write(filepath.Join(dir, "result.json"), doc); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	local := planResult(t, []result.BrokerCost{{ID: 1, CPUSeconds: 2.5, Processes: 1}, {ID: 2, CPUSeconds: 2.5, Processes: 1}})
+	remote := planResult(t, nil)
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     []string
+	}{
+		{"local", append(sizeSeedArgs, "--from", local), exitOK, []string{
+			"Broker CPU (measured: --from " + filepath.ToSlash(filepath.Join(local, "result.json")) + ")",
+			"one broker core carried 100,000 rec/s (scenario acks=all, mean of 1 repeat)",
+			"= 10,000 rec/s / 100,000 rec/s = 0.1 cores",
+			"11.34 TB (10.31 TiB)", // the storage, as without --from
+		}},
+		{"remote", append(sizeSeedArgs, "--from", remote), exitUsage, []string{"--from: ", "no scenario measured records per broker core"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errOut := runSizeCmd(t, tt.args...)
+			if code != tt.wantCode {
+				t.Fatalf("exit code %d, want %d\n%s%s", code, tt.wantCode, out, errOut)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out+errOut, w) {
+					t.Errorf("output lacks %q:\n%s%s", w, out, errOut)
+				}
+			}
+		})
 	}
 }

@@ -16,9 +16,14 @@ import (
 type Sampler struct {
 	root  string
 	pids  func() map[int]int
+	now   func() time.Time
 	start time.Time
+	every time.Duration
 	stop  chan struct{}
 	done  sync.WaitGroup
+	// lastAt is when the last round of readings was taken, in seconds
+	// after start: where a broker first seen in this round counts from.
+	lastAt float64
 
 	mu      sync.Mutex
 	brokers map[int]*broker
@@ -33,18 +38,19 @@ type broker struct {
 	processes        int
 	rssPeak, rssSum  int64
 	rssN             int64
-	samples          []result.BrokerPoint
+	cores            *result.Ratios // CPU seconds per second, a step per interval
+	lastAt           float64        // the last reading's time, seconds after start
 	ticksAtLastPoint int64
 }
 
 // Start begins sampling the brokers pids returns (broker id → pid of its
 // process now; a broker down is left out) every interval.
 func Start(pids func() map[int]int, every time.Duration) *Sampler {
-	return start("/proc", pids, every)
+	return start("/proc", pids, every, time.Now)
 }
 
-func start(root string, pids func() map[int]int, every time.Duration) *Sampler {
-	s := &Sampler{root: root, pids: pids, start: time.Now(), stop: make(chan struct{}), brokers: map[int]*broker{}}
+func start(root string, pids func() map[int]int, every time.Duration, now func() time.Time) *Sampler {
+	s := &Sampler{root: root, pids: pids, now: now, start: now(), every: every, stop: make(chan struct{}), brokers: map[int]*broker{}}
 	s.sample(true)
 	s.done.Add(1)
 	go func() {
@@ -67,9 +73,11 @@ func start(root string, pids func() map[int]int, every time.Duration) *Sampler {
 // first process is the baseline; a process that appears later (the plan
 // restarted the broker) counts from its own start.
 func (s *Sampler) sample(baseline bool) {
-	at := time.Since(s.start).Seconds()
+	at := s.now().Sub(s.start).Seconds()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	from := s.lastAt
+	s.lastAt = at
 	for id, pid := range s.pids() {
 		cur, err := readProc(s.root, pid)
 		if err != nil {
@@ -77,8 +85,13 @@ func (s *Sampler) sample(baseline bool) {
 		}
 		b := s.brokers[id]
 		if b == nil {
-			b = &broker{ioKnown: true}
+			b = &broker{ioKnown: true, cores: result.NewRatios(s.start, s.every), lastAt: from}
 			s.brokers[id] = b
+		}
+		if b.processes > 0 && b.last.pid != pid {
+			// A new process (a restart) started after the last round,
+			// which did not list it: the steps between are the outage.
+			b.lastAt = max(b.lastAt, from)
 		}
 		switch {
 		case b.processes == 0 && baseline:
@@ -105,11 +118,11 @@ func (s *Sampler) sample(baseline bool) {
 			b.rssSum += cur.rssBytes
 			b.rssN++
 		}
+		ticks := b.user + b.system
 		if !baseline {
-			ticks := b.user + b.system
-			b.samples = append(b.samples, result.BrokerPoint{Seconds: at, CPUSeconds: float64(ticks-b.ticksAtLastPoint) / clockTicks, RSSBytes: cur.rssBytes})
-			b.ticksAtLastPoint = ticks
+			b.cores.Add(b.lastAt, at, float64(ticks-b.ticksAtLastPoint)/clockTicks, at-b.lastAt)
 		}
+		b.ticksAtLastPoint, b.lastAt = ticks, at
 	}
 }
 
@@ -124,7 +137,7 @@ func (s *Sampler) Stop() []result.BrokerCost {
 	for id, b := range s.brokers {
 		c := result.BrokerCost{
 			ID: id, UserSeconds: float64(b.user) / clockTicks, SystemSeconds: float64(b.system) / clockTicks,
-			RSSPeakBytes: b.rssPeak, Processes: b.processes, Samples: b.samples,
+			RSSPeakBytes: b.rssPeak, Processes: b.processes, CPUCores: b.cores.Steps(result.Cores, 2),
 		}
 		c.CPUSeconds = c.UserSeconds + c.SystemSeconds
 		if b.rssN > 0 {

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kbench/kbench/internal/leaktest"
+	"github.com/kbench/kbench/internal/result"
 )
 
 func TestMain(m *testing.M) { leaktest.Main(m, nil) }
@@ -45,13 +48,20 @@ func TestSamplerCountsTheRepeatOnly(t *testing.T) {
 	pids := map[int]int{1: 100, 2: 200}
 	fakeProc(t, root, 100, 5000, 1000, 400_000, 1_000_000)
 	fakeProc(t, root, 200, 7000, 2000, 500_000, -1)
-	s := start(root, func() map[int]int { return pids }, time.Hour)
+	t0 := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	now := t0
+	s := start(root, func() map[int]int { return pids }, time.Second, func() time.Time { return now })
+	now = t0.Add(time.Second)
 
 	fakeProc(t, root, 100, 5150, 1050, 600_000, 1_500_000) // +1.5 s user, +0.5 s system
 	fakeProc(t, root, 200, 7100, 2000, 500_000, -1)
 	s.sample(false)
-	// Broker 2 is killed and started again as pid 201.
+	// Broker 2 is down for a round, then started again as pid 201.
+	pids = map[int]int{1: 100}
+	now = t0.Add(2 * time.Second)
+	s.sample(false)
 	pids = map[int]int{1: 100, 2: 201}
+	now = t0.Add(3 * time.Second)
 	fakeProc(t, root, 100, 5200, 1100, 200_000, 2_000_000)
 	fakeProc(t, root, 201, 300, 100, 300_000, -1)
 	got := s.Stop()
@@ -63,8 +73,8 @@ func TestSamplerCountsTheRepeatOnly(t *testing.T) {
 	if b1.ID != 1 || b1.UserSeconds != 2 || b1.SystemSeconds != 1 || b1.CPUSeconds != 3 || b1.Processes != 1 {
 		t.Errorf("broker 1: %+v; want 2 s user, 1 s system, one process", b1)
 	}
-	if b1.RSSPeakBytes != 600_000*1024 || b1.RSSMeanBytes != 400_000*1024 {
-		t.Errorf("broker 1 memory: peak %d, mean %d; want the samples' 600,000 kB and (400+600+200)/3 = 400,000 kB", b1.RSSPeakBytes, b1.RSSMeanBytes)
+	if b1.RSSPeakBytes != 600_000*1024 || b1.RSSMeanBytes != 450_000*1024 {
+		t.Errorf("broker 1 memory: peak %d, mean %d; want the samples' 600,000 kB and (400+600+600+200)/4 = 450,000 kB", b1.RSSPeakBytes, b1.RSSMeanBytes)
 	}
 	if b1.DiskReadBytes == nil || *b1.DiskReadBytes != 1_000_000 || *b1.DiskWriteBytes != 2_000_000 {
 		t.Errorf("broker 1 disk: %v %v; want 1,000,000 read and 2,000,000 written since Start", b1.DiskReadBytes, b1.DiskWriteBytes)
@@ -73,8 +83,15 @@ func TestSamplerCountsTheRepeatOnly(t *testing.T) {
 	if b2.ID != 2 || b2.CPUSeconds != 5 || b2.Processes != 2 || b2.DiskReadBytes != nil {
 		t.Errorf("broker 2: %+v; want 5 CPU seconds over 2 processes, no disk figures", b2)
 	}
-	if len(b1.Samples) != 2 || b1.Samples[0].CPUSeconds != 2 || b1.Samples[1].CPUSeconds != 1 {
-		t.Errorf("broker 1 samples %+v; want 2 s then 1 s", b1.Samples)
+	// Broker 1: 2 cores in the first second, none in the second, 1 in the third; broker
+	// 2: 1 core, nothing while it was down, then its new process's 4 s.
+	for _, c := range []struct {
+		b    result.BrokerCost
+		want string
+	}{{b1, "2 0 1"}, {b2, "1 - 4"}} {
+		if got := steps(c.b.CPUCores); got != c.want || !c.b.CPUCores.Start.Equal(t0) || c.b.CPUCores.Step != 1 {
+			t.Errorf("broker %d's cores %q from %v every %v s; want %q from %v every 1 s", c.b.ID, got, c.b.CPUCores.Start, c.b.CPUCores.Step, c.want, t0)
+		}
 	}
 }
 
@@ -92,4 +109,20 @@ func TestSamplerReadsThisProcess(t *testing.T) {
 	if len(got) != 1 || got[0].CPUSeconds <= 0 || got[0].RSSPeakBytes <= 0 || got[0].Processes != 1 {
 		t.Fatalf("%+v; want CPU and memory of this process", got)
 	}
+}
+
+// steps shows a series' values, "-" for a null.
+func steps(s *result.Steps) string {
+	if s == nil {
+		return "<nil>"
+	}
+	var out []string
+	for _, v := range s.Values {
+		if v == nil {
+			out = append(out, "-")
+		} else {
+			out = append(out, strconv.FormatFloat(*v, 'f', -1, 64))
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -1,10 +1,12 @@
 package brokermetrics
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kbench/kbench/internal/leaktest"
 	"github.com/kbench/kbench/internal/result"
@@ -140,7 +142,7 @@ func TestFigures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r := newRepeat("endpoint e")
+			r := newRepeat("endpoint e", time.Time{}, time.Second)
 			r.add(readValues(t, tt.start), 1e9)
 			r.add(readValues(t, tt.end), 1e9+tt.gapNs)
 			tt.check(t, r.figures())
@@ -153,4 +155,54 @@ func deref(p *float64) any {
 		return "absent"
 	}
 	return *p
+}
+
+// TestHandlerBusySteps: the handlers' busy share is kept a step a second
+// from the scraper's start: each scrape's idle increase over the time
+// since the one before, a skipped scrape spread over the steps it spans,
+// a restarted broker's meter taken afresh from its first scrape (its
+// outage empty), and the repeat's share over the time read.
+func TestHandlerBusySteps(t *testing.T) {
+	t.Parallel()
+	began := time.Date(2026, 12, 6, 3, 0, 0, 0, time.UTC)
+	scrape := func(idleNs float64) values {
+		return readValues(t, fmt.Sprintf("%s %g\n", handlerIdle, idleNs))
+	}
+	tests := []struct {
+		name string
+		idle []float64 // the meter at each scrape
+		at   []float64 // seconds after began
+		want string
+	}{
+		{"a scrape a second", []float64{10e9, 10.8e9, 11.1e9}, []float64{0, 1, 2}, "20 70"},
+		{"a skipped scrape", []float64{10e9, 10.5e9, 11.5e9}, []float64{0, 1, 3}, "50 50 50"},
+		// Regression: a killed broker read 98.6% busy while it was down.
+		{"a restart", []float64{10e9, 10.9e9, 0.2e9, 1.1e9}, []float64{0, 1, 5, 6}, "10 absent absent absent absent 10"},
+		{"an overshooting meter", []float64{10e9, 11.0003e9}, []float64{0, 1}, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRepeat("broker 1", began, time.Second)
+			for i, x := range tt.idle {
+				r.add(scrape(x), int64(tt.at[i]*1e9))
+			}
+			k := r.figures()
+			if k.HandlerBusy == nil || !k.HandlerBusy.Start.Equal(began) {
+				t.Fatalf("steps %+v, want them from %v", k.HandlerBusy, began)
+			}
+			var got []string
+			for _, v := range k.HandlerBusy.Values {
+				got = append(got, fmt.Sprint(deref(v)))
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("busy %% %q, want %q", strings.Join(got, " "), tt.want)
+			}
+			if tt.name == "a restart" {
+				if busy, ok := k.HandlerBusyPct(); !ok || math.Abs(busy-10) > 1e-9 {
+					t.Errorf("the repeat's busy %v%% (%v), want 10%%: the outage is not busy time", busy, ok)
+				}
+			}
+		})
+	}
 }

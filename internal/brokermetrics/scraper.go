@@ -64,7 +64,7 @@ func Start(ctx context.Context, targets []Target, every time.Duration) *Scraper 
 	s := &Scraper{targets: targets, clock: func() int64 { return int64(time.Since(began)) }}
 	ctx, s.cancel = context.WithCancel(ctx)
 	for i, t := range targets {
-		s.repeats = append(s.repeats, newRepeat(t.name()))
+		s.repeats = append(s.repeats, newRepeat(t.name(), began, every))
 		s.scrape(ctx, i)
 		s.done.Add(1)
 		go func() {

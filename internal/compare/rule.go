@@ -137,6 +137,9 @@ var faultFigures = map[string]string{
 	"broker_cpu_per_mrec":       "only a run on a local cluster measures it",
 	"broker_rss_peak_mib":       "only a run on a local cluster measures it",
 	"broker_written_per_record": "only a run on a local cluster measures it",
+	"broker_records_per_core":   "only a run on a local cluster measures it",
+	// The handlers' share is read from the brokers' metrics endpoints.
+	"broker_handler_busy_pct": "only a run on a local cluster, or with cluster.metrics, measures it",
 }
 
 // Crossed is the error of a comparison that crossed --fail-if rules: the

@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"time"
 
 	"github.com/kbench/kbench/internal/result"
 )
@@ -92,4 +94,112 @@ func brokerTable(run *result.PlanRun) *table {
 	}
 	t.Notes = append(t.Notes, "What the local cluster's broker processes used during each repeat, read from /proc every second: CPU seconds (user and system) of all brokers together, per million records acknowledged and as records per CPU second (what one broker core carries); the largest resident memory of one broker; bytes written to storage (page-cache writeback, so a write may land after its repeat) per record, beside the records' own bytes times their replicas. Brokers share the machine with kbench: limited by says what held the producers back: the client when kbench was the bound, the machine's CPU when the brokers and kbench together used 90% of its cores or more (naming which used more), otherwise not the CPU.")
 	return t
+}
+
+// brokerCharts are a repeat's brokers over time, drawn under its
+// workloads on the scenario's clock and marked with its faults: each
+// broker's CPU (cores used, from /proc) and its request handlers' busy
+// share (from its own metrics).
+type brokerCharts struct {
+	CPU   *brokerSeries `json:"cpu,omitempty"`
+	Busy  *brokerSeries `json:"busy,omitempty"`
+	Marks []timeMark    `json:"marks,omitempty"`
+}
+
+// brokerSeries is one figure of every broker, a line each: T is each
+// step's end in seconds from the chart's origin, Values[b] broker
+// Names[b]'s, null where it was not read.
+type brokerSeries struct {
+	Names  []string     `json:"names"`
+	T      []float64    `json:"t"`
+	Values [][]*float64 `json:"values"`
+}
+
+// brokerChartsOf is rep's brokers' series; nil when it kept none (a
+// result from before kbench kept them, or brokers not measured).
+func brokerChartsOf(rep result.Repeat) *brokerCharts {
+	var cpu, busy []namedSteps
+	for _, b := range rep.Brokers {
+		if b.CPUCores != nil {
+			cpu = append(cpu, namedSteps{b.Name(), b.CPUCores})
+		}
+		if b.Kafka != nil && b.Kafka.HandlerBusy != nil {
+			busy = append(busy, namedSteps{b.Name(), b.Kafka.HandlerBusy})
+		}
+	}
+	if len(cpu) == 0 && len(busy) == 0 {
+		return nil
+	}
+	t0 := chartOrigin(rep)
+	return &brokerCharts{CPU: brokerLines(cpu, t0), Busy: brokerLines(busy, t0), Marks: faultMarks(rep, t0)}
+}
+
+// within keeps the steps that end from one step before from to one step
+// after to: the brokers are read from the repeat's start, so a rate
+// search's are minutes of probes before the runs the workloads' charts
+// show, and they must not widen the scenario's range.
+func (b *brokerCharts) within(from, to float64) {
+	if b == nil {
+		return
+	}
+	for _, s := range []*brokerSeries{b.CPU, b.Busy} {
+		if s == nil || len(s.T) == 0 {
+			continue
+		}
+		step := 1.0
+		if len(s.T) > 1 {
+			step = s.T[1] - s.T[0]
+		}
+		lo, hi := 0, len(s.T)
+		for lo < hi && s.T[lo] < from-step {
+			lo++
+		}
+		for hi > lo && s.T[hi-1] > to+step {
+			hi--
+		}
+		s.T = s.T[lo:hi]
+		for i := range s.Values {
+			s.Values[i] = s.Values[i][lo:hi]
+		}
+	}
+}
+
+type namedSteps struct {
+	name  string
+	steps *result.Steps
+}
+
+// brokerLines puts brokers' steps on one x: the earliest start's steps
+// (one sampler times every broker, so they share it; another start is
+// placed on its nearest step).
+func brokerLines(ss []namedSteps, t0 time.Time) *brokerSeries {
+	if len(ss) == 0 {
+		return nil
+	}
+	base, step := ss[0].steps.Start, ss[0].steps.Step
+	for _, s := range ss {
+		if s.steps.Start.Before(base) {
+			base = s.steps.Start
+		}
+	}
+	if step <= 0 {
+		return nil
+	}
+	offsets, n := make([]int, len(ss)), 0
+	for i, s := range ss {
+		offsets[i] = int(math.Round(s.steps.Start.Sub(base).Seconds() / step))
+		n = max(n, offsets[i]+len(s.steps.Values))
+	}
+	out := &brokerSeries{}
+	first := &result.Steps{Start: base, Step: step}
+	for i := range n {
+		out.T = append(out.T, round3(first.At(i, t0)))
+	}
+	for i, s := range ss {
+		vs := make([]*float64, n)
+		copy(vs[offsets[i]:], s.steps.Values)
+		out.Names = append(out.Names, s.name)
+		out.Values = append(out.Values, vs)
+	}
+	return out
 }

@@ -37,6 +37,9 @@ type repeatCharts struct {
 	Index     int              `json:"index"`
 	Status    string           `json:"status"`
 	Workloads []workloadSeries `json:"workloads"`
+	// Brokers are the brokers' figures over time, when the repeat kept
+	// them (brokers.go).
+	Brokers *brokerCharts `json:"brokers,omitempty"`
 }
 
 // workloadSeries is one workload's interval series. T is each interval's
@@ -109,9 +112,13 @@ func buildCharts(run *result.PlanRun) (*chartData, error) {
 				}
 				rc.Workloads = append(rc.Workloads, ws)
 			}
+			rc.Brokers = brokerChartsOf(rep)
 			scc.Repeats = append(scc.Repeats, rc)
 		}
 		scc.From, scc.To = round3(scc.From), round3(scc.To)
+		for i := range scc.Repeats {
+			scc.Repeats[i].Brokers.within(scc.From, scc.To)
+		}
 		cd.Scenarios = append(cd.Scenarios, scc)
 		if a := sc.Aggregate; a != nil {
 			type lat struct {
@@ -253,26 +260,7 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 			ws.Lag = append(ws.Lag, l.Records)
 		}
 	}
-	for _, f := range rep.Faults {
-		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
-			continue
-		}
-		at := f.Time.Sub(t0).Seconds()
-		what := f.Action
-		if f.Broker >= 0 {
-			what += " " + strconv.Itoa(int(f.Broker))
-		}
-		ws.Marks = append(ws.Marks, timeMark{At: round3(at), Label: what})
-		if f.ElectionMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
-		}
-		if f.ISRShrunkMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRShrunkMs/1000), Label: "ISR shrunk"})
-		}
-		if f.ISRRecoveredMs != nil {
-			ws.Marks = append(ws.Marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
-		}
-	}
+	ws.Marks = faultMarks(rep, t0)
 	for _, v := range rep.Verification {
 		if v.Workload != w.Name || len(v.Unseen) == 0 {
 			continue
@@ -293,6 +281,34 @@ func workloadCharts(rep result.Repeat, w result.Workload) workloadSeries {
 	}
 	ws.LatencyAxis = latencyAxis(ws.P50, ws.P99, ws.P999, ws.Avg, ws.Max)
 	return ws
+}
+
+// faultMarks are the repeat's faults as marks on its time charts: each
+// fault acted, and the leaders' election and the ISR's shrink and
+// recovery it measured.
+func faultMarks(rep result.Repeat, t0 time.Time) []timeMark {
+	var marks []timeMark
+	for _, f := range rep.Faults {
+		if f.Time.IsZero() || f.Status == "not reached" || f.Status == "skipped" {
+			continue
+		}
+		at := f.Time.Sub(t0).Seconds()
+		what := f.Action
+		if f.Broker >= 0 {
+			what += " " + strconv.Itoa(int(f.Broker))
+		}
+		marks = append(marks, timeMark{At: round3(at), Label: what})
+		if f.ElectionMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ElectionMs/1000), Label: "leaders elected"})
+		}
+		if f.ISRShrunkMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ISRShrunkMs/1000), Label: "ISR shrunk"})
+		}
+		if f.ISRRecoveredMs != nil {
+			marks = append(marks, timeMark{At: round3(at + *f.ISRRecoveredMs/1000), Label: "ISR full"})
+		}
+	}
+	return marks
 }
 
 // curve samples a latency histogram's percentiles from p0 to p99.99, evenly

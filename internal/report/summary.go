@@ -22,7 +22,7 @@ import (
 // "scenario", in the plan's order.
 var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
 	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted",
-	"broker_cpu_per_mrec", "broker_rss_peak_mib", "broker_written_per_record"}
+	"broker_cpu_per_mrec", "broker_rss_peak_mib", "broker_written_per_record", "broker_records_per_core", "broker_handler_busy_pct"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -73,7 +73,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			strconv.FormatBool(r.interrupted),
 		)
 		// The brokers' cost is the scenario's: on its only or total row.
-		cost := []string{"", "", ""}
+		cost := []string{"", "", "", "", ""}
 		if r.workload == "" || r.total {
 			cost = brokerCSV(r.sc)
 		}
@@ -88,8 +88,10 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 
 // brokerCSV is a scenario's brokers' cost for summary.csv: the means over
 // its repeats that ended ok of the CPU seconds per million records, the
-// peak memory of one broker (MiB) and bytes written per record; empty
-// cells where no repeat measured them.
+// peak memory of one broker (MiB), bytes written per record, records per
+// broker CPU second (the records/s one broker core carries) and the
+// busiest broker's request handlers' busy share (%); empty cells where no
+// repeat measured them.
 func brokerCSV(sc *result.Scenario) []string {
 	s := result.BrokerSeriesOf(sc.Repeats)
 	mean := func(xs []float64, prec int) string {
@@ -98,7 +100,7 @@ func brokerCSV(sc *result.Scenario) []string {
 		}
 		return num(result.Describe(xs).Mean, prec)
 	}
-	return []string{mean(s.CPUPerMRec, 3), mean(s.RSSPeakMiB, 0), mean(s.WrittenPerRecord, 0)}
+	return []string{mean(s.CPUPerMRec, 3), mean(s.RSSPeakMiB, 0), mean(s.WrittenPerRecord, 0), mean(s.RecordsPerCore, 0), mean(s.HandlerBusyPct, 1)}
 }
 
 // failedRecords is how many records a scenario's producers failed over

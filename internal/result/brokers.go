@@ -11,9 +11,12 @@ type BrokerFigures struct {
 	HasCPU     bool
 	CPUSeconds float64 // all brokers
 	Records    int64   // acknowledged by the repeat's producers
-	// CPUPerMRec is CPU seconds per million records (ok: Records > 0).
-	CPUPerMRec float64
-	RSSPeakMiB float64 // the largest of one broker
+	// CPUPerMRec is CPU seconds per million records, RecordsPerCore its
+	// inverse as records per CPU second: the records/s one broker core
+	// carries (ok: Records > 0 and CPUSeconds > 0).
+	CPUPerMRec     float64
+	RecordsPerCore float64
+	RSSPeakMiB     float64 // the largest of one broker
 	// WrittenMiB and WrittenPerRecord are storage writes, when /proc gave
 	// them (HasWrites); ReplicatedPerRecord is the records' own bytes times
 	// their replicas, per record.
@@ -71,6 +74,9 @@ func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 	}
 	if f.Records > 0 && f.HasCPU {
 		f.CPUPerMRec = f.CPUSeconds / (float64(f.Records) / 1e6)
+		if f.CPUSeconds > 0 {
+			f.RecordsPerCore = float64(f.Records) / f.CPUSeconds
+		}
 		f.WrittenPerRecord = float64(written) / float64(f.Records)
 		f.ReplicatedPerRecord = float64(replicated) / float64(f.Records)
 	}
@@ -166,9 +172,12 @@ func LimitOf(rep Repeat, cpus int) string {
 
 // BrokerSeries are the brokers' figures of the repeats that ended ok and
 // measured them, one value per repeat: what summary.csv averages and
-// compare compares.
+// compare compares. HandlerBusyPct is the busiest broker's, from the
+// brokers' own metrics (a local cluster's agents, or cluster.metrics);
+// the others are from /proc (a local cluster).
 type BrokerSeries struct {
 	CPUPerMRec, RSSPeakMiB, WrittenPerRecord []float64
+	RecordsPerCore, HandlerBusyPct           []float64
 }
 
 // BrokerSeriesOf takes the series from reps.
@@ -176,12 +185,21 @@ func BrokerSeriesOf(reps []Repeat) BrokerSeries {
 	var s BrokerSeries
 	for _, rep := range reps {
 		f, ok := BrokerFiguresOf(rep)
-		if !ok || !f.HasCPU || rep.Status != StatusOK {
+		if !ok || rep.Status != StatusOK {
+			continue
+		}
+		if f.HasHandlers {
+			s.HandlerBusyPct = append(s.HandlerBusyPct, f.HandlerBusyPct)
+		}
+		if !f.HasCPU {
 			continue
 		}
 		s.RSSPeakMiB = append(s.RSSPeakMiB, f.RSSPeakMiB)
 		if f.Records > 0 {
 			s.CPUPerMRec = append(s.CPUPerMRec, f.CPUPerMRec)
+			if f.RecordsPerCore > 0 {
+				s.RecordsPerCore = append(s.RecordsPerCore, f.RecordsPerCore)
+			}
 			if f.HasWrites {
 				s.WrittenPerRecord = append(s.WrittenPerRecord, f.WrittenPerRecord)
 			}

@@ -16,6 +16,10 @@ type KafkaMetrics struct {
 	// RequestHandlerIdle is the request handlers' mean idle share over
 	// the repeat (0 to 1), from the idle meter's count of nanoseconds.
 	RequestHandlerIdle *float64 `json:"request_handler_idle_ratio,omitempty"`
+	// HandlerBusy is the request handlers' busy share in percent through
+	// the repeat, a step a second (the report's chart); HandlerBusyPct is
+	// the repeat's.
+	HandlerBusy *Steps `json:"request_handler_busy_pct,omitempty"`
 	// NetworkProcessorIdle is the mean of the network processors' idle
 	// gauge (0 to 1) over the scrapes.
 	NetworkProcessorIdle *float64 `json:"network_processor_idle_ratio,omitempty"`
@@ -60,5 +64,5 @@ func (k *KafkaMetrics) HandlerBusyPct() (float64, bool) {
 	if k == nil || k.RequestHandlerIdle == nil {
 		return 0, false
 	}
-	return 100 * (1 - min(max(*k.RequestHandlerIdle, 0), 1)), true
+	return BusyPct(*k.RequestHandlerIdle), true
 }

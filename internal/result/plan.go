@@ -273,8 +273,14 @@ type BrokerCost struct {
 	DiskWriteBytes *int64 `json:"disk_write_bytes,omitempty"`
 	// Processes counts the broker's processes seen (more than 1: it was
 	// restarted during the repeat).
-	Processes int           `json:"processes"`
-	Samples   []BrokerPoint `json:"samples,omitempty"`
+	Processes int `json:"processes"`
+	// Samples were written by kbench before CPUCores (three numbers a
+	// second, on a clock the result did not anchor): read, no longer
+	// written.
+	Samples []BrokerPoint `json:"samples,omitempty"`
+	// CPUCores is the broker's CPU through the repeat, in cores used
+	// (CPU seconds per second), a step a second: the report's chart.
+	CPUCores *Steps `json:"cpu_cores,omitempty"`
 	// Kafka is the broker's own metrics over the repeat (nil: no
 	// endpoint, as in results before kbench read them).
 	Kafka *KafkaMetrics `json:"kafka,omitempty"`

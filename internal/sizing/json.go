@@ -24,6 +24,19 @@ type jsonDoc struct {
 	NetworkInPerBrokerBytesPerSec   float64        `json:"network_in_per_broker_bytes_per_sec"`
 	NetworkOutPerBrokerBytesPerSec  float64        `json:"network_out_per_broker_bytes_per_sec"`
 	Partitions                      jsonPartitions `json:"partitions"`
+	BrokerCPU                       *jsonCores     `json:"broker_cpu,omitempty"`
+}
+
+// jsonCores is the broker CPU the rate needs at the records/s per broker
+// core a kbench run measured (--from).
+type jsonCores struct {
+	RecordsPerSecPerCore float64  `json:"records_per_sec_per_core"`
+	From                 string   `json:"from"`
+	Scenario             string   `json:"scenario"`
+	Repeats              int      `json:"repeats"`
+	ClusterCores         float64  `json:"cluster_cores"`
+	PerBrokerCores       float64  `json:"per_broker_cores"`
+	Caveats              []string `json:"caveats,omitempty"`
 }
 
 type jsonInput struct {
@@ -116,6 +129,10 @@ func WriteJSON(w io.Writer, e *Estimate) error {
 			SteadyState: s.SteadyState, RecordBytes: s.RecordBytes, TargetRecordsPerSec: s.TargetRate,
 			Used: s.Skipped == "", Skipped: s.Skipped,
 		})
+	}
+	if c := e.Cores; c != nil {
+		d.BrokerCPU = &jsonCores{RecordsPerSecPerCore: in.Cores.RecordsPerSec, From: filepath.ToSlash(in.Cores.Path), Scenario: in.Cores.Scenario,
+			Repeats: in.Cores.Repeats, ClusterCores: c.Cluster, PerBrokerCores: c.PerBroker, Caveats: coreCaveats(in)}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

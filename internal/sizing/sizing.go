@@ -27,6 +27,9 @@ type Input struct {
 	// Measured per-partition throughput; nil when unknown. Measured.Sources
 	// lists the result documents they came from, if any.
 	Measured Measured
+	// Cores is the records/s one broker core carried in a kbench run
+	// (FromResult); nil when not given.
+	Cores *CoreRate
 }
 
 // Estimate is Compute's answer. Bytes are not rounded to a unit, only to
@@ -47,6 +50,9 @@ type Estimate struct {
 	OutPerBrokerBytesPerSec float64 // (replication + consumers × ingest) / brokers
 
 	Partitions Partitions
+	// Cores is the broker CPU the rate needs, from Input.Cores; nil
+	// without it.
+	Cores *BrokerCores
 }
 
 // Compute checks in and does the arithmetic. Errors are the user's to fix
@@ -79,6 +85,7 @@ func Compute(in Input) (*Estimate, error) {
 		return nil, err
 	}
 	e.Partitions = partitionsFor(in)
+	e.Cores = coresFor(in)
 	return e, nil
 }
 

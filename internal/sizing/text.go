@@ -44,6 +44,7 @@ func WriteText(w io.Writer, e *Estimate) error {
 	writeThroughput(p, e)
 	writeStorage(p, e)
 	writeNetwork(p, e)
+	writeCores(p, e)
 	writePartitions(p, e)
 	writeUnits(p, e)
 	p.printf("\nNot counted: compression (it divides storage and network), record and batch headers,\n" +

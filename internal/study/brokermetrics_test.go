@@ -151,6 +151,14 @@ workloads:
 		if k.Error != "" || len(k.Lacks) != 0 || k.Scrapes < 2 {
 			t.Fatalf("kafka metrics: error %q, lacks %q, %d scrapes", k.Error, k.Lacks, k.Scrapes)
 		}
+		// The report's charts: the handlers' share a step a second, and
+		// on the local path the broker's CPU too.
+		if k.HandlerBusy == nil || len(k.HandlerBusy.Values) < int(k.Seconds) || k.HandlerBusy.Step != 1 {
+			t.Errorf("handlers' busy steps %+v over %.1f s, want one a second", k.HandlerBusy, k.Seconds)
+		}
+		if cores := rep.Brokers[0].CPUCores; strings.Contains(cluster, "local") && (cores == nil || len(cores.Values) < int(k.Seconds)) {
+			t.Errorf("CPU steps %+v over %.1f s, want one a second", cores, k.Seconds)
+		}
 		return k
 	}
 	local := run("{local: {brokers: 1}}")

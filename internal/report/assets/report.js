@@ -184,6 +184,29 @@
     }
   }
 
+  // drawBrokers draws a repeat's brokers over time on the scenario's
+  // clock, under its workloads' throughput: each broker's CPU (cores used)
+  // and its request handlers' busy share, a line per broker, marked with
+  // the faults.
+  function drawBrokers(parent, b, sc) {
+    var timeX = timeScale(sc);
+    var box = el('div', 'workload');
+    box.appendChild(el('h4', null, 'Brokers'));
+    parent.appendChild(box);
+    var plugins = b.marks && b.marks.length ? [marksPlugin(b.marks)] : [];
+    function lines(title, s, unit, y) {
+      if (!s || !s.t || !s.t.length) return;
+      chart(box, title, {
+        scales: { x: timeX, y: y },
+        series: [{ label: 'time (s)' }].concat(s.names.map(function (n, i) { return series(n, i); })),
+        axes: [secondsAxis, { label: unit, size: 60 }],
+        plugins: plugins
+      }, [s.t].concat(s.values));
+    }
+    lines('Broker CPU (cores used)', b.cpu, 'cores', yScale({ zero: true }));
+    lines('Request handlers busy (%)', b.busy, '% busy', { range: function () { return [0, 100]; } });
+  }
+
   function drawScenario(parent, sc, idx) {
     var box = el('div', 'scenario');
     var h = el('h3', null, 'Scenario ' + (idx + 1) + ': ' + sc.name);
@@ -201,6 +224,7 @@
       if (!rep) { body.appendChild(el('p', 'nodata', 'No repeat ran.')); return; }
       if (rep.status !== 'ok') body.appendChild(el('p', 'nodata', 'Repeat ' + rep.index + ' ended ' + rep.status + '.'));
       (rep.workloads || []).forEach(function (w) { drawWorkload(body, w, sc); });
+      if (rep.brokers) drawBrokers(body, rep.brokers, sc);
     }
     if (sc.repeats.length > 1) {
       var sel = el('select');
