@@ -428,6 +428,9 @@ type Latency struct {
 	Source    string `json:"source,omitempty"`
 	Backlog   int64  `json:"backlog,omitempty"`
 	Histogram string `json:"histogram"`
+	// hist is the histogram typed, after Add: Histogram is then empty
+	// until the document is written (MarshalJSON).
+	hist *measure.Histogram
 }
 
 // Decode rebuilds the measured histogram, exact statistics included,
@@ -436,6 +439,11 @@ type Latency struct {
 // or that holds another number of values than Count, is an error: the
 // figures merged from it would be wrong.
 func (l *Latency) Decode() (*measure.Histogram, error) {
+	if l.hist != nil {
+		h := measure.NewHistogram()
+		h.Merge(l.hist)
+		return h, nil
+	}
 	if l.Histogram == "" {
 		if l.Count != 0 {
 			return nil, fmt.Errorf("histogram is empty but count is %d", l.Count)
