@@ -123,3 +123,22 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 	*h = *d
 	return nil
 }
+
+// Tabled is a section the reports show: each section of one title is a
+// row of one table, after the scenario and workload columns the reports
+// add. A kind's section shows itself this way, so the reports know no
+// kind.
+type Tabled interface {
+	Section
+	Table() SectionTable
+}
+
+// SectionTable is one section's row of a table: the table's title, its
+// columns, the row's cells (figures formatted), and a note under the
+// table (the same for every row of a title; "" for none).
+type SectionTable struct {
+	Title   string
+	Columns []string
+	Row     []string
+	Note    string
+}

@@ -118,6 +118,12 @@ type ConsumerSpec struct {
 	// and those that fail are counted (ConsumerResult.DecodeFailures).
 	// One decoder per client: its cache needs no lock.
 	Decode func(i int) func(value []byte) error
+	// Observe, if set, returns client i's observer of the records it
+	// reads: called once per partition's records of each poll (not per
+	// record, so an observer shared by the clients locks once per batch),
+	// with when the poll returned (Unix ns). The records are franz-go's
+	// and valid only during the call.
+	Observe func(i int) func(recs []*kgo.Record, nowNs int64)
 }
 
 // StopReason says why a consumer run ended.

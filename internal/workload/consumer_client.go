@@ -48,6 +48,7 @@ type consumerClient struct {
 	// decode is this client's decoder (ConsumerSpec.Decode); decoded and
 	// undecodable count its records (poll loop).
 	decode               func([]byte) error
+	observe              func([]*kgo.Record, int64) // ConsumerSpec.Observe's
 	decoded, undecodable int64
 	firstDecodeErr       error
 	errs                 measure.ErrorCounts
@@ -86,6 +87,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	}
 	if r.spec.Decode != nil {
 		c.decode = r.spec.Decode(i)
+	}
+	if r.spec.Observe != nil {
+		c.observe = r.spec.Observe(i)
 	}
 	if r.spec.Processing != nil {
 		seed := r.spec.clientSeed(i)
@@ -245,6 +249,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 					continue
 				}
 				left -= len(recs)
+				if c.observe != nil {
+					c.observe(recs, nowNs)
+				}
 				if c.latency {
 					startNs := c.cr.start.UnixNano()
 					tp := topicPartition{t.Topic, p.Partition}
