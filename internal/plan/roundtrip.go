@@ -91,7 +91,7 @@ func (w *Workload) Matching() string {
 	if r.Match == MatchKey {
 		how = "by key (kbench sets each record's key; the service must keep it)"
 	}
-	return fmt.Sprintf("round trip %s: writes %s, reads %s from its end, matches outputs %s; an output not read %s after the last send is missing",
+	return fmt.Sprintf("round trip %s: writes %s, reads %s from its end, matches outputs %s; an output not read within %s after the last send (its acknowledgement) is missing",
 		w.Name, w.Topic, r.Topic, how, r.Timeout)
 }
 

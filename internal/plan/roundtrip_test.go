@@ -18,9 +18,9 @@ func TestRoundTripWorkload(t *testing.T) {
 		line        string
 	}{
 		{"defaults", "    reply_topic: out\n", Reply{Topic: "out", Match: MatchHeader, Timeout: DefaultReplyTimeout},
-			"round trip rt: writes in, reads out from its end, matches outputs by kbench's header kbench-rt-id, which the service must carry from input to output; an output not read 30s after the last send is missing"},
+			"round trip rt: writes in, reads out from its end, matches outputs by kbench's header kbench-rt-id, which the service must carry from input to output; an output not read within 30s after the last send (its acknowledgement) is missing"},
 		{"by key", "    reply_topic: out\n    match: key\n    reply_timeout: 5s\n", Reply{Topic: "out", Match: MatchKey, Timeout: 5 * time.Second},
-			"matches outputs by key (kbench sets each record's key; the service must keep it); an output not read 5s after"},
+			"matches outputs by key (kbench sets each record's key; the service must keep it); an output not read within 5s after"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
