@@ -97,7 +97,9 @@ func TestRoundTripMatching(t *testing.T) {
 // two repeats' (one after the other) merge exactly, and survive JSON.
 func TestRoundTripSectionMerges(t *testing.T) {
 	t.Parallel()
-	at := func(s float64) time.Time { return time.Unix(1_700_000_000, 0).Add(time.Duration(s * float64(time.Second))) }
+	at := func(s float64) time.Time {
+		return time.Unix(1_700_000_000, 0).Add(time.Duration(s * float64(time.Second)))
+	}
 	part := func(first, last float64, matched int64, idx int) *RoundTripSection {
 		s := &RoundTripSection{Match: "header", ReplyTimeoutSeconds: 30, Acked: matched + 1, Matched: matched, Missing: 1, IntervalSeconds: 1,
 			Reading: []RoundTripSpan{{First: at(first), Last: at(last)}}}
@@ -220,7 +222,9 @@ func TestRoundTripEngine(t *testing.T) {
 			send := testSpec(t, seeds, "in")
 			send.Records, send.Clients, send.Rate = 200, 2, 1000
 			read := ConsumerSpec{Topics: []string{"out"}, Interval: 50 * time.Millisecond,
-				ClientOpts: func(int) []kgo.Opt { return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.FetchMaxWait(50 * time.Millisecond)} }}
+				ClientOpts: func(int) []kgo.Opt {
+					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.FetchMaxWait(50 * time.Millisecond)}
+				}}
 			e := RoundTrip{Send: send, Read: read, Key: key, Timeout: time.Second}.Engine()
 			env := Env{Epoch: time.Now()}
 			if err := e.Prepare(ctx, env); err != nil {
