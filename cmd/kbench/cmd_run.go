@@ -325,6 +325,13 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		}
 		fmt.Fprintln(st.stdout, line)
 	}
+	if len(scenarios) > 0 {
+		for _, w := range scenarios[0].Workloads {
+			if line := w.Matching(); line != "" {
+				fmt.Fprintln(st.stdout, line)
+			}
+		}
+	}
 	var verified []string
 	if len(scenarios) > 0 {
 		for _, w := range scenarios[0].Workloads {

@@ -38,15 +38,6 @@ func RegisterSection(name string, empty func() Section) {
 	sections[name] = empty
 }
 
-// Figure is one named figure of a section, as a report shows it.
-type Figure struct{ Name, Value string }
-
-// Describer is a section that lists its figures for the reports
-// (summary.md, report.html), which know no section's shape.
-type Describer interface {
-	Describe() []Figure
-}
-
 // NewSection makes an empty section of the type registered under name;
 // false when none is (a result written by a kbench with a kind this one
 // lacks).
@@ -131,4 +122,23 @@ func (h *Histogram) UnmarshalJSON(b []byte) error {
 	d.SetExact(j.Count, j.Sum, j.Min, j.Max, j.OverRange, j.Negative)
 	*h = *d
 	return nil
+}
+
+// Tabled is a section the reports show: each section of one title is a
+// row of one table, after the scenario and workload columns the reports
+// add. A kind's section shows itself this way, so the reports know no
+// kind.
+type Tabled interface {
+	Section
+	Table() SectionTable
+}
+
+// SectionTable is one section's row of a table: the table's title, its
+// columns, the row's cells (figures formatted), and a note under the
+// table (the same for every row of a title; "" for none).
+type SectionTable struct {
+	Title   string
+	Columns []string
+	Row     []string
+	Note    string
 }

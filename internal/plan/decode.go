@@ -15,7 +15,7 @@ var (
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs", "metrics"}
 	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
-	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing"}
+	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing", "reply_topic", "match", "reply_timeout"}
 	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
 
 	// Topic names as Kafka allows them.

@@ -6,7 +6,8 @@ import "context"
 // hands them to the parser: the plan's own tests read plans with them.
 func builtinTypes() []Option {
 	return []Option{WithType(Produce, ProduceRule), WithType(Consume, ConsumeRule),
-		WithType(ShareConsume, ShareConsumeRule), WithType(EndToEnd, EndToEndRule)}
+		WithType(ShareConsume, ShareConsumeRule), WithType(EndToEnd, EndToEndRule),
+		WithType(RoundTrip, RoundTripRule)}
 }
 
 func testParse(file string, data []byte, sets []string, opts ...Option) (*Plan, error) {

@@ -283,6 +283,9 @@ type Workload struct {
 	// Processing is a reader's processing time per record (a slow
 	// consumer): consume and share-consume workloads; nil for none.
 	Processing *Processing
+	// Reply is how a round-trip workload reads its service's outputs
+	// (set for every round-trip workload; nil for others).
+	Reply *Reply
 	// verifyNode is where verify was written (nil: not given).
 	verifyNode *yaml.Node
 	// topicNode is where topic was written, rateNode rate: balanced.

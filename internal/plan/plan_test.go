@@ -160,7 +160,7 @@ func TestParseBad(t *testing.T) {
 		{"unknown top field", "name: x\nrepeats: 2\n" + w0, nil, []string{`plan.yaml:2:1: unknown field "repeats"; did you mean "repeat"?`}},
 		{"unknown workload field", "name: x\n" + w0 + "    rates: 5k/s\n", nil, []string{`plan.yaml:8:5: workloads[0]: unknown field "rates"; did you mean "rate"?`}},
 		{"bad rate", "name: x\n" + w0 + "    rate: fast\n", nil, []string{`plan.yaml:8:11: workloads[0].rate: "fast" is not a rate; write 25000/s, 25k/s, 1.5M/s, 600/m or unlimited`}},
-		{"bad type", "name: x\nworkloads:\n  - {name: p, type: consumer, topic: t}\n", nil, []string{`plan.yaml:3:21: workloads[0].type: "consumer" is not one of produce, consume, share-consume or end-to-end; did you mean "consume"?`}},
+		{"bad type", "name: x\nworkloads:\n  - {name: p, type: consumer, topic: t}\n", nil, []string{`plan.yaml:3:21: workloads[0].type: "consumer" is not one of produce, consume, share-consume, end-to-end or round-trip; did you mean "consume"?`}},
 		{"missing topic and type", "name: x\nworkloads:\n  - name: p\n", nil, []string{"plan.yaml:3:5: workloads[0].type: missing", "plan.yaml:3:5: workloads[0].topic: missing"}},
 		{"no stop", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, message: {size: 1}}\n", nil, []string{"plan.yaml:3:5: workloads[0].records: missing; say when to stop with records: 1M or duration: 60s"}},
 		{"no message", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 5}\n", nil, []string{"plan.yaml:3:5: workloads[0].message: missing"}},

@@ -17,6 +17,7 @@ type TypeRule struct {
 	Verify                      bool // its records are verified by default under faults
 	EndToEnd                    bool // reads its own records as it writes them: end-to-end latency
 	Share                       bool // a share group's members: takes share (acknowledgement, processing)
+	RoundTrip                   bool // reads a service's outputs of its records: takes reply_topic, match, reply_timeout
 }
 
 // The built-in kinds' rules, which their entries in the kinds' table
@@ -26,6 +27,7 @@ var (
 	ConsumeRule      = TypeRule{Reads: true, Group: true, Backlog: true, IdleTimeout: true}
 	ShareConsumeRule = TypeRule{Reads: true, Group: true, IdleTimeout: true, Share: true}
 	EndToEndRule     = TypeRule{Sends: true, Reads: true, EndToEnd: true}
+	RoundTripRule    = TypeRule{Sends: true, Reads: true, RoundTrip: true}
 )
 
 // Option changes how a plan is read.

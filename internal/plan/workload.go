@@ -105,6 +105,8 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.Share = c.shareBlock(v, p)
 		case "processing":
 			w.Processing = c.processing(v, p)
+		case "reply_topic", "match", "reply_timeout":
+			// read after the loop: they need the type and the topic
 		}
 	})
 	if !ok {
@@ -194,6 +196,7 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		w.Share.Verify = given["verify"] == nil || w.Verify
 		w.Verify, w.verifyNode = false, nil
 	}
+	c.reply(n, path, &w, given)
 	if !rule.IdleTimeout && given["timeout"] != nil {
 		c.addf(given["timeout"], join(path, "timeout"), "only consume workloads stop on an idle timeout; use records or duration")
 	}
@@ -278,7 +281,7 @@ func (c *collector) afterWorkloads(ws []Workload) {
 
 var missingHint = map[string]string{
 	"name":  "give the workload a name such as producers",
-	"type":  "write type: produce, consume, share-consume or end-to-end",
+	"type":  "write type: produce, consume, share-consume, end-to-end or round-trip",
 	"topic": "name the topic the workload writes or reads",
 }
 

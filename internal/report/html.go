@@ -84,7 +84,7 @@ type tableView struct {
 // htmlTables are the tables report.html shows under its charts, as
 // summary.md has them.
 func htmlTables(run *result.PlanRun) []*table {
-	ts := faultTableList(run)
+	ts := append(faultTableList(run), sectionTables(run)...)
 	if t := schemaTable(run); t != nil {
 		ts = append(ts, t)
 	}
@@ -95,9 +95,6 @@ func htmlTables(run *result.PlanRun) []*table {
 		ts = append(ts, t)
 	}
 	if t := watchedTable(run); t != nil {
-		ts = append(ts, t)
-	}
-	if t := sectionsTable(run); t != nil {
 		ts = append(ts, t)
 	}
 	return append(ts, workersTables(run)...)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -8,43 +9,51 @@ import (
 	"github.com/kbench/kbench/internal/result"
 )
 
-// SectionColumns are the measured sections table's columns.
-var SectionColumns = []string{"scenario", "workload", "figure", "value"}
-
-// sectionsTable shows what kinds measured in sections of their own shape
-// (result.Workload.Sections), merged over the counted repeats, as each
-// section describes itself (measure.Describer): the report knows no
-// section's fields. nil when no section describes itself.
-func sectionsTable(run *result.PlanRun) *table {
+// sectionTables are the tables of the workloads' own sections that show
+// themselves (measure.Tabled): one table per title, a row per scenario
+// and workload, from the section merged over the scenario's counted
+// repeats (the aggregate's; the interrupted repeats' when none ended ok,
+// said in the repeats column). The reports know no kind: a kind's section
+// brings its columns and its note.
+func sectionTables(run *result.PlanRun) []*table {
 	if run == nil {
 		return nil
 	}
-	t := &table{Title: "Measured sections", Columns: SectionColumns}
+	byTitle := map[string]*table{}
+	var order []string
 	for _, sc := range run.Scenarios {
-		agg := sc.Aggregate
+		agg, repeats := sc.Aggregate, ""
 		if agg == nil {
 			agg = sc.Interrupted
+			repeats = " interrupted"
 		}
 		if agg == nil {
 			continue
 		}
 		for _, w := range agg.Workloads {
-			names := slices.Sorted(maps.Keys(w.Sections))
-			for _, name := range names {
-				d, ok := w.Sections[name].(measure.Describer)
+			for _, name := range slices.Sorted(maps.Keys(w.Sections)) {
+				tb, ok := w.Sections[name].(measure.Tabled)
 				if !ok {
 					continue
 				}
-				for _, f := range d.Describe() {
-					t.Rows = append(t.Rows, []string{sc.Name, w.Name, f.Name, f.Value})
-					t.Bad = append(t.Bad, false)
+				st := tb.Table()
+				t := byTitle[st.Title]
+				if t == nil {
+					t = &table{Title: st.Title, Columns: append([]string{"scenario", "workload", "repeats"}, st.Columns...)}
+					if st.Note != "" {
+						t.Notes = []string{st.Note}
+					}
+					byTitle[st.Title] = t
+					order = append(order, st.Title)
 				}
+				t.Rows = append(t.Rows, append([]string{sc.Name, w.Name, fmt.Sprint(agg.Repeats) + repeats}, st.Row...))
+				t.Bad = append(t.Bad, false)
 			}
 		}
 	}
-	if len(t.Rows) == 0 {
-		return nil
+	out := make([]*table, len(order))
+	for i, title := range order {
+		out[i] = byTitle[title]
 	}
-	t.Notes = append(t.Notes, "Figures a workload kind measured in a shape of its own, over the repeats that count (result.json's sections).")
-	return t
+	return out
 }

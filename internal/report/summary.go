@@ -187,11 +187,13 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	for _, t := range faultTableList(doc.Plan) {
 		writeTable(&b, t)
 	}
+	for _, t := range sectionTables(doc.Plan) {
+		writeTable(&b, t)
+	}
 	writeTable(&b, schemaTable(doc.Plan))
 	writeTable(&b, maxRateTable(doc.Plan))
 	writeTable(&b, brokerTable(doc.Plan))
 	writeTable(&b, watchedTable(doc.Plan))
-	writeTable(&b, sectionsTable(doc.Plan))
 	for _, t := range workersTables(doc.Plan) {
 		writeTable(&b, t)
 	}

@@ -97,9 +97,10 @@ func init() {
 	measure.RegisterSection(tickSectionName, func() measure.Section { return &tickSection{} })
 }
 
-// Describe lets the reports show the section with no code of their own.
-func (s *tickSection) Describe() []measure.Figure {
-	return []measure.Figure{{Name: "ticks", Value: fmt.Sprint(s.Ticks)}, {Name: "tick spacing max", Value: fmt.Sprintf("%d µs", s.Spacing.Max())}}
+// Table lets the reports show the section with no code of their own.
+func (s *tickSection) Table() measure.SectionTable {
+	return measure.SectionTable{Title: "Ticks", Columns: []string{"ticks", "tick spacing max"},
+		Row: []string{fmt.Sprint(s.Ticks), fmt.Sprintf("%d µs", s.Spacing.Max())}}
 }
 
 func (s *tickSection) Add(other measure.Section) error {
@@ -205,11 +206,11 @@ workloads:
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "| ticker | ticks | 2000 |" // the merged repeats'
+		want := "| ticker | 2 | 2000 | 1000 µs |" // the merged repeats'
 		if f == "report.html" {
 			want = "tick spacing max"
 		}
-		if !strings.Contains(string(b), "Measured sections") || !strings.Contains(string(b), want) {
+		if !strings.Contains(string(b), "Ticks") || !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks the tick section's figures (%q)", f, want)
 		}
 	}

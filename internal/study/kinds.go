@@ -37,6 +37,7 @@ func Kinds() []Kind {
 		{plan.Consume, plan.ConsumeRule, buildConsume},
 		{plan.ShareConsume, plan.ShareConsumeRule, buildShareConsume},
 		{plan.EndToEnd, plan.EndToEndRule, buildEndToEnd},
+		{plan.RoundTrip, plan.RoundTripRule, buildRoundTrip},
 	}
 }
 

@@ -57,7 +57,7 @@ workloads:
 		t.Fatalf("the read_committed reader's sections: %#v, want its commit-to-visible delays", committed.Sections)
 	}
 	d := &vis.Delay
-	t.Logf("commit-to-visible: %v", vis.Describe())
+	t.Logf("commit-to-visible: %v", vis.Table().Row)
 	if timed := d.Count() + d.Negative() + vis.Unattributed; timed != tx.CommittedRecords || vis.Unattributed != 0 {
 		t.Errorf("timed %d records (%d before the acknowledgement, %d unattributed), want each of the %d committed ones, all attributed",
 			timed, d.Negative(), vis.Unattributed, tx.CommittedRecords)

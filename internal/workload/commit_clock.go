@@ -149,24 +149,21 @@ func (v *VisibleDelay) Add(other measure.Section) error {
 	return nil
 }
 
-// Describe lists the section's figures for a report.
-func (v *VisibleDelay) Describe() []measure.Figure {
+// Table shows the delays as a row of the reports' table.
+func (v *VisibleDelay) Table() measure.SectionTable {
 	d := &v.Delay
-	ms := func(us int64) string { return fmt.Sprintf("%.1f ms", float64(us)/1000) }
+	ms := func(us int64) string { return fmt.Sprintf("%.1f", float64(us)/1000) }
 	count := func(n int64) string { return strconv.FormatInt(n, 10) }
-	out := []measure.Figure{
-		{Name: "commit-to-visible records", Value: count(d.Count() + d.Negative())},
-		{Name: "commit-to-visible p50", Value: ms(d.Quantile(0.50))},
-		{Name: "commit-to-visible p99", Value: ms(d.Quantile(0.99))},
-		{Name: "commit-to-visible max", Value: ms(d.Max())},
+	row := []string{count(d.Count() + d.Negative()), "–", "–", "–", count(d.Negative()), count(v.Unattributed)}
+	if d.Count() > 0 {
+		row[1], row[2], row[3] = ms(d.Quantile(0.50)), ms(d.Quantile(0.99)), ms(d.Max())
 	}
-	if n := d.Negative(); n > 0 {
-		out = append(out, measure.Figure{Name: "seen before the producer's commit acknowledgement", Value: count(n)})
+	return measure.SectionTable{
+		Title:   "Commit to visible",
+		Columns: []string{"records", "p50 ms", "p99 ms", "max ms", "read before the commit's answer", "of no known commit"},
+		Row:     row,
+		Note:    "A read_committed reader's first read of each committed record minus the moment its transaction's commit was acknowledged to the producer. A record read before the producer heard the answer (the broker writes the commit markers, then answers) is counted apart, not in the percentiles; records of no known commit were written by producers outside the plan, or read more than 5 minutes after their commit.",
 	}
-	if v.Unattributed > 0 {
-		out = append(out, measure.Figure{Name: "transactional records of no known commit", Value: count(v.Unattributed)})
-	}
-	return out
 }
 
 // visibleReader times one reader client's records against the clock.

@@ -123,6 +123,12 @@ type ConsumerSpec struct {
 	// clock (a read_committed reader in the producers' process):
 	// ConsumerResult.Sections[VisibleSectionName].
 	Visible *CommitClock
+	// Observe, if set, returns client i's observer of the records it
+	// reads: called once per partition's records of each poll (not per
+	// record, so an observer shared by the clients locks once per batch),
+	// with when the poll returned (Unix ns). The records are franz-go's
+	// and valid only during the call.
+	Observe func(i int) func(recs []*kgo.Record, nowNs int64)
 }
 
 // StopReason says why a consumer run ended.

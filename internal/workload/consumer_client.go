@@ -49,6 +49,7 @@ type consumerClient struct {
 	// decode is this client's decoder (ConsumerSpec.Decode); decoded and
 	// undecodable count its records (poll loop).
 	decode               func([]byte) error
+	observe              func([]*kgo.Record, int64) // ConsumerSpec.Observe's
 	decoded, undecodable int64
 	firstDecodeErr       error
 	errs                 measure.ErrorCounts
@@ -91,6 +92,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	if r.spec.Visible != nil {
 		// Commits before the scenario's epoch are another repeat's.
 		c.visible = &visibleReader{clock: r.spec.Visible, since: r.spec.Epoch}
+	}
+	if r.spec.Observe != nil {
+		c.observe = r.spec.Observe(i)
 	}
 	if r.spec.Processing != nil {
 		seed := r.spec.clientSeed(i)
@@ -250,6 +254,9 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 					continue
 				}
 				left -= len(recs)
+				if c.observe != nil {
+					c.observe(recs, nowNs)
+				}
 				if c.latency {
 					startNs := c.cr.start.UnixNano()
 					tp := topicPartition{t.Topic, p.Partition}
