@@ -313,6 +313,11 @@ func ms(us int64) float64 { return float64(us) / 1000 }
 // MergeLatencies merges latencies exactly: their histograms for the
 // percentiles, their exact count, sum, min and max for the rest.
 func MergeLatencies(ls []*Latency) (*Latency, error) {
+	for _, l := range ls {
+		if err := l.settle(); err != nil { // a merge's, not yet settled
+			return nil, err
+		}
+	}
 	var total measure.HistogramSum // straight from the encodings: no histogram decoded per part
 	for _, l := range ls {
 		if err := total.Add(l.Histogram, l.Count, l.Sum, l.Min, l.Max, l.OverRange, l.Negative); err != nil {

@@ -18,19 +18,17 @@ func mergeConsumers(cs []*Consumer, workers []int, notes *inexact) (*Consumer, e
 	var longestRead, longestRun, lagFrom int
 	lagFrom = -1
 	lagOthers := 0
-	var shares []*Share
+	verified := 0 // share groups' workers that checked the topic
 	for i, c := range cs {
-		out.Clients += c.Clients
-		out.Records += c.Records
-		out.Bytes += c.Bytes
-		out.Errors = addCounts(out.Errors, c.Errors)
-		out.CPUSeconds += c.CPUSeconds
-		out.Decoded += c.Decoded
-		out.DecodeFailures += c.DecodeFailures
 		if c.DecodeError != "" && out.DecodeError == "" {
 			out.DecodeError = fmt.Sprintf("worker %d: %s", workers[i], c.DecodeError)
 		}
-		out.Rebalances = max(out.Rebalances, c.Rebalances)
+		if c.Share != nil && c.Share.Verification != nil {
+			verified++
+		}
+		if err := out.Add(c); err != nil {
+			return nil, fmt.Errorf("worker %d: %w", workers[i], err)
+		}
 		series = append(series, c.Intervals)
 		if start, ok := workloadStart(c.Intervals); ok {
 			acts = append(acts, activity{from: start, to: start.Add(seconds(c.DurationSeconds))})
@@ -53,9 +51,9 @@ func mergeConsumers(cs []*Consumer, workers []int, notes *inexact) (*Consumer, e
 				lagOthers++
 			}
 		}
-		if c.Share != nil {
-			shares = append(shares, c.Share)
-		}
+	}
+	if verified > 1 {
+		notes.add("consumer.share.verification: the first worker's check (each checks the whole topic); %d workers checked", verified)
 	}
 	if lagOthers > 0 {
 		notes.add("consumer.lag: worker %d's samples (%d other workers sampled their own partitions): in a consumer group, the group's lag (worker %d's partitions at its read positions, the others' at the group's committed offsets, which trail the reads by up to auto.commit.interval.ms); with partitions assigned directly, worker %d's partitions only", workers[lagFrom], lagOthers, workers[lagFrom], workers[lagFrom])
@@ -84,11 +82,6 @@ func mergeConsumers(cs []*Consumer, workers []int, notes *inexact) (*Consumer, e
 	out.RecordsPerSec = measure.PerSecond(out.Records, reads)
 	out.MiBPerSec = measure.PerSecond(out.Bytes, reads) / (1024 * 1024)
 	out.LifetimeRecordsPerSec = measure.PerSecond(out.Records, seconds(out.DurationSeconds))
-	if len(shares) > 0 {
-		if out.Share, err = mergeShares(shares, notes); err != nil {
-			return nil, fmt.Errorf("share: %w", err)
-		}
-	}
 	return out, nil
 }
 
@@ -116,25 +109,6 @@ func (out *Consumer) mergeTime(cs []*Consumer, acts []activity, placed bool, lon
 	rebalance := assigned.Sub(start)
 	out.RebalanceMs = rebalance.Milliseconds()
 	out.FetchMs = (seconds(out.DurationSeconds) - rebalance).Milliseconds()
-}
-
-// mergeShares adds up a share group's deliveries over the workers'
-// members.
-func mergeShares(ss []*Share, notes *inexact) (*Share, error) {
-	out := &Share{}
-	verified := 0
-	for _, s := range ss {
-		if s.Verification != nil {
-			verified++
-		}
-		if err := out.Add(s); err != nil {
-			return nil, err
-		}
-	}
-	if verified > 1 {
-		notes.add("consumer.share.verification: the first worker's check (each checks the whole topic); %d workers checked", verified)
-	}
-	return out, nil
 }
 
 // Add adds o's deliveries to s's: counts add up, acknowledgement
@@ -176,36 +150,15 @@ func (s *Share) Add(o *Share) error {
 }
 
 // mergeCatchUps merges the catch-up of a late consume workload's
-// workers: partitions add up; the first partition caught up is the
-// earliest worker's, the last the latest's (when all did).
+// workers (CatchUp.Add).
 func mergeCatchUps(cs []*CatchUp, notes *inexact) *CatchUp {
 	if len(cs) == 1 {
 		return cs[0]
 	}
-	out := &CatchUp{StartedAfterSeconds: cs[0].StartedAfterSeconds}
-	allCaught := true
-	for _, c := range cs {
-		out.StartedAfterSeconds = min(out.StartedAfterSeconds, c.StartedAfterSeconds)
-		out.Partitions += c.Partitions
-		out.PartitionsCaughtUp += c.PartitionsCaughtUp
-		out.Records += c.Records
-		out.LastRecords += c.LastRecords
-		if c.DrainSeconds > 0 && (out.DrainSeconds == 0 || c.DrainSeconds < out.DrainSeconds) {
-			out.DrainSeconds = c.DrainSeconds
-		}
-		if c.LastDrainSeconds == 0 {
-			allCaught = false
-		}
-		out.LastDrainSeconds = max(out.LastDrainSeconds, c.LastDrainSeconds)
-		out.ProducerAvgLatencyMs = max(out.ProducerAvgLatencyMs, c.ProducerAvgLatencyMs)
-		out.ProducerMaxLatencyMs = max(out.ProducerMaxLatencyMs, c.ProducerMaxLatencyMs)
-	}
-	if !allCaught {
-		out.LastDrainSeconds = 0
-	}
-	if out.DrainSeconds > 0 {
-		out.RecordsPerSec = float64(out.Records) / out.DrainSeconds
+	out := *cs[0]
+	for _, c := range cs[1:] {
+		out.Add(c)
 	}
 	notes.add("catch_up: records and last_records summed over the workers, each counted to its own catch-up; records_per_sec over the earliest drain_seconds; producer_avg_latency_ms the highest worker's")
-	return out
+	return &out
 }

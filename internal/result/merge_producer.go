@@ -107,75 +107,35 @@ func activeSeconds(as []activity) float64 {
 }
 
 // mergeProducers merges the producers of one workload's slices (workers
-// holds each one's worker index).
+// holds each one's worker index): their counts and latencies add
+// (Producer.Add); their sending times, series and plateaus are placed on
+// the common clock.
 func mergeProducers(ps []*Producer, workers []int, notes *inexact) (*Producer, error) {
 	out := &Producer{LatencyFrom: ps[0].LatencyFrom, Format: ps[0].Format}
-	lats := make([]*Latency, 0, len(ps))
-	var delays, sent []*Latency
 	series := make([][]Interval, 0, len(ps))
 	acts := make([]activity, 0, len(ps))
 	placed := true // every worker's sending time is on the clock
 	var perRecord bool
 	var balanced int
 	for i, p := range ps {
-		if p.LatencyFrom != out.LatencyFrom {
-			return nil, fmt.Errorf("worker %d's latency is from %q, worker %d's from %q", workers[i], p.LatencyFrom, workers[0], out.LatencyFrom)
+		if err := out.Add(p); err != nil {
+			return nil, fmt.Errorf("worker %d: %w", workers[i], err)
 		}
-		if p.Format != out.Format {
-			out.Format = "mixed"
-		}
-		out.Clients += p.Clients
-		out.VUs += p.VUs // workers split fixed users, as clients (a ramp is not split)
-		out.Records += p.Records
-		out.Bytes += p.Bytes
-		out.Failed += p.Failed
-		out.Unresolved += p.Unresolved
-		out.UnresolvedMaxWaitMs = max(out.UnresolvedMaxWaitMs, p.UnresolvedMaxWaitMs)
-		out.NotSent += p.NotSent
-		out.TargetRate += p.TargetRate
-		out.Errors = addCounts(out.Errors, p.Errors)
-		out.CPUSeconds += p.CPUSeconds
 		perRecord = perRecord || p.BytesPerRecord > 0
-		out.FirstSendAt = earliestPtr(out.FirstSendAt, p.FirstSendAt)
-		out.FirstAckAt = earliestPtr(out.FirstAckAt, p.FirstAckAt)
-		lats = append(lats, &p.Latency)
-		if p.PublishDelay != nil {
-			delays = append(delays, p.PublishDelay)
-		}
-		if p.SendLatency != nil {
-			sent = append(sent, p.SendLatency)
-		}
 		series = append(series, p.Intervals)
 		a, ok := producerActivity(p)
 		placed = placed && ok
 		acts = append(acts, a)
 		if len(p.BalancedRates) > 0 {
 			balanced++
-			out.BalancedRates = addRates(out.BalancedRates, p.BalancedRates)
 		}
 	}
 	if balanced > 1 {
 		notes.add("producer.balanced_rates: the %d workers' searches summed step by step, each stepping on its own clock", balanced)
 	}
 	var err error
-	if out.Latency, err = mergeLatency(lats); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if len(delays) > 0 {
-		if out.PublishDelay, err = MergeLatencies(delays); err != nil {
-			return nil, fmt.Errorf("publish delay: %w", err)
-		}
-	}
-	if len(sent) > 0 {
-		if out.SendLatency, err = MergeLatencies(sent); err != nil {
-			return nil, fmt.Errorf("send latency: %w", err)
-		}
-	}
 	if out.Intervals, err = mergeSeriesOf(series); err != nil {
 		return nil, fmt.Errorf("intervals: %w", err)
-	}
-	if out.Transactions, err = mergeTransactions(ps); err != nil {
-		return nil, fmt.Errorf("transactions: %w", err)
 	}
 	start := out.mergeTime(ps, acts, placed, workers, notes)
 	if out.Plateaus, err = mergePlateaus(ps, acts, placed, start, notes); err != nil {
@@ -247,25 +207,14 @@ func (out *Producer) setRates() {
 func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 	first := ps[0].SteadyState
 	out := &Producer{LatencyFrom: first.LatencyFrom}
-	lats := make([]*Latency, 0, len(ps))
-	var delays, sent []*Latency
 	acts := make([]activity, 0, len(ps))
 	placed := true
 	var ackEnd time.Time // the latest warm-up end on the acknowledgement timeline
 	for _, p := range ps {
 		st := p.SteadyState
-		out.Clients += st.Clients
-		out.VUs += st.VUs
-		out.Records += st.Records
-		out.Bytes += st.Bytes
-		lats = append(lats, &st.Latency)
-		if st.PublishDelay != nil {
-			delays = append(delays, st.PublishDelay)
+		if err := out.addSteady(st); err != nil {
+			return nil, err
 		}
-		if st.SendLatency != nil {
-			sent = append(sent, st.SendLatency)
-		}
-		out.StartedAt = earliestPtr(out.StartedAt, st.StartedAt)
 		a, ok := producerActivity(p)
 		if !ok || st.StartedAt == nil {
 			placed = false
@@ -276,20 +225,6 @@ func mergeSteady(ps []*Producer, notes *inexact) (*Producer, error) {
 		acts = append(acts, a)
 		if e := st.StartedAt.Add(seconds(st.WarmupAckLagMs / 1000)); e.After(ackEnd) {
 			ackEnd = e
-		}
-	}
-	var err error
-	if out.Latency, err = mergeLatency(lats); err != nil {
-		return nil, fmt.Errorf("latency: %w", err)
-	}
-	if len(delays) > 0 {
-		if out.PublishDelay, err = MergeLatencies(delays); err != nil {
-			return nil, fmt.Errorf("publish delay: %w", err)
-		}
-	}
-	if len(sent) > 0 {
-		if out.SendLatency, err = MergeLatencies(sent); err != nil {
-			return nil, fmt.Errorf("send latency: %w", err)
 		}
 	}
 	switch {
@@ -333,23 +268,6 @@ func mergeSeriesOf(series [][]Interval) ([]Interval, error) {
 	return mergeSeriesWithin(WorkerAlignment, series...)
 }
 
-// mergeTransactions adds up the workers' transactions (nil: none had any).
-func mergeTransactions(ps []*Producer) (*Transactions, error) {
-	var out *Transactions
-	for _, p := range ps {
-		if p.Transactions == nil {
-			continue
-		}
-		if out == nil {
-			out = &Transactions{}
-		}
-		if err := out.Add(p.Transactions); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // Add adds o's transactions to t's: counts add up, commit latencies
 // merge exactly.
 func (t *Transactions) Add(o *Transactions) error {
@@ -358,11 +276,9 @@ func (t *Transactions) Add(o *Transactions) error {
 	t.Failed += o.Failed
 	t.CommittedRecords += o.CommittedRecords
 	t.AbortedRecords += o.AbortedRecords
-	lat, err := mergeLatency([]*Latency{&t.CommitLatency, &o.CommitLatency})
-	if err != nil {
+	if err := t.CommitLatency.Add(&o.CommitLatency); err != nil {
 		return fmt.Errorf("commit latency: %w", err)
 	}
-	t.CommitLatency = lat
 	return nil
 }
 

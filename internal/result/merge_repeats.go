@@ -86,9 +86,7 @@ func mergeProcess(reps []Repeat) *Process {
 		if out == nil {
 			out = &Process{}
 		}
-		out.CPUSeconds += r.Process.CPUSeconds
-		out.PeakGoroutines += r.Process.PeakGoroutines
-		out.PeakRSSBytes = max(out.PeakRSSBytes, r.Process.PeakRSSBytes)
+		out.Add(r.Process)
 	}
 	return out
 }
@@ -245,6 +243,9 @@ func mergeWorkload(ps []workloadPart) (Workload, error) {
 	if out.Sections, err = mergeSections(sections, "worker", &notes); err != nil {
 		return Workload{}, err
 	}
+	if err := settleWorkload(&out); err != nil {
+		return Workload{}, err
+	}
 	out.Inexact = notes
 	return out, nil
 }
@@ -283,20 +284,12 @@ func workerSlice(p workloadPart) WorkerSlice {
 }
 
 // mergeEndToEnd merges end-to-end latencies, with their source and
-// backlog.
+// backlog (Latency.Add).
 func mergeEndToEnd(ls []*Latency) (*Latency, error) {
-	out, err := MergeLatencies(ls)
-	if err != nil {
-		return nil, err
-	}
+	out := &Latency{}
 	for _, l := range ls {
-		out.Backlog += l.Backlog
-		switch {
-		case l.Source == "" || l.Source == out.Source:
-		case out.Source == "":
-			out.Source = l.Source
-		default:
-			out.Source = "mixed"
+		if err := out.Add(l); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

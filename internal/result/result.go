@@ -428,9 +428,9 @@ type Latency struct {
 	Source    string `json:"source,omitempty"`
 	Backlog   int64  `json:"backlog,omitempty"`
 	Histogram string `json:"histogram"`
-	// hist is the histogram typed, after Add: Histogram is then empty
-	// until the document is written (MarshalJSON).
-	hist *measure.Histogram
+	// sum is the parts' histograms added, after Add: Histogram and the
+	// percentiles are then empty until it is settled or written.
+	sum *measure.HistogramSum
 }
 
 // Decode rebuilds the measured histogram, exact statistics included,
@@ -439,10 +439,8 @@ type Latency struct {
 // or that holds another number of values than Count, is an error: the
 // figures merged from it would be wrong.
 func (l *Latency) Decode() (*measure.Histogram, error) {
-	if l.hist != nil {
-		h := measure.NewHistogram()
-		h.Merge(l.hist)
-		return h, nil
+	if err := l.settle(); err != nil {
+		return nil, err
 	}
 	if l.Histogram == "" {
 		if l.Count != 0 {
