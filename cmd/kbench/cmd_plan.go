@@ -90,7 +90,11 @@ func loadPlan(ctx context.Context, path string, o runOptions) (p *plan.Plan, omb
 		}
 		return p, nil, err
 	}
-	if omb, err = plan.LoadOMB(ctx, path, o.ombDriver, o.sets, study.PlanTypes()...); err != nil {
+	opts := study.PlanTypes()
+	if o.ombNames != "" {
+		opts = append(opts, plan.WithOMBNames(o.ombNames))
+	}
+	if omb, err = plan.LoadOMB(ctx, path, o.ombDriver, o.sets, opts...); err != nil {
 		return nil, nil, err
 	}
 	return omb.Plan, omb, nil

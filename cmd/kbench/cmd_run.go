@@ -28,6 +28,8 @@ import (
 )
 
 type runOptions struct {
+	// ombNames seeds an OMB workload's names (a distributed run's id).
+	ombNames    string
 	sets        []string
 	out         string
 	dryRun      bool
@@ -83,16 +85,17 @@ func runPlan(ctx context.Context, st *state, path string, o runOptions) error {
 	if o.ombResult != "" && o.ombDriver == "" {
 		return userr.Errorf("--omb-result %s needs --omb-driver: OMB's result is written for OpenMessaging Benchmark workloads (a kbench plan's results folder has result.json)", o.ombResult)
 	}
-	p, omb, err := loadPlan(ctx, path, o)
-	if err != nil {
-		return err
-	}
 	dist, err := o.workers.distributed(st.getenv, path, o.sets)
 	if err != nil {
 		return err
 	}
-	if dist != nil && omb != nil {
-		return userr.Errorf("--workers with --omb-driver: an OpenMessaging Benchmark workload runs on one machine here; convert it (kbench plan from-omb) and run the plan with --workers")
+	if dist != nil {
+		// Every worker names an OMB workload's topics and groups alike.
+		o.ombNames = dist.Run.ID
+	}
+	p, omb, err := loadPlan(ctx, path, o)
+	if err != nil {
+		return err
 	}
 	scenarios, err := p.Scenarios()
 	if err != nil {

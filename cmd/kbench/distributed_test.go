@@ -323,3 +323,62 @@ func TestDistributedWorkerLost(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributedOMB: an OpenMessaging Benchmark workload run by two
+// workers. Both name its topic and subscription alike (from the run id),
+// so each runs half of its 4 producers and 4 consumers on one topic and
+// one group; worker 0 merges them and writes OMB's result too.
+func TestDistributedOMB(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	bin := kbenchBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
+	defer cancel()
+	runID := uniqueTopic(t, "omb-run")
+	out := filepath.Join(t.TempDir(), "merged")
+	ws := startRun(t, ctx, bin, "testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", runID, 2, out,
+		"--omb-driver", ombDriver, "--set", "cluster.bootstrap="+bootstrap, "--set", "driver.replicationFactor=1",
+		"--set", `driver.topicConfig.min\.insync\.replicas=1`, "--set", "warmupDurationMinutes=1s",
+		"--set", "testDurationMinutes=4s", "--set", "producerRate=2000")
+	for i, w := range ws {
+		if code := w.exit(t); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		}
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Status != result.StatusOK || rep.Workers != 2 || len(rep.Workloads) != 2 {
+		t.Fatalf("merged repeat: status %q (%s), %d workers, %d workloads; want ok from 2, one producer and one subscription", rep.Status, rep.Error, rep.Workers, len(rep.Workloads))
+	}
+	var written int64
+	for _, w := range rep.Workloads {
+		if len(w.Workers) != 2 {
+			t.Errorf("workload %s merged from %d workers' slices, want 2 (the workers named it alike)", w.Name, len(w.Workers))
+		}
+		switch {
+		case w.Producer != nil:
+			written = w.Producer.Records
+			if w.Producer.Clients != 4 || written == 0 {
+				t.Errorf("producers: %d clients, %d records; want the workload's 4 clients", w.Producer.Clients, written)
+			}
+		case w.Consumer != nil:
+			if held := endOffsetSum(t, bootstrap, w.Topic.Name); w.Consumer.Clients != 4 || w.Consumer.Records != held {
+				t.Errorf("subscription: %d clients read %d records; want 4 reading the %d the topic holds", w.Consumer.Clients, w.Consumer.Records, held)
+			}
+		}
+	}
+	var omb struct {
+		ProducersPerTopic int       `json:"producersPerTopic"`
+		PublishRate       []float64 `json:"publishRate"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "omb-result.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &omb)
+	}
+	if err != nil || omb.ProducersPerTopic != 4 || len(omb.PublishRate) == 0 {
+		t.Errorf("omb-result.json: %+v (%v), want 4 producers per topic and a publish rate", omb, err)
+	}
+}

@@ -73,6 +73,8 @@ type collector struct {
 	typeOrder []string
 	// kinds are the fault kinds it may use (faultKinds, WithFaultKind).
 	kinds map[string]faults.Kind
+	// ombNames seeds an OMB workload's names (WithOMBNames; "": random).
+	ombNames string
 }
 
 func newCollector(file string, sets []string) *collector {

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	crand "crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -96,7 +97,37 @@ func cryptoName(n int) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// WithOMBNames draws the random parts of an OMB workload's topic and
+// subscription names from seed instead of at random: every worker of a
+// distributed run (seed: the run's id) names them alike, so their slices
+// are of one topic and one group.
+func WithOMBNames(seed string) Option {
+	return func(c *collector) { c.ombNames = seed }
+}
+
+// seededNames draws names as cryptoName does, from seed: the i-th name of
+// a seed is always the same.
+func seededNames(seed string) ombRand {
+	i := 0
+	return func(n int) string {
+		i++
+		var b []byte
+		for j := 0; len(b) < n; j++ {
+			sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d", seed, i, j)))
+			b = append(b, sum[:]...)
+		}
+		return base64.RawURLEncoding.EncodeToString(b[:n])
+	}
+}
+
 func loadOMB(ctx context.Context, workloadPath, driverPath string, sets []string, rnd ombRand, opts ...Option) (*OMB, error) {
+	named := newCollector(workloadPath, nil)
+	for _, o := range opts {
+		o(named)
+	}
+	if named.ombNames != "" {
+		rnd = seededNames(named.ombNames)
+	}
 	wroot, err := ombFile(ctx, workloadPath, "workload")
 	if err != nil {
 		return nil, err
