@@ -33,6 +33,9 @@ type Distributed struct {
 	// Keep leaves the run's control and results topics on the cluster,
 	// for kbench collect.
 	Keep bool
+	// Join joins the run (nil: coord.Join, through the cluster under
+	// test; tests give an in-memory coordinator's).
+	Join JoinFunc
 }
 
 // Names on the results topic: the run's header (the document before its
@@ -103,7 +106,7 @@ func sliceScenario(sc runner.Scenario, index, of int) (runner.Scenario, error) {
 // worker is a study's place in a distributed run.
 type worker struct {
 	d        *Distributed
-	w        *coord.Worker
+	w        Coordinator
 	admin    []kgo.Opt
 	progress io.Writer
 	joined   time.Time
@@ -180,7 +183,11 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 	co := d.Coord
 	co.KeepTopics = d.Keep
 	co.Log = func(line string) { fmt.Fprintln(s.opt.Progress, line) }
-	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, co)
+	join := d.Join
+	if join == nil {
+		join = joinCluster
+	}
+	w, err := join(ctx, s.built[0].Admin, d.Run, co)
 	if err != nil {
 		return err
 	}
