@@ -191,15 +191,22 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	s.worker = &worker{d: d, w: w, admin: s.built[0].Admin, progress: s.opt.Progress, joined: time.Now(), host: host}
-	if d.Run.Index == 0 {
-		s.worker.merge = newSliceMerger(d.Run.ID, d.Run.Workers)
-	}
+	s.worker = newWorker(d, w, s.built[0].Admin, s.opt.Progress)
 	c := w.Clock()
 	fmt.Fprintf(s.opt.Progress, "kbench: worker %d of %d on run %s; clock %+.1f ms ± %.1f ms against the control partition's leader\n",
 		d.Run.Index, d.Run.Workers, d.Run.ID, c.OffsetMs, c.UncertaintyMs)
 	return nil
+}
+
+// newWorker is a study's place in run d once it joined through w; worker
+// 0 merges the slices.
+func newWorker(d *Distributed, w Coordinator, admin []kgo.Opt, progress io.Writer) *worker {
+	host, _ := os.Hostname()
+	wk := &worker{d: d, w: w, admin: admin, progress: progress, joined: time.Now(), host: host}
+	if d.Run.Index == 0 {
+		wk.merge = newSliceMerger(d.Run.ID, d.Run.Workers)
+	}
+	return wk
 }
 
 // publishHeader writes the run's document before its repeats, with the
