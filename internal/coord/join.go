@@ -38,10 +38,17 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 		w.cleanUnannounced(err) // the control topic may be made and the results topic not
 		return nil, err
 	}
+	// Worker 0 reads both control partitions, the others the broadcast
+	// one: what a worker other than 0 reads does not grow with the
+	// workers. From the start: opts may carry auto.offset.reset=latest.
+	reads := map[int32]kgo.Offset{broadcast: kgo.NewOffset().AtStart()}
+	if run.Index == 0 {
+		reads[toZero] = kgo.NewOffset().AtStart()
+	}
 	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
-		kgo.ConsumeTopics(w.control),
-		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()), // opts may carry auto.offset.reset=latest
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.control: reads}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), // control records name their partition; results go to 0
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()),
 		kgo.ProducerBatchMaxBytes(resultMaxBytes),
 		kgo.ProducerLinger(0),
