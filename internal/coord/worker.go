@@ -219,7 +219,8 @@ func (w *Worker) heartbeat() {
 // partition out of reach), and lost may judge it.
 func (w *Worker) checkCaughtUp(ctx context.Context) {
 	w.mu.Lock()
-	quiet := time.Since(w.lastSeen[0]) > 2*w.opts.Heartbeat
+	_, zero := w.hellos[0] // before worker 0 joined there is nobody to judge
+	quiet := zero && time.Since(w.lastSeen[0]) > 2*w.opts.Heartbeat
 	w.mu.Unlock()
 	if !quiet {
 		return

@@ -14,8 +14,8 @@ import (
 // nothing more, so that the worker's state machine runs as well against an
 // in-memory coordinator (internal/coord/memcoord) in tests as against the
 // cluster under test. Worker 0 alone sets starts, calls repeats off, stops
-// them, judges them and gathers slices; the others' calls of those verbs
-// do nothing.
+// them, judges them and gathers slices; the others' CallOff, Stop and
+// Judge do nothing.
 type Coordinator interface {
 	// Barrier waits until every live worker reached name; it returns the
 	// common start on this worker's clock and the workers taking part.
