@@ -48,6 +48,13 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{w.control: reads}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		// A fetch is answered within a second: worker 0's heartbeats come
+		// as often, so in a run it asks no more often than it would.
+		// With the 5 s default, a new worker 0 reading both partitions
+		// on kfake was seen (about 1 join in 20) to get nothing from its
+		// first fetch until the wait passed, beyond a 3 s join bound;
+		// never since.
+		kgo.FetchMaxWait(time.Second),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), // control records name their partition; results go to 0
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()),
 		kgo.ProducerBatchMaxBytes(resultMaxBytes),
