@@ -10,8 +10,11 @@ import (
 // Barrier waits until every worker still alive has reached the barrier
 // name (each scenario's repeat has one), and returns the common start in
 // this worker's clock and the workers that take part. Worker 0 decides
-// the start: the latest worker's arrival plus Options.StartMargin, on the
-// reference clock, so intervals of every worker line up on it.
+// the start: the moment it read the latest worker's arrival plus
+// Options.StartMargin, on the reference clock (its own plus its offset),
+// so intervals of every worker line up on it. The arrivals' own append
+// times are not used: they come from the leader of worker 0's partition,
+// which need not be the reference, the broadcast partition's.
 func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, error) {
 	if err := w.send(ctx, message{Kind: kindReady, Barrier: name}); err != nil {
 		return time.Time{}, nil, err
@@ -22,19 +25,17 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 			ready := w.readies[name]
 			lost := w.lost()
 			var members []int
-			var latest int64
 			for i := range w.hellos {
-				at, ok := ready[i]
+				_, ok := ready[i]
 				switch {
 				case ok:
 					members = append(members, i)
-					latest = max(latest, at)
 				case !slices.Contains(lost, i) && w.left[i] == "":
 					return false, nil // still coming
 				}
 			}
 			slices.Sort(members)
-			start = message{Kind: kindStart, Barrier: name, StartMs: latest + w.opts.StartMargin.Milliseconds(), Members: members}
+			start = message{Kind: kindStart, Barrier: name, StartMs: w.clock.Reference(time.Now()) + w.opts.StartMargin.Milliseconds(), Members: members}
 			return true, nil
 		}); err != nil {
 			// The others must not wait out their own bound for a start

@@ -3,6 +3,7 @@ package coord
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -24,6 +25,11 @@ type Clock struct {
 // Local is the reference time refMs (Unix ms) on this worker's clock.
 func (c Clock) Local(refMs int64) time.Time {
 	return time.UnixMilli(refMs).Add(-time.Duration(c.OffsetMs * float64(time.Millisecond)))
+}
+
+// Reference is local time t on the reference clock (Unix ms).
+func (c Clock) Reference(t time.Time) int64 {
+	return t.UnixMilli() + int64(math.Round(c.OffsetMs))
 }
 
 // Clock is this worker's clock estimate (zero before Join measured it).

@@ -1,10 +1,18 @@
 // Package coord coordinates the workers of one distributed run through the
 // Kafka cluster under test: every worker already reaches it, so kbench
 // needs no other service. A run has two topics named from its run id: a
-// control topic (one partition, so every worker reads the same order) on
-// which workers announce themselves, heartbeat, meet at barriers and learn
-// the common start, and a results topic on which each publishes its
-// result slices for worker 0 (or `kbench collect`) to merge.
+// control topic on which workers announce themselves, heartbeat, meet at
+// barriers and learn the common start, and a results topic on which each
+// publishes its result slices for worker 0 (or `kbench collect`) to merge.
+//
+// The control topic has two partitions, so that what a worker reads does
+// not grow with the number of workers: the broadcast partition (0), which
+// every worker reads, carries announcements, clock pings and what worker 0
+// says (its heartbeats, barrier releases and call-offs, stops, verdicts,
+// the end); worker 0's partition (1), which only worker 0 reads, carries
+// what only worker 0 acts on (the others' heartbeats and leaves, every
+// worker's arrival at a barrier). Worker 0 therefore judges every worker
+// lost or not, the others only worker 0.
 //
 // What a worker checks on joining, each a user error naming the problem:
 // an index out of range, another worker with its index, workers of another
@@ -136,6 +144,15 @@ func PlanDigest(text []byte, settings []string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
+
+// The control topic's partitions.
+const (
+	broadcast = int32(0) // every worker reads it
+	toZero    = int32(1) // worker 0 alone reads it
+)
+
+// controlPartitions is how many partitions the control topic has.
+const controlPartitions = 2
 
 // Message kinds on the control topic.
 const (

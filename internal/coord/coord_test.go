@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -161,6 +162,10 @@ func TestLostWorker(t *testing.T) {
 	if lost := ws[0].Lost(); !slices.Equal(lost, []int{2}) {
 		t.Errorf("lost %v, want [2]", lost)
 	}
+	// Worker 1 reads worker 0's heartbeats only: it judges nobody else.
+	if lost := ws[1].Lost(); len(lost) != 0 {
+		t.Errorf("worker 1 takes %v as lost; it reads no heartbeat but worker 0's", lost)
+	}
 	for i := range 2 {
 		if err := ws[i].Publish(context.Background(), "s1/r1", []byte("x")); err != nil {
 			t.Fatal(err)
@@ -169,6 +174,44 @@ func TestLostWorker(t *testing.T) {
 	got, missing, err := ws[0].Slices(context.Background(), "s1/r1", []int{0, 1, 2})
 	if err != nil || len(got) != 2 || !slices.Equal(missing, []int{2}) {
 		t.Fatalf("slices %d, missing %v, err %v", len(got), missing, err)
+	}
+}
+
+// TestWorkerZeroLost: worker 0 stops (killed: no leave), and the run is
+// over for the others once it has been silent for LostAfter: they read
+// only the broadcast partition, and know they read it to its end.
+func TestWorkerZeroLost(t *testing.T) {
+	opts := fakeOpts(t)
+	ws := joinAll(t, opts, "zero-lost", 3)
+	ws[0].Close() // as if killed
+	ws[0] = nil
+	for _, w := range ws[1:] {
+		if !waitUntil(t, fast.LostAfter+5*time.Second, func() bool { return errors.Is(w.Over(), ErrRunOver) }) {
+			t.Fatalf("worker %d: worker 0 stopped, and the run is not over (%v)", w.run.Index, w.Over())
+		}
+		if err := w.Over(); !strings.Contains(err.Error(), "worker 0 was lost") {
+			t.Errorf("worker %d: %v, want worker 0 lost", w.run.Index, err)
+		}
+	}
+}
+
+// TestOneControlPartitionRefused: a run id whose control topic has one
+// partition (an earlier kbench's run, or a topic a broker made by itself)
+// is refused, not joined with heartbeats that cannot be written.
+func TestOneControlPartitionRefused(t *testing.T) {
+	opts := fakeOpts(t)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	control, _ := Topics("old")
+	if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), 1, 1, nil, control); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Join(context.Background(), opts, run("old", 1, 0), fast)
+	if !userr.Is(err) || !strings.Contains(err.Error(), "exists with 1 partition(s), and this kbench needs 2") {
+		t.Fatalf("join: %v; want a user error about the control topic's partitions", err)
 	}
 }
 
@@ -313,4 +356,58 @@ func (w *Worker) leftNow(i int) bool {
 	defer w.mu.Unlock()
 	_, ok := w.left[i]
 	return ok
+}
+
+// TestControlReadsDoNotGrow guards issue 50's control traffic: every
+// worker read every heartbeat on one control partition, so what each read
+// grew with the number of workers. A worker other than 0 now reads worker
+// 0's records only; worker 0 reads everyone's. Measured over the same
+// window with 3 and with 9 workers, heartbeats every 50 ms and two
+// barriers.
+func TestControlReadsDoNotGrow(t *testing.T) {
+	opts := fakeOpts(t)
+	const window = time.Second
+	type reads struct{ zero, other int64 } // worker 0's, and the most another worker read
+	measure := func(n int) reads {
+		ws := joinAll(t, opts, fmt.Sprintf("reads%d", n), n)
+		before := make([]int64, n)
+		for i, w := range ws {
+			before[i] = w.ControlRead()
+		}
+		began := time.Now()
+		for _, barrier := range []string{"s1.r1.topics", "s1.r1.start"} {
+			var wg sync.WaitGroup
+			for _, w := range ws {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, _, err := w.Barrier(context.Background(), barrier); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		time.Sleep(window - time.Since(began))
+		var r reads
+		for i, w := range ws {
+			d := w.ControlRead() - before[i]
+			if i == 0 {
+				r.zero = d
+			} else {
+				r.other = max(r.other, d)
+			}
+		}
+		t.Logf("%d workers, %s: worker 0 read %d control records, the others at most %d", n, window, r.zero, r.other)
+		return r
+	}
+	few, many := measure(3), measure(9)
+	// About 20 of worker 0's heartbeats and 2 starts either way; the
+	// bound leaves room for a slow machine's ticks.
+	if many.other > few.other*3/2+5 {
+		t.Errorf("a worker other than 0 read %d control records with 9 workers and %d with 3: it grows with the workers", many.other, few.other)
+	}
+	if many.other*3 > many.zero {
+		t.Errorf("with 9 workers another worker read %d control records and worker 0 %d: the others read what only worker 0 needs", many.other, many.zero)
+	}
 }

@@ -261,8 +261,8 @@ func readHellos(ctx context.Context, opts []kgo.Opt, cl *kgo.Client, control str
 		return nil, err
 	}
 	rd, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...),
-		kgo.ConsumeTopics(control),
-		kgo.ConsumeStartOffset(kgo.NewOffset().AtStart()),
+		// The hellos are on the broadcast partition.
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{control: {broadcast: kgo.NewOffset().AtStart()}}),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))...)
 	if err != nil {
 		return nil, err

@@ -11,14 +11,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kbench/kbench/internal/userr"
 )
 
 // resultMaxBytes bounds one result slice on the results topic (its
 // interval series and histograms: about 1 MB per workload-hour).
 const resultMaxBytes = 32 << 20
 
-// createTopics creates the run's topics unless they exist: one partition
-// each (one order for every reader), the broker's append time on every
+// createTopics creates the run's topics unless they exist: the control
+// topic's two partitions (broadcast, and worker 0's), the results topic's
+// one (one order for every reader), the broker's append time on every
 // record (the reference clock), room for large result slices.
 func createTopics(ctx context.Context, opts []kgo.Opt, control, results string, replication int16) error {
 	cl, err := kgo.NewClient(opts...)
@@ -38,19 +41,41 @@ func createTopics(ctx context.Context, opts []kgo.Opt, control, results string, 
 	maxBytes := strconv.Itoa(resultMaxBytes + 1<<20)
 	appendTime := "LogAppendTime"
 	for _, t := range []struct {
-		name    string
-		configs map[string]*string
+		name       string
+		partitions int32
+		configs    map[string]*string
 	}{
-		{control, map[string]*string{"message.timestamp.type": &appendTime}},
-		{results, map[string]*string{"message.timestamp.type": &appendTime, "max.message.bytes": &maxBytes}},
+		{control, controlPartitions, map[string]*string{"message.timestamp.type": &appendTime}},
+		{results, 1, map[string]*string{"message.timestamp.type": &appendTime, "max.message.bytes": &maxBytes}},
 	} {
-		resp, err := adm.CreateTopic(ctx, 1, replication, t.configs, t.name)
+		resp, err := adm.CreateTopic(ctx, t.partitions, replication, t.configs, t.name)
 		if err == nil {
 			err = resp.Err
 		}
-		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		if errors.Is(err, kerr.TopicAlreadyExists) {
+			err = checkPartitions(ctx, adm, t.name, t.partitions)
+		}
+		if err != nil {
 			return fmt.Errorf("create the run's topic %s: %w", t.name, err)
 		}
+	}
+	return nil
+}
+
+// checkPartitions refuses a run's topic that exists with fewer partitions
+// than this kbench writes to: one an earlier kbench made (its control
+// topic had one partition), or a broker's auto-creation.
+func checkPartitions(ctx context.Context, adm *kadm.Client, topic string, want int32) error {
+	details, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("look up %s: %w", topic, err)
+	}
+	d, ok := details[topic]
+	if !ok || d.Err != nil {
+		return nil // created a moment ago by another worker; its creator checked it
+	}
+	if got := int32(len(d.Partitions)); got < want {
+		return userr.Errorf("the run's topic %s exists with %d partition(s), and this kbench needs %d: it is another kbench's run or a topic the broker created by itself; give this run a new --run-id, or delete the topic", topic, got, want)
 	}
 	return nil
 }
@@ -66,7 +91,8 @@ func endOffset(ctx context.Context, opts []kgo.Opt, topic string) (int64, error)
 	return endOffsetOf(ctx, cl, topic, 0) // a run that ended: its topics settled long ago
 }
 
-// endOffsetOf is endOffset asked with cl. A topic just created may be
+// endOffsetOf is endOffset asked with cl: partition 0's, the broadcast
+// partition of a control topic. A topic just created may be
 // unknown to its leader for a moment (a fresh run's topics on a cluster of
 // several brokers): asked again for up to settle.
 func endOffsetOf(ctx context.Context, cl *kgo.Client, topic string, settle time.Duration) (int64, error) {

@@ -12,10 +12,11 @@ import (
 )
 
 // write puts raw records on a run's topic from a client that never joined
-// it, as another process on the cluster could.
+// it, as another process on the cluster could: on the partition each
+// record names (0, the broadcast one, unless set).
 func write(t *testing.T, opts []kgo.Opt, topic string, recs ...*kgo.Record) {
 	t.Helper()
-	cl, err := kgo.NewClient(opts...)
+	cl, err := kgo.NewClient(append(append([]kgo.Opt(nil), opts...), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +54,20 @@ func TestForeignRecordsIgnored(t *testing.T) {
 		forged(t, message{Kind: kindStop, Worker: 0, Instance: "intruder", Barrier: "s1.r1", Reason: "forged"}),
 		forged(t, message{Kind: kindStart, Worker: 1, Instance: ws[1].instance, Barrier: "s1.r1.start", StartMs: 1}), // worker 1 sets no start
 		&kgo.Record{Value: []byte(`{"garbage":true}`)},
+		// On worker 0's partition, which only worker 0 reads.
+		func() *kgo.Record {
+			r := forged(t, message{Kind: kindReady, Worker: 1, Instance: "intruder", Barrier: "s1.r1.start"})
+			r.Partition = toZero
+			return r
+		}(),
 	)
+	if !waitUntil(t, 10*time.Second, func() bool { n, _ := ws[0].Foreign(); return n == 6 }) {
+		n, first := ws[0].Foreign()
+		t.Fatalf("worker 0 counted %d foreign records (first: %s), want 6", n, first)
+	}
 	if !waitUntil(t, 10*time.Second, func() bool { n, _ := ws[1].Foreign(); return n == 5 }) {
 		n, first := ws[1].Foreign()
-		t.Fatalf("worker 1 counted %d foreign records (first: %s), want 5", n, first)
+		t.Fatalf("worker 1 counted %d foreign records (first: %s), want 5: those of the broadcast partition", n, first)
 	}
 	if err := ws[1].Over(); err != nil {
 		t.Errorf("a leave and an end forged by another client ended the run for worker 1: %v", err)

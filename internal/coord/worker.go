@@ -18,8 +18,9 @@ import (
 )
 
 // Worker is this process's place in a distributed run: it reads the
-// control topic from the start, heartbeats, and meets the others at
-// barriers. Its methods are safe to call from several goroutines.
+// control topic from the start (worker 0 both partitions, the others the
+// broadcast one), heartbeats, and meets the others at barriers. Its
+// methods are safe to call from several goroutines.
 type Worker struct {
 	run      Run
 	opts     Options
@@ -34,13 +35,14 @@ type Worker struct {
 	done   sync.WaitGroup
 
 	controlBytes atomic.Int64 // keys and values this worker wrote to the control topic
+	controlRead  atomic.Int64 // control records this worker read
 
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced on every record read
-	read     int64         // the next control offset to read
+	read     int64         // the next offset to read of the broadcast partition
 	hellos   map[int]message
 	lastSeen map[int]time.Time
-	readies  map[string]map[int]int64 // barrier → worker → reference time (ms)
+	readies  map[string]map[int]int64 // barrier → worker → its arrival's append time (ms) on worker 0's partition
 	starts   map[string]message
 	stops    map[string]string  // repeat → why worker 0 stopped it
 	verdicts map[string]message // repeat → worker 0's merged outcome
@@ -52,6 +54,11 @@ type Worker struct {
 	pings    map[int64]int64 // this worker's pings: sent µs → reference ms
 	clock    Clock
 	foreign  foreignRecords
+	// Whether this worker's view of the heartbeats it judges is current
+	// (lost): worker 0's, when it last read its own heartbeat back on its
+	// partition; the others', when they last knew they had read the
+	// broadcast partition to its end.
+	zeroSeen, caughtUp time.Time
 }
 
 // foreignRecords counts the records a worker ignored: not kbench's, or
@@ -87,15 +94,22 @@ func (w *Worker) readControl() {
 			return
 		}
 		fs.EachRecord(func(r *kgo.Record) {
+			w.controlRead.Add(1)
 			var m message
 			err := json.Unmarshal(r.Value, &m)
 			w.mu.Lock()
-			if err != nil || m.Kind == "" {
-				w.foreign.add(fmt.Sprintf("offset %d of %s: not a kbench control record", r.Offset, w.control))
-			} else {
-				w.apply(m, r.Timestamp.UnixMilli(), r.Offset)
+			where := fmt.Sprintf("offset %d of %s", r.Offset, w.control)
+			if r.Partition != broadcast {
+				where = fmt.Sprintf("offset %d of partition %d of %s", r.Offset, r.Partition, w.control)
 			}
-			w.read = r.Offset + 1
+			if err != nil || m.Kind == "" {
+				w.foreign.add(where + ": not a kbench control record")
+			} else {
+				w.apply(m, r.Timestamp.UnixMilli(), where, r.Partition)
+			}
+			if r.Partition == broadcast {
+				w.read = r.Offset + 1
+			}
 			close(w.changed)
 			w.changed = make(chan struct{})
 			w.mu.Unlock()
@@ -103,11 +117,12 @@ func (w *Worker) readControl() {
 	}
 }
 
-// apply takes one control message into the state; w.mu held. at is the
-// record's time: the broker's append time on the run's topics. Only a
-// hello makes a worker; any other record counts only from the instance
-// whose hello took that index (worker 0's for what only worker 0 says).
-func (w *Worker) apply(m message, at, offset int64) {
+// apply takes one control message, read at where on partition, into the
+// state; w.mu held. at is the record's time: the broker's append time on
+// the run's topics. Only a hello makes a worker; any other record counts
+// only from the instance whose hello took that index (worker 0's for what
+// only worker 0 says).
+func (w *Worker) apply(m message, at int64, where string, partition int32) {
 	if m.Kind == kindHello {
 		w.applyHello(m)
 		return
@@ -127,10 +142,13 @@ func (w *Worker) apply(m message, at, offset int64) {
 	h, ok := w.hellos[m.Worker]
 	zeroOnly := m.Kind == kindStart || m.Kind == kindEnd || m.Kind == kindStop || m.Kind == kindVerdict
 	if !ok || h.Instance != m.Instance || zeroOnly && m.Worker != 0 {
-		w.foreign.add(fmt.Sprintf("offset %d of %s: a %s of worker %d from a process that did not join as worker %d", offset, w.control, m.Kind, m.Worker, m.Worker))
+		w.foreign.add(fmt.Sprintf("%s: a %s of worker %d from a process that did not join as worker %d", where, m.Kind, m.Worker, m.Worker))
 		return
 	}
 	w.lastSeen[m.Worker] = time.Now()
+	if m.Worker == w.run.Index && partition == toZero {
+		w.zeroSeen = time.Now()
+	}
 	switch m.Kind {
 	case kindReady:
 		if w.readies[m.Barrier] == nil {
@@ -164,9 +182,15 @@ func (w *Worker) applyHello(m message) {
 	}
 	w.hellos[m.Worker] = m
 	w.lastSeen[m.Worker] = time.Now()
+	if m.Instance == w.instance {
+		w.zeroSeen = time.Now() // its first heartbeat comes a beat later
+	}
 }
 
-// heartbeat says every Options.Heartbeat that this worker is alive.
+// heartbeat says every Options.Heartbeat that this worker is alive:
+// worker 0 on both partitions (the others read its beats on the broadcast
+// one; it reads its own back on its partition, to know that it still
+// reads the others'), the others on worker 0's partition only.
 func (w *Worker) heartbeat() {
 	defer w.done.Done()
 	t := time.NewTicker(w.opts.Heartbeat)
@@ -177,22 +201,73 @@ func (w *Worker) heartbeat() {
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(w.ctx, w.opts.LostAfter)
-			_ = w.send(ctx, message{Kind: kindHeartbeat}) // a missed beat is what the others measure
+			// A missed beat is what the others measure.
+			_ = w.send(ctx, message{Kind: kindHeartbeat})
+			if w.run.Index == 0 {
+				_ = w.sendTo(ctx, broadcast, message{Kind: kindHeartbeat})
+			} else {
+				w.checkCaughtUp(ctx)
+			}
 			cancel()
 		}
 	}
 }
 
-// send writes m, from this worker, to the control topic and waits for it
-// to be acknowledged.
+// checkCaughtUp, on a worker other than 0 that has read nothing of worker
+// 0 for two heartbeats, asks for the broadcast partition's end: read to
+// it, the silence is worker 0's and not this worker's reader's (its
+// partition out of reach), and lost may judge it.
+func (w *Worker) checkCaughtUp(ctx context.Context) {
+	w.mu.Lock()
+	_, zero := w.hellos[0] // before worker 0 joined there is nobody to judge
+	quiet := zero && time.Since(w.lastSeen[0]) > 2*w.opts.Heartbeat
+	w.mu.Unlock()
+	if !quiet {
+		return
+	}
+	end, err := endOffsetOnce(ctx, w.cl, w.control)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	if w.read >= end {
+		w.caughtUp = time.Now()
+	}
+	w.mu.Unlock()
+}
+
+// partitionOf is the control partition m goes to: what only worker 0 acts
+// on (the others' heartbeats and leaves, every arrival at a barrier) to
+// worker 0's, the rest to the broadcast partition, which every worker reads.
+func (w *Worker) partitionOf(m message) int32 {
+	switch m.Kind {
+	case kindReady, kindHeartbeat:
+		// Worker 0's heartbeats too: it reads them back there
+		// (heartbeat sends the others a copy).
+		return toZero
+	case kindLeave:
+		if w.run.Index != 0 {
+			return toZero
+		}
+	}
+	return broadcast
+}
+
+// send writes m, from this worker, to its control partition (partitionOf)
+// and waits for it to be acknowledged.
 func (w *Worker) send(ctx context.Context, m message) error {
+	return w.sendTo(ctx, w.partitionOf(m), m)
+}
+
+// sendTo is send to partition p of the control topic.
+func (w *Worker) sendTo(ctx context.Context, p int32, m message) error {
 	m.Worker, m.Instance = w.run.Index, w.instance
 	v, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
 	key := []byte(strconv.Itoa(w.run.Index))
-	if err := w.cl.ProduceSync(ctx, &kgo.Record{Topic: w.control, Key: key, Value: v}).FirstErr(); err != nil {
+	if err := w.cl.ProduceSync(ctx, &kgo.Record{Topic: w.control, Partition: p, Key: key, Value: v}).FirstErr(); err != nil {
 		return fmt.Errorf("write to the run's control topic %s: %w", w.control, err)
 	}
 	w.controlBytes.Add(int64(len(key) + len(v)))
@@ -228,7 +303,8 @@ func (w *Worker) wait(ctx context.Context, timeout time.Duration, what string, c
 }
 
 // Lost are the workers that joined and have said nothing for
-// Options.LostAfter without leaving.
+// Options.LostAfter without leaving: on worker 0 any of them, on the
+// others worker 0 only (they read no one else's heartbeats).
 func (w *Worker) Lost() []int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -236,19 +312,31 @@ func (w *Worker) Lost() []int {
 }
 
 func (w *Worker) lost() []int {
-	// Silence is only judged while this worker reads its own heartbeats
-	// back: a control partition out of reach silences everyone at once.
-	if w.joined && time.Since(w.lastSeen[w.run.Index]) > w.opts.LostAfter {
+	// Silence is only judged while this worker knows it reads the
+	// heartbeats it judges: a control partition out of reach silences
+	// everyone at once.
+	if w.joined && !w.current() {
 		return nil
 	}
 	var out []int
 	for i := range w.hellos {
-		if _, gone := w.left[i]; !gone && time.Since(w.lastSeen[i]) > w.opts.LostAfter {
+		if _, gone := w.left[i]; !gone && (w.run.Index == 0 || i == 0) && time.Since(w.lastSeen[i]) > w.opts.LostAfter {
 			out = append(out, i)
 		}
 	}
 	slices.Sort(out)
 	return out
+}
+
+// current says whether this worker reads the heartbeats it judges; w.mu
+// held. Worker 0 read one of its own records back on its partition within
+// LostAfter; another worker, which judges only worker 0, knew lately that
+// it had read the broadcast partition to its end (checkCaughtUp).
+func (w *Worker) current() bool {
+	if w.run.Index == 0 {
+		return time.Since(w.zeroSeen) <= w.opts.LostAfter
+	}
+	return time.Since(w.caughtUp) <= w.opts.LostAfter/2
 }
 
 // Gone says why worker i is not there: it left (with its reason) or is
@@ -318,6 +406,9 @@ func (w *Worker) End(ctx context.Context) error {
 // ControlBytes is how many bytes (keys and values) this worker wrote to
 // the control topic so far.
 func (w *Worker) ControlBytes() int64 { return w.controlBytes.Load() }
+
+// ControlRead is how many control records this worker read so far.
+func (w *Worker) ControlRead() int64 { return w.controlRead.Load() }
 
 // Close stops heartbeating and reading and closes the client.
 func (w *Worker) Close() {

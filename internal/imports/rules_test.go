@@ -138,7 +138,7 @@ var rules = []rule{
 	{"leaf packages import no kbench package", "internal/kube/...", importsNoKbench},
 	{"client-go is for tests (strict decoding of manifests): only _test.go files import it", "...", importsNone(clientGo)},
 	{"kfake is for tests: only _test.go files and the test helpers kfakehold and testkafka import it", "...", except([]string{"internal/kfakehold", "internal/testkafka"}, importsNone(kfake))},
-	{"test helpers are for tests: only _test.go files import them", "...", importsNone("internal/kfakehold", "internal/leaktest", "internal/testkafka")},
+	{"test helpers are for tests: only _test.go files import them", "...", importsNone("internal/coord/memcoord", "internal/kfakehold", "internal/leaktest", "internal/testkafka")},
 }
 
 // except applies check to every package but those in skip.

@@ -33,6 +33,9 @@ type Distributed struct {
 	// Keep leaves the run's control and results topics on the cluster,
 	// for kbench collect.
 	Keep bool
+	// Join joins the run (nil: coord.Join, through the cluster under
+	// test; tests give an in-memory coordinator's).
+	Join JoinFunc
 }
 
 // Names on the results topic: the run's header (the document before its
@@ -103,7 +106,7 @@ func sliceScenario(sc runner.Scenario, index, of int) (runner.Scenario, error) {
 // worker is a study's place in a distributed run.
 type worker struct {
 	d        *Distributed
-	w        *coord.Worker
+	w        Coordinator
 	admin    []kgo.Opt
 	progress io.Writer
 	joined   time.Time
@@ -180,19 +183,30 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 	co := d.Coord
 	co.KeepTopics = d.Keep
 	co.Log = func(line string) { fmt.Fprintln(s.opt.Progress, line) }
-	w, err := coord.Join(ctx, s.built[0].Admin, d.Run, co)
+	join := d.Join
+	if join == nil {
+		join = joinCluster
+	}
+	w, err := join(ctx, s.built[0].Admin, d.Run, co)
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	s.worker = &worker{d: d, w: w, admin: s.built[0].Admin, progress: s.opt.Progress, joined: time.Now(), host: host}
-	if d.Run.Index == 0 {
-		s.worker.merge = newSliceMerger(d.Run.ID, d.Run.Workers)
-	}
+	s.worker = newWorker(d, w, s.built[0].Admin, s.opt.Progress)
 	c := w.Clock()
 	fmt.Fprintf(s.opt.Progress, "kbench: worker %d of %d on run %s; clock %+.1f ms ± %.1f ms against the control partition's leader\n",
 		d.Run.Index, d.Run.Workers, d.Run.ID, c.OffsetMs, c.UncertaintyMs)
 	return nil
+}
+
+// newWorker is a study's place in run d once it joined through w; worker
+// 0 merges the slices.
+func newWorker(d *Distributed, w Coordinator, admin []kgo.Opt, progress io.Writer) *worker {
+	host, _ := os.Hostname()
+	wk := &worker{d: d, w: w, admin: admin, progress: progress, joined: time.Now(), host: host}
+	if d.Run.Index == 0 {
+		wk.merge = newSliceMerger(d.Run.ID, d.Run.Workers)
+	}
+	return wk
 }
 
 // publishHeader writes the run's document before its repeats, with the
