@@ -343,6 +343,11 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 		fmt.Fprintf(st.stdout, "verified after each repeat (read back from the start): %s\n", strings.Join(verified, ", "))
 	}
 	if len(scenarios) > 0 {
+		for _, w := range scenarios[0].Workloads {
+			if line := w.TieredLine(); line != "" {
+				fmt.Fprintf(st.stdout, "tiered storage: %s\n", line)
+			}
+		}
 		if timed := study.CommitToVisible(p, scenarios[0]); len(timed) > 0 {
 			fmt.Fprintf(st.stdout, "commit-to-visible delay timed (each committed record's first read minus its transaction's commit acknowledgement): %s\n", strings.Join(timed, ", "))
 		}
@@ -390,6 +395,10 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 		if l.SchemaRegistry {
 			fmt.Fprintln(st.stderr, "kbench: the plan's messages have a schema format and it names no registry: a schema registry (Apicurio) starts with the cluster")
 			opts = append(opts, cluster.WithSchemaRegistry(true))
+		}
+		if l.TieredStorage {
+			fmt.Fprintln(st.stderr, "kbench: the brokers start with tiered storage (remote log storage through LocalTieredStorage, in a folder of the cluster's)")
+			opts = append(opts, cluster.WithTieredStorage(true))
 		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
@@ -452,6 +461,9 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 			return nil, userr.Errorf("%s: cluster %q is secured (%s): put its client properties (the file 'kbench cluster status --name %s' shows) in cluster.properties", pc.NameAt, c.Name, c.Security, c.Name)
 		}
 		fmt.Fprintf(st.stderr, "kbench: running on the local cluster %q (%d broker(s)): %s\n", c.Name, len(c.Brokers), c.Bootstrap())
+		if pc.Local.RemoteStorage && c.Tiered == nil {
+			return nil, userr.Errorf("%s: the plan's topics use remote storage (remote.storage.enable, wait_for: remote), and cluster %q has no tiered storage; start one with it: kbench cluster up --name NAME --tiered-storage (or leave cluster.name out and set cluster.local.tiered_storage: true)", pc.NameAt, c.Name)
+		}
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
