@@ -10,6 +10,10 @@ import (
 // are only in the remote tier.
 const WaitRemote = "remote"
 
+// WaitNone is wait_for's other value, the default: no wait (a matrix
+// compares reads from both tiers with wait_for: ${wait}).
+const WaitNone = "none"
+
 // RemoteWait bounds wait_for: remote. A few MB on small segments move
 // within seconds of being written (the local cluster copies and drops
 // local segments every second); more than this is a topic whose segments
@@ -24,7 +28,8 @@ func remoteEnabled(t Topic) bool {
 // localRetention reports whether a topic's configs bound what stays in
 // local segments.
 func localRetention(t Topic) bool {
-	return t.Configs["local.retention.ms"] != "" || t.Configs["local.retention.bytes"] != ""
+	bounded := func(v string) bool { return v != "" && v != "-2" } // -2: the topic's retention
+	return bounded(t.Configs["local.retention.ms"]) || bounded(t.Configs["local.retention.bytes"])
 }
 
 // tiered checks a scenario's tiered storage: a workload that waits for the

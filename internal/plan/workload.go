@@ -84,7 +84,10 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		case "backlog":
 			w.Backlog = c.size(v, p, 1<<62)
 		case "wait_for":
-			w.WaitFor, w.waitForNode = c.oneOf(v, p, WaitRemote), v
+			w.WaitFor, w.waitForNode = c.oneOf(v, p, WaitRemote, WaitNone), v
+			if w.WaitFor == WaitNone {
+				w.WaitFor = ""
+			}
 		case "thresholds":
 			w.Thresholds = c.thresholds(v, p)
 		case "profile":
