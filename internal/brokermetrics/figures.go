@@ -184,10 +184,23 @@ func (r *repeat) add(v values, atNs int64) {
 }
 
 // addTopics follows topicCounters per topic. A topic's series first seen
-// after the repeat's first scrape counts from zero: Kafka makes a topic's
-// meters on its first use, and drops them with the topic (each repeat
-// creates its topics anew).
+// after the repeat's first scrape counts from zero, and so does one that
+// comes back after a scrape without it: Kafka makes a topic's meters on
+// its first use and drops them with the topic, and a repeat deletes and
+// creates its topics anew. (Without that, the first repeat's 5.8 MB read
+// of a topic hid the next repeat's read of 5.8 MB: the meter was at 5.8 MB
+// again by the first scrape that saw it after the topic came back.)
 func (r *repeat) addTopics(v values) {
+	seen := map[*follower]bool{}
+	defer func() {
+		for _, fs := range r.topics {
+			for _, f := range fs {
+				if !seen[f] {
+					f.last = 0 // gone: its next value counts from zero
+				}
+			}
+		}
+	}()
 	for key, x := range v {
 		for _, name := range topicCounters {
 			topic, ok := topicOf(key, name)
@@ -208,6 +221,7 @@ func (r *repeat) addTopics(v values) {
 				fs[name] = f
 			}
 			f.add(counter, x)
+			seen[f] = true
 		}
 	}
 }
