@@ -16,17 +16,23 @@ import (
 // remote tier.
 type Tiers struct {
 	// Partitions is how many partitions hold records; Moved, how many of
-	// them have their oldest records only in the remote tier.
-	Partitions, Moved int
+	// them have their oldest records only in the remote tier; Cleared,
+	// how many of those hold locally nothing the remote tier has (their
+	// earliest local offset is past the latest offset copied to it: the
+	// local retention has caught up with the copying).
+	Partitions, Moved, Cleared int
 	// Records is the records the topic holds; RemoteOnly, how many of them
 	// are only in the remote tier.
 	Records, RemoteOnly int64
 }
 
 // Done reports whether every partition holding records has its oldest
-// records only in the remote tier: a read from the start is served from
-// it.
-func (t Tiers) Done() bool { return t.Partitions > 0 && t.Moved == t.Partitions }
+// records only in the remote tier, and keeps locally nothing the remote
+// tier has: a read from the start is served from it up to the segments
+// not copied yet.
+func (t Tiers) Done() bool {
+	return t.Partitions > 0 && t.Moved == t.Partitions && t.Cleared == t.Partitions
+}
 
 // String says it in words.
 func (t Tiers) String() string {
@@ -58,6 +64,13 @@ func TiersOf(ctx context.Context, adm *kadm.Client, topic string) (Tiers, error)
 	if err != nil {
 		return t, fmt.Errorf("list the local start offsets of topic %q (tiered storage needs Kafka 3.6 or newer; this listing 3.9): %w", topic, err)
 	}
+	copied, err := adm.ListLatestRemoteOffsets(ctx, topic)
+	if err == nil {
+		err = copied.Error()
+	}
+	if err != nil {
+		return t, fmt.Errorf("list the latest offsets copied to the remote tier of topic %q (needs Kafka 3.9 or newer): %w", topic, err)
+	}
 	end, err := adm.ListEndOffsets(ctx, topic)
 	if err == nil {
 		err = end.Error()
@@ -76,16 +89,29 @@ func TiersOf(ctx context.Context, adm *kadm.Client, topic string) (Tiers, error)
 		if l.Offset > s.Offset {
 			t.Moved++
 			t.RemoteOnly += min(l.Offset, e.Offset) - s.Offset
+			if c, ok := copied.Lookup(topic, s.Partition); ok && l.Offset > c.Offset {
+				t.Cleared++
+			}
 		}
 	})
 	return t, nil
 }
 
+// remoteSettle is how long the tiers must stay done and unchanged before
+// WaitRemote returns: longer than a kbench tiered cluster's 1 s copying
+// and retention tasks, so the segments closed when the writers ended are
+// copied and gone locally. (Done alone opened after 0.5 s with 12% to 36%
+// of a 60 MB backlog only remote: the first segments had moved, the rest
+// not yet.) A cluster with Kafka's default intervals (30 s, 5 min) may
+// still be moving segments after it.
+const remoteSettle = 2 * time.Second
+
 // WaitRemote waits until every partition of topic that holds records has
-// its oldest records only in the remote tier (Tiers.Done), asking every
-// poll (500 ms), for at most bound. say is called with the tiers at the
-// start, every sayEvery while it waits, and at the end. The error names
-// the topic, the bound and where the records were at the last look.
+// its oldest records only in the remote tier and nothing copied left
+// locally (Tiers.Done), unchanged for remoteSettle, asking every poll
+// (500 ms), for at most bound. say is called with the tiers at the start,
+// every sayEvery while it waits, and at the end. The error names the
+// topic, the bound and where the records were at the last look.
 func WaitRemote(ctx context.Context, opts []kgo.Opt, topic string, bound, sayEvery time.Duration, say func(Tiers)) (Tiers, error) {
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -97,16 +123,20 @@ func WaitRemote(ctx context.Context, opts []kgo.Opt, topic string, bound, sayEve
 	defer cancel()
 	const poll = 500 * time.Millisecond
 	var last Tiers
-	var said time.Time
+	var said, doneSince time.Time
 	for {
 		t, err := Await(ctx, func(ctx context.Context) (Tiers, error) { return TiersOf(ctx, adm, topic) })
 		if err == nil {
+			if !t.Done() || t != last {
+				doneSince = time.Now()
+			}
 			last = t
-			if t.Done() || said.IsZero() || time.Since(said) >= sayEvery {
+			settled := t.Done() && time.Since(doneSince) >= remoteSettle
+			if settled || said.IsZero() || time.Since(said) >= sayEvery {
 				said = time.Now()
 				say(t)
 			}
-			if t.Done() {
+			if settled {
 				return t, nil
 			}
 		}

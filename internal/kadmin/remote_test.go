@@ -15,7 +15,8 @@ func TestTiers(t *testing.T) {
 	}{
 		{"no records", Tiers{}, false, "no partition holds records yet"},
 		{"one of two", Tiers{Partitions: 2, Moved: 1, Records: 1000, RemoteOnly: 300}, false, "1 of 2 partitions have their oldest records only in the remote tier (30% of 1000 records)"},
-		{"all", Tiers{Partitions: 2, Moved: 2, Records: 1000, RemoteOnly: 800}, true, "2 of 2 partitions have their oldest records only in the remote tier (80% of 1000 records)"},
+		{"moved, copies still local", Tiers{Partitions: 2, Moved: 2, Cleared: 1, Records: 1000, RemoteOnly: 300}, false, "2 of 2 partitions have their oldest records only in the remote tier (30% of 1000 records)"},
+		{"all", Tiers{Partitions: 2, Moved: 2, Cleared: 2, Records: 1000, RemoteOnly: 800}, true, "2 of 2 partitions have their oldest records only in the remote tier (80% of 1000 records)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
