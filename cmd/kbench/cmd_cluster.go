@@ -91,6 +91,7 @@ type clusterUpOptions struct {
 	portBase int
 	network  bool
 	registry bool
+	tiered   bool
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -102,6 +103,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.security, "security", "", "secure the client listener: sasl_ssl (TLS, SCRAM-SHA-512/256 and PLAIN users) or ssl (mutual TLS); a generated CA and a ready client properties file (see docs/security.md)")
 	f.BoolVar(&o.network, "network-faults", false, "run every connection (clients to brokers, brokers to brokers, to the controllers) through proxies kbench owns, so that network faults can be set per path (Linux; see docs/cluster.md)")
 	f.BoolVar(&o.registry, "schema-registry", false, "also start a schema registry (Apicurio Registry "+cluster.DefaultRegistryVersion+", fetched once with mvn, in memory) on 127.0.0.1; prints schema.registry.url=... (see docs/cluster.md)")
+	f.BoolVar(&o.tiered, "tiered-storage", false, "start the brokers with remote log storage (tiered storage, KIP-405) through Kafka's LocalTieredStorage, the remote tier a folder of the cluster's; topics with remote.storage.enable=true move their closed segments there (see docs/cluster.md)")
 	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")
 }
 
@@ -115,7 +117,8 @@ func newClusterUpCmd(st *state) *cobra.Command {
   kbench cluster up --brokers 3 --port-base 19092     # bootstrap 127.0.0.1:19092,127.0.0.1:19093,127.0.0.1:19094
   kbench cluster up --name secure --security sasl_ssl
   kbench cluster up --brokers 3 --network-faults       # every path through a proxy (see cluster status)
-  kbench cluster up --schema-registry                  # and Apicurio Registry: schema.registry.url=...`,
+  kbench cluster up --schema-registry                  # and Apicurio Registry: schema.registry.url=...
+  kbench cluster up --tiered-storage                   # remote log storage in a folder of the cluster's`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkUpInPart(c.Flags(), o, st); err != nil {
@@ -149,10 +152,10 @@ func checkUpInPart(f *pflag.FlagSet, o clusterUpOptions, st *state) error {
 		return nil // replaced by a new cluster
 	}
 	have := map[string]string{"brokers": strconv.Itoa(len(c.Brokers)), "kafka-version": c.Version, "heap": c.Heap,
-		"security": c.Security, "port-base": strconv.Itoa(c.PortBase), "network-faults": strconv.FormatBool(c.Network != nil)}
+		"security": c.Security, "port-base": strconv.Itoa(c.PortBase), "network-faults": strconv.FormatBool(c.Network != nil), "tiered-storage": strconv.FormatBool(c.Tiered != nil)}
 	given := map[string]string{"brokers": strconv.Itoa(o.brokers), "kafka-version": o.version, "heap": o.heap,
-		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase), "network-faults": strconv.FormatBool(o.network)}
-	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base", "network-faults"} {
+		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase), "network-faults": strconv.FormatBool(o.network), "tiered-storage": strconv.FormatBool(o.tiered)}
+	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base", "network-faults", "tiered-storage"} {
 		if f.Changed(flag) && given[flag] != have[flag] {
 			return userr.Errorf("cluster up: --%s %s: cluster %q already runs (in whole or in part) with --%s %q; up brings back its brokers that are down with its own settings. Leave --%s out, or stop it first (kbench cluster down --name %s)",
 				flag, given[flag], c.Name, flag, have[flag], flag, c.Name)
@@ -192,7 +195,8 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	opts := append(clusterOpts(st), cluster.WithSchemaRegistry(o.registry),
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
 		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
-		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase), cluster.WithNetworkFaults(o.network))
+		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase), cluster.WithNetworkFaults(o.network),
+		cluster.WithTieredStorage(o.tiered))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)
@@ -203,6 +207,9 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 	printClientConfig(st.stderr, c)
 	if c.Network != nil {
 		fmt.Fprintf(st.stderr, "every connection runs through the network proxies (%d paths; see kbench cluster status --name %s)\n", len(c.Network.Proxies), c.Name)
+	}
+	if c.Tiered != nil {
+		fmt.Fprintf(st.stderr, "tiered storage: the remote tier is %s (LocalTieredStorage); topics need remote.storage.enable=true and a small local.retention.ms or local.retention.bytes\n", c.Tiered.Dir)
 	}
 	fmt.Fprintf(st.stderr, "stop it with: kbench cluster down --name %s\n", c.Name)
 	if u := c.RegistryURL(); u != "" {

@@ -186,6 +186,9 @@ func dryRun(st *state, p *plan.Plan, scenarios []plan.Scenario, omb *plan.OMB, p
 		if err := p.CheckBrokers(len(c.Brokers)); err != nil {
 			return err
 		}
+		if err := checkTiered(p.Cluster, c); err != nil {
+			return err
+		}
 	}
 	if omb != nil {
 		printOMB(st.stdout, omb, path, o.ombDriver)
@@ -352,9 +355,30 @@ func printDryRun(st *state, p *plan.Plan, scenarios []plan.Scenario) {
 	if len(verified) > 0 {
 		fmt.Fprintf(st.stdout, "verified after each repeat (read back from the start): %s\n", strings.Join(verified, ", "))
 	}
+	printTiered(st, scenarios)
 	if len(scenarios) > 0 {
 		if timed := study.CommitToVisible(p, scenarios[0]); len(timed) > 0 {
 			fmt.Fprintf(st.stdout, "commit-to-visible delay timed (each committed record's first read minus its transaction's commit acknowledgement): %s\n", strings.Join(timed, ", "))
+		}
+	}
+}
+
+// printTiered says what each wait for the remote tier checks, once per
+// different wait (a matrix may wait in one scenario and not another).
+func printTiered(st *state, scenarios []plan.Scenario) {
+	said := map[string]bool{}
+	for _, sc := range scenarios {
+		for _, w := range sc.Workloads {
+			line := w.TieredLine()
+			if line == "" || said[line] {
+				continue
+			}
+			said[line] = true
+			where := ""
+			if len(scenarios) > 1 {
+				where = fmt.Sprintf(" (scenario %d)", sc.Index)
+			}
+			fmt.Fprintf(st.stdout, "tiered storage%s: %s\n", where, line)
 		}
 	}
 }
@@ -400,6 +424,10 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 		if l.SchemaRegistry {
 			fmt.Fprintln(st.stderr, "kbench: the plan's messages have a schema format and it names no registry: a schema registry (Apicurio) starts with the cluster")
 			opts = append(opts, cluster.WithSchemaRegistry(true))
+		}
+		if l.TieredStorage {
+			fmt.Fprintln(st.stderr, "kbench: the brokers start with tiered storage (remote log storage through LocalTieredStorage, in a folder of the cluster's)")
+			opts = append(opts, cluster.WithTieredStorage(true))
 		}
 		c, err := cluster.Start(ctx, opts...)
 		if err != nil {
@@ -462,6 +490,9 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 			return nil, userr.Errorf("%s: cluster %q is secured (%s): put its client properties (the file 'kbench cluster status --name %s' shows) in cluster.properties", pc.NameAt, c.Name, c.Security, c.Name)
 		}
 		fmt.Fprintf(st.stderr, "kbench: running on the local cluster %q (%d broker(s)): %s\n", c.Name, len(c.Brokers), c.Bootstrap())
+		if err := checkTiered(pc, c); err != nil {
+			return nil, err
+		}
 		if pc.Local.NetworkFaults && c.Network == nil {
 			return nil, userr.Errorf("%s: the plan has network faults, and cluster %q has no network proxies; start one with them: kbench cluster up --name NAME --brokers 3 --network-faults (or leave cluster.name out: the plan then starts its own)", pc.NameAt, c.Name)
 		}
@@ -473,6 +504,15 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 		}
 		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, RestartWith: c.RestartWith}, nil
 	}
+}
+
+// checkTiered refuses a plan whose topics use remote storage on a named
+// cluster started without tiered storage (Kafka would refuse the topics).
+func checkTiered(pc plan.Cluster, c *cluster.Cluster) error {
+	if pc.Local.RemoteStorage && c.Tiered == nil {
+		return userr.Errorf("%s: the plan's topics use remote storage (remote.storage.enable, wait_for: remote), and cluster %q has no tiered storage; start one with it: kbench cluster up --name %s --tiered-storage (or leave cluster.name out and set cluster.local.tiered_storage: true)", pc.NameAt, c.Name, c.Name)
+	}
+	return nil
 }
 
 func orDefault(s, def string) string {

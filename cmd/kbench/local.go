@@ -48,7 +48,8 @@ func startLocalCluster(ctx context.Context, st *state, brokers int, version stri
 var (
 	localFlags      = map[string]string{"kafka-version": "--local-kafka-version", "brokers": "--local-brokers"}
 	planLocalFields = map[string]string{"kafka-version": "cluster.local.version", "brokers": "cluster.local.brokers",
-		"heap": "cluster.local.heap", "broker property": "cluster.local.broker_configs", "timeout": "cluster.local.timeout"}
+		"heap": "cluster.local.heap", "broker property": "cluster.local.broker_configs", "timeout": "cluster.local.timeout",
+		"tiered-storage": "cluster.local.tiered_storage"}
 )
 
 // localClusterErr is clusterErr naming the option as the user gave it.

@@ -26,6 +26,9 @@ type metric struct {
 	name, labels string
 	kind         kind
 	what         string
+	// optional: a broker without the feature has no such series, and is
+	// not said to lack it (remote storage's, on brokers without it).
+	optional bool
 }
 
 func (m metric) key() string { return m.name + m.labels }
@@ -43,7 +46,16 @@ const (
 	isrShrinks      = "kafka_server_replicamanager_isrshrinks"
 	isrExpands      = "kafka_server_replicamanager_isrexpands"
 	requestMetrics  = "kafka_network_requestmetrics_"
+	// Remote storage's (tiered storage, KIP-405): bytes read from the
+	// remote tier to serve fetches, and copied to it. Brokers without
+	// remote storage have neither.
+	remoteFetchBytes = "kafka_server_brokertopicmetrics_remotefetchbytes"
+	remoteCopyBytes  = "kafka_server_brokertopicmetrics_remotecopybytes"
 )
+
+// topicCounters are followed per topic (their topic label) on brokers
+// with remote storage: what each topic's reads took from each tier.
+var topicCounters = []string{bytesOut, remoteFetchBytes, remoteCopyBytes}
 
 // requests are the request types read, by the name the report uses;
 // parts are a request's times as Kafka splits them.
@@ -55,23 +67,25 @@ var (
 // metrics lists every series read.
 func metrics() []metric {
 	ms := []metric{
-		{bytesIn, "", counter, "bytes in not measured"},
-		{bytesOut, "", counter, "bytes out not measured"},
-		{messagesIn, "", counter, "messages in not measured"},
-		{handlerIdle, "", counter, "the request handlers' busy share not measured"},
-		{networkIdle, "", gaugeMean, "the network processors' idle share not measured"},
-		{underReplicated, "", gaugeMax, "under-replicated partitions not measured"},
-		{offline, "", gaugeMax, "offline partitions not measured"},
-		{isrShrinks, "", counter, "ISR shrinks not measured"},
-		{isrExpands, "", counter, "ISR expands not measured"},
+		{bytesIn, "", counter, "bytes in not measured", false},
+		{bytesOut, "", counter, "bytes out not measured", false},
+		{messagesIn, "", counter, "messages in not measured", false},
+		{handlerIdle, "", counter, "the request handlers' busy share not measured", false},
+		{networkIdle, "", gaugeMean, "the network processors' idle share not measured", false},
+		{underReplicated, "", gaugeMax, "under-replicated partitions not measured", false},
+		{offline, "", gaugeMax, "offline partitions not measured", false},
+		{isrShrinks, "", counter, "ISR shrinks not measured", false},
+		{isrExpands, "", counter, "ISR expands not measured", false},
+		{remoteFetchBytes, "", counter, "bytes read from the remote tier not measured", true},
+		{remoteCopyBytes, "", counter, "bytes copied to the remote tier not measured", true},
 	}
 	for _, r := range requests {
 		l := fmt.Sprintf("{request=%q}", r.label)
 		for _, p := range parts {
 			ms = append(ms,
-				metric{requestMetrics + p + "_count", l, counter, r.name + " request times not measured"},
-				metric{requestMetrics + p + "_mean", l, meanTimes, r.name + " request mean times not measured"},
-				metric{requestMetrics + p, fmt.Sprintf("{quantile=\"0.99\",request=%q}", r.label), gaugeLast, r.name + " request p99 times not measured"})
+				metric{requestMetrics + p + "_count", l, counter, r.name + " request times not measured", false},
+				metric{requestMetrics + p + "_mean", l, meanTimes, r.name + " request mean times not measured", false},
+				metric{requestMetrics + p, fmt.Sprintf("{quantile=\"0.99\",request=%q}", r.label), gaugeLast, r.name + " request p99 times not measured", false})
 		}
 	}
 	return ms
@@ -112,9 +126,11 @@ func (f *follower) add(k kind, v float64) {
 
 // repeat is one endpoint's scrapes of a repeat.
 type repeat struct {
-	name    string // "broker 1", or the endpoint as shown
-	ms      []metric
-	f       map[string]*follower
+	name string // "broker 1", or the endpoint as shown
+	ms   []metric
+	f    map[string]*follower
+	// topics follow topicCounters per topic: topic → name → follower.
+	topics  map[string]map[string]*follower
 	startNs int64
 	endNs   int64
 	scrapes int
@@ -134,7 +150,7 @@ type repeat struct {
 // newRepeat follows an endpoint whose scrapes are timed in ns after
 // began; the handlers' share is kept a step every interval.
 func newRepeat(name string, began time.Time, every time.Duration) *repeat {
-	r := &repeat{name: name, ms: metrics(), f: map[string]*follower{}, busy: result.NewRatios(began, every)}
+	r := &repeat{name: name, ms: metrics(), f: map[string]*follower{}, topics: map[string]map[string]*follower{}, busy: result.NewRatios(began, every)}
 	for _, m := range r.ms {
 		r.f[m.key()] = &follower{}
 	}
@@ -180,6 +196,65 @@ func (r *repeat) add(v values, atNs int64) {
 			r.f[m.key()].add(m.kind, x)
 		}
 	}
+	r.addTopics(v)
+}
+
+// addTopics follows topicCounters per topic. A topic's series first seen
+// after the repeat's first scrape counts from zero, and so does one that
+// comes back after a scrape without it: Kafka makes a topic's meters on
+// its first use and drops them with the topic, and a repeat deletes and
+// creates its topics anew. (Without that, the first repeat's 5.8 MB read
+// of a topic hid the next repeat's read of 5.8 MB: the meter was at 5.8 MB
+// again by the first scrape that saw it after the topic came back.)
+func (r *repeat) addTopics(v values) {
+	seen := map[*follower]bool{}
+	defer func() {
+		for _, fs := range r.topics {
+			for _, f := range fs {
+				if !seen[f] {
+					f.last = 0 // gone: its next value counts from zero
+				}
+			}
+		}
+	}()
+	for key, x := range v {
+		for _, name := range topicCounters {
+			topic, ok := topicOf(key, name)
+			if !ok {
+				continue
+			}
+			fs := r.topics[topic]
+			if fs == nil {
+				fs = map[string]*follower{}
+				r.topics[topic] = fs
+			}
+			f := fs[name]
+			if f == nil {
+				f = &follower{}
+				if r.scrapes > 1 {
+					f.seen = true // from zero
+				}
+				fs[name] = f
+			}
+			f.add(counter, x)
+			seen[f] = true
+		}
+	}
+}
+
+// topicOf is the topic of a per-topic series of the counter name (with
+// or without _total), as `name_total{topic="t"}`.
+func topicOf(key, name string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, name)
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimPrefix(rest, "_total")
+	rest, ok = strings.CutPrefix(rest, `{topic="`)
+	if !ok || !strings.HasSuffix(rest, `"}`) {
+		return "", false
+	}
+	return strings.TrimSuffix(rest, `"}`), true
 }
 
 // addIdle takes the handlers' idle meter (idle ns, a counter) read at
@@ -222,6 +297,28 @@ func (r *repeat) figures() *result.KafkaMetrics {
 	}
 	k.BytesIn, k.BytesOut, k.MessagesIn = inc(bytesIn), inc(bytesOut), inc(messagesIn)
 	k.IsrShrinks, k.IsrExpands = inc(isrShrinks), inc(isrExpands)
+	k.RemoteFetchBytes, k.RemoteCopyBytes = inc(remoteFetchBytes), inc(remoteCopyBytes)
+	if k.RemoteFetchBytes != nil || k.RemoteCopyBytes != nil {
+		// Only on brokers with remote storage: what each topic's reads
+		// took from each tier.
+		for topic, fs := range r.topics {
+			tb := &result.TopicBytes{}
+			for name, f := range fs {
+				switch name {
+				case bytesOut:
+					tb.BytesOut = ptr(f.inc)
+				case remoteFetchBytes:
+					tb.RemoteFetchBytes = ptr(f.inc)
+				case remoteCopyBytes:
+					tb.RemoteCopyBytes = ptr(f.inc)
+				}
+			}
+			if k.Topics == nil {
+				k.Topics = map[string]*result.TopicBytes{}
+			}
+			k.Topics[topic] = tb
+		}
+	}
 	if r.spanNs > 0 {
 		// The meter counts the handlers' mean idle nanoseconds; over the
 		// time the broker was read, its outages left out.
@@ -284,7 +381,7 @@ func (r *repeat) lacks() []string {
 	var order []string
 	missing := map[string][]string{}
 	for _, m := range r.ms {
-		if r.f[m.key()].seen {
+		if m.optional || r.f[m.key()].seen {
 			continue
 		}
 		if missing[m.what] == nil {

@@ -138,6 +138,38 @@ func TestFigures(t *testing.T) {
 				}
 			},
 		},
+		{
+			// A tiered-storage broker (kbench's agent, Kafka 4.3.1) before
+			// and after a catch-up read of topic cold (6 MB from the
+			// remote tier, its active segments' 1.8 MB locally): a topic
+			// first seen at the end counts from zero.
+			name: "tiered storage", start: tieredStart, end: tieredEnd, gapNs: 5e9,
+			check: func(t *testing.T, k *result.KafkaMetrics) {
+				if k.RemoteFetchBytes == nil || *k.RemoteFetchBytes != 6291144 || k.RemoteCopyBytes == nil || *k.RemoteCopyBytes != 0 {
+					t.Errorf("remote fetch %v, copy %v; want 6291144 and 0", deref(k.RemoteFetchBytes), deref(k.RemoteCopyBytes))
+				}
+				cold, hot := k.Topics["cold"], k.Topics["hot"]
+				if cold == nil || cold.RemoteFetchBytes == nil || *cold.RemoteFetchBytes != 6291144 || cold.LocalReadBytes() != 8104574-6291144 {
+					t.Errorf("topic cold %+v (local %v); want 6291144 B from the remote tier, %d locally", cold, cold.LocalReadBytes(), 8104574-6291144)
+				}
+				if hot == nil || hot.LocalReadBytes() != 5000 {
+					t.Errorf("topic hot %+v; want 5000 B read locally, counted from zero", hot)
+				}
+				if strings.Contains(strings.Join(k.Lacks, "\n"), "remote tier") {
+					t.Errorf("lacks %q; want nothing said of remote storage's series (the excerpt lacks the others)", k.Lacks)
+				}
+			},
+		},
+		{
+			// A broker without remote storage has none of its series,
+			// and is not said to lack them.
+			name: "no remote storage", start: exampleConfigStart, end: exampleConfigEnd, gapNs: 4e9,
+			check: func(t *testing.T, k *result.KafkaMetrics) {
+				if k.RemoteFetchBytes != nil || k.Topics != nil || strings.Contains(strings.Join(k.Lacks, "\n"), "remote tier") {
+					t.Errorf("remote fetch %v, topics %v, lacks %q; want none of remote storage", deref(k.RemoteFetchBytes), k.Topics, k.Lacks)
+				}
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,5 +236,43 @@ func TestHandlerBusySteps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+const tieredStart = `kafka_server_brokertopicmetrics_bytesout_total 1836.0
+kafka_server_brokertopicmetrics_bytesout_total{topic="__remote_log_metadata"} 1836.0
+kafka_server_brokertopicmetrics_remotecopybytes_total 6291144.0
+kafka_server_brokertopicmetrics_remotecopybytes_total{topic="cold"} 6291144.0
+kafka_server_brokertopicmetrics_remotefetchbytes_total 0.0
+`
+
+const tieredEnd = `kafka_server_brokertopicmetrics_bytesout_total 8111410.0
+kafka_server_brokertopicmetrics_bytesout_total{topic="__remote_log_metadata"} 1836.0
+kafka_server_brokertopicmetrics_bytesout_total{topic="cold"} 8104574.0
+kafka_server_brokertopicmetrics_bytesout_total{topic="hot"} 5000.0
+kafka_server_brokertopicmetrics_remotecopybytes_total 6291144.0
+kafka_server_brokertopicmetrics_remotecopybytes_total{topic="cold"} 6291144.0
+kafka_server_brokertopicmetrics_remotefetchbytes_total 6291144.0
+kafka_server_brokertopicmetrics_remotefetchbytes_total{topic="cold"} 6291144.0
+`
+
+// TestTopicRecreated: a topic deleted and created again within a repeat
+// counts its new meter from zero. Regression: the first repeat's read of
+// 5.8 MB hid the next repeat's read of 5.8 MB (the meter was back at the
+// same count by the first scrape that saw the new topic).
+func TestTopicRecreated(t *testing.T) {
+	t.Parallel()
+	scrapes := []string{
+		"kafka_server_brokertopicmetrics_remotefetchbytes_total 0\nkafka_server_brokertopicmetrics_bytesout_total{topic=\"t\"} 6000000\n",
+		"kafka_server_brokertopicmetrics_remotefetchbytes_total 0\n", // deleted
+		"kafka_server_brokertopicmetrics_remotefetchbytes_total 0\nkafka_server_brokertopicmetrics_bytesout_total{topic=\"t\"} 6000000\n",
+	}
+	r := newRepeat("broker 1", time.Time{}, time.Second)
+	for i, s := range scrapes {
+		r.add(readValues(t, s), int64(i+1)*1e9)
+	}
+	k := r.figures()
+	if tb := k.Topics["t"]; tb == nil || tb.BytesOut == nil || *tb.BytesOut != 6000000 {
+		t.Fatalf("topic t %+v; want 6000000 bytes out: the new topic's meter from zero", tb)
 	}
 }

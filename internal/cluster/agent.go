@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -102,7 +103,11 @@ func (c *Cluster) writeAgentConfig() error {
 	if c.Agent == "" {
 		return nil
 	}
-	if err := os.WriteFile(c.agentConfigPath(), []byte(agentConfig), 0o644); err != nil {
+	cfg := agentConfig
+	if c.Tiered != nil {
+		cfg = strings.Replace(cfg, "rules:\n", tieredAgentNames+"rules:\n"+tieredAgentRule, 1)
+	}
+	if err := os.WriteFile(c.agentConfigPath(), []byte(cfg), 0o644); err != nil {
 		return fmt.Errorf("write the metrics agent's config: %w", err)
 	}
 	return nil
@@ -161,6 +166,23 @@ rules:
   - pattern: kafka.(\w+)<type=(.+), name=(.+)><>Count
     name: kafka_$1_$2_$3_count
     type: COUNTER
+`
+
+// tieredAgentNames and tieredAgentRule add, on a tiered-storage cluster,
+// remote storage's bytes (read from the remote tier, copied to it) and the
+// bytes sent to consumers, for the broker and per topic (an ObjectName
+// pattern's ",*" takes both), named as the JMX exporter's Kafka example
+// names per-topic series: the broker's name with a topic label.
+const tieredAgentNames = `  - "kafka.server:type=BrokerTopicMetrics,name=RemoteFetchBytesPerSec,*"
+  - "kafka.server:type=BrokerTopicMetrics,name=RemoteCopyBytesPerSec,*"
+  - "kafka.server:type=BrokerTopicMetrics,name=BytesOutPerSec,*"
+`
+
+const tieredAgentRule = `  - pattern: kafka.server<type=BrokerTopicMetrics, name=(BytesOut|RemoteFetchBytes|RemoteCopyBytes)PerSec, topic=(.+)><>Count
+    name: kafka_server_brokertopicmetrics_$1_total
+    type: COUNTER
+    labels:
+      topic: "$2"
 `
 
 // MetricsURLs are the brokers' Prometheus endpoints by node id (none for

@@ -45,6 +45,9 @@ type Cluster struct {
 	// Agent is the Prometheus JMX exporter's java agent jar each broker
 	// runs on its MetricsPort ("": a cluster started before kbench ran it).
 	Agent string `json:"metrics_agent,omitempty"`
+	// Tiered, on a tiered-storage cluster (WithTieredStorage), is its
+	// remote tier.
+	Tiered *Tiered `json:"tiered_storage,omitempty"`
 
 	mu           sync.Mutex
 	log          io.Writer

@@ -21,6 +21,9 @@ type Dist struct {
 	// Agent is the Prometheus JMX exporter's java agent jar the brokers
 	// run (<cache dir>/jmx-exporter/<AgentVersion>/).
 	Agent string
+	// TieredJar is the kafka-storage test jar holding LocalTieredStorage
+	// (<cache dir>/kafka-storage-test/<version>/), for WithTieredStorage.
+	TieredJar string
 }
 
 // Libs is the directory holding the jars.
@@ -32,8 +35,9 @@ func (d *Dist) Classpath() string { return filepath.Join(d.Libs(), "*") }
 // completeMarker is written last, so a directory holding it is whole.
 const completeMarker = ".complete"
 
-// Fetch resolves the Kafka jars (broker, Java perf tools, a log4j2 binding)
-// and the brokers' metrics agent (AgentVersion) from Maven Central with
+// Fetch resolves the Kafka jars (broker, Java perf tools, a log4j2 binding),
+// the brokers' metrics agent (AgentVersion) and the kafka-storage test jar
+// (LocalTieredStorage, for WithTieredStorage) from Maven Central with
 // mvn, once: later calls find them in the cache and
 // run offline. It honours WithVersion, WithCacheDir, WithMaven and WithLog.
 func Fetch(ctx context.Context, opts ...Opt) (*Dist, error) {
@@ -50,6 +54,9 @@ func fetch(ctx context.Context, cfg config) (*Dist, error) {
 		return nil, err
 	}
 	if d.Agent, err = fetchAgent(ctx, cfg); err != nil {
+		return nil, err
+	}
+	if d.TieredJar, err = fetchTieredJar(ctx, cfg); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -14,6 +14,7 @@ import (
 const fakeMaven = `a2=; for a in "$@"; do case $a in -DoutputDirectory=*) d=${a#-DoutputDirectory=};; -Dartifact=*) a2=${a#-Dartifact=};; esac; done
 mkdir -p "$d"
 case $a2 in io.prometheus.jmx:jmx_prometheus_javaagent:*) touch "$d/jmx_prometheus_javaagent-1.0.1.jar";;
+org.apache.kafka:kafka-storage:*:jar:test) v=${a2#org.apache.kafka:kafka-storage:}; touch "$d/kafka-storage-${v%%:*}-test.jar";;
 *) touch "$d/kafka_2.13-4.1.2.jar" "$d/kafka-tools-4.1.2.jar";; esac`
 
 func TestFetch(t *testing.T) {
@@ -42,6 +43,11 @@ func TestFetch(t *testing.T) {
 	if want := filepath.Join(cache, "jmx-exporter", AgentVersion, "jmx_prometheus_javaagent-"+AgentVersion+".jar"); d.Agent != want {
 		t.Errorf("Agent = %q, want %q", d.Agent, want)
 	} else if _, err := os.Stat(d.Agent); err != nil {
+		t.Errorf("after fetch: %v", err)
+	}
+	if want := filepath.Join(cache, "kafka-storage-test", "4.1.2", "kafka-storage-4.1.2-test.jar"); d.TieredJar != want {
+		t.Errorf("TieredJar = %q, want %q", d.TieredJar, want)
+	} else if _, err := os.Stat(d.TieredJar); err != nil {
 		t.Errorf("after fetch: %v", err)
 	}
 	if !strings.Contains(log.String(), "fetched 2 jars") {

@@ -47,6 +47,7 @@ type config struct {
 	proxyCmd     []string
 	registry     bool
 	registryVer  string
+	tiered       bool
 }
 
 // defaultConfig states every default once.

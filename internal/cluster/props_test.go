@@ -1,6 +1,10 @@
 package cluster
 
 import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,5 +86,69 @@ func TestLog4jConfig(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("log4j config lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// TestTieredProps: a tiered-storage cluster's brokers get remote log
+// storage through LocalTieredStorage in the cluster's shared folder, the
+// metadata manager on the brokers' own listener, and the user's broker
+// configs over kbench's.
+func TestTieredProps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		n     int
+		extra map[string]string
+		want  map[string]string
+	}{
+		{"one broker", 1, nil, map[string]string{
+			"remote.log.storage.system.enable":                         "true",
+			"remote.log.storage.manager.class.name":                    TieredStorageClass,
+			"remote.log.metadata.manager.listener.name":                "PLAINTEXT",
+			"rlmm.config.remote.log.metadata.topic.replication.factor": "1",
+			"rlmm.config.remote.log.metadata.topic.min.isr":            "1",
+			"remote.log.manager.task.interval.ms":                      "1000",
+			"log.retention.check.interval.ms":                          "1000",
+		}},
+		{"three brokers", 3, nil, map[string]string{
+			"rlmm.config.remote.log.metadata.topic.replication.factor": "3",
+			"rlmm.config.remote.log.metadata.topic.min.isr":            "2",
+		}},
+		{"the user's configs win", 1, map[string]string{"remote.log.manager.task.interval.ms": "5000"}, map[string]string{
+			"remote.log.manager.task.interval.ms": "5000",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			c := &Cluster{Dir: dir, Tiered: &Tiered{Jar: "/cache/kafka-storage-4.3.1-test.jar", Dir: filepath.Join(dir, "remote-storage")}}
+			for i := range tt.n {
+				nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
+				c.Brokers = append(c.Brokers, Broker{ID: i + 1, Port: 9092 + 2*i, ControllerPort: 9093 + 2*i, Dir: nd,
+					ConfigPath: filepath.Join(nd, "server.properties"), LogPath: filepath.Join(nd, "server.log")})
+			}
+			if err := c.writeConfigs(tt.extra); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(c.Tiered.Dir); err != nil {
+				t.Errorf("the remote tier's folder: %v", err)
+			}
+			for _, b := range c.Brokers {
+				data, err := os.ReadFile(b.ConfigPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := string(data)
+				want := maps.Clone(tt.want)
+				want["rsm.config.dir"] = c.Tiered.Dir
+				want["remote.log.storage.manager.class.path"] = c.Tiered.Jar
+				for k, v := range want {
+					if !strings.Contains(got, "\n"+k+"="+v+"\n") {
+						t.Errorf("broker %d: no %s=%s in\n%s", b.ID, k, v, got)
+					}
+				}
+			}
+		})
 	}
 }

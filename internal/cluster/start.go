@@ -323,6 +323,9 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 	if reg != nil {
 		c.Registry = newRegistry(dir, reg, regPort)
 	}
+	if cfg.tiered {
+		c.Tiered = &Tiered{Jar: dist.TieredJar, Dir: filepath.Join(dir, "remote-storage")}
+	}
 	if cfg.network {
 		c.Network = &Network{
 			API: loopback(ports[len(ports)-1]), Config: filepath.Join(dir, "proxies.json"), LogPath: filepath.Join(dir, "proxies.log"),
@@ -334,6 +337,11 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 
 func (c *Cluster) writeConfigs(extra map[string]string) error {
 	voters := quorumVoters(c.Brokers)
+	if c.Tiered != nil {
+		if err := os.MkdirAll(c.Tiered.Dir, 0o755); err != nil {
+			return fmt.Errorf("make the remote tier's folder: %w", err)
+		}
+	}
 	if c.Network != nil {
 		if err := c.writeNetwork(); err != nil {
 			return err
@@ -353,6 +361,17 @@ func (c *Cluster) writeConfigs(extra map[string]string) error {
 		if c.Network != nil {
 			for k, v := range c.networkProps(b) {
 				merged[k] = v
+			}
+		}
+		if c.Tiered != nil {
+			listener := merged["inter.broker.listener.name"]
+			if listener == "" {
+				listener = "PLAINTEXT"
+			}
+			for k, v := range c.Tiered.props(listener, len(c.Brokers)) {
+				if _, set := extra[k]; !set { // the user's broker configs win
+					merged[k] = v
+				}
 			}
 		}
 		props := renderProps(brokerProps(b, voters, len(c.Brokers), merged))

@@ -13,9 +13,9 @@ import (
 var (
 	topFields      = []string{"name", "description", "cluster", "topics", "workloads", "matrix", "repeat", "faults", "network", "seed", "schema_registry", "delete_topics", "watch"}
 	clusterFields  = []string{"name", "bootstrap", "properties", "local", "fault_commands", "fault_shell", "broker_configs", "metrics"}
-	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout"}
+	localFields    = []string{"brokers", "version", "heap", "broker_configs", "timeout", "tiered_storage"}
 	topicFields    = []string{"name", "partitions", "replication", "configs", "existing"}
-	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing", "reply_topic", "match", "reply_timeout"}
+	workloadFields = []string{"name", "type", "topic", "clients", "group", "properties", "message", "rate", "slo", "stages", "vus", "records", "duration", "warmup", "timeout", "start_after", "backlog", "wait_for", "thresholds", "verify", "profile", "transaction", "send_time_header", "share", "processing", "reply_topic", "match", "reply_timeout"}
 	messageFields  = []string{"size", "payload_file", "delimiter", "key_range", "key", "headers", "random_ratio", "pool", "template", "template_file", "seed", "format", "schema", "schema_file", "schema_evolution"}
 
 	// Topic names as Kafka allows them.
@@ -140,6 +140,8 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 					cl.Local.BrokerConfigs = c.properties(v, path)
 				case "timeout":
 					cl.Local.Timeout = c.duration(v, path) // units refuses 0 and below
+				case "tiered_storage":
+					cl.Local.TieredStorage = c.boolean(v, path)
 				}
 			})
 		}
@@ -149,6 +151,7 @@ func (c *collector) cluster(n *yaml.Node, cl *Cluster) {
 // body decodes a scenario's topics and workloads (after substitution).
 func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 	names := map[string]bool{}
+	c.topicNodes = nil // this scenario's
 	if topics != nil {
 		if topics.Kind != yaml.SequenceNode {
 			c.addf(topics, "topics", "is %s; write a list of topics (- name: ...)", kindName(topics))
@@ -160,6 +163,7 @@ func (c *collector) body(topics, workloads *yaml.Node, sc *Scenario) {
 				}
 				names[t.Name] = true
 				sc.Topics = append(sc.Topics, t)
+				c.topicNodes = append(c.topicNodes, tn)
 			}
 		}
 	}

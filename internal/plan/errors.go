@@ -62,6 +62,9 @@ type collector struct {
 	// brokerConfigsNode is cluster.broker_configs, read per scenario
 	// (its values may take matrix parameters).
 	brokerConfigsNode *yaml.Node
+	// topicNodes are the scenario being read's topics, as written (the
+	// tiered-storage checks point into their configs).
+	topicNodes []*yaml.Node
 	// zones are the plan's network.zones by name, which a network
 	// fault's between may name as a side.
 	zones map[string]*zoneDef

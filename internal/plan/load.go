@@ -114,6 +114,7 @@ func parse(ctx context.Context, file string, data []byte, sets []string, ownComm
 				sc.Name = strings.Join(parts, " ")
 			}
 			c.body(c.substitute(topics, pt, "topics"), c.substitute(workloads, pt, "workloads"), &sc)
+			c.tiered(p, &sc)
 			if c.brokerConfigsNode != nil {
 				sc.BrokerConfigs = c.brokerConfigs(c.substitute(c.brokerConfigsNode, pt, "cluster.broker_configs"))
 			}

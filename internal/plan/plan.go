@@ -178,6 +178,13 @@ type Local struct {
 	// and the plan names no schema.registry.url, so a registry is started
 	// with the cluster.
 	SchemaRegistry bool
+	// TieredStorage (tiered_storage: true) starts the brokers with remote
+	// log storage (cluster up --tiered-storage).
+	TieredStorage bool
+	// RemoteStorage is set, not written: a topic of the plan has
+	// remote.storage.enable=true or a workload waits for the remote tier,
+	// so a named cluster must have tiered storage.
+	RemoteStorage bool
 }
 
 // Scenario is one point of the matrix, resolved and typed.
@@ -253,6 +260,11 @@ type Workload struct {
 	// Backlog starts a consume workload once the producers have written
 	// this many value bytes (with StartAfter: after both).
 	Backlog int64
+	// WaitFor, WaitRemote, starts a consume workload once its topic's
+	// oldest records are only in the remote tier (tiered storage), after
+	// StartAfter and Backlog, waiting at most RemoteWait.
+	WaitFor     string
+	waitForNode *yaml.Node
 	// Thresholds fail the run (exit 99) when crossed; everything is still
 	// written.
 	Thresholds []Threshold

@@ -83,6 +83,11 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 			w.StartAfter = c.duration(v, p)
 		case "backlog":
 			w.Backlog = c.size(v, p, 1<<62)
+		case "wait_for":
+			w.WaitFor, w.waitForNode = c.oneOf(v, p, WaitRemote, WaitNone), v
+			if w.WaitFor == WaitNone {
+				w.WaitFor = ""
+			}
 		case "thresholds":
 			w.Thresholds = c.thresholds(v, p)
 		case "profile":
@@ -174,6 +179,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 	}
 	if !rule.Backlog && given["backlog"] != nil {
 		c.addf(given["backlog"], join(path, "backlog"), "only consume workloads wait for a backlog; start this workload with start_after: a duration (2m) or another workload's name")
+	}
+	if v := given["wait_for"]; v != nil && !rule.Backlog {
+		c.addf(v, join(path, "wait_for"), "only consume workloads wait for the remote tier (a catch-up read from it); start this workload with start_after: a duration (2m) or another workload's name")
 	}
 	if v := given["send_time_header"]; v != nil && !rule.SendTimeHeader {
 		c.addf(v, join(path, "send_time_header"), "applies to produce workloads (an end-to-end workload always stamps its records' send time)")

@@ -94,6 +94,9 @@ func htmlTables(run *result.PlanRun) []*table {
 	if t := brokerTable(run); t != nil {
 		ts = append(ts, t)
 	}
+	if t := tierTable(run); t != nil {
+		ts = append(ts, t)
+	}
 	if t := watchedTable(run); t != nil {
 		ts = append(ts, t)
 	}

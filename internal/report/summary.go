@@ -193,6 +193,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	writeTable(&b, schemaTable(doc.Plan))
 	writeTable(&b, maxRateTable(doc.Plan))
 	writeTable(&b, brokerTable(doc.Plan))
+	writeTable(&b, tierTable(doc.Plan))
 	writeTable(&b, watchedTable(doc.Plan))
 	for _, t := range workersTables(doc.Plan) {
 		writeTable(&b, t)

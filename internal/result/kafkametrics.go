@@ -33,6 +33,14 @@ type KafkaMetrics struct {
 	Offline         *float64 `json:"offline_partitions_max,omitempty"`
 	IsrShrinks      *float64 `json:"isr_shrinks,omitempty"`
 	IsrExpands      *float64 `json:"isr_expands,omitempty"`
+	// RemoteFetchBytes are the bytes the broker read from the remote tier
+	// (tiered storage) to serve fetches, RemoteCopyBytes those it copied
+	// to it; nil on a broker without remote storage.
+	RemoteFetchBytes *float64 `json:"remote_fetch_bytes,omitempty"`
+	RemoteCopyBytes  *float64 `json:"remote_copy_bytes,omitempty"`
+	// Topics are per-topic bytes, on a broker with remote storage only:
+	// what each topic's reads took from each tier.
+	Topics map[string]*TopicBytes `json:"topics,omitempty"`
 	// Lacks says, once per figure, what the endpoint did not give and
 	// what is therefore not measured.
 	Lacks []string `json:"lacks,omitempty"`
@@ -65,4 +73,26 @@ func (k *KafkaMetrics) HandlerBusyPct() (float64, bool) {
 		return 0, false
 	}
 	return BusyPct(*k.RequestHandlerIdle), true
+}
+
+// TopicBytes are one topic's bytes on one broker over a repeat: BytesOut
+// sent to consumers (from either tier), RemoteFetchBytes of them read from
+// the remote tier, RemoteCopyBytes copied to it.
+type TopicBytes struct {
+	BytesOut         *float64 `json:"bytes_out,omitempty"`
+	RemoteFetchBytes *float64 `json:"remote_fetch_bytes,omitempty"`
+	RemoteCopyBytes  *float64 `json:"remote_copy_bytes,omitempty"`
+}
+
+// LocalReadBytes are the bytes sent to consumers that were not read from
+// the remote tier: read from local segments (or the page cache).
+func (t *TopicBytes) LocalReadBytes() float64 {
+	if t == nil || t.BytesOut == nil {
+		return 0
+	}
+	remote := 0.0
+	if t.RemoteFetchBytes != nil {
+		remote = *t.RemoteFetchBytes
+	}
+	return max(*t.BytesOut-remote, 0)
 }

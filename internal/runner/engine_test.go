@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,5 +111,56 @@ func TestRunANewKindLate(t *testing.T) {
 	}
 	if started.Load() <= 0 || !late.Load() {
 		t.Errorf("the late workload was started %v after the epoch, told late: %v", time.Duration(started.Load()), late.Load())
+	}
+}
+
+// TestRunGate: a workload with a gate starts late, once the gate has
+// returned, after the workload it waits for; a gate's error fails the
+// workload, which then never starts.
+func TestRunGate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		gateErr error
+		want    int64 // the gated workload's records
+	}{
+		{"opens", nil, 7},
+		{"fails", errors.New("its records had not moved to the remote tier after 2m"), 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var firstDone, gated atomic.Bool
+			out, err := Run(context.Background(), Scenario{Name: "ticks",
+				OnEnded: func(name string) {
+					if name == "first" {
+						firstDone.Store(true)
+					}
+				},
+				Workloads: []Workload{
+					{Name: "first", Spec: tick{n: 100}},
+					{Name: "then", Spec: tick{n: 7}, AfterWorkload: "first", Gate: func(context.Context) error {
+						gated.Store(firstDone.Load())
+						return tt.gateErr
+					}},
+				}})
+			o := out.Workloads[1]
+			if !o.Late || !gated.Load() {
+				t.Errorf("late %v, gate asked after the first workload ended: %v; want both", o.Late, gated.Load())
+			}
+			got := int64(0)
+			if o.Publish != nil {
+				got = o.Publish.Acked
+			}
+			if got != tt.want {
+				t.Errorf("gated workload wrote %d records, want %d", got, tt.want)
+			}
+			if tt.gateErr != nil && (err == nil || !strings.Contains(err.Error(), `workload "then": `+tt.gateErr.Error())) {
+				t.Errorf("error %v, want the gate's, naming the workload", err)
+			}
+			if tt.gateErr == nil && err != nil {
+				t.Errorf("error %v, want none", err)
+			}
+		})
 	}
 }

@@ -83,10 +83,17 @@ type Workload struct {
 	StartAfter    time.Duration
 	AfterWorkload string
 	Backlog       int64
+	// Gate, if set, is waited for last, once the rest has come: a late
+	// start on a condition of the cluster (the study's wait_for: remote
+	// waits until the topic's oldest records are only in the remote
+	// tier). Its error fails the workload, which then never starts.
+	Gate func(ctx context.Context) error
 }
 
 // late reports whether the workload starts after the others.
-func (w *Workload) late() bool { return w.StartAfter > 0 || w.AfterWorkload != "" || w.Backlog > 0 }
+func (w *Workload) late() bool {
+	return w.StartAfter > 0 || w.AfterWorkload != "" || w.Backlog > 0 || w.Gate != nil
+}
 
 // Outcome is what a scenario measured.
 type Outcome struct {
@@ -346,7 +353,8 @@ func writes(runs []*running) bool {
 }
 
 // startLate starts a late workload once its time has come: after
-// StartAfter, then the end of the workload it waits for, then the backlog.
+// StartAfter, then the end of the workload it waits for, then the backlog,
+// then its gate.
 // An engine that both reads and writes gets its partitions before it
 // starts writing.
 func (r *running) startLate(ctx context.Context, env workload.Env, runs []*running) {
@@ -382,6 +390,11 @@ func (r *running) startLate(ctx context.Context, env workload.Env, runs []*runni
 			case <-ctx.Done():
 				return
 			case <-tick.C:
+			}
+		}
+		if r.w.Gate != nil {
+			if r.err = r.wrap(r.w.Gate(ctx)); r.err != nil {
+				return
 			}
 		}
 		if r.err = r.wrap(r.eng.Prepare(ctx, env)); r.err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,6 +37,7 @@ type build struct {
 	runID    string
 	kinds    []Kind // nil: Kinds()
 	stall    func(workload string, s measure.Stall)
+	progress io.Writer // where a gate says how it waits (nil: nowhere)
 	observer observe.Observer
 	abort    context.Context // Options.Abort
 	warnings []string
@@ -288,6 +290,12 @@ func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *
 	}
 	var err error
 	rw.Spec, rw.Settings, err = build(kindInput{plan: p, w: w, index: index, bootstrap: bootstrap, b: b})
+	if err == nil && w.WaitFor == plan.WaitRemote {
+		var admin []kgo.Opt
+		if admin, err = b.adminOpts(p, bootstrap); err == nil {
+			rw.Gate = remoteGate(admin, w.Name, w.Topic, b.progress)
+		}
+	}
 	return rw, err
 }
 

@@ -72,7 +72,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 	env := run.Environment
 	// Build every scenario before starting anything: a bad property or a
 	// missing payload file fails the plan at once, not an hour in.
-	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds, runID: runID(opt)}
+	b := &build{observer: opt.Observer, seed: run.Seed, abort: opt.Abort, kinds: opt.kinds, runID: runID(opt), progress: opt.Progress}
 	b.stall = stallSaying(opt)
 	bootstrap := p.Cluster.Bootstrap
 	built, err := buildAll(p, scenarios, bootstrapOrPlaceholder(bootstrap), b)
