@@ -12,6 +12,8 @@
 #   bash bench/producer.sh                                  # 10, 100, 1000 B; 1 and 3 brokers
 #   SIZES=100 BROKERS=1 ROUNDS=5 RECORDS=2000000 bash bench/producer.sh
 #   PROFILE=throughput bash bench/producer.sh               # 1 MiB batches, linger 0, for every client
+#   BASELINE=68947e3 CLIENTS="kbench base" SIZES=100 BROKERS=1 bash bench/producer.sh
+#                                     # kbench now against kbench built at a commit ("base"), one run
 #
 # Settings for all four: acks=$ACKS (default 1), batch.size and linger.ms
 # of the profile (java: 16384 and 5, the Java defaults; throughput: 1048576
@@ -33,20 +35,27 @@ WARMUP=${WARMUP:-2000000}
 ACKS=${ACKS:-1}
 PROFILE=${PROFILE:-java}
 PARTITIONS=${PARTITIONS:-3}
-CLIENTS=(java kbench rdkafka bare)
+BASELINE=${BASELINE:-} # a git revision: adds client "base", kbench built at it
+read -r -a CLIENTS <<<"${CLIENTS:-java kbench rdkafka bare}"
+if [ -n "$BASELINE" ] && [[ " ${CLIENTS[*]} " != *" base "* ]]; then CLIENTS+=(base); fi
 
 case $PROFILE in
   java) BATCH=16384 LINGER=5 BUFFER=33554432 ;;
   throughput) BATCH=1048576 LINGER=0 BUFFER=268435456 ;;
   *) echo "PROFILE=$PROFILE: java or throughput" >&2; exit 2 ;;
 esac
-[ -f /usr/include/librdkafka/rdkafka.h ] || { echo "bench/producer.sh needs librdkafka-dev: apt-get install librdkafka-dev" >&2; exit 2; }
+[[ " ${CLIENTS[*]} " != *" rdkafka "* ]] || [ -f /usr/include/librdkafka/rdkafka.h ] || { echo "bench/producer.sh needs librdkafka-dev: apt-get install librdkafka-dev" >&2; exit 2; }
 
 TMP=$(mktemp -d)
 K=$TMP/kbench
 go build -o "$K" ./cmd/kbench
 go build -o "$TMP/bare" ./bench/bare
-cc -O2 -o "$TMP/rdkafka" bench/rdkafka/perf.c -lrdkafka
+if [ -n "$BASELINE" ]; then
+  mkdir "$TMP/base-src"
+  git archive "$BASELINE" | tar -x -C "$TMP/base-src"
+  (cd "$TMP/base-src" && go build -o "$TMP/base" ./cmd/kbench)
+fi
+if [[ " ${CLIENTS[*]} " == *" rdkafka "* ]]; then cc -O2 -o "$TMP/rdkafka" bench/rdkafka/perf.c -lrdkafka; fi
 CP=$("$K" cluster classpath)
 NAME=bench-producer
 cleanup() { "$K" cluster down --name "$NAME" >/dev/null 2>&1 || true; rm -rf "$TMP"; }
@@ -80,7 +89,9 @@ client() {
     java) cmd=(java -Xmx512M -cp "$CP" org.apache.kafka.tools.ProducerPerformance --topic "$t" --num-records "$n"
       --record-size "$size" --throughput -1 --producer-props bootstrap.servers="$B" acks="$ACKS" batch.size="$BATCH"
       linger.ms="$LINGER" buffer.memory="$BUFFER" compression.type=none) ;;
-    kbench) cmd=("$K" producer-perf-test --topic "$t" --num-records "$n" --record-size "$size" --throughput -1
+    kbench | base) local bin=$K
+      [ "$name" = base ] && bin=$TMP/base
+      cmd=("$bin" producer-perf-test --topic "$t" --num-records "$n" --record-size "$size" --throughput -1
       --producer-props bootstrap.servers="$B" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
       buffer.memory="$BUFFER" compression.type=none) ;;
     rdkafka) cmd=("$TMP/rdkafka" produce "$B" "$t" "$n" "$size" acks="$ACKS" batch.size="$BATCH" linger.ms="$LINGER"
@@ -91,7 +102,7 @@ client() {
   /usr/bin/time -f '%U %S' -o "$TMP/cpu" "${cmd[@]}" >"$out" 2>&1 || { echo "$name failed:" >&2; tail -5 "$out" >&2; return 1; }
   local rate
   case $name in
-    java | kbench) rate=$(grep 'records sent' "$out" | tail -1 | awk '{print $4}') ;;
+    java | kbench | base) rate=$(grep 'records sent' "$out" | tail -1 | awk '{print $4}') ;;
     *) rate=$(awk '/records\/s/ {print $5}' "$out") ;;
   esac
   echo "$rate $(awk '{print $1 + $2}' "$TMP/cpu")"
@@ -113,7 +124,8 @@ for brokers in $BROKERS; do
   for size in $SIZES; do
     n=$(records "$size")
     for ((r = 0; r < ROUNDS; r++)); do
-      order=("${CLIENTS[@]:r % 4}" "${CLIENTS[@]:0:r % 4}")
+      k=$((r % ${#CLIENTS[@]}))
+      order=("${CLIENTS[@]:k}" "${CLIENTS[@]:0:k}")
       line="   $size B, round $((r + 1)):"
       for c in "${order[@]}"; do
         run=$((run + 1)); topic "run-$run" "$brokers"

@@ -9,7 +9,7 @@ import collections
 import statistics
 import sys
 
-CLIENTS = ("java", "kbench", "rdkafka", "bare")
+CLIENTS = ("java", "kbench", "base", "rdkafka", "bare")  # base: kbench at another commit (BASELINE)
 
 markdown = "--markdown" in sys.argv[1:]
 path = [a for a in sys.argv[1:] if a != "--markdown"][0]
@@ -50,6 +50,11 @@ def print_markdown():
     print("| brokers | size | kbench ÷ best native (records/s) | kbench ÷ librdkafka | kbench ÷ bare loop | kbench ÷ Java | kbench CPU/record ÷ bare loop's |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     print("\n".join(ratios))
+    for (b, s), clients in sorted(by.items()):
+        med, _ = medians(clients)
+        if "kbench" in med and "base" in med:
+            k, base = med["kbench"], med["base"]
+            print(f"\n{b} broker(s), {s} B: kbench ÷ base {k[0] / base[0]:.2f}× records/s, {k[1] / base[1]:.2f}× CPU per record")
 
 
 if markdown:
@@ -68,6 +73,8 @@ for (b, s), clients in sorted(by.items()):
     if not k:
         continue
     others = "  ".join(f"{k[0] / med[c][0]:.2f}x {c}" for c in CLIENTS[2:] + CLIENTS[:1] if c in med)
+    if "base" in med:
+        others += f"; CPU per record {k[1] / med['base'][1]:.2f}x base's"
     line = f"{'':>15} kbench records/s: {others}"
     if "bare" in med:
         line += f"; CPU per record: {k[1] / med['bare'][1]:.2f}x the bare loop's"
