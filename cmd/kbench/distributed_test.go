@@ -382,3 +382,57 @@ func TestDistributedOMB(t *testing.T) {
 		t.Errorf("omb-result.json: %+v (%v), want 4 producers per topic and a publish rate", omb, err)
 	}
 }
+
+// TestDistributedVerify: a verified plan run by three workers. Each
+// worker reads the topic back after every worker's producers ended and
+// judges the records its own producers acknowledged; worker 0's merge
+// adds them up, each worker's part named, and the topic holds exactly
+// the records acknowledged.
+func TestDistributedVerify(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Fake(t)
+	bin := kbenchBin(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // a hang guard
+	defer cancel()
+	topic := uniqueTopic(t, "dist-verify")
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	must(t, os.WriteFile(path, []byte(fmt.Sprintf(`name: verified
+cluster: {bootstrap: %s}
+topics: [{name: %s, partitions: 4, replication: 1}]
+workloads:
+  - {name: producer, type: produce, topic: %[2]s, clients: 3, message: {size: 100}, rate: 1500, duration: 4s, verify: true}
+`, bootstrap, topic)), 0o644))
+	out := filepath.Join(t.TempDir(), "merged")
+	ws := startRun(t, ctx, bin, path, uniqueTopic(t, "run"), 3, out)
+	for i, w := range ws {
+		if code := w.exit(t); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		}
+	}
+	doc, err := result.Read(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := doc.Plan.Scenarios[0].Repeats[0]
+	if rep.Status != result.StatusOK || len(rep.Verification) != 1 {
+		t.Fatalf("merged repeat: status %q (%s), verification %+v", rep.Status, rep.Error, rep.Verification)
+	}
+	v := rep.Verification[0]
+	held := endOffsetSum(t, bootstrap, topic)
+	if !v.Passed || v.Lost != 0 || v.Duplicated != 0 || v.Foreign != 0 || v.Acked != held || v.Acked != rep.Workloads[0].Producer.Records {
+		t.Errorf("verification %+v: want every one of the %d records the topic holds acknowledged, read once, none foreign", v, held)
+	}
+	if len(v.Workers) != 3 {
+		t.Fatalf("verification by worker %+v, want each of the 3 workers' own check", v.Workers)
+	}
+	var sum int64
+	for _, w := range v.Workers {
+		if w.Acked == 0 || !w.Passed {
+			t.Errorf("worker %d's check %+v: want its own acknowledged records, passed", w.Worker, w)
+		}
+		sum += w.Acked
+	}
+	if sum != v.Acked {
+		t.Errorf("the workers' acknowledged records add up to %d, the merge says %d", sum, v.Acked)
+	}
+}

@@ -33,7 +33,6 @@ workloads:
 `
 	named := write("named.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+workloads)
 	local := write("local.yaml", "name: w\n"+workloads)
-	verified := write("verified.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+strings.Replace(workloads, "    duration: 5s\n", "    duration: 5s\n    verify: true\n", 1))
 	backlog := write("backlog.yaml", "name: w\ncluster:\n  bootstrap: 127.0.0.1:1\n"+workloads+`  - name: reader
     type: consume
     topic: t
@@ -59,7 +58,6 @@ workloads:
 		{name: "zero workers alone", args: []string{named, "--workers", "0"}, want: "--workers 0: give how many kbench processes run the plan, 1 or more"},
 		{name: "a local cluster", args: []string{local, "--workers", "3", "--worker-index", "0", "--run-id", "r1"}, want: "a local cluster that one worker starts cannot be reached by the others; give the cluster every worker reaches: --set cluster.bootstrap=HOST:PORT"},
 		{name: "backlog", args: []string{backlog, "--workers", "2", "--worker-index", "0", "--run-id", "r1"}, want: "workload reader: backlog cannot run with --workers 2 yet"},
-		{name: "verify", args: []string{verified, "--workers", "3", "--worker-index", "1", "--run-id", "r1"}, want: "workload producer: verify cannot run with --workers 3 yet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -347,36 +347,64 @@ func mergeFaults(reps []Repeat, notes *inexact) []Fault {
 // mergeVerifications adds up each verified workload's checks over the
 // workers, each of which read back the records its own producers
 // acknowledged.
+// ForeignNote says that a verification's read-back found records of
+// another writer.
+func ForeignNote(n int64) string {
+	return fmt.Sprintf("%d records of another writer were in the topic: another run (or a producer) wrote it at the same time or before, and its figures may be mixed with this run's", n)
+}
+
+// withoutNote is note (joined by joinNonEmpty) without part.
+func withoutNote(note, part string) string {
+	var keep []string
+	for _, p := range strings.Split(note, "; ") {
+		if p != part && p != "" {
+			keep = append(keep, p)
+		}
+	}
+	return strings.Join(keep, "; ")
+}
+
 func mergeVerifications(reps []Repeat, notes *inexact) []Verification {
 	var out []Verification
 	at := map[string]int{}
 	added := map[string]bool{}
+	firstRead := map[string]int64{} // the first worker's own records read
 	for i, s := range reps {
 		for _, v := range s.Verification {
+			own := VerifiedWorker{Worker: i, Acked: v.Acked, Lost: v.Lost, Duplicated: v.Duplicated, OutOfOrder: v.OutOfOrder,
+				Unacknowledged: v.Unacknowledged, Passed: v.Passed, Error: v.Error}
 			j, ok := at[v.Workload]
 			if !ok {
 				at[v.Workload] = len(out)
+				firstRead[v.Workload] = v.Read
 				v.Partitions = slices.Clone(v.Partitions)
 				v.Unseen = slices.Clone(v.Unseen)
 				if v.Error != "" {
 					v.Error = fmt.Sprintf("worker %d: %s", i, v.Error)
+				}
+				if len(reps) > 1 {
+					v.Workers = []VerifiedWorker{own}
 				}
 				out = append(out, v)
 				continue
 			}
 			if !added[v.Workload] {
 				added[v.Workload] = true
-				notes.add("verification of %s: the workers' checks added up, each of the records its own producers acknowledged; unseen summed sample by sample, each worker sampling on its own clock", v.Workload)
+				notes.add("verification of %s: the workers' checks added up, each of the records its own producers acknowledged (verification.workers); foreign: the first worker's less the other workers' records it read; unseen summed sample by sample, each worker sampling on its own clock", v.Workload)
 			}
 			m := &out[j]
+			m.Workers = append(m.Workers, own)
 			m.Acked += v.Acked
 			m.Read += v.Read
 			m.Lost += v.Lost
 			m.Duplicated += v.Duplicated
 			m.OutOfOrder += v.OutOfOrder
 			m.Unacknowledged += v.Unacknowledged
+			m.Aborted += v.Aborted
+			m.AbortedRead += v.AbortedRead
 			m.Passed = m.Passed && v.Passed
-			m.Note = joinNonEmpty(m.Note, v.Note)
+			// Each worker took the others' records for another writer's.
+			m.Note = joinNonEmpty(withoutNote(m.Note, ForeignNote(m.Foreign)), withoutNote(v.Note, ForeignNote(v.Foreign)))
 			if v.Error != "" {
 				m.Error = joinNonEmpty(m.Error, fmt.Sprintf("worker %d: %s", i, v.Error))
 			}
@@ -390,6 +418,26 @@ func mergeVerifications(reps []Repeat, notes *inexact) []Verification {
 					m.Unseen = append(m.Unseen, u)
 				}
 			}
+		}
+	}
+	for j := range out {
+		m := &out[j]
+		if len(m.Workers) > 1 {
+			// Each worker counts the others' records as foreign: what no
+			// worker wrote is the first's foreign less what the others read.
+			m.Foreign = max(m.Foreign-(m.Read-firstRead[m.Workload]), 0)
+			if m.Foreign > 0 {
+				m.Note = joinNonEmpty(ForeignNote(m.Foreign), m.Note)
+			}
+		}
+		for k, s := range reps {
+			if len(s.Workloads) == 0 && s.Status == StatusFailed {
+				m.Unchecked = append(m.Unchecked, k)
+			}
+		}
+		if len(m.Unchecked) > 0 {
+			m.Passed = false
+			m.Note = joinNonEmpty(m.Note, fmt.Sprintf("workers %v sent no result slice (lost): the records their producers acknowledged were not checked", m.Unchecked))
 		}
 	}
 	return out

@@ -428,6 +428,24 @@ type Verification struct {
 	// not read yet.
 	StartedAt time.Time     `json:"started_at"`
 	Unseen    []UnseenPoint `json:"unseen,omitempty"`
+	// Workers, in a distributed run, are each worker's check of the
+	// records its own producers acknowledged (each reads the topic back
+	// and judges its own records); Unchecked are the workers whose
+	// records were not checked (lost: no result slice came).
+	Workers   []VerifiedWorker `json:"workers,omitempty"`
+	Unchecked []int            `json:"unchecked,omitempty"`
+}
+
+// VerifiedWorker is one distributed worker's part of a verification.
+type VerifiedWorker struct {
+	Worker         int    `json:"worker"`
+	Acked          int64  `json:"acked"`
+	Lost           int64  `json:"lost"`
+	Duplicated     int64  `json:"duplicated"`
+	OutOfOrder     int64  `json:"out_of_order"`
+	Unacknowledged int64  `json:"unacknowledged"`
+	Passed         bool   `json:"passed"`
+	Error          string `json:"error,omitempty"`
 }
 
 // VerificationPartition is one partition's problems, with the offsets of

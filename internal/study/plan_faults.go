@@ -41,9 +41,16 @@ const (
 type checks struct {
 	faults []faults.Fault
 	actor  faults.Actor
-	verify []bool // by workload index
-	latest []bool // judged by latest value per key (a compacted topic)
+	// verify and latest are by workload name: a distributed worker runs
+	// a slice of the scenario's workloads. latest: judged by latest value
+	// per key (a compacted topic).
+	verify map[string]bool
+	latest map[string]bool
 	logf   func(format string, args ...any)
+	// readBack, if set, waits until the topics may be read back (a
+	// distributed run: every worker's workloads ended and worker 0's
+	// faults healed).
+	readBack func(ctx context.Context) error
 	// abort ends the heal after the workloads (a second Ctrl-C): nil
 	// never.
 	abort context.Context
@@ -63,10 +70,9 @@ func (c *checks) active() bool {
 
 // checksOf says what a plan scenario's repeats check.
 func checksOf(p *plan.Plan, sc *plan.Scenario, actor faults.Actor, logf func(string, ...any)) *checks {
-	c := &checks{faults: sc.Faults, actor: actor, logf: logf}
+	c := &checks{faults: sc.Faults, actor: actor, logf: logf, verify: map[string]bool{}, latest: map[string]bool{}}
 	for _, w := range sc.Workloads {
-		c.verify = append(c.verify, w.Verify)
-		c.latest = append(c.latest, w.LatestPerKey)
+		c.verify[w.Name], c.latest[w.Name] = w.Verify, w.LatestPerKey
 	}
 	return c
 }
@@ -96,12 +102,12 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 		if !ok {
 			continue // verification follows the records of specs that can be tracked
 		}
-		v := i < len(ck.verify) && ck.verify[i]
+		v := ck.verify[w.Name]
 		if !v && len(ck.faults) == 0 {
 			continue
 		}
 		t := &tracked{index: i, topic: ts.Producer().Topic, ledger: verify.New(v), verify: v}
-		if v && i < len(ck.latest) && ck.latest[i] {
+		if v && ck.latest[w.Name] {
 			t.ledger.JudgeLatestPerKey()
 		}
 		w.Spec = ts.Track(t.ledger.Tracker)
@@ -206,8 +212,18 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 			rep.Error = fmt.Sprintf("fault %s: %s", faultLabel(f), f.Error)
 		}
 	}
+	var gateErr error
+	if ck.readBack != nil {
+		gateErr = ck.readBack(ctx)
+	}
 	for _, t := range tr {
 		if !t.verify {
+			continue
+		}
+		if gateErr != nil {
+			w := sc.Workloads[t.index]
+			rep.Verification = append(rep.Verification, result.Verification{Workload: w.Name, Topic: t.topic, StartedAt: start,
+				Acked: t.ledger.Acked(), Error: fmt.Sprintf("not read back: %v", gateErr)})
 			continue
 		}
 		v, replaced := verification(ctx, sc, t)
@@ -222,6 +238,9 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 			rep.Error = fmt.Sprintf("workload %q: verification: %s", v.Workload, verificationProblem(v))
 		}
 		rep.Verification = append(rep.Verification, v)
+	}
+	if gateErr != nil && rep.Error == "" && ctx.Err() == nil {
+		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("verification: the topics were not read back: %v", gateErr)
 	}
 	acks := producerAcks(rep.Verification)
 	for i := range rep.Faults {
@@ -320,7 +339,7 @@ func judgeVerification(v *result.Verification) {
 	v.Passed = true
 	var notes []string
 	if v.Foreign > 0 {
-		notes = append(notes, fmt.Sprintf("%d records of another writer were in the topic: another run (or a producer) wrote it at the same time or before, and its figures may be mixed with this run's", v.Foreign))
+		notes = append(notes, result.ForeignNote(v.Foreign))
 	}
 	if v.Lost > 0 {
 		if v.Acks == "all" {

@@ -3,6 +3,7 @@ package study
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kbench/kbench/internal/brokercost"
@@ -44,6 +45,10 @@ type RepeatEnv struct {
 	// WatchGroups are the system's consumer groups whose lag the repeat
 	// samples (the plan's watch: {groups}).
 	WatchGroups []string
+	// ReadBack, if set, waits before verification reads the topics back
+	// until they may be (a distributed run's barrier: every worker's
+	// workloads ended, worker 0's faults healed).
+	ReadBack func(ctx context.Context) error
 }
 
 // brokerSampleEvery spaces the readings of the brokers' /proc: a second,
@@ -102,7 +107,7 @@ func repeatOnce(ctx context.Context, sc runner.Scenario, index int, env RepeatEn
 		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log, env.Probe)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
-		ck.abort = env.Abort
+		ck.abort, ck.readBack = env.Abort, env.ReadBack
 		return runChecked(ctx, env.Run.Or(), sc, index, ck)
 	}
 	return runRepeat(ctx, env.Run.Or(), watched, index)
@@ -218,6 +223,8 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
 			env.FaultsElsewhere = len(psc.Faults) > 0
 		}
+		s.worker.verifies = slices.ContainsFunc(psc.Workloads, func(w plan.Workload) bool { return w.Verify })
+		env.ReadBack = s.worker.readBack
 		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
 			return Repeat(ctx, sc, r, env)
 		})

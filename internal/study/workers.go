@@ -62,8 +62,6 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 			switch {
 			case w.MaxRate != nil:
 				return userr.Errorf("scenario %s, workload %s: rate: max cannot run with --workers %d yet (the search's decisions would have to travel between workers); run the search on one machine, then give the rate found to the workers", sc.Name, w.Name, n)
-			case w.Verify:
-				return userr.Errorf("scenario %s, workload %s: verify cannot run with --workers %d yet (the read-back needs every worker's ledger); run the verified plan on one machine", sc.Name, w.Name, n)
 			case w.Backlog > 0:
 				return userr.Errorf("scenario %s, workload %s: backlog cannot run with --workers %d yet (each worker knows only what its own producers wrote); give start_after: a time instead", sc.Name, w.Name, n)
 			case w.AfterWorkload != "":
@@ -119,6 +117,31 @@ type worker struct {
 	foreign int
 	// toldLost are the lost workers this worker said so of.
 	toldLost map[int]bool
+	// verifies says that the next repeat reads its topics back
+	// (verify): every worker meets at a third barrier before it does,
+	// the gate (readBack), so no read-back starts before every worker's
+	// producers ended and worker 0 healed the faults.
+	verifies bool
+	gate     *readBackGate
+}
+
+// readBackGate is one repeat's barrier before its read-back.
+type readBackGate struct {
+	name string
+	met  bool
+}
+
+// readBack waits at the repeat's read-back barrier (RepeatEnv.ReadBack).
+func (wk *worker) readBack(ctx context.Context) error {
+	g := wk.gate
+	if g == nil {
+		return nil
+	}
+	g.met = true
+	if _, _, err := wk.w.Barrier(ctx, g.name); err != nil {
+		return fmt.Errorf("the workers' barrier before the read-back: %w", err)
+	}
+	return nil
 }
 
 // sayLost says, once per worker, that a worker was lost and what that
@@ -251,6 +274,10 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	// since the Unix epoch, on its own clock.
 	sc.Epoch = time.Unix(0, 0)
 	sc.TopicsReady, sc.Start = topics, start
+	wk.gate = nil
+	if wk.verifies {
+		wk.gate = &readBackGate{name: name + ".checked"}
+	}
 	rctx, stop := context.WithCancelCause(ctx)
 	var watch sync.WaitGroup
 	watch.Add(1)
@@ -301,12 +328,20 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		if !metStart {
 			_ = wk.w.CallOff(ctx, name+".start", reason)
 		}
+		if wk.gate != nil && !wk.gate.met {
+			_ = wk.w.CallOff(ctx, wk.gate.name, reason)
+		}
 	} else if stopped == nil {
 		if !metTopics {
 			_ = topics(ctx)
 		}
 		if !metStart {
 			_, _ = start(ctx)
+		}
+		if wk.gate != nil && !wk.gate.met {
+			// No verified producer of this worker's (or it failed before
+			// the read-back): it still meets the others.
+			_ = wk.readBack(ctx)
 		}
 	}
 	pctx, cancel := afterInterrupt(ctx, 10*time.Second)
