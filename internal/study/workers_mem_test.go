@@ -42,6 +42,7 @@ const (
 	beforeTopics phase = iota + 1 // in its repeat, before the topics barrier
 	beforeStart                   // between the two barriers
 	running                       // after the common start
+	beforeReadBack                // its workloads ended, before the read-back barrier (verify)
 	afterRepeat                   // after its repeat 1 was published (and, on worker 0, merged)
 )
 
@@ -100,6 +101,8 @@ type memCase struct {
 	late, joinTimeout, resultTimeout time.Duration
 	// joinTwice has worker 0 try to join a second worker 7 after repeat 1.
 	joinTwice bool
+	// verify: the repeats read their topics back, after a third barrier.
+	verify bool
 
 	// want0 match worker 0's outcome; wantOthers every other worker's but
 	// the one lost or failing (exempt); wantLost is worker 0's lost list.
@@ -179,6 +182,10 @@ func TestWorkersInMemory(t *testing.T) {
 			want0:      []string{`join: (worker\(s\) 99 of run "mem" did not join within 300ms|worker \d+ left run "mem" before it began)`},
 			wantOthers: []string{`join: (worker\(s\) 99 of run "mem" did not join within 300ms|worker \d+ left run "mem" before it began)`},
 			wantLate:   `join: worker \d+ left run "mem" before it began`},
+		{name: "verified: every worker meets before the read-back", verify: true, exempt: -1,
+			want0: []string{`(?m)^repeat 1: ok: $`, `(?m)^repeat 2: ok: $`}, wantOthers: []string{`(?m)^repeat 1: ok: $`, `(?m)^repeat 2: ok: $`}},
+		{name: "verified: a worker lost before the read-back", verify: true, lose: lose(k, beforeReadBack), exempt: k, wantLost: []int{k},
+			want0: []string{`repeat 1: failed: worker 42: lost: no result slice`}, wantOthers: []string{`repeat 1: failed: worker 0's merge`}},
 		{name: "a second worker with a taken index mid-run", joinTwice: true, exempt: -1,
 			want0:      []string{`(?m)^repeat 1: ok: $`, `late join: .*two workers have index 7 on run "mem"`, `(?m)^repeat 2: ok: $`},
 			wantOthers: []string{`(?m)^repeat 1: ok: $`, `(?m)^repeat 2: ok: $`}},
@@ -259,6 +266,7 @@ func runMemWorker(h *memcoord.Hub, i int, tt memCase) memOutcome {
 		return memOutcome{join: err}
 	}
 	wk := newWorker(d, w, nil, io.Discard)
+	wk.verifies = tt.verify
 	// Odd workers run no client of the scenario: they only meet the
 	// others at the barriers (a workload of fewer clients than workers).
 	sc := runner.Scenario{Name: "s"}
@@ -281,7 +289,11 @@ func runMemWorker(h *memcoord.Hub, i int, tt memCase) memOutcome {
 			if r == 1 && i == 0 {
 				fail = tt.fail0
 			}
-			return fakeRepeat(ctx, sc, r, at, fail, w)
+			var readBack func(context.Context) error
+			if tt.verify {
+				readBack = wk.readBack
+			}
+			return fakeRepeat(ctx, sc, r, at, fail, w, readBack)
 		}
 		rep := wk.repeat(ctx, 1, r, sc, run)
 		out.repeats = append(out.repeats, rep)
@@ -321,7 +333,7 @@ func runMemWorker(h *memcoord.Hub, i int, tt memCase) memOutcome {
 // topics barrier, the start barrier, then done. Its worker is closed
 // (killed) at lose, or its repeat fails at fail, as a repeat whose topics
 // or engines failed does: it never reaches the barriers after.
-func fakeRepeat(ctx context.Context, sc runner.Scenario, r int, lose, fail phase, w Coordinator) result.Repeat {
+func fakeRepeat(ctx context.Context, sc runner.Scenario, r int, lose, fail phase, w Coordinator, readBack func(context.Context) error) result.Repeat {
 	rep := result.Repeat{Index: r, StartedAt: time.Now(), Status: result.StatusOK}
 	end := func(err error) result.Repeat {
 		rep.EndedAt = time.Now()
@@ -355,7 +367,13 @@ func fakeRepeat(ctx context.Context, sc runner.Scenario, r int, lose, fail phase
 	if _, err := sc.Start(ctx); err != nil {
 		return end(err)
 	}
-	return end(at(running))
+	if err := at(running); err != nil || readBack == nil {
+		return end(err)
+	}
+	if err := at(beforeReadBack); err != nil {
+		return end(err)
+	}
+	return end(readBack(ctx))
 }
 
 // TestMemJoinRefusesLateWorkers: a second worker with a taken index is
