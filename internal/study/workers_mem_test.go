@@ -103,6 +103,8 @@ type memCase struct {
 	joinTwice bool
 	// verify: the repeats read their topics back, after a third barrier.
 	verify bool
+	// workers replaces memWorkers (a benchmark's 10, 100 and 1,000).
+	workers int
 
 	// want0 match worker 0's outcome; wantOthers every other worker's but
 	// the one lost or failing (exempt); wantLost is worker 0's lost list.
@@ -230,15 +232,16 @@ func TestWorkersInMemory(t *testing.T) {
 
 // runInMemory runs tt's workers on h, each in its own goroutine, and
 // returns their outcomes by index.
-func runInMemory(t *testing.T, h *memcoord.Hub, tt memCase) []memOutcome {
+func runInMemory(t testing.TB, h *memcoord.Hub, tt memCase) []memOutcome {
 	t.Helper()
-	outs := make([]memOutcome, memWorkers)
+	n := tt.n()
+	outs := make([]memOutcome, n)
 	var wg sync.WaitGroup
-	for i := range memWorkers {
+	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if tt.late > 0 && i == memWorkers-1 {
+			if tt.late > 0 && i == n-1 {
 				time.Sleep(tt.late)
 			}
 			outs[i] = runMemWorker(h, i, tt)
@@ -246,6 +249,14 @@ func runInMemory(t *testing.T, h *memcoord.Hub, tt memCase) []memOutcome {
 	}
 	wg.Wait()
 	return outs
+}
+
+// n is how many workers the case runs.
+func (tt memCase) n() int {
+	if tt.workers > 0 {
+		return tt.workers
+	}
+	return memWorkers
 }
 
 // runMemWorker is one worker: it joins, runs the plan's two repeats of
@@ -260,7 +271,7 @@ func runMemWorker(h *memcoord.Hub, i int, tt memCase) memOutcome {
 	if tt.resultTimeout > 0 {
 		o.ResultTimeout = tt.resultTimeout
 	}
-	d := &Distributed{Run: coord.Run{ID: "mem", Workers: memWorkers, Index: i, Plan: "p", Version: "v"}, Coord: o, Keep: true, Join: memJoin(h)}
+	d := &Distributed{Run: coord.Run{ID: "mem", Workers: tt.n(), Index: i, Plan: "p", Version: "v"}, Coord: o, Keep: true, Join: memJoin(h)}
 	w, err := d.Join(ctx, nil, d.Run, o)
 	if err != nil {
 		return memOutcome{join: err}
@@ -428,5 +439,24 @@ func TestMemJoinRefusesLateWorkers(t *testing.T) {
 	}
 	for _, w := range ws {
 		w.Close()
+	}
+}
+
+// BenchmarkWorkersInMemory: a run of n workers (join, two repeats of
+// two barriers each, slices published and merged by worker 0, the end)
+// on the in-memory coordinator: the state machine's cost as the workers
+// grow, apart from Kafka's (docs/distributed.md, "Scale").
+//
+//	go test -run X -bench WorkersInMemory -benchtime 3x ./internal/study/
+func BenchmarkWorkersInMemory(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for range b.N {
+				outs := runInMemory(b, memcoord.New(), memCase{workers: n, verify: true})
+				if got := outs[0].String(); !strings.Contains(got, "repeat 2: ok") {
+					b.Fatalf("worker 0: %s", got)
+				}
+			}
+		})
 	}
 }
