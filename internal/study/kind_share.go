@@ -28,6 +28,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	props := append(in.props(),
 		kafkaconf.Prop{Key: "group.id", Value: group, Source: "group"},
 		kafkaconf.Prop{Key: "share.acknowledgement.mode", Value: mode, Source: "share.acknowledgement"})
+	if sh.MaxPollRecords > 0 {
+		props = append(props, kafkaconf.Prop{Key: "max.poll.records", Value: strconv.Itoa(sh.MaxPollRecords), Source: "share.max_poll_records"})
+	}
 	parsed, err := in.b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, err
@@ -56,6 +59,7 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		Seed:    messageSeed(in.b.seed, w, in.index),
 		Share:   shareSpec(sh, w.Processing),
 	}
+	spec.Share.RecordLimit = sh.MaxPollRecords > 0
 	in.b.observeConsumer(w.Name, &spec)
 	// A fresh map: parsed.settings is shared by the workloads with the
 	// same properties, and the group's configs are this workload's.
@@ -63,6 +67,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	configs := groupConfigs(sh)
 	for k, v := range configs {
 		settings["group."+k] = v
+	}
+	if spec.Share.RecordLimit {
+		settings["share.acquire.mode"] = "record_limit"
 	}
 	return workload.ShareConsume{Spec: spec, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
 }

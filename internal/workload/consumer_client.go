@@ -119,6 +119,9 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
 			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
 		}
+		if r.spec.Share.RecordLimit {
+			opts = append(opts, kgo.ShareMaxRecordsStrict()) // share.acquire.mode=record_limit
+		}
 	case r.spec.Group != "":
 		c.group = newGroupTracker(r, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
