@@ -1,6 +1,7 @@
 package study
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -151,4 +152,26 @@ func processingTime(p *plan.Processing) func(*rand.Rand) time.Duration {
 	}
 	d := p.Fixed
 	return func(*rand.Rand) time.Duration { return d }
+}
+
+// shareCeiling: each member holds the records of a fetch (B,
+// max.poll.records) locked until it has processed them, B × processing,
+// and a share-partition lets at most L records be locked at once
+// (group.share.partition.max.record.locks): by Little's law the group
+// settles at most partitions × L ÷ (B × processing) records/s, and its
+// members at most members ÷ processing. With batch_optimized fetches a
+// member may hold more than B (whole batches): the bound is then loose.
+func shareCeiling(in ceilingInput) (float64, string, bool) {
+	s, ok := in.spec.(workload.ShareConsume)
+	if !ok {
+		return 0, "", false
+	}
+	b := s.Spec.MaxPollRecords
+	if b <= 0 {
+		b = defaultMaxPollRecords
+	}
+	working := min(float64(s.Spec.Clients), float64(in.partitions*in.recordLocks)/float64(b))
+	return working / in.processing.Seconds(),
+		fmt.Sprintf("min(%d members, %d partitions × %d record locks ÷ %d records in flight per member) ÷ %s per record",
+			s.Spec.Clients, in.partitions, in.recordLocks, b, in.processing), true
 }
