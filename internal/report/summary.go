@@ -194,6 +194,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	writeTable(&b, maxRateTable(doc.Plan))
 	writeTable(&b, brokerTable(doc.Plan))
 	writeTable(&b, watchedTable(doc.Plan))
+	writeTable(&b, settlingTable(doc.Plan))
 	for _, t := range workersTables(doc.Plan) {
 		writeTable(&b, t)
 	}

@@ -123,7 +123,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 			opts = append(opts, kgo.ShareMaxRecordsStrict()) // share.acquire.mode=record_limit
 		}
 	case r.spec.Group != "":
-		c.group = newGroupTracker(r, time.Now())
+		c.group = newGroupTracker(r, i, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
 			kgo.OnPartitionsAssigned(c.group.onAssigned),
 			kgo.OnPartitionsRevoked(c.group.onRevoked),
