@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +41,12 @@ type Share struct {
 	// DeliveryLimit is the group's share.delivery.count.limit; 0 leaves
 	// the broker's (5).
 	DeliveryLimit int
+	// MaxPollRecords is each member's records in flight: Kafka's
+	// max.poll.records, sent with share.acquire.mode=record_limit
+	// (KIP-1206, Kafka 4.2+) so that the broker acquires at most this many
+	// records per fetch; 0 leaves max.poll.records to the properties
+	// (Java's default 500, a soft bound: the broker completes batches).
+	MaxPollRecords int
 	// Verify checks at the end that every record from where the group
 	// started to the topic's end was settled exactly once (verify: false
 	// turns it off).
@@ -56,7 +63,7 @@ type Processing struct {
 }
 
 var shareFields = []string{"acknowledgement", "release", "reject", "ack_pattern", "renew",
-	"auto_offset_reset", "record_lock_duration", "delivery_count_limit"}
+	"auto_offset_reset", "record_lock_duration", "delivery_count_limit", "max_poll_records"}
 
 // Kafka's bounds for a group's own lock duration and delivery limit
 // (group.share.{min,max}.record.lock.duration.ms and
@@ -104,6 +111,10 @@ func (c *collector) shareBlock(n *yaml.Node, path string) *Share {
 		case "delivery_count_limit":
 			if v, ok := c.whole(v, p, 2, 10); ok {
 				s.DeliveryLimit = int(v)
+			}
+		case "max_poll_records":
+			if v, ok := c.whole(v, p, 1, math.MaxInt32); ok {
+				s.MaxPollRecords = int(v)
 			}
 		}
 	})

@@ -34,6 +34,16 @@ func TestShareWorkload(t *testing.T) {
 	case w.Processing == nil || w.Processing.Min != time.Millisecond || w.Processing.Max != 3*time.Millisecond:
 		t.Errorf("processing %+v", w.Processing)
 	}
+	p, err = testParse("plan.yaml", []byte(shareW+"    share: {max_poll_records: 1k}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scs, err = p.Scenarios(); err != nil {
+		t.Fatal(err)
+	}
+	if got := scs[0].Workloads[0].Share.MaxPollRecords; got != 1000 {
+		t.Errorf("max_poll_records %d, want 1000", got)
+	}
 	p, err = testParse("plan.yaml", []byte(shareW+"    verify: false\n"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +73,9 @@ func TestShareWorkloadBad(t *testing.T) {
 		{"exponential without mean", shareW + "    processing: {distribution: exponential}\n", "needs its mean"},
 		{"lock too short", shareW + "    share: {record_lock_duration: 5s}\n", "15s to 1m0s"},
 		{"delivery limit", shareW + "    share: {delivery_count_limit: 11}\n", "from 2 to 10"},
+		{"max_poll_records 0", shareW + "    share: {max_poll_records: 0}\n", "plan.yaml:6:31: workloads[0].share.max_poll_records: 0 is out of range; write a whole number from 1 to 2147483647"},
+		{"max_poll_records words", shareW + "    share: {max_poll_records: many}\n", "plan.yaml:6:31: workloads[0].share.max_poll_records:"},
+		{"max_poll_records twice", shareW + "    properties: {max.poll.records: 10}\n    share: {max_poll_records: 50}\n", "plan.yaml:6:17: workloads[0].properties: max.poll.records is given twice"},
 		{"share on consume", "name: x\nworkloads:\n  - {name: c, type: consume, topic: t, share: {release: 0.1}}\n", "applies to share-consume workloads"},
 		{"processing on produce", "name: x\nworkloads:\n  - {name: p, type: produce, topic: t, records: 1, message: {size: 1}, processing: 1ms}\n", "applies to consume and share-consume"},
 		{"old release", "name: x\ncluster:\n  local: {version: 4.0.2}\n" + strings.TrimPrefix(shareW, "name: x\n"), "plan.yaml:3:20: cluster.local.version: Apache Kafka 4.0.2 has no share groups"},

@@ -202,6 +202,9 @@ func (c *collector) workload(n *yaml.Node, path string) Workload {
 		// A share group's records are verified by its members' ledger, on
 		// unless verify: false; not by the producers' read-back.
 		w.Share.Verify = given["verify"] == nil || w.Verify
+		if _, both := w.Properties["max.poll.records"]; both && w.Share.MaxPollRecords > 0 {
+			c.addf(given["properties"], join(path, "properties"), "max.poll.records is given twice: here and as share.max_poll_records (which also makes it a strict bound, share.acquire.mode=record_limit); keep the share field")
+		}
 		w.Verify, w.verifyNode = false, nil
 	}
 	c.reply(n, path, &w, given)

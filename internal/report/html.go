@@ -100,6 +100,9 @@ func htmlTables(run *result.PlanRun) []*table {
 	if t := watchedTable(run); t != nil {
 		ts = append(ts, t)
 	}
+	if t := settlingTable(run); t != nil {
+		ts = append(ts, t)
+	}
 	return append(ts, workersTables(run)...)
 }
 

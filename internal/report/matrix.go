@@ -48,6 +48,10 @@ type matrixSeries struct {
 	Mean []*float64 `json:"mean"`
 	Min  []*float64 `json:"min"`
 	Max  []*float64 `json:"max"`
+	// Ceiling is the readers' theoretical maximum at each x (the
+	// scenario's result.Ceilings), drawn as a dashed line on the consumed
+	// records/s chart; nil where no scenario has one.
+	Ceiling []*float64 `json:"ceiling,omitempty"`
 }
 
 // param is one swept parameter's values, and their numbers when every
@@ -187,9 +191,10 @@ func matrix(run *result.PlanRun) *matrixData {
 	groupOf := map[string]int{}
 	var groups []string
 	type point struct {
-		x, g int
-		a    *result.Aggregate
-		w    *result.WorkloadAggregate
+		x, g    int
+		a       *result.Aggregate
+		w       *result.WorkloadAggregate
+		ceiling *float64
 	}
 	var points []point
 	group := func(name string) int {
@@ -211,12 +216,12 @@ func matrix(run *result.PlanRun) *matrixData {
 			}
 		}
 		if !split || sc.Aggregate == nil {
-			points = append(points, point{x: at, g: group(strings.Join(series, ", ")), a: sc.Aggregate})
+			points = append(points, point{x: at, g: group(strings.Join(series, ", ")), a: sc.Aggregate, ceiling: ceilingOf(sc, "")})
 			continue
 		}
 		for j := range sc.Aggregate.Workloads {
 			w := &sc.Aggregate.Workloads[j]
-			points = append(points, point{x: at, g: group(strings.Join(append(series, w.Name), ", ")), w: w})
+			points = append(points, point{x: at, g: group(strings.Join(append(series, w.Name), ", ")), w: w, ceiling: ceilingOf(sc, w.Name)})
 		}
 	}
 	for _, mt := range matrixMetrics {
@@ -239,6 +244,12 @@ func matrix(run *result.PlanRun) *matrixData {
 			}
 			ser := &mm.Series[p.g]
 			ser.Mean[p.x], ser.Min[p.x], ser.Max[p.x] = ptr(round3(s.Mean)), ptr(round3(s.Min)), ptr(round3(s.Max))
+			if mt.ceiling && p.ceiling != nil {
+				if ser.Ceiling == nil {
+					ser.Ceiling = make([]*float64, len(m.Labels))
+				}
+				ser.Ceiling[p.x] = p.ceiling
+			}
 			measured[p.g] = measured[p.g] || s.Mean != 0
 		}
 		// Only the series that measured the metric: the probe's line on
@@ -264,12 +275,30 @@ var matrixMetrics = []struct {
 	name, unit string
 	get        func(*result.Aggregate) *result.Stats
 	of         func(*result.WorkloadAggregate) *result.Stats
+	ceiling    bool // the readers' theoretical maximum is drawn with it
 }{
-	{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.RecordsPerSec }},
-	{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.MiBPerSec }},
-	{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P50Ms }},
-	{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P99Ms }},
-	{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P999Ms }},
-	{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.EndToEndP99Ms }},
-	{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.ConsumeRecordsPerSec }},
+	{"records/s", "records/s", func(a *result.Aggregate) *result.Stats { return &a.RecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.RecordsPerSec }, false},
+	{"MB/s", "MB/s", func(a *result.Aggregate) *result.Stats { return &a.MiBPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.MiBPerSec }, false},
+	{"p50 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P50Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P50Ms }, false},
+	{"p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P99Ms }, false},
+	{"p99.9 latency", "ms", func(a *result.Aggregate) *result.Stats { return &a.P999Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.P999Ms }, false},
+	{"end-to-end p99 latency", "ms", func(a *result.Aggregate) *result.Stats { return a.EndToEndP99Ms }, func(w *result.WorkloadAggregate) *result.Stats { return w.EndToEndP99Ms }, false},
+	{"consumed records/s", "records/s", func(a *result.Aggregate) *result.Stats { return a.ConsumeRecordsPerSec }, func(w *result.WorkloadAggregate) *result.Stats { return w.ConsumeRecordsPerSec }, true},
+}
+
+// ceilingOf is the theoretical maximum of workload's readers in sc, or of
+// all its readers ("": their sum, the scenario's consumed records/s); nil
+// when a reader has none.
+func ceilingOf(sc *result.Scenario, workload string) *float64 {
+	sum, n := 0.0, 0
+	for _, c := range sc.Ceilings {
+		if workload == "" || c.Workload == workload {
+			sum += c.RecordsPerSec
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return ptr(round3(sum))
 }

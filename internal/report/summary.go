@@ -195,6 +195,7 @@ func WriteSummaryMarkdown(w io.Writer, doc *result.Document) error {
 	writeTable(&b, brokerTable(doc.Plan))
 	writeTable(&b, tierTable(doc.Plan))
 	writeTable(&b, watchedTable(doc.Plan))
+	writeTable(&b, settlingTable(doc.Plan))
 	for _, t := range workersTables(doc.Plan) {
 		writeTable(&b, t)
 	}

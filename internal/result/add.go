@@ -1,6 +1,9 @@
 package result
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // The sections of a result add themselves: the counts and latencies of
 // another client's, worker's or repeat's section of the same workload.
@@ -101,6 +104,10 @@ func (c *Consumer) Add(o *Consumer) error {
 		c.DecodeError = o.DecodeError
 	}
 	c.Rebalances = max(c.Rebalances, o.Rebalances)
+	if len(o.GroupChanges) > 0 {
+		c.GroupChanges = append(append([]GroupChange(nil), c.GroupChanges...), o.GroupChanges...)
+		slices.SortStableFunc(c.GroupChanges, func(a, b GroupChange) int { return a.At.Compare(b.At) })
+	}
 	if o.Share != nil {
 		if c.Share == nil {
 			c.Share = &Share{}

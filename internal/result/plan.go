@@ -176,6 +176,19 @@ type Scenario struct {
 	// BrokerConfigs are the dynamic broker settings the scenario ran with
 	// (cluster.broker_configs), as every broker reported them once set.
 	BrokerConfigs map[string]string `json:"broker_configs,omitempty"`
+	// Ceilings are the consume workloads' theoretical maximum records/s,
+	// for those with a processing time per record (docs/share-groups.md,
+	// "The theoretical maximum").
+	Ceilings []Ceiling `json:"ceilings,omitempty"`
+}
+
+// Ceiling is a consume workload's theoretical maximum: the records/s its
+// members could settle at most with the plan's processing time, from the
+// model written out in Formula with the scenario's numbers.
+type Ceiling struct {
+	Workload      string  `json:"workload"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	Formula       string  `json:"formula"`
 }
 
 // ThresholdResult is one threshold of a workload checked against what a

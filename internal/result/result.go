@@ -247,19 +247,22 @@ type Transactions struct {
 // Consumer holds what consumers measured. RecordsPerSec and MiBPerSec are
 // over ReadingSeconds; DurationSeconds is the consumers' whole run.
 type Consumer struct {
-	Clients         int              `json:"clients"`
-	Records         int64            `json:"records"`
-	Bytes           int64            `json:"bytes"`
-	DurationSeconds float64          `json:"duration_seconds"`
-	RecordsPerSec   float64          `json:"records_per_sec"`
-	MiBPerSec       float64          `json:"mib_per_sec"`
-	RebalanceMs     int64            `json:"rebalance_ms"` // time to join the group and get an assignment
-	FetchMs         int64            `json:"fetch_ms"`
-	Rebalances      int              `json:"rebalances,omitempty"`
-	Errors          map[string]int64 `json:"errors,omitempty"`
-	Intervals       []Interval       `json:"intervals,omitempty"`
-	Lag             []LagPoint       `json:"lag,omitempty"`
-	CPUSeconds      float64          `json:"cpu_seconds,omitempty"`
+	Clients         int     `json:"clients"`
+	Records         int64   `json:"records"`
+	Bytes           int64   `json:"bytes"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	RecordsPerSec   float64 `json:"records_per_sec"`
+	MiBPerSec       float64 `json:"mib_per_sec"`
+	RebalanceMs     int64   `json:"rebalance_ms"` // time to join the group and get an assignment
+	FetchMs         int64   `json:"fetch_ms"`
+	Rebalances      int     `json:"rebalances,omitempty"`
+	// GroupChanges are the group members' joins, assignments, revocations
+	// and leaves, in time order (GroupSettling reads them).
+	GroupChanges []GroupChange    `json:"group_changes,omitempty"`
+	Errors       map[string]int64 `json:"errors,omitempty"`
+	Intervals    []Interval       `json:"intervals,omitempty"`
+	Lag          []LagPoint       `json:"lag,omitempty"`
+	CPUSeconds   float64          `json:"cpu_seconds,omitempty"`
 	// Decoded and DecodeFailures count the records whose schema-framed
 	// values decoded with their registered schema, and those that did not
 	// (a consumer of a plan whose messages have a schema format);
@@ -278,6 +281,16 @@ type Consumer struct {
 	// Share is a share group's deliveries (share-consume workloads and
 	// share-consumer-perf-test): Records counts settled records then.
 	Share *Share `json:"share,omitempty"`
+}
+
+// GroupChange is one change of a consumer group member: it joined (its
+// client started), was assigned partitions, had them revoked or lost, or
+// left (its workload stopped; its client sends its leave right after).
+type GroupChange struct {
+	At         time.Time `json:"at"`
+	Client     int       `json:"client"`
+	Event      string    `json:"event"`
+	Partitions int       `json:"partitions,omitempty"`
 }
 
 // Share is what the members of a share group did with the records

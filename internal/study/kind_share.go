@@ -1,6 +1,7 @@
 package study
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -28,6 +29,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	props := append(in.props(),
 		kafkaconf.Prop{Key: "group.id", Value: group, Source: "group"},
 		kafkaconf.Prop{Key: "share.acknowledgement.mode", Value: mode, Source: "share.acknowledgement"})
+	if sh.MaxPollRecords > 0 {
+		props = append(props, kafkaconf.Prop{Key: "max.poll.records", Value: strconv.Itoa(sh.MaxPollRecords), Source: "share.max_poll_records"})
+	}
 	parsed, err := in.b.parseConsumer(props)
 	if err != nil {
 		return nil, nil, err
@@ -56,6 +60,7 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		Seed:    messageSeed(in.b.seed, w, in.index),
 		Share:   shareSpec(sh, w.Processing),
 	}
+	spec.Share.RecordLimit = sh.MaxPollRecords > 0
 	in.b.observeConsumer(w.Name, &spec)
 	// A fresh map: parsed.settings is shared by the workloads with the
 	// same properties, and the group's configs are this workload's.
@@ -63,6 +68,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	configs := groupConfigs(sh)
 	for k, v := range configs {
 		settings["group."+k] = v
+	}
+	if spec.Share.RecordLimit {
+		settings["share.acquire.mode"] = "record_limit"
 	}
 	return workload.ShareConsume{Spec: spec, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
 }
@@ -144,4 +152,26 @@ func processingTime(p *plan.Processing) func(*rand.Rand) time.Duration {
 	}
 	d := p.Fixed
 	return func(*rand.Rand) time.Duration { return d }
+}
+
+// shareCeiling: each member holds the records of a fetch (B,
+// max.poll.records) locked until it has processed them, B × processing,
+// and a share-partition lets at most L records be locked at once
+// (group.share.partition.max.record.locks): by Little's law the group
+// settles at most partitions × L ÷ (B × processing) records/s, and its
+// members at most members ÷ processing. With batch_optimized fetches a
+// member may hold more than B (whole batches): the bound is then loose.
+func shareCeiling(in ceilingInput) (float64, string, bool) {
+	s, ok := in.spec.(workload.ShareConsume)
+	if !ok {
+		return 0, "", false
+	}
+	b := s.Spec.MaxPollRecords
+	if b <= 0 {
+		b = defaultMaxPollRecords
+	}
+	working := min(float64(s.Spec.Clients), float64(in.partitions*in.recordLocks)/float64(b))
+	return working / in.processing.Seconds(),
+		fmt.Sprintf("min(%d members, %d partitions × %d record locks ÷ %d records in flight per member) ÷ %s per record",
+			s.Spec.Clients, in.partitions, in.recordLocks, b, in.processing), true
 }

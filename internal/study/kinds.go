@@ -27,17 +27,20 @@ type Kind struct {
 	Name  string
 	Rule  plan.TypeRule
 	build kindBuilder
+	// ceiling is the kind's theoretical maximum records/s, for readers
+	// with a processing time per record (nil: none; ceiling.go).
+	ceiling ceilingOf
 }
 
 // Kinds returns the workload kinds, in the order the docs list them (a
 // fresh slice: a test may add a kind to its own copy).
 func Kinds() []Kind {
 	return []Kind{
-		{plan.Produce, plan.ProduceRule, buildProduce},
-		{plan.Consume, plan.ConsumeRule, buildConsume},
-		{plan.ShareConsume, plan.ShareConsumeRule, buildShareConsume},
-		{plan.EndToEnd, plan.EndToEndRule, buildEndToEnd},
-		{plan.RoundTrip, plan.RoundTripRule, buildRoundTrip},
+		{plan.Produce, plan.ProduceRule, buildProduce, nil},
+		{plan.Consume, plan.ConsumeRule, buildConsume, consumeCeiling},
+		{plan.ShareConsume, plan.ShareConsumeRule, buildShareConsume, shareCeiling},
+		{plan.EndToEnd, plan.EndToEndRule, buildEndToEnd, nil},
+		{plan.RoundTrip, plan.RoundTripRule, buildRoundTrip, nil},
 	}
 }
 

@@ -278,13 +278,17 @@ func reseeded(sc runner.Scenario, repeat int) runner.Scenario {
 	return withBalance(out)
 }
 
+// kindsOr is the build's kinds, Kinds() unless Options gave its own.
+func (b *build) kindsOr() []Kind {
+	if b.kinds == nil {
+		return Kinds()
+	}
+	return b.kinds
+}
+
 func workloadOf(p *plan.Plan, w *plan.Workload, index int, bootstrap string, b *build) (runner.Workload, error) {
 	rw := runner.Workload{Name: w.Name, StartAfter: w.StartAfter, AfterWorkload: w.AfterWorkload, Backlog: w.Backlog}
-	reg := b.kinds
-	if reg == nil {
-		reg = Kinds()
-	}
-	build, ok := builderOf(reg, w.Type)
+	build, ok := builderOf(b.kindsOr(), w.Type)
 	if !ok {
 		return rw, fmt.Errorf("workload %q: type %q has no engine", w.Name, w.Type)
 	}

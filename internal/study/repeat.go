@@ -137,6 +137,7 @@ func (s *session) repeatAll(ctx context.Context, doc *result.Document) error {
 			}
 			continue
 		}
+		rsc.Ceilings = ceilings(s.b.kindsOr(), &s.scenarios[i], &s.built[i], rsc.BrokerConfigs)
 		if err := s.repeatScenario(ctx, prog, doc, i, rsc, &firstErr, &skipped); err != nil {
 			restore()
 			return firstErr // ctx done

@@ -43,3 +43,40 @@ func TestShareGroupOfTheRun(t *testing.T) {
 		t.Errorf("run ids %q: want 8 hex digits, fresh each run", id)
 	}
 }
+
+// TestShareRecordsInFlight: share.max_poll_records is each member's
+// records in flight: max.poll.records, made a strict bound
+// (share.acquire.mode=record_limit); without it max.poll.records stays the
+// properties' soft bound.
+func TestShareRecordsInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, extra string
+		max         int
+		strict      bool
+	}{
+		{"field", ", share: {max_poll_records: 40}", 40, true},
+		{"property", ", properties: {max.poll.records: 40}", 40, false},
+		{"neither", "", 500, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			text := "name: q\nworkloads: [{name: readers, type: share-consume, topic: t, records: 10" + tt.extra + "}]\n"
+			p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			scs, err := p.Scenarios()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarioOf(p, &scs[0], "localhost:9092", &build{seed: RunSeed(p), runID: "0a1b2c3d"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			spec := sc.Workloads[0].Spec.(workload.ShareConsume).Spec
+			if spec.MaxPollRecords != tt.max || spec.Share.RecordLimit != tt.strict {
+				t.Errorf("max.poll.records %d, record limit %v; want %d, %v", spec.MaxPollRecords, spec.Share.RecordLimit, tt.max, tt.strict)
+			}
+		})
+	}
+}

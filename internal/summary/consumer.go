@@ -37,6 +37,9 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 	if len(r.Errors) > 0 {
 		out.Errors = r.Errors
 	}
+	for _, g := range r.GroupChanges {
+		out.GroupChanges = append(out.GroupChanges, result.GroupChange{At: g.At, Client: g.Client, Event: g.Event, Partitions: g.Partitions})
+	}
 	if r.Share != nil {
 		sh, err := shareOf(r)
 		if err != nil {

@@ -119,8 +119,11 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
 			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
 		}
+		if r.spec.Share.RecordLimit {
+			opts = append(opts, kgo.ShareMaxRecordsStrict()) // share.acquire.mode=record_limit
+		}
 	case r.spec.Group != "":
-		c.group = newGroupTracker(r, time.Now())
+		c.group = newGroupTracker(r, i, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
 			kgo.OnPartitionsAssigned(c.group.onAssigned),
 			kgo.OnPartitionsRevoked(c.group.onRevoked),

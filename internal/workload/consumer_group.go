@@ -17,7 +17,8 @@ import (
 // next assignment. A consumer that keeps some partitions through a
 // (cooperative) rebalance goes on consuming and is not waiting.
 type groupTracker struct {
-	cr *ConsumerRun
+	cr     *ConsumerRun
+	client int
 
 	mu         sync.Mutex
 	partitions int
@@ -29,10 +30,46 @@ type groupTracker struct {
 	first      bool
 	firstGen   int32 // generation of the first assignment
 	maxGen     int32
+	// changes are the client's membership and assignment changes, from
+	// its joining (start) on, at most maxChanges.
+	changes []GroupChange
 }
 
-func newGroupTracker(r *ConsumerRun, start time.Time) *groupTracker {
-	return &groupTracker{cr: r, waiting: true, waitStart: start, firstGen: -1, maxGen: -1, owned: map[topicPartition]bool{}}
+// GroupChange is one change of a group member's membership or partitions:
+// it joined (started), was assigned partitions, had partitions revoked
+// or lost, or left (its workload stopped; it closes, sending its leave,
+// right after).
+type GroupChange struct {
+	At     time.Time
+	Client int
+	Event  string // joined, assigned, revoked, lost, left
+	// Partitions are the partitions the event moved (0 for joined, left).
+	Partitions int
+}
+
+// maxChanges bounds a client's change log: a group that rebalances every
+// few seconds for hours would otherwise grow it without end.
+const maxChanges = 1000
+
+func newGroupTracker(r *ConsumerRun, client int, start time.Time) *groupTracker {
+	g := &groupTracker{cr: r, client: client, waiting: true, waitStart: start, firstGen: -1, maxGen: -1, owned: map[topicPartition]bool{}}
+	g.note(start, "joined", 0)
+	return g
+}
+
+// note logs a change (g.mu held, or before the tracker is shared).
+func (g *groupTracker) note(at time.Time, event string, partitions int) {
+	if len(g.changes) < maxChanges {
+		g.changes = append(g.changes, GroupChange{At: at, Client: g.client, Event: event, Partitions: partitions})
+	}
+}
+
+// left logs the client's leaving and returns its change log.
+func (g *groupTracker) left(at time.Time) []GroupChange {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.note(at, "left", 0)
+	return append([]GroupChange(nil), g.changes...)
 }
 
 func (g *groupTracker) onAssigned(_ context.Context, cl *kgo.Client, assigned map[string][]int32) {
@@ -46,6 +83,9 @@ func (g *groupTracker) onAssigned(_ context.Context, cl *kgo.Client, assigned ma
 		g.waiting = false
 	}
 	g.partitions += count(assigned)
+	if n := count(assigned); n > 0 { // KIP-848 members are called with none too
+		g.note(now, "assigned", n)
+	}
 	for t, ps := range assigned {
 		for _, p := range ps {
 			g.owned[topicPartition{t, p}] = true
@@ -68,18 +108,21 @@ func (g *groupTracker) onRevoked(ctx context.Context, cl *kgo.Client, revoked ma
 	if disabled, _ := cl.OptValue(kgo.DisableAutoCommit).(bool); !disabled {
 		_ = cl.CommitUncommittedOffsets(ctx) // as franz-go's default: best effort
 	}
-	g.lose(cl, revoked)
+	g.lose(cl, "revoked", revoked)
 }
 
 func (g *groupTracker) onLost(_ context.Context, cl *kgo.Client, lost map[string][]int32) {
-	g.lose(cl, lost)
+	g.lose(cl, "lost", lost)
 }
 
-func (g *groupTracker) lose(cl *kgo.Client, lost map[string][]int32) {
+func (g *groupTracker) lose(cl *kgo.Client, event string, lost map[string][]int32) {
 	now := time.Now()
 	_, gen := cl.GroupMetadata()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if n := count(lost); n > 0 {
+		g.note(now, event, n)
+	}
 	g.partitions = max(g.partitions-count(lost), 0)
 	for t, ps := range lost {
 		for _, p := range ps {

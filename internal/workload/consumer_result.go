@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
@@ -25,6 +26,11 @@ type ConsumerResult struct {
 	// first assignment: each is one rebalance during the run (a
 	// cooperative rebalance that moves partitions takes two).
 	Rebalances int
+	// GroupChanges are the members' joins, assignments, revocations and
+	// leaves, in time order (clients of a group only): with another
+	// workload's in the same group, how long the group took to settle
+	// after a member joined or left.
+	GroupChanges []GroupChange
 	// Latency is the end-to-end latency in microseconds, nil unless
 	// ConsumerSpec.Latency.
 	Latency *measure.Histogram
@@ -91,6 +97,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		res.Latency = measure.NewHistogram()
 	}
 	stableGen, maxGen := int32(-1), int32(-1)
+	leaving := time.Now() // the clients close right after collect
 	for _, c := range r.clients {
 		res.Records += c.records
 		res.Bytes += c.bytes
@@ -113,6 +120,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 			res.Errors[k] += v
 		}
 		if c.group != nil {
+			res.GroupChanges = append(res.GroupChanges, c.group.left(leaving)...)
 			joined, first, last := c.group.state(c.cl)
 			res.Rebalance = max(res.Rebalance, joined)
 			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
@@ -124,6 +132,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 	if r.spec.Share != nil {
 		res.Share = r.shareResult()
 	}
+	slices.SortStableFunc(res.GroupChanges, func(a, b GroupChange) int { return a.At.Compare(b.At) })
 	if stableGen >= 0 {
 		res.Rebalances = int(max(maxGen-stableGen, 0))
 	}

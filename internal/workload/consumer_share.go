@@ -29,6 +29,13 @@ type ShareSpec struct {
 	// DeliveryLimit is the group's share.delivery.count.limit: a record
 	// released on its last delivery is archived (settled, not accepted).
 	DeliveryLimit int32
+	// RecordLimit makes ConsumerSpec.MaxPollRecords a strict bound on the
+	// records each fetch acquires (Java's share.acquire.mode=record_limit,
+	// KIP-1206, Kafka 4.2+): the broker splits batches rather than hand a
+	// member more, and the member fetches once per poll, so that it holds
+	// at most that many records in flight. Without it the broker may
+	// complete a batch past the bound (batch_optimized).
+	RecordLimit bool
 	// Ledger keeps each record's outcomes for Verify (a few bytes per
 	// record).
 	Ledger bool

@@ -413,6 +413,16 @@
         s.max.forEach(function (v) { if (v != null && v > top) top = v; });
         s.min.forEach(function (v) { if (v != null && v < bottom) bottom = v; });
       });
+      // The readers' theoretical maximum (result.json's ceilings): a dashed
+      // line in each series' colour, after the measured ones.
+      mt.series.forEach(function (s, k) {
+        if (!s.ceiling) return;
+        var cr = series((s.name || mt.name) + ' theoretical max', 0, { dash: [8, 5], width: 1.5, points: { show: false } });
+        cr.stroke = colorOf(k);
+        ser.push(cr);
+        data.push(s.ceiling);
+        s.ceiling.forEach(function (v) { if (v != null && v > top) top = v; });
+      });
       // The y range holds the spread, not the means only.
       // From 0 (mt.axis.zero), or logarithmic for latencies spanning
       // decades (axes.go).
