@@ -116,8 +116,8 @@ faults:
 	}
 	// The brokers' own cost: the broker paused for 5 s of the repeat
 	// still used some CPU, kept its memory, and wrote the records.
-	if len(rep.Brokers) != 1 || rep.Brokers[0].CPUSeconds <= 0 || rep.Brokers[0].RSSPeakBytes <= 0 || len(rep.Brokers[0].Samples) == 0 {
-		t.Errorf("brokers %+v; want the one broker's CPU, memory and samples", rep.Brokers)
+	if len(rep.Brokers) != 1 || rep.Brokers[0].CPUSeconds <= 0 || rep.Brokers[0].RSSPeakBytes <= 0 || rep.Brokers[0].CPUCores == nil || len(rep.Brokers[0].CPUCores.Values) == 0 {
+		t.Errorf("brokers %+v; want the one broker's CPU, memory and its CPU a step a second", rep.Brokers)
 	}
 }
 

@@ -150,16 +150,36 @@ func (wk *worker) readBack(ctx context.Context) error {
 // partition until then.
 func (wk *worker) sayLost(i, r int) {
 	for _, k := range wk.w.Lost() {
-		if wk.toldLost[k] {
-			continue
-		}
-		if wk.toldLost == nil {
-			wk.toldLost = map[int]bool{}
-		}
-		wk.toldLost[k] = true
-		fmt.Fprintf(wk.progress, "kbench: scenario %d, repeat %d: worker %d was lost: its consumers stay members of their groups until their session times out (session.timeout.ms, 45 s by default), and a group assigns no partition until then; the readers wait for their partitions (at most %s) and no producer starts before every reader is assigned\n",
-			i, r, k, runner.ReadyTimeout)
+		wk.sayWorkerLost(i, r, k)
 	}
+}
+
+// sayMissing says it of the workers a barrier began without: a worker
+// other than 0 does not judge the others lost itself (worker 0 does), and
+// learns of a loss from the members worker 0 released the barrier with.
+func (wk *worker) sayMissing(i, r int, members []int) {
+	if members == nil {
+		return
+	}
+	for k := range wk.d.Run.Workers {
+		if !slices.Contains(members, k) {
+			wk.sayWorkerLost(i, r, k)
+		}
+	}
+}
+
+// sayWorkerLost says once that worker k was lost, and what that does to
+// the next repeats' consumer groups.
+func (wk *worker) sayWorkerLost(i, r, k int) {
+	if wk.toldLost[k] {
+		return
+	}
+	if wk.toldLost == nil {
+		wk.toldLost = map[int]bool{}
+	}
+	wk.toldLost[k] = true
+	fmt.Fprintf(wk.progress, "kbench: scenario %d, repeat %d: worker %d was lost: its consumers stay members of their groups until their session times out (session.timeout.ms, 45 s by default), and a group assigns no partition until then; the readers wait for their partitions (at most %s) and no producer starts before every reader is assigned\n",
+		i, r, k, runner.ReadyTimeout)
 }
 
 // over is why the run is over for this worker (nil: it goes on): worker 0
@@ -261,7 +281,10 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	var members []int
 	topics := func(ctx context.Context) error {
 		metTopics = true
-		_, _, err := wk.w.Barrier(ctx, name+".topics")
+		_, m, err := wk.w.Barrier(ctx, name+".topics")
+		if err == nil {
+			wk.sayMissing(i, r, m)
+		}
 		return err
 	}
 	start := func(ctx context.Context) (time.Time, error) {
