@@ -31,6 +31,12 @@ func TestRoundTripHeaderNames(t *testing.T) {
 // start and writes every record, headers included, to out, except every
 // 10th it reads. It runs until the test ends, which waits for it.
 func dropService(t *testing.T, bootstrap, in, out string) {
+	testService(t, bootstrap, in, out, 10, 0, 0)
+}
+
+// testService is dropService dropping every dropEvery-th record (0:
+// none), and stopping for pause once it has read pauseAfter records.
+func testService(t *testing.T, bootstrap, in, out string, dropEvery, pauseAfter int, pause time.Duration) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap), kgo.ConsumeTopics(in), kgo.DefaultProduceTopic(out),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(50*time.Millisecond), kgo.ProducerLinger(0))
@@ -46,7 +52,13 @@ func dropService(t *testing.T, bootstrap, in, out string) {
 		n := 0
 		for ctx.Err() == nil {
 			cl.PollFetches(ctx).EachRecord(func(r *kgo.Record) {
-				if n++; n%10 == 0 {
+				if n++; n == pauseAfter {
+					select {
+					case <-time.After(pause):
+					case <-ctx.Done():
+					}
+				}
+				if dropEvery > 0 && n%dropEvery == 0 {
 					return
 				}
 				cl.Produce(ctx, &kgo.Record{Key: r.Key, Value: r.Value, Headers: r.Headers}, nil)
@@ -119,5 +131,59 @@ workloads:
 	}
 	if !strings.Contains(string(md), "## Round trips") || !strings.Contains(string(md), "| round-trip | service | 1 | 1000 | 900 | 100 | 0 | 0 |") {
 		t.Errorf("summary.md has no round-trip row of 900 matched, 100 missing:\n%s", md)
+	}
+}
+
+// TestPlanRoundTripServicePaused: a service that stops for 10 s mid-run
+// shows as a latency spike of the records that waited for it, and none
+// missing once it resumes (the reply timeout outlasts the stop).
+func TestPlanRoundTripServicePaused(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	in, out := testTopic(t), testTopic(t)
+	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
+	defer cancel()
+	created, err := kadm.NewClient(adm).CreateTopics(ctx, 2, 1, nil, in, out)
+	adm.Close()
+	if err == nil {
+		err = created.Error()
+	}
+	if err != nil {
+		t.Fatalf("create %s and %s: %v", in, out, err)
+	}
+	const pause = 10 * time.Second
+	testService(t, bootstrap, in, out, 0, 300, pause)
+	text := fmt.Sprintf(`name: round-trip
+cluster: {bootstrap: "%s"}
+topics: [{name: %s, existing: reuse}, {name: %s, existing: reuse}]
+workloads:
+  - {name: service, type: round-trip, topic: %[2]s, reply_topic: %[3]s, reply_timeout: 20s, records: 1000, rate: 500/s, message: {size: 100}}
+`, bootstrap, in, out)
+	p, err := plan.Parse("plan.yaml", []byte(text), nil, PlanTypes()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scs, _ := p.Scenarios()
+	doc, err := Run(ctx, p, scs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := doc.Plan.Scenarios[0].Repeats[0].Workloads[0]
+	s, ok := w.Sections[workload.RoundTripSectionName].(*workload.RoundTripSection)
+	if !ok {
+		t.Fatalf("sections %v: no round trip", w.Sections)
+	}
+	t.Logf("matched %d missing %d; p50 %d µs, p99 %d µs, max %d µs", s.Matched, s.Missing, s.Latency.Quantile(0.5), s.Latency.Quantile(0.99), s.Latency.Max())
+	if s.Acked != 1000 || s.Matched != 1000 || s.Missing != 0 || s.Duplicated != 0 {
+		t.Errorf("acked %d matched %d missing %d duplicated %d, want all 1000 matched once", s.Acked, s.Matched, s.Missing, s.Duplicated)
+	}
+	// The records sent while it stopped waited for it: the longest at
+	// least most of the stop; the first ones before it did not.
+	if max := time.Duration(s.Latency.Max()) * time.Microsecond; max < pause-3*time.Second || s.Latency.Min() > int64(pause/time.Microsecond/2) {
+		t.Errorf("round trips from %d µs to %s, want a spike near the %s stop above quick ones", s.Latency.Min(), max, pause)
 	}
 }
