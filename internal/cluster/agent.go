@@ -22,18 +22,41 @@ func agentJar() string { return "jmx_prometheus_javaagent-" + AgentVersion + ".j
 // fetchAgent resolves the agent jar once into <cache>/jmx-exporter/<version>;
 // later calls find it there and run offline.
 func fetchAgent(ctx context.Context, cfg config) (string, error) {
-	root := filepath.Join(cfg.cacheDir, "jmx-exporter")
-	dir := filepath.Join(root, AgentVersion)
-	jar := filepath.Join(dir, agentJar())
+	return fetchJar(ctx, cfg, jarArtifact{
+		cache: "jmx-exporter", version: AgentVersion, file: agentJar(),
+		coords: "io.prometheus.jmx:jmx_prometheus_javaagent:" + AgentVersion + ":jar",
+		what:   "the JMX exporter agent " + AgentVersion, purpose: "the brokers' metrics agent",
+		says: "the Prometheus JMX exporter agent " + AgentVersion,
+	})
+}
+
+// jarArtifact is one jar fetched with mvn beside the Kafka jars.
+type jarArtifact struct {
+	cache, version string // its folder is <cache dir>/<cache>/<version>
+	file           string // the jar's file name there
+	coords         string // groupId:artifactId:version:type[:classifier]
+	what           string // for errors: "fetch <what>"
+	purpose        string // for a missing mvn: "it fetches <purpose> once"
+	says           string // for the progress: "fetching <says> from Maven Central"
+}
+
+// fetchJar resolves a into its cache folder once, under a lock, through a
+// temporary folder renamed into place when complete; later calls find it
+// there and run offline.
+func fetchJar(ctx context.Context, cfg config, a jarArtifact) (string, error) {
+	root := filepath.Join(cfg.cacheDir, a.cache)
+	dir := filepath.Join(root, a.version)
+	jar := filepath.Join(dir, a.file)
 	if isComplete(dir) {
 		return jar, nil
 	}
+	what := "fetch " + a.what
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	unlock, err := lockFile(ctx, filepath.Join(root, AgentVersion+".lock"))
+	unlock, err := lockFile(ctx, filepath.Join(root, a.version+".lock"))
 	if err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	defer unlock()
 	if isComplete(dir) {
@@ -41,12 +64,12 @@ func fetchAgent(ctx context.Context, cfg config) (string, error) {
 	}
 	mvn, err := exec.LookPath(cfg.maven)
 	if err != nil {
-		return "", fmt.Errorf("%s not found on PATH: install Apache Maven 3.6 or newer (it fetches the brokers' metrics agent once): %w", cfg.maven, err)
+		return "", fmt.Errorf("%s not found on PATH: install Apache Maven 3.6 or newer (it fetches %s once): %w", cfg.maven, a.purpose, err)
 	}
-	fmt.Fprintf(cfg.log, "fetching the Prometheus JMX exporter agent %s from Maven Central with mvn (first run only)\n", AgentVersion)
-	tmp, err := os.MkdirTemp(root, ".fetch-"+AgentVersion+"-")
+	fmt.Fprintf(cfg.log, "fetching %s from Maven Central with mvn (first run only)\n", a.says)
+	tmp, err := os.MkdirTemp(root, ".fetch-"+a.version+"-")
 	if err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	defer os.RemoveAll(tmp)
 	pom := filepath.Join(tmp, "pom.xml")
@@ -54,26 +77,26 @@ func fetchAgent(ctx context.Context, cfg config) (string, error) {
 		return "", fmt.Errorf("write %s: %w", pom, err)
 	}
 	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-Dstyle.color=never", "-f", pom, "dependency:copy",
-		"-Dartifact=io.prometheus.jmx:jmx_prometheus_javaagent:"+AgentVersion+":jar", "-DoutputDirectory="+tmp)
+		"-Dartifact="+a.coords, "-DoutputDirectory="+tmp)
 	cmd.Dir = tmp
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn: %w", AgentVersion, ctx.Err())
+			return "", fmt.Errorf("%s with mvn: %w", what, ctx.Err())
 		}
-		return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn (check network access to Maven Central, or proxy settings in ~/.m2/settings.xml): %w\n%s",
-			AgentVersion, err, tailLines(ansiRE.ReplaceAllString(string(out), ""), 30))
+		return "", fmt.Errorf("%s with mvn (check network access to Maven Central, or proxy settings in ~/.m2/settings.xml): %w\n%s",
+			what, err, tailLines(ansiRE.ReplaceAllString(string(out), ""), 30))
 	}
-	if _, err := os.Stat(filepath.Join(tmp, agentJar())); err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s with mvn: mvn succeeded but %s is missing", AgentVersion, agentJar())
+	if _, err := os.Stat(filepath.Join(tmp, a.file)); err != nil {
+		return "", fmt.Errorf("%s with mvn: mvn succeeded but %s is missing", what, a.file)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, completeMarker), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: remove stale %s: %w", AgentVersion, dir, err)
+		return "", fmt.Errorf("%s: remove stale %s: %w", what, dir, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("fetch the JMX exporter agent %s: %w", AgentVersion, err)
+		return "", fmt.Errorf("%s: %w", what, err)
 	}
 	return jar, nil
 }

@@ -2,12 +2,7 @@ package cluster
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
-	"time"
 )
 
 // TieredStorageClass is the remote storage manager a tiered-storage
@@ -43,61 +38,12 @@ func tieredJar(version string) string { return "kafka-storage-" + version + "-te
 // `cluster classpath`, which CI runs first, fetches it); later calls find
 // it there and run offline.
 func fetchTieredJar(ctx context.Context, cfg config) (string, error) {
-	root := filepath.Join(cfg.cacheDir, "kafka-storage-test")
-	dir := filepath.Join(root, cfg.version)
-	jar := filepath.Join(dir, tieredJar(cfg.version))
-	if isComplete(dir) {
-		return jar, nil
-	}
-	what := "fetch the kafka-storage test jar " + cfg.version
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	unlock, err := lockFile(ctx, filepath.Join(root, cfg.version+".lock"))
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	defer unlock()
-	if isComplete(dir) {
-		return jar, nil
-	}
-	mvn, err := exec.LookPath(cfg.maven)
-	if err != nil {
-		return "", fmt.Errorf("%s not found on PATH: install Apache Maven 3.6 or newer (it fetches the tiered-storage test jar once): %w", cfg.maven, err)
-	}
-	fmt.Fprintf(cfg.log, "fetching Apache Kafka %s's kafka-storage test jar (LocalTieredStorage) from Maven Central with mvn (first run only)\n", cfg.version)
-	tmp, err := os.MkdirTemp(root, ".fetch-"+cfg.version+"-")
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	defer os.RemoveAll(tmp)
-	pom := filepath.Join(tmp, "pom.xml")
-	if err := os.WriteFile(pom, []byte(registryPom), 0o644); err != nil {
-		return "", fmt.Errorf("write %s: %w", pom, err)
-	}
-	cmd := exec.CommandContext(ctx, mvn, "-q", "-B", "-Dstyle.color=never", "-f", pom, "dependency:copy",
-		"-Dartifact=org.apache.kafka:kafka-storage:"+cfg.version+":jar:test", "-DoutputDirectory="+tmp)
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if ctx.Err() != nil {
-			return "", fmt.Errorf("%s with mvn: %w", what, ctx.Err())
-		}
-		return "", fmt.Errorf("%s with mvn (check network access to Maven Central, or proxy settings in ~/.m2/settings.xml): %w\n%s",
-			what, err, tailLines(ansiRE.ReplaceAllString(string(out), ""), 30))
-	}
-	if _, err := os.Stat(filepath.Join(tmp, tieredJar(cfg.version))); err != nil {
-		return "", fmt.Errorf("%s with mvn: mvn succeeded but %s is missing", what, tieredJar(cfg.version))
-	}
-	if err := os.WriteFile(filepath.Join(tmp, completeMarker), []byte(time.Now().UTC().Format(time.RFC3339)+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return "", fmt.Errorf("%s: remove stale %s: %w", what, dir, err)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("%s: %w", what, err)
-	}
-	return jar, nil
+	return fetchJar(ctx, cfg, jarArtifact{
+		cache: "kafka-storage-test", version: cfg.version, file: tieredJar(cfg.version),
+		coords: "org.apache.kafka:kafka-storage:" + cfg.version + ":jar:test",
+		what:   "the kafka-storage test jar " + cfg.version, purpose: "the tiered-storage test jar",
+		says: "Apache Kafka " + cfg.version + "'s kafka-storage test jar (LocalTieredStorage)",
+	})
 }
 
 // tieredProps are the broker properties of remote log storage: the storage
