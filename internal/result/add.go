@@ -35,15 +35,8 @@ func (p *Producer) Add(o *Producer) error {
 	p.CPUSeconds += o.CPUSeconds
 	p.FirstSendAt = earliestPtr(p.FirstSendAt, o.FirstSendAt)
 	p.FirstAckAt = earliestPtr(p.FirstAckAt, o.FirstAckAt)
-	if err := p.Latency.Add(&o.Latency); err != nil {
-		return fmt.Errorf("latency: %w", err)
-	}
-	var err error
-	if p.PublishDelay, err = addLatency(p.PublishDelay, o.PublishDelay); err != nil {
-		return fmt.Errorf("publish delay: %w", err)
-	}
-	if p.SendLatency, err = addLatency(p.SendLatency, o.SendLatency); err != nil {
-		return fmt.Errorf("send latency: %w", err)
+	if err := p.addLatencies(o); err != nil {
+		return err
 	}
 	if o.Transactions != nil {
 		if p.Transactions == nil {
@@ -65,6 +58,11 @@ func (p *Producer) addSteady(o *Producer) error {
 	p.Records += o.Records
 	p.Bytes += o.Bytes
 	p.StartedAt = earliestPtr(p.StartedAt, o.StartedAt)
+	return p.addLatencies(o)
+}
+
+// addLatencies adds o's publish latency, publish delay and send latency.
+func (p *Producer) addLatencies(o *Producer) error {
 	if err := p.Latency.Add(&o.Latency); err != nil {
 		return fmt.Errorf("latency: %w", err)
 	}

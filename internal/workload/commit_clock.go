@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -54,7 +55,7 @@ func (c *CommitClock) committed(spans map[topicPartition][]commitSpan, at time.T
 		list = list[drop:]
 		for _, s := range ss {
 			s.at = at
-			i, _ := slices.BinarySearchFunc(list, s.lo, func(x commitSpan, lo int64) int { return cmpInt64(x.lo, lo) })
+			i, _ := slices.BinarySearchFunc(list, s.lo, func(x commitSpan, lo int64) int { return cmp.Compare(x.lo, lo) })
 			list = slices.Insert(list, i, s)
 		}
 		c.spans[tp] = list
@@ -66,7 +67,7 @@ func (c *CommitClock) committed(spans map[topicPartition][]commitSpan, at time.T
 // of another repeat's records, on a topic made again).
 func (c *CommitClock) commitOf(tp topicPartition, offset int64, since time.Time) (time.Time, bool) {
 	list := c.spans[tp]
-	i, found := slices.BinarySearchFunc(list, offset, func(x commitSpan, off int64) int { return cmpInt64(x.lo, off) })
+	i, found := slices.BinarySearchFunc(list, offset, func(x commitSpan, off int64) int { return cmp.Compare(x.lo, off) })
 	if !found {
 		i--
 	}
@@ -74,16 +75,6 @@ func (c *CommitClock) commitOf(tp topicPartition, offset int64, since time.Time)
 		return time.Time{}, false
 	}
 	return list[i].at, true
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // txSpans collects the offsets of one client's open transaction, as its
