@@ -88,6 +88,17 @@ func startRun(t *testing.T, ctx context.Context, bin, plan, runID string, n int,
 	return ws
 }
 
+// runOK runs the n workers of run runID on plan, as startRun does, and
+// fails the test unless each exits 0.
+func runOK(t *testing.T, ctx context.Context, bin, plan, runID string, n int, out string, extra ...string) {
+	t.Helper()
+	for i, w := range startRun(t, ctx, bin, plan, runID, n, out, extra...) {
+		if code := w.exit(t); code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
+		}
+	}
+}
+
 // exit waits for the worker and returns its exit code.
 func (w *workerProc) exit(t *testing.T) int {
 	t.Helper()
@@ -122,12 +133,7 @@ func TestDistributedWorkers(t *testing.T) {
 	plan := distPlan(t, bootstrap, topic, seconds)
 	runID := uniqueTopic(t, "run")
 	out := filepath.Join(dir, "merged")
-	ws := startRun(t, ctx, bin, plan, runID, 3, out, "--keep-control")
-	for i, w := range ws {
-		if code := w.exit(t); code != 0 {
-			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
-		}
-	}
+	runOK(t, ctx, bin, plan, runID, 3, out, "--keep-control")
 	doc, err := result.Read(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -336,15 +342,10 @@ func TestDistributedOMB(t *testing.T) {
 	defer cancel()
 	runID := uniqueTopic(t, "omb-run")
 	out := filepath.Join(t.TempDir(), "merged")
-	ws := startRun(t, ctx, bin, "testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", runID, 2, out,
+	runOK(t, ctx, bin, "testdata/omb/1-topic-100-partitions-1kb-4p-4c-200k.yaml", runID, 2, out,
 		"--omb-driver", ombDriver, "--set", "cluster.bootstrap="+bootstrap, "--set", "driver.replicationFactor=1",
 		"--set", `driver.topicConfig.min\.insync\.replicas=1`, "--set", "warmupDurationMinutes=1s",
 		"--set", "testDurationMinutes=4s", "--set", "producerRate=2000")
-	for i, w := range ws {
-		if code := w.exit(t); code != 0 {
-			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
-		}
-	}
 	doc, err := result.Read(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -403,12 +404,7 @@ workloads:
   - {name: producer, type: produce, topic: %[2]s, clients: 3, message: {size: 100}, rate: 1500, duration: 4s, verify: true}
 `, bootstrap, topic)), 0o644))
 	out := filepath.Join(t.TempDir(), "merged")
-	ws := startRun(t, ctx, bin, path, uniqueTopic(t, "run"), 3, out)
-	for i, w := range ws {
-		if code := w.exit(t); code != 0 {
-			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
-		}
-	}
+	runOK(t, ctx, bin, path, uniqueTopic(t, "run"), 3, out)
 	doc, err := result.Read(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)

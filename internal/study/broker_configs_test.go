@@ -52,28 +52,12 @@ matrix: {backoff: [15001, 15002]}
 	adm := kadm.NewClient(cl)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	// The independent reading: every value any broker reports while the
+	// The independent reading: every value the brokers report while the
 	// plan runs.
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	pollCtx, stopPoll := context.WithCancel(ctx)
-	var polled sync.WaitGroup
-	polled.Add(1)
-	go func() {
-		defer polled.Done()
-		for pollCtx.Err() == nil {
-			if v, ok := brokerValue(pollCtx, adm, setting); ok {
-				mu.Lock()
-				seen[v] = true
-				mu.Unlock()
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}()
+	stopPoll := pollBrokerValue(ctx, adm, setting, 50*time.Millisecond)
 	var progress bytes.Buffer
 	doc, err := Run(ctx, p, scs, Options{Progress: &syncWriter{w: &progress}})
-	stopPoll()
-	polled.Wait()
+	seen := stopPoll()
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())
 	}
@@ -139,6 +123,28 @@ func brokerValue(ctx context.Context, adm *kadm.Client, name string) (string, bo
 	return "", false
 }
 
+// pollBrokerValue reads setting from the brokers every interval until
+// the returned function is called, which returns every value read.
+func pollBrokerValue(ctx context.Context, adm *kadm.Client, setting string, every time.Duration) (stop func() map[string]bool) {
+	seen := map[string]bool{}
+	pollCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pollCtx.Err() == nil {
+			if v, ok := brokerValue(pollCtx, adm, setting); ok {
+				seen[v] = true
+			}
+			time.Sleep(every)
+		}
+	}()
+	return func() map[string]bool {
+		cancel()
+		<-done
+		return seen
+	}
+}
+
 // syncWriter lets the study's goroutines write progress into one buffer.
 type syncWriter struct {
 	mu sync.Mutex
@@ -183,31 +189,15 @@ workloads:
 	if !ok || before == "600" {
 		t.Fatalf("%s before the run: %q (%v), want the default", setting, before, ok)
 	}
-	// The independent reading: every value the broker reports while the
+	// The independent reading: every value the brokers report while the
 	// plan runs.
-	var mu sync.Mutex
-	seen := map[string]bool{}
-	pollCtx, stopPoll := context.WithCancel(ctx)
-	var polled sync.WaitGroup
-	polled.Add(1)
-	go func() {
-		defer polled.Done()
-		for pollCtx.Err() == nil {
-			if v, ok := brokerValue(pollCtx, adm, setting); ok {
-				mu.Lock()
-				seen[v] = true
-				mu.Unlock()
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
+	stopPoll := pollBrokerValue(ctx, adm, setting, 100*time.Millisecond)
 	var progress bytes.Buffer
 	opt := Options{Progress: &syncWriter{w: &progress}, StartLocal: func(context.Context, plan.Local) (*LocalCluster, error) {
 		return &LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: 1, Stop: func() {}, RestartWith: c.RestartWith}, nil
 	}}
 	doc, err := Run(ctx, p, scs, opt)
-	stopPoll()
-	polled.Wait()
+	seen := stopPoll()
 	during := seen["600"]
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, progress.String())

@@ -34,6 +34,24 @@ func dropService(t *testing.T, bootstrap, in, out string) {
 	testService(t, bootstrap, in, out, 10, 0, 0)
 }
 
+// serviceTopics creates a service's input and output topics, 2
+// partitions each, before the service starts reading them.
+func serviceTopics(t *testing.T, ctx context.Context, bootstrap, in, out string) {
+	t.Helper()
+	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	created, err := kadm.NewClient(adm).CreateTopics(ctx, 2, 1, nil, in, out)
+	if err == nil {
+		err = created.Error()
+	}
+	if err != nil {
+		t.Fatalf("create %s and %s: %v", in, out, err)
+	}
+}
+
 // testService is dropService dropping every dropEvery-th record (0:
 // none), and stopping for pause once it has read pauseAfter records.
 func testService(t *testing.T, bootstrap, in, out string, dropEvery, pauseAfter int, pause time.Duration) {
@@ -74,20 +92,9 @@ func TestPlanRoundTrip(t *testing.T) {
 	t.Parallel()
 	bootstrap := testkafka.Bootstrap(t)
 	in, out := testTopic(t), testTopic(t)
-	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
-	created, err := kadm.NewClient(adm).CreateTopics(ctx, 2, 1, nil, in, out)
-	adm.Close()
-	if err == nil {
-		err = created.Error()
-	}
-	if err != nil {
-		t.Fatalf("create %s and %s: %v", in, out, err)
-	}
+	serviceTopics(t, ctx, bootstrap, in, out)
 	dropService(t, bootstrap, in, out)
 	text := fmt.Sprintf(`name: round-trip
 cluster: {bootstrap: "%s"}
@@ -141,20 +148,9 @@ func TestPlanRoundTripServicePaused(t *testing.T) {
 	t.Parallel()
 	bootstrap := testkafka.Bootstrap(t)
 	in, out := testTopic(t), testTopic(t)
-	adm, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
-	created, err := kadm.NewClient(adm).CreateTopics(ctx, 2, 1, nil, in, out)
-	adm.Close()
-	if err == nil {
-		err = created.Error()
-	}
-	if err != nil {
-		t.Fatalf("create %s and %s: %v", in, out, err)
-	}
+	serviceTopics(t, ctx, bootstrap, in, out)
 	const pause = 10 * time.Second
 	testService(t, bootstrap, in, out, 0, 300, pause)
 	text := fmt.Sprintf(`name: round-trip
