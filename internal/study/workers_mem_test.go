@@ -39,11 +39,11 @@ func memJoin(h *memcoord.Hub) JoinFunc {
 type phase int
 
 const (
-	beforeTopics phase = iota + 1 // in its repeat, before the topics barrier
-	beforeStart                   // between the two barriers
-	running                       // after the common start
-	beforeReadBack                // its workloads ended, before the read-back barrier (verify)
-	afterRepeat                   // after its repeat 1 was published (and, on worker 0, merged)
+	beforeTopics   phase = iota + 1 // in its repeat, before the topics barrier
+	beforeStart                     // between the two barriers
+	running                         // after the common start
+	beforeReadBack                  // its workloads ended, before the read-back barrier (verify)
+	afterRepeat                     // after its repeat 1 was published (and, on worker 0, merged)
 )
 
 // memWorkers are the workers of the in-memory runs: enough that a wait
