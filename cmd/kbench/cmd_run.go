@@ -444,7 +444,7 @@ func planLocalCluster(st *state) func(context.Context, plan.Local) (*study.Local
 			st.keepPlanCluster(c)
 			stop = func() {}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, RestartWith: c.RestartWith}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: stop, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, DataDirs: c.DataDirs, ProxyPID: c.ProxyPID, RestartWith: c.RestartWith}, nil
 	}
 }
 
@@ -502,7 +502,7 @@ func planNamedCluster(st *state, lock bool) func(context.Context, plan.Cluster) 
 				return nil, err
 			}
 		}
-		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, RestartWith: c.RestartWith}, nil
+		return &study.LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: len(c.Brokers), Stop: unlock, Actor: c.FaultActor(), Proxies: c.Network != nil, RegistryURL: c.RegistryURL(), BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, DataDirs: c.DataDirs, ProxyPID: c.ProxyPID, RestartWith: c.RestartWith}, nil
 	}
 }
 

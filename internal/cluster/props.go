@@ -17,6 +17,9 @@ func quorumVoters(brokers []Broker) string {
 	return strings.Join(v, ",")
 }
 
+// dataDir is where a broker keeps its partitions (log.dirs).
+func dataDir(b Broker) string { return filepath.Join(b.Dir, "data") }
+
 // brokerProps is one node's server.properties: a combined broker and
 // controller on loopback, with internal topics replicated as widely as the
 // cluster allows. extra is applied last (reserved keys are validated away).
@@ -30,7 +33,7 @@ func brokerProps(b Broker, voters string, n int, extra map[string]string) map[st
 		"listener.security.protocol.map":                   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"controller.listener.names":                        "CONTROLLER",
 		"inter.broker.listener.name":                       "PLAINTEXT",
-		"log.dirs":                                         filepath.Join(b.Dir, "data"),
+		"log.dirs":                                         dataDir(b),
 		"num.partitions":                                   "1",
 		"auto.create.topics.enable":                        "true",
 		"offsets.topic.replication.factor":                 strconv.Itoa(min(n, 3)),

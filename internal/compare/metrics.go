@@ -40,6 +40,7 @@ var Metrics = []Metric{
 	{Name: "broker_written_per_record", Unit: "B", What: "the brokers' cost (a cluster kbench started)", prec: 0},
 	{Name: "broker_records_per_core", HigherBetter: true, Unit: "records per broker CPU s", What: "the brokers' cost (a cluster kbench started)", prec: 0},
 	{Name: "broker_handler_busy_pct", Unit: "%", What: "the brokers' request handlers (their metrics endpoints)", prec: 1},
+	{Name: "broker_disk_busy_pct", Unit: "%", What: "the busiest device under the brokers' data (a cluster kbench started)", prec: 1},
 }
 
 // metricNames lists Metrics' names, for messages and suggestions.
@@ -246,7 +247,7 @@ func brokerFigures(reps []result.Repeat) map[string][]float64 {
 	out := map[string][]float64{}
 	s := result.BrokerSeriesOf(reps)
 	for name, xs := range map[string][]float64{"broker_cpu_per_mrec": s.CPUPerMRec, "broker_rss_peak_mib": s.RSSPeakMiB, "broker_written_per_record": s.WrittenPerRecord,
-		"broker_records_per_core": s.RecordsPerCore, "broker_handler_busy_pct": s.HandlerBusyPct} {
+		"broker_records_per_core": s.RecordsPerCore, "broker_handler_busy_pct": s.HandlerBusyPct, "broker_disk_busy_pct": s.DiskBusyPct} {
 		if len(xs) > 0 {
 			out[name] = xs
 		}

@@ -140,6 +140,8 @@ var faultFigures = map[string]string{
 	"broker_records_per_core":   "only a run on a local cluster measures it",
 	// The handlers' share is read from the brokers' metrics endpoints.
 	"broker_handler_busy_pct": "only a run on a local cluster, or with cluster.metrics, measures it",
+	// The devices are found from a local cluster's data directories.
+	"broker_disk_busy_pct": "only a run on a local cluster whose data is on a block device measures it",
 }
 
 // Crossed is the error of a comparison that crossed --fail-if rules: the

@@ -10,7 +10,7 @@ import (
 )
 
 // BrokerColumns are the brokers table's columns.
-var BrokerColumns = []string{"scenario", "repeat", "brokers", "broker cpu s", "cpu s per M records", "records per cpu s", "peak rss MiB", "disk written MiB", "written B per record", "record B × replicas", "handlers busy %", "limited by"}
+var BrokerColumns = []string{"scenario", "repeat", "brokers", "broker cpu s", "cpu s per M records", "records per cpu s", "peak rss MiB", "disk written MiB", "written B per record", "record B × replicas", "handlers busy %", "disk busy %", "limited by"}
 
 // brokerTable is what a local cluster's brokers spent, one row per
 // repeat: their CPU beside the records acknowledged (what one broker core
@@ -29,7 +29,7 @@ func brokerTable(run *result.PlanRun) *table {
 		cpus = run.Environment.CPUs
 	}
 	said := map[string]bool{} // what an endpoint lacks, said once
-	kafka, proc := false, false
+	kafka, proc, disk := false, false, false
 	for _, sc := range run.Scenarios {
 		for _, rep := range sc.Repeats {
 			f, ok := result.BrokerFiguresOf(rep)
@@ -40,13 +40,23 @@ func brokerTable(run *result.PlanRun) *table {
 			if l := result.LimitOf(rep, cpus); l != "" {
 				limit = l
 			}
-			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(f.Brokers), "–", "–", "–", "–", "–", "–", "–", "–", limit}
+			row := []string{sc.Name, strconv.Itoa(rep.Index), strconv.Itoa(f.Brokers), "–", "–", "–", "–", "–", "–", "–", "–", "–", limit}
 			if f.HasCPU {
 				proc = true
 				row[3], row[6] = fmt.Sprintf("%.1f", f.CPUSeconds), fmt.Sprintf("%.0f", f.RSSPeakMiB)
 			}
 			if f.HasHandlers {
 				row[10] = fmt.Sprintf("%.0f", f.HandlerBusyPct)
+			}
+			if f.HasDisk {
+				disk = true
+				row[11] = fmt.Sprintf("%.0f", f.DiskBusyPct)
+			}
+			for _, u := range rep.DisksUnjudged {
+				if !said[u] {
+					said[u] = true
+					t.Notes = append(t.Notes, "Disk busy % leaves out "+u+".")
+				}
 			}
 			bad := false
 			for _, b := range rep.Brokers {
@@ -89,10 +99,13 @@ func brokerTable(run *result.PlanRun) *table {
 	if kafka {
 		t.Notes = append(t.Notes, fmt.Sprintf("From the brokers' own metrics (their Prometheus endpoints, read at each repeat's start, every second and at its end): handlers busy %% is the busiest broker's request handlers' busy share over the repeat (from Kafka's RequestHandlerAvgIdlePercent meter; %.0f%% or more names them as the limit). result.json holds each broker's bytes and messages in, request times, network processors' idle share, under-replicated and offline partitions and ISR changes.", result.LimitHandlerBusyPct))
 	}
+	if disk {
+		t.Notes = append(t.Notes, fmt.Sprintf("Disk busy %% is the busiest block device under the brokers' data directories: the share of the repeat it had I/O in flight (/proc/diskstats); %.0f%% or more names the disks as the limit. A device that serves requests in parallel (an SSD) can show 100%% and still take more, so read it beside the bytes written.", result.LimitDiskBusyPct))
+	}
 	if !proc {
 		return t
 	}
-	t.Notes = append(t.Notes, "What the local cluster's broker processes used during each repeat, read from /proc every second: CPU seconds (user and system) of all brokers together, per million records acknowledged and as records per CPU second (what one broker core carries); the largest resident memory of one broker; bytes written to storage (page-cache writeback, so a write may land after its repeat) per record, beside the records' own bytes times their replicas. Brokers share the machine with kbench: limited by says what held the producers back: the client when kbench was the bound, the machine's CPU when the brokers and kbench together used 90% of its cores or more (naming which used more), otherwise not the CPU.")
+	t.Notes = append(t.Notes, "What the local cluster's broker processes used during each repeat, read from /proc every second: CPU seconds (user and system) of all brokers together, per million records acknowledged and as records per CPU second (what one broker core carries); the largest resident memory of one broker; bytes written to storage (page-cache writeback, so a write may land after its repeat) per record, beside the records' own bytes times their replicas. Brokers share the machine with kbench: limited by says what held the producers back: the client when kbench was the bound, the machine's CPU when the brokers, kbench and its network proxies together used 90% of its cores or more (naming which used most), else the brokers' request handlers, their disks or the network when one was past its bound, otherwise what was measured and did not limit.")
 	return t
 }
 

@@ -38,6 +38,15 @@ func TestBrokerTable(t *testing.T) {
 			}
 		})
 	}
+	disks := result.Repeat{Index: 1, Workloads: []result.Workload{producer}, Brokers: []result.BrokerCost{{ID: 1, CPUSeconds: 2}, {ID: 2, CPUSeconds: 2}},
+		Disks: []result.Disk{{Device: "vda", Brokers: []int{1}, BusyPct: 91.4, PeakBusyPct: 100}}, DisksUnjudged: []string{"broker 2: node-2 is on a file system with no block device (major 0)"}}
+	tab := brokerTable(&result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{disks}}}})
+	if got := tab.Rows[0][11]; got != "91" {
+		t.Errorf("disk busy %q, want 91", got)
+	}
+	if notes := strings.Join(tab.Notes, "\n"); !strings.Contains(notes, "leaves out broker 2: node-2 is on a file system with no block device") || !strings.Contains(notes, "/proc/diskstats") {
+		t.Errorf("notes:\n%s\nwant the device left out and what disk busy is", notes)
+	}
 	if brokerTable(&result.PlanRun{Scenarios: []result.Scenario{{Name: "s", Repeats: []result.Repeat{{Index: 1}}}}}) != nil {
 		t.Error("a run without broker figures (a remote cluster) has a brokers table")
 	}
@@ -64,7 +73,7 @@ func TestBrokerTableKafka(t *testing.T) {
 	if tab == nil || len(tab.Rows) != 2 {
 		t.Fatalf("table %+v, want two rows", tab)
 	}
-	if got, want := strings.Join(tab.Rows[0][2:], " | "), "2 | – | – | – | – | – | – | – | 80 | the brokers' request handlers, 80% busy on http://b1/m"; got != want {
+	if got, want := strings.Join(tab.Rows[0][2:], " | "), "2 | – | – | – | – | – | – | – | 80 | – | the brokers' request handlers, 80% busy on http://b1/m"; got != want {
 		t.Errorf("row\n%s\nwant\n%s", got, want)
 	}
 	if tab.Bad[0] || !tab.Bad[1] {
@@ -79,13 +88,15 @@ func TestBrokerTableKafka(t *testing.T) {
 // TestBrokerCSV: summary.csv's brokers' cost is the mean over the repeats
 // that ended ok; a failed repeat's figures are left out. Records per
 // broker core need /proc's CPU; the busiest handlers' share comes from
-// the brokers' metrics alone (a remote cluster's cluster.metrics).
+// the brokers' metrics alone (a remote cluster's cluster.metrics); disk
+// busy is the busiest device's.
 func TestBrokerCSV(t *testing.T) {
 	w := func(n int64) *int64 { return &n }
 	idle := func(v float64) *result.KafkaMetrics { return &result.KafkaMetrics{RequestHandlerIdle: &v} }
-	rep := func(status string, cpu, handlersIdle float64) result.Repeat {
+	rep := func(status string, cpu, handlersIdle, diskBusy float64) result.Repeat {
 		return result.Repeat{Status: status, Workloads: []result.Workload{{Producer: &result.Producer{Records: 1_000_000}}},
-			Brokers: []result.BrokerCost{{ID: 1, CPUSeconds: cpu, Processes: 1, RSSPeakBytes: 512 << 20, DiskWriteBytes: w(150_000_000), Kafka: idle(handlersIdle)}}}
+			Brokers: []result.BrokerCost{{ID: 1, CPUSeconds: cpu, Processes: 1, RSSPeakBytes: 512 << 20, DiskWriteBytes: w(150_000_000), Kafka: idle(handlersIdle)}},
+			Disks:   []result.Disk{{Device: "vda", Brokers: []int{1}, BusyPct: diskBusy}, {Device: "vdb", Brokers: []int{2}, BusyPct: diskBusy / 2}}}
 	}
 	remote := result.Repeat{Status: result.StatusOK, Brokers: []result.BrokerCost{{Endpoint: "http://b1/m", Kafka: idle(0.45)}}}
 	tests := []struct {
@@ -93,9 +104,9 @@ func TestBrokerCSV(t *testing.T) {
 		reps []result.Repeat
 		want string
 	}{
-		{"a local cluster", []result.Repeat{rep(result.StatusOK, 2, 0.4), rep(result.StatusOK, 4, 0.2), rep(result.StatusFailed, 100, 0)}, "3.000,512,150,375000,70.0"},
-		{"a remote cluster with cluster.metrics", []result.Repeat{remote}, ",,,,55.0"},
-		{"a remote cluster", []result.Repeat{{Status: result.StatusOK}}, ",,,,"},
+		{"a local cluster", []result.Repeat{rep(result.StatusOK, 2, 0.4, 30), rep(result.StatusOK, 4, 0.2, 50), rep(result.StatusFailed, 100, 0, 100)}, "3.000,512,150,375000,70.0,40.0"},
+		{"a remote cluster with cluster.metrics", []result.Repeat{remote}, ",,,,55.0,"},
+		{"a remote cluster", []result.Repeat{{Status: result.StatusOK}}, ",,,,,"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,9 +21,14 @@ import (
 
 // CSVColumns are summary.csv's columns; the swept parameters come after
 // "scenario", in the plan's order.
-var CSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
-	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted",
-	"broker_cpu_per_mrec", "broker_rss_peak_mib", "broker_written_per_record", "broker_records_per_core", "broker_handler_busy_pct"}
+var CSVColumns = slices.Concat(figureCSVColumns, brokerCSVColumns)
+
+// figureCSVColumns are the scenario's own figures.
+var figureCSVColumns = []string{"repeats", "records", "records_per_sec", "records_per_sec_stdev", "mb_per_sec",
+	"p50_ms", "p95_ms", "p99_ms", "p999_ms", "max_ms", "e2e_p99_ms", "consume_records_per_sec", "failed_records", "failed_repeats", "generator_bound", "interrupted"}
+
+// brokerCSVColumns end summary.csv's row: the brokers' cost (brokerCSV).
+var brokerCSVColumns = []string{"broker_cpu_per_mrec", "broker_rss_peak_mib", "broker_written_per_record", "broker_records_per_core", "broker_handler_busy_pct", "broker_disk_busy_pct"}
 
 // WriteSummaryCSV writes one row per scenario: its means over repeats;
 // with workloads measuring the same figures, a row per workload and their
@@ -73,7 +79,7 @@ func WriteSummaryCSV(w io.Writer, doc *result.Document) error {
 			strconv.FormatBool(r.interrupted),
 		)
 		// The brokers' cost is the scenario's: on its only or total row.
-		cost := []string{"", "", "", "", ""}
+		cost := make([]string, len(brokerCSVColumns))
 		if r.workload == "" || r.total {
 			cost = brokerCSV(r.sc)
 		}
@@ -100,7 +106,7 @@ func brokerCSV(sc *result.Scenario) []string {
 		}
 		return num(result.Describe(xs).Mean, prec)
 	}
-	return []string{mean(s.CPUPerMRec, 3), mean(s.RSSPeakMiB, 0), mean(s.WrittenPerRecord, 0), mean(s.RecordsPerCore, 0), mean(s.HandlerBusyPct, 1)}
+	return []string{mean(s.CPUPerMRec, 3), mean(s.RSSPeakMiB, 0), mean(s.WrittenPerRecord, 0), mean(s.RecordsPerCore, 0), mean(s.HandlerBusyPct, 1), mean(s.DiskBusyPct, 1)}
 }
 
 // failedRecords is how many records a scenario's producers failed over

@@ -1,6 +1,9 @@
 package result
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // BrokerFigures are a repeat's brokers' cost set beside its records: what
 // summary.csv, the Brokers table and compare show.
@@ -30,6 +33,12 @@ type BrokerFigures struct {
 	HasHandlers    bool
 	HandlerBusyPct float64
 	Busiest        string
+	// DiskBusyPct is the busiest device under the brokers' data: the
+	// share of the repeat it had I/O in flight (HasDisk: a local cluster
+	// whose data is on a block device), DiskDevice its name.
+	HasDisk     bool
+	DiskBusyPct float64
+	DiskDevice  string
 }
 
 // BrokerFiguresOf derives rep's broker figures; ok is false when the
@@ -57,6 +66,9 @@ func BrokerFiguresOf(rep Repeat) (f BrokerFigures, ok bool) {
 		} else {
 			written += *b.DiskWriteBytes
 		}
+	}
+	if d := busiestDisk(rep.Disks); d != nil {
+		f.HasDisk, f.DiskBusyPct, f.DiskDevice = true, d.BusyPct, d.Device
 	}
 	f.RSSPeakMiB = float64(peak) / (1 << 20)
 	f.WrittenMiB = float64(written) / (1 << 20)
@@ -107,12 +119,22 @@ const limitCPUShare = 0.90
 // are what limited it.
 const LimitHandlerBusyPct = 70.0
 
+// LimitDiskBusyPct: a device under the brokers' data with I/O in flight
+// this share of the repeat is what limited it.
+const LimitDiskBusyPct = 80.0
+
+// LimitLinkBusyPct: the client host's interface carrying this share of
+// its link speed is what limited the run.
+const LimitLinkBusyPct = 80.0
+
 // LimitOf names what held a repeat's producers back, from both sides: the
 // client when kbench was the bound (Generator), nothing when every fixed
-// rate was reached, the machine's CPU when the brokers and kbench used
-// nearly all of its cpus cores (naming whichever used more), and
-// otherwise not the CPU. "" when the repeat has no producer or no broker
-// figures to judge by.
+// rate was reached, the machine's CPU when the brokers, kbench and its
+// network proxies used nearly all of its cpus cores (naming whichever
+// used most), else the brokers' request handlers, their disks or the
+// network when one was busy past its bound, and otherwise none of them,
+// each with the figure that shows it. "" when the repeat has no producer
+// or nothing of the brokers' side to judge by.
 func LimitOf(rep Repeat, cpus int) string {
 	var wall float64
 	reached, fixed := true, false
@@ -136,38 +158,101 @@ func LimitOf(rep Repeat, cpus int) string {
 		return "nothing: every rate asked was reached"
 	}
 	f, ok := BrokerFiguresOf(rep)
-	if !ok || wall <= 0 {
+	disk, link := busiestDisk(rep.Disks), rep.Network
+	if wall <= 0 || (!ok && disk == nil && link == nil) {
 		return ""
 	}
-	handlers := fmt.Sprintf("%.0f%% busy on %s", f.HandlerBusyPct, f.Busiest)
-	busy := f.HasHandlers && f.HandlerBusyPct >= LimitHandlerBusyPct
-	if !f.HasCPU || cpus <= 0 {
-		switch {
-		case busy:
-			return "the brokers' request handlers, " + handlers
-		case f.HasHandlers:
-			return "not the brokers' request handlers (" + handlers + "): their CPU, disks or the network, which kbench does not measure on a remote cluster"
+	var not []string // what was measured and did not limit
+	if f.HasCPU && cpus > 0 {
+		brokers, client, proxies := f.CPUSeconds/wall, 0.0, 0.0
+		if rep.Process != nil {
+			client = rep.Process.CPUSeconds / wall
 		}
+		if link != nil && link.ProxyCPUSeconds != nil {
+			proxies = *link.ProxyCPUSeconds / wall
+		}
+		used := fmt.Sprintf("the brokers used %.1f and kbench %.1f of the machine's %d cores", brokers, client, cpus)
+		if proxies > 0 {
+			used = fmt.Sprintf("the brokers used %.1f, kbench %.1f and its network proxies %.1f of the machine's %d cores", brokers, client, proxies, cpus)
+		}
+		if brokers+client+proxies >= limitCPUShare*float64(cpus) {
+			switch {
+			case proxies > brokers && proxies > client:
+				return "the network between: kbench's network proxies, on the same cores (" + used + ")"
+			case brokers >= client:
+				return "the brokers' CPU: " + used
+			default:
+				return "the client's CPU: " + used
+			}
+		}
+		not = append(not, "the CPU ("+used+")")
+	}
+	if f.HasHandlers {
+		handlers := fmt.Sprintf("%.0f%% busy on %s", f.HandlerBusyPct, f.Busiest)
+		if f.HandlerBusyPct >= LimitHandlerBusyPct {
+			return "the brokers' request handlers, " + handlers + andNot(not)
+		}
+		not = append(not, "the brokers' request handlers ("+handlers+")")
+	}
+	if disk != nil {
+		busy := fmt.Sprintf("%s busy %.0f%% of the repeat, its busiest second %.0f%%", disk.Device, disk.BusyPct, disk.PeakBusyPct)
+		if disk.BusyPct >= LimitDiskBusyPct {
+			return "the brokers' disks: " + busy + andNot(not)
+		}
+		not = append(not, "the brokers' disks ("+busy+")")
+	}
+	if link != nil && link.BusyPct != nil {
+		carried := fmt.Sprintf("%s carried %.0f%% of its %.0f Mb/s", link.Interface, *link.BusyPct, link.LinkMbps)
+		if *link.BusyPct >= LimitLinkBusyPct {
+			return "the network: " + carried + andNot(not)
+		}
+		not = append(not, "the network ("+carried+")")
+	}
+	var unmeasured []string
+	if !f.HasCPU {
+		unmeasured = append(unmeasured, "the brokers' CPU")
+	}
+	if !f.HasHandlers {
+		unmeasured = append(unmeasured, "the brokers' request handlers")
+	}
+	if disk == nil {
+		unmeasured = append(unmeasured, "the brokers' disks")
+	}
+	if link == nil || (link.BusyPct == nil && link.ProxyCPUSeconds == nil) {
+		unmeasured = append(unmeasured, "the network")
+	}
+	said := "not " + strings.Join(not, ", nor ")
+	if len(unmeasured) > 0 {
+		return said + ": " + joinOr(unmeasured) + ", which kbench did not measure here"
+	}
+	return said + ": the clients' own pace (their in-flight requests, linger and batch size against the round trip)"
+}
+
+// andNot adds what was measured and did not limit, in parentheses.
+func andNot(not []string) string {
+	if len(not) == 0 {
 		return ""
 	}
-	brokers := f.CPUSeconds / wall
-	client := 0.0
-	if rep.Process != nil {
-		client = rep.Process.CPUSeconds / wall
+	return "; not " + strings.Join(not, ", nor ")
+}
+
+// joinOr joins words as "a, b or c".
+func joinOr(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
 	}
-	used := fmt.Sprintf("the brokers used %.1f and kbench %.1f of the machine's %d cores", brokers, client, cpus)
-	switch {
-	case brokers+client < limitCPUShare*float64(cpus) && busy:
-		return "the brokers' request handlers, " + handlers + " (" + used + ")"
-	case brokers+client < limitCPUShare*float64(cpus) && f.HasHandlers:
-		return "not the CPU (" + used + ") nor the request handlers (" + handlers + "): the brokers' disks or the network, which kbench does not measure yet"
-	case brokers+client < limitCPUShare*float64(cpus):
-		return "not the CPU (" + used + "): the brokers' request handlers, their disks or the network, which kbench does not measure yet"
-	case brokers >= client:
-		return "the brokers' CPU: " + used
-	default:
-		return "the client's CPU: " + used
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// busiestDisk is the device with the most I/O in flight (nil: none).
+func busiestDisk(disks []Disk) *Disk {
+	var b *Disk
+	for i := range disks {
+		if b == nil || disks[i].BusyPct > b.BusyPct {
+			b = &disks[i]
+		}
 	}
+	return b
 }
 
 // BrokerSeries are the brokers' figures of the repeats that ended ok and
@@ -178,6 +263,7 @@ func LimitOf(rep Repeat, cpus int) string {
 type BrokerSeries struct {
 	CPUPerMRec, RSSPeakMiB, WrittenPerRecord []float64
 	RecordsPerCore, HandlerBusyPct           []float64
+	DiskBusyPct                              []float64
 }
 
 // BrokerSeriesOf takes the series from reps.
@@ -190,6 +276,9 @@ func BrokerSeriesOf(reps []Repeat) BrokerSeries {
 		}
 		if f.HasHandlers {
 			s.HandlerBusyPct = append(s.HandlerBusyPct, f.HandlerBusyPct)
+		}
+		if f.HasDisk {
+			s.DiskBusyPct = append(s.DiskBusyPct, f.DiskBusyPct)
 		}
 		if !f.HasCPU {
 			continue

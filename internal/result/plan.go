@@ -236,6 +236,15 @@ type Repeat struct {
 	// cluster's cluster.metrics endpoints: entries with Endpoint and no
 	// processes).
 	Brokers []BrokerCost `json:"brokers,omitempty"`
+	// Disks are the block devices under a local cluster's data
+	// directories over the repeat, and DisksUnjudged the directories on
+	// none (tmpfs, an overlay), which the disk figures leave out.
+	Disks         []Disk   `json:"disks,omitempty"`
+	DisksUnjudged []string `json:"disks_unjudged,omitempty"`
+	// Network is the network between kbench and the brokers over the
+	// repeat: a local cluster's fault proxies, or the client host's
+	// interface toward a remote cluster.
+	Network *Network `json:"network,omitempty"`
 	// Watched are the system's consumer groups the plan watches (watch:
 	// {groups}), their lag sampled through the repeat.
 	Watched []WatchedGroup `json:"watched,omitempty"`
@@ -297,6 +306,37 @@ type BrokerCost struct {
 	// Kafka is the broker's own metrics over the repeat (nil: no
 	// endpoint, as in results before kbench read them).
 	Kafka *KafkaMetrics `json:"kafka,omitempty"`
+}
+
+// Disk is one block device holding brokers' data over a repeat.
+type Disk struct {
+	Device  string `json:"device"`
+	Brokers []int  `json:"brokers"` // whose data directories it holds
+	// BusyPct is the share of the repeat the device had I/O in flight
+	// (diskstats' io_ticks), PeakBusyPct its busiest second's. A device
+	// that serves requests in parallel (an SSD, NVMe) can be busy 100%
+	// and still take more: the figure says where to look, not a proof.
+	BusyPct     float64 `json:"busy_pct"`
+	PeakBusyPct float64 `json:"peak_busy_pct"`
+	ReadBytes   int64   `json:"read_bytes"`
+	WriteBytes  int64   `json:"write_bytes"`
+}
+
+// Network is what the network between kbench and the brokers carried and
+// cost over a repeat.
+type Network struct {
+	// ProxyCPUSeconds is what a network-faults cluster's proxy process
+	// used: every record crosses it, on the same machine's cores.
+	ProxyCPUSeconds *float64 `json:"proxy_cpu_seconds,omitempty"`
+	// Interface is the client host's interface toward the cluster, its
+	// bytes sent and received during the repeat, and its link speed in
+	// Mb/s when the kernel gives one (0: a virtual interface gives none).
+	Interface     string  `json:"interface,omitempty"`
+	SentBytes     int64   `json:"sent_bytes,omitempty"`
+	ReceivedBytes int64   `json:"received_bytes,omitempty"`
+	LinkMbps      float64 `json:"link_mbps,omitempty"`
+	// BusyPct is the busier direction's mean rate over the link speed.
+	BusyPct *float64 `json:"busy_pct,omitempty"`
 }
 
 // BrokerPoint is one sample of a broker: the CPU seconds it used since the

@@ -70,6 +70,12 @@ type LocalCluster struct {
 	// BrokerMetrics, if set, lists each broker's Prometheus endpoint (id
 	// → URL): each repeat reads the brokers' own Kafka metrics there.
 	BrokerMetrics func() map[int]string
+	// DataDirs, if set, lists each broker's data directory (id → path):
+	// each repeat reads how busy their disks were.
+	DataDirs func() map[int]string
+	// ProxyPID, if set, is its network proxies' process (0: none now):
+	// each repeat reads the CPU the network between cost.
+	ProxyPID func() int
 	// RestartWith, if set, restarts broker id with static settings set
 	// in its own files (nil: removed) and returns what they held: a
 	// plan's static cluster.broker_configs, by a rolling restart.

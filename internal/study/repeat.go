@@ -39,6 +39,15 @@ type RepeatEnv struct {
 	// BrokerPIDs, if set, lists the local cluster's broker processes:
 	// the repeat reads what they spend (result.Repeat.Brokers).
 	BrokerPIDs func() map[int]int
+	// DataDirs, if set, lists the local brokers' data directories: the
+	// repeat reads their devices' load (result.Repeat.Disks).
+	DataDirs func() map[int]string
+	// ProxyPID, if set, is a network-faults cluster's proxy process: the
+	// repeat reads its CPU (result.Repeat.Network).
+	ProxyPID func() int
+	// Toward, if set, is a remote cluster's address: the repeat reads
+	// what the client host's interface toward it carried.
+	Toward string
 	// Metrics, if set, lists the brokers' Prometheus endpoints: the
 	// repeat reads their own Kafka metrics (result.BrokerCost.Kafka).
 	Metrics func() []brokermetrics.Target
@@ -77,10 +86,12 @@ func Repeat(ctx context.Context, sc runner.Scenario, index int, env RepeatEnv) r
 	if len(env.WatchGroups) > 0 {
 		watch, watchErr = grouplag.Start(ctx, sc.Admin, env.WatchGroups, brokerSampleEvery)
 	}
+	path := startPath(env)
 	rep := repeatOnce(ctx, sc, index, env)
 	if cost != nil {
 		rep.Brokers = cost.Stop()
 	}
+	path.stop(&rep)
 	if scraper != nil {
 		rep.Brokers = withKafkaMetrics(rep.Brokers, scraper.Stop())
 	}
@@ -211,7 +222,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	})
 	sc := s.built[i]
 	sc.OnEnded = observe.EndedOf(s.opt.Observer)
-	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, Metrics: s.metrics, WatchGroups: s.watchGroups(), Log: func(line string) {
+	env := RepeatEnv{Plan: s.p, Scenario: psc, Actor: s.actor, Run: s.opt.Run, Abort: s.opt.Abort, Probe: observe.ProbeStartedOf(s.opt.Observer), BrokerPIDs: s.brokerPIDs, DataDirs: s.dataDirs, ProxyPID: s.proxyPID, Toward: s.toward, Metrics: s.metrics, WatchGroups: s.watchGroups(), Log: func(line string) {
 		fmt.Fprintf(s.opt.Progress, "kbench: scenario %d, repeat %d: %s\n", i+1, r, line)
 	}}
 	var rep result.Repeat
@@ -220,6 +231,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 	} else {
 		// Every worker shares the brokers: their cost is not a slice's.
 		env.BrokerPIDs, env.Metrics, env.WatchGroups = nil, nil, nil
+		env.DataDirs, env.ProxyPID, env.Toward = nil, nil, ""
 		if s.worker.d.Run.Index != 0 {
 			env.Scenario, env.Actor = withoutFaults(psc), nil // worker 0 runs them
 			env.FaultsElsewhere = len(psc.Faults) > 0

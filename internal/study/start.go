@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,13 @@ type session struct {
 	actor     faults.Actor
 	// brokerPIDs lists a local cluster's broker processes (nil: remote).
 	brokerPIDs func() map[int]int
+	// dataDirs and proxyPID are a local cluster's data directories and
+	// network proxies (nil: remote, or no proxies).
+	dataDirs func() map[int]string
+	proxyPID func() int
+	// toward is a remote cluster's first bootstrap address: the client
+	// host's interface toward it is measured ("": a local cluster).
+	toward string
 	// restartWith restarts a local cluster's broker with static settings
 	// (nil: remote, where static settings are refused).
 	restartWith func(ctx context.Context, id int, set map[string]*string) (map[string]*string, error)
@@ -98,7 +106,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		bootstrap = lc.Bootstrap
 		registryURL = lc.RegistryURL
 		s.actor = lc.Actor
-		s.brokerPIDs = lc.BrokerPIDs
+		s.brokerPIDs, s.dataDirs, s.proxyPID = lc.BrokerPIDs, lc.DataDirs, lc.ProxyPID
 		s.restartWith = lc.RestartWith
 		if lc.BrokerMetrics != nil {
 			s.metrics = localMetricsTargets(lc.BrokerMetrics)
@@ -113,6 +121,7 @@ func start(ctx context.Context, p *plan.Plan, scenarios []plan.Scenario, opt Opt
 		}
 	} else {
 		env.Cluster = "external"
+		s.toward, _, _ = strings.Cut(bootstrap, ",")
 		if len(p.Cluster.Metrics) > 0 {
 			if s.metrics, err = remoteMetricsTargets(p.Cluster.Metrics); err != nil {
 				return s, false, err
