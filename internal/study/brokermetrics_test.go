@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,7 +138,7 @@ workloads:
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		opt := Options{StartLocal: func(context.Context, plan.Local) (*LocalCluster, error) {
-			return &LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: 1, Stop: func() {}, BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs}, nil
+			return &LocalCluster{Bootstrap: c.Bootstrap(), Version: c.Version, Brokers: 1, Stop: func() {}, BrokerPIDs: c.PIDs, BrokerMetrics: c.MetricsURLs, DataDirs: c.DataDirs}, nil
 		}}
 		doc, err := Run(ctx, p, scs, opt)
 		if err != nil {
@@ -158,6 +159,14 @@ workloads:
 		}
 		if cores := rep.Brokers[0].CPUCores; strings.Contains(cluster, "local") && (cores == nil || len(cores.Values) < int(k.Seconds)) {
 			t.Errorf("CPU steps %+v over %.1f s, want one a second", cores, k.Seconds)
+		}
+		// The disks under a local broker's data: its device, or why none.
+		if local := strings.Contains(cluster, "local"); local && len(rep.Disks)+len(rep.DisksUnjudged) != 1 {
+			t.Errorf("disks %+v, unjudged %q: want the broker's device or why it has none", rep.Disks, rep.DisksUnjudged)
+		} else if local && len(rep.Disks) == 1 && (!slices.Equal(rep.Disks[0].Brokers, []int{1}) || rep.Disks[0].BusyPct < 0 || rep.Disks[0].BusyPct > 100) {
+			t.Errorf("disk %+v, want broker 1's device busy 0–100%%", rep.Disks[0])
+		} else if !local && (rep.Disks != nil || rep.DisksUnjudged != nil) {
+			t.Errorf("a remote cluster's disks %+v %q, want none measured", rep.Disks, rep.DisksUnjudged)
 		}
 		return k
 	}
