@@ -284,7 +284,13 @@ func TestDistributedWorkerLost(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	const seconds = 10
-	plan := distPlan(t, bootstrap, uniqueTopic(t, "lost"), seconds)
+	topic := uniqueTopic(t, "lost")
+	plan := distPlan(t, bootstrap, topic, seconds)
+	// Verified: worker 0 checks the lost worker's records from the ledger
+	// pieces it shared before it was killed.
+	text, err := os.ReadFile(plan)
+	must(t, err)
+	must(t, os.WriteFile(plan, []byte(strings.Replace(string(text), "    duration:", "    verify: true\n    duration:", 1)), 0o644))
 	runID := uniqueTopic(t, "lost")
 	out := filepath.Join(dir, "merged")
 	ws := startRun(t, ctx, bin, plan, runID, 3, out)
@@ -293,7 +299,11 @@ func TestDistributedWorkerLost(t *testing.T) {
 	if !waitFor(t, 2*time.Minute, func() bool { return strings.Contains(ws[2].stderr.String(), ": running") }) {
 		t.Fatalf("worker 2 never began its repeat:\n%s", ws[2].stderr)
 	}
-	time.Sleep(6 * time.Second)
+	// After its first live line (a few seconds of sending): it has
+	// shared ledger pieces since.
+	if !waitFor(t, time.Minute, func() bool { return strings.Contains(ws[2].stderr.String(), "producer: ") }) {
+		t.Fatalf("worker 2 never reported sending:\n%s", ws[2].stderr)
+	}
 	killed := time.Now()
 	if err := ws[2].cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -327,6 +337,26 @@ func TestDistributedWorkerLost(t *testing.T) {
 		if w.Producer != nil && (w.Producer.Records == 0 || len(w.Workers) != 2) {
 			t.Errorf("producer: %d records, %d worker rows; want the other two workers' records and rows", w.Producer.Records, len(w.Workers))
 		}
+	}
+	if len(rep.Verification) != 1 {
+		t.Fatalf("verification %+v, want the producer's", rep.Verification)
+	}
+	v := rep.Verification[0]
+	held := endOffsetSum(t, bootstrap, topic)
+	if len(v.Unchecked) != 0 || len(v.Workers) != 3 || v.Lost != 0 || v.Foreign != 0 || v.Read != held {
+		t.Errorf("verification %+v: want all 3 workers' records checked, none lost or foreign, all %d the topic holds read", v, held)
+		t.Logf("worker 0:\n%s\nworker 2:\n%s", ws[0].stderr, ws[2].stderr)
+	}
+	for _, w := range v.Workers {
+		switch {
+		case w.Worker == 2 && (!w.FromPieces || w.Acked == 0 || w.Lost != 0):
+			t.Errorf("the killed worker's check %+v: want its shared records checked by worker 0, none lost", w)
+		case w.Worker != 2 && (w.FromPieces || w.Acked == 0 || !w.Passed):
+			t.Errorf("worker %d's own check %+v: want its acknowledged records, passed", w.Worker, w)
+		}
+	}
+	if v.Acked > held {
+		t.Errorf("%d records acknowledged, more than the %d the topic holds", v.Acked, held)
 	}
 }
 

@@ -292,3 +292,38 @@ func readHellos(ctx context.Context, opts []kgo.Opt, cl *kgo.Client, control str
 	}
 	return out, nil
 }
+
+// Pieces reads the results topic to its end once and returns what worker
+// published under names beginning with prefix, by name (the first of
+// each, from the process that joined as worker): a lost worker's ledger
+// pieces, which worker 0 checks in its place.
+func (w *Worker) Pieces(ctx context.Context, prefix string, worker int) (map[string][]byte, error) {
+	rd, err := newResultsReader(w.admin, w.results)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.cl.Close()
+	got := map[string][]byte{}
+	var next int64
+	poll := func(ctx context.Context) {
+		fs := rd.cl.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			next = r.Offset + 1
+			n, i, ok := sliceKey(r.Key)
+			if !ok || i != worker || !strings.HasPrefix(n, prefix) {
+				return
+			}
+			w.mu.Lock()
+			h, joined := w.hellos[i]
+			w.mu.Unlock()
+			if _, dup := got[n]; joined && h.Instance == instanceOf(r) && !dup {
+				got[n] = r.Value
+			}
+		})
+	}
+	w.readToEnd(ctx, rd.cl, &next, poll)
+	if ctx.Err() != nil {
+		return got, ctx.Err()
+	}
+	return got, nil
+}

@@ -364,6 +364,9 @@ func withoutNote(note, part string) string {
 	return strings.Join(keep, "; ")
 }
 
+// lostSlice says s stands in for a worker that sent no slice.
+func lostSlice(s Repeat) bool { return len(s.Workloads) == 0 && s.Status == StatusFailed }
+
 func mergeVerifications(reps []Repeat, notes *inexact) []Verification {
 	var out []Verification
 	at := map[string]int{}
@@ -372,7 +375,7 @@ func mergeVerifications(reps []Repeat, notes *inexact) []Verification {
 	for i, s := range reps {
 		for _, v := range s.Verification {
 			own := VerifiedWorker{Worker: i, Acked: v.Acked, Lost: v.Lost, Duplicated: v.Duplicated, OutOfOrder: v.OutOfOrder,
-				Unacknowledged: v.Unacknowledged, Passed: v.Passed, Error: v.Error}
+				Unacknowledged: v.Unacknowledged, Passed: v.Passed, Error: v.Error, FromPieces: lostSlice(s)}
 			j, ok := at[v.Workload]
 			if !ok {
 				at[v.Workload] = len(out)
@@ -430,14 +433,23 @@ func mergeVerifications(reps []Repeat, notes *inexact) []Verification {
 				m.Note = joinNonEmpty(ForeignNote(m.Foreign), m.Note)
 			}
 		}
+		var fromPieces []int
 		for k, s := range reps {
-			if len(s.Workloads) == 0 && s.Status == StatusFailed {
+			if !lostSlice(s) {
+				continue
+			}
+			if slices.ContainsFunc(m.Workers, func(w VerifiedWorker) bool { return w.Worker == k && w.FromPieces }) {
+				fromPieces = append(fromPieces, k)
+			} else {
 				m.Unchecked = append(m.Unchecked, k)
 			}
 		}
+		if len(fromPieces) > 0 {
+			m.Note = joinNonEmpty(m.Note, fmt.Sprintf("workers %v were lost: worker 0 checked the records they acknowledged up to their last ledger piece, a second or less before they stopped", fromPieces))
+		}
 		if len(m.Unchecked) > 0 {
 			m.Passed = false
-			m.Note = joinNonEmpty(m.Note, fmt.Sprintf("workers %v sent no result slice (lost): the records their producers acknowledged were not checked", m.Unchecked))
+			m.Note = joinNonEmpty(m.Note, fmt.Sprintf("workers %v sent no result slice (lost) and shared no ledger: the records their producers acknowledged were not checked", m.Unchecked))
 		}
 	}
 	return out

@@ -483,8 +483,9 @@ type Verification struct {
 	Unseen    []UnseenPoint `json:"unseen,omitempty"`
 	// Workers, in a distributed run, are each worker's check of the
 	// records its own producers acknowledged (each reads the topic back
-	// and judges its own records); Unchecked are the workers whose
-	// records were not checked (lost: no result slice came).
+	// and judges its own records; a lost worker's are checked by worker 0
+	// from the ledger pieces it published, FromPieces); Unchecked are the
+	// workers whose records were not checked (lost, with nothing shared).
 	Workers   []VerifiedWorker `json:"workers,omitempty"`
 	Unchecked []int            `json:"unchecked,omitempty"`
 }
@@ -499,6 +500,10 @@ type VerifiedWorker struct {
 	Unacknowledged int64  `json:"unacknowledged"`
 	Passed         bool   `json:"passed"`
 	Error          string `json:"error,omitempty"`
+	// FromPieces: the worker was lost, and worker 0 checked the records
+	// it had shared before (Acked is theirs; what it sent after its last
+	// piece reads as unacknowledged).
+	FromPieces bool `json:"from_pieces,omitempty"`
 }
 
 // VerificationPartition is one partition's problems, with the offsets of

@@ -84,7 +84,7 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 				notRun++
 				continue
 			}
-			rep, err := merge.repeat(r, got, lost)
+			rep, err := merge.repeat(r, got, nil, lost)
 			if err != nil {
 				return nil, nil, err
 			}

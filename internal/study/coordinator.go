@@ -33,6 +33,9 @@ type Coordinator interface {
 	// the members' slices (worker 0), with the members it did not get.
 	Publish(ctx context.Context, name string, slice []byte) error
 	Slices(ctx context.Context, name string, members []int) (map[int][]byte, []int, error)
+	// Pieces reads what worker published under names beginning with
+	// prefix, by name: worker 0 reads a lost worker's ledger pieces.
+	Pieces(ctx context.Context, prefix string, worker int) (map[string][]byte, error)
 	// Lost are the workers silent too long; Gone says why worker i is not
 	// there ("" while it is); Over is why the run is over for a worker
 	// other than 0 (wrapping coord.ErrRunOver), nil while it goes on.

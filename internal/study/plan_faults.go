@@ -46,11 +46,19 @@ type checks struct {
 	// per key (a compacted topic).
 	verify map[string]bool
 	latest map[string]bool
+	// shareable: a worker's records of it can be checked from its shared
+	// ledger (record by record, not in transactions).
+	shareable map[string]bool
 	logf   func(format string, args ...any)
 	// readBack, if set, waits until the topics may be read back (a
 	// distributed run: every worker's workloads ended and worker 0's
 	// faults healed).
 	readBack func(ctx context.Context) error
+	// share, if set, shares a verified workload's ledger while the repeat
+	// runs (a distributed worker: worker 0 checks the records of a worker
+	// it lost from what it shared); stop shares the rest, before the
+	// read-back.
+	share func(ctx context.Context, workload string, l *verify.Ledger) (stop func())
 	// abort ends the heal after the workloads (a second Ctrl-C): nil
 	// never.
 	abort context.Context
@@ -70,9 +78,10 @@ func (c *checks) active() bool {
 
 // checksOf says what a plan scenario's repeats check.
 func checksOf(p *plan.Plan, sc *plan.Scenario, actor faults.Actor, logf func(string, ...any)) *checks {
-	c := &checks{faults: sc.Faults, actor: actor, logf: logf, verify: map[string]bool{}, latest: map[string]bool{}}
+	c := &checks{faults: sc.Faults, actor: actor, logf: logf, verify: map[string]bool{}, latest: map[string]bool{}, shareable: map[string]bool{}}
 	for _, w := range sc.Workloads {
 		c.verify[w.Name], c.latest[w.Name] = w.Verify, w.LatestPerKey
+		c.shareable[w.Name] = shareable(w)
 	}
 	return c
 }
@@ -122,6 +131,7 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 			}
 		}
 	}
+	var unshare []func()
 	var tl *timeline.Timeline
 	var startErr error
 	var start time.Time
@@ -144,6 +154,9 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 					continue
 				}
 				t.reader = r
+				if w := sc.Workloads[t.index]; ck.share != nil && ck.shareable[w.Name] {
+					unshare = append(unshare, ck.share(ctx, w.Name, t.ledger))
+				}
 			}
 		}
 		if len(ck.faults) > 0 {
@@ -175,6 +188,9 @@ func runChecked(ctx context.Context, run runner.RunFunc, sc runner.Scenario, ind
 	rep := runRepeat(ctx, run, sc, index)
 	close(stopped)
 	sent.stop()
+	for _, stop := range unshare {
+		stop() // every acknowledgement is in: the rest of the ledger
+	}
 	if startErr != nil && rep.Error == "" {
 		rep.Status, rep.Error = result.StatusFailed, startErr.Error()
 	}
@@ -306,15 +322,21 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) (_ result
 		v.Error = err.Error()
 		return v, false
 	}
+	fillVerification(&v, rep, t.ledger)
+	return v, false
+}
+
+// fillVerification sets v from the read-back's report of ledger l, and
+// judges it.
+func fillVerification(v *result.Verification, rep *verify.Report, l *verify.Ledger) {
 	v.Foreign = rep.Foreign
-	v.ReadCommitted, v.Aborted, v.AbortedRead = t.ledger.Transactional(), rep.Aborted, rep.AbortedRead
+	v.ReadCommitted, v.Aborted, v.AbortedRead = l.Transactional(), rep.Aborted, rep.AbortedRead
 	if rep.LatestPerKey {
 		v.LatestPerKey = &result.LatestPerKey{Keys: rep.Keys, LatestLost: rep.LatestLost, Replaced: rep.Replaced, Superseded: rep.Superseded, CleanerWaitSeconds: rep.CleanerWait.Seconds()}
 	}
-	acked := rep.Acked
-	v.Acked, v.Read = acked, rep.Read
+	v.Acked, v.Read = rep.Acked, rep.Read
 	if rep.LatestPerKey {
-		v.Acked = t.ledger.Acked() // every record; the keys' newest are what is owed
+		v.Acked = l.Acked() // every record; the keys' newest are what is owed
 	}
 	v.Lost, v.Duplicated, v.OutOfOrder, v.Unacknowledged = rep.Lost, rep.Duplicated, rep.OutOfOrder, rep.Unacknowledged
 	for _, p := range rep.Partitions {
@@ -326,8 +348,7 @@ func verification(ctx context.Context, sc runner.Scenario, t *tracked) (_ result
 			FirstLost: p.FirstLost, FirstDuplicated: p.FirstDuplicated, FirstOutOfOrder: p.FirstOutOfOrder, FirstUnacknowledged: p.FirstUnacknowledged,
 		})
 	}
-	judgeVerification(&v)
-	return v, false
+	judgeVerification(v)
 }
 
 // judgeVerification applies Kafka's system tests' rules: acknowledged

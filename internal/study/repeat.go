@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
+	"github.com/kbench/kbench/internal/verify"
 )
 
 // RepeatEnv is what a repeat needs beside its scenario: the plan and the
@@ -58,6 +59,10 @@ type RepeatEnv struct {
 	// until they may be (a distributed run's barrier: every worker's
 	// workloads ended, worker 0's faults healed).
 	ReadBack func(ctx context.Context) error
+	// ShareLedger, if set, shares a verified workload's ledger while the
+	// repeat runs (a distributed worker's, for worker 0 to check if it
+	// is lost).
+	ShareLedger func(ctx context.Context, workload string, l *verify.Ledger) (stop func())
 }
 
 // brokerSampleEvery spaces the readings of the brokers' /proc: a second,
@@ -118,7 +123,7 @@ func repeatOnce(ctx context.Context, sc runner.Scenario, index int, env RepeatEn
 		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log, env.Probe)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
-		ck.abort, ck.readBack = env.Abort, env.ReadBack
+		ck.abort, ck.readBack, ck.share = env.Abort, env.ReadBack, env.ShareLedger
 		return runChecked(ctx, env.Run.Or(), sc, index, ck)
 	}
 	return runRepeat(ctx, env.Run.Or(), watched, index)
@@ -237,7 +242,7 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 			env.FaultsElsewhere = len(psc.Faults) > 0
 		}
 		s.worker.verifies = slices.ContainsFunc(psc.Workloads, func(w plan.Workload) bool { return w.Verify })
-		env.ReadBack = s.worker.readBack
+		env.ReadBack, env.ShareLedger = s.worker.readBack, s.worker.shareLedger
 		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
 			return Repeat(ctx, sc, r, env)
 		})

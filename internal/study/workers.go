@@ -123,6 +123,11 @@ type worker struct {
 	// producers ended and worker 0 healed the faults.
 	verifies bool
 	gate     *readBackGate
+	// sharing is the repeat whose ledgers this worker shares now;
+	// lostChecks, by scenario (1-based), the workloads worker 0 checks a
+	// lost worker's records of.
+	sharing    string
+	lostChecks map[int][]lostCheck
 }
 
 // readBackGate is one repeat's barrier before its read-back.
@@ -209,7 +214,9 @@ func (wk *worker) sayForeign() {
 // the run.
 func (s *session) join(ctx context.Context, d *Distributed) error {
 	idle := 0
+	lostChecks := map[int][]lostCheck{}
 	for i := range s.built {
+		lostChecks[i+1] = lostChecksOf(&s.scenarios[i], s.built[i])
 		sc, err := sliceScenario(s.built[i], d.Run.Index, d.Run.Workers)
 		if err != nil {
 			return err
@@ -235,6 +242,7 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 		return err
 	}
 	s.worker = newWorker(d, w, s.built[0].Admin, s.opt.Progress)
+	s.worker.lostChecks = lostChecks
 	c := w.Clock()
 	fmt.Fprintf(s.opt.Progress, "kbench: worker %d of %d on run %s; clock %+.1f ms ± %.1f ms against the control partition's leader\n",
 		d.Run.Index, d.Run.Workers, d.Run.ID, c.OffsetMs, c.UncertaintyMs)
@@ -297,7 +305,7 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	// since the Unix epoch, on its own clock.
 	sc.Epoch = time.Unix(0, 0)
 	sc.TopicsReady, sc.Start = topics, start
-	wk.gate = nil
+	wk.gate, wk.sharing = nil, name
 	if wk.verifies {
 		wk.gate = &readBackGate{name: name + ".checked"}
 	}
@@ -388,7 +396,8 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		return rep
 	}
 	interrupted := ctx.Err() != nil
-	merged, err := wk.merge.repeat(r, got, func(k int) (string, string) {
+	checked := wk.checkLost(pctx, name, wk.lostChecks[i], members, got)
+	merged, err := wk.merge.repeat(r, got, checked, func(k int) (string, string) {
 		if interrupted {
 			return result.StatusInterrupted, notGathered
 		}

@@ -84,7 +84,10 @@ func lost(int) (string, string) { return result.StatusFailed, lostSlice }
 // repeat merges repeat r's slices by worker; a worker without a slice,
 // or with one that does not decode as its slice of r, fails the merged
 // repeat (or leaves it interrupted) as missing says.
-func (m *sliceMerger) repeat(r int, got map[int][]byte, missing missingSlice) (result.Repeat, error) {
+//
+// checked are the lost workers' records worker 0 checked from the ledger
+// pieces they published: their verifications, merged with the others'.
+func (m *sliceMerger) repeat(r int, got map[int][]byte, checked map[int][]result.Verification, missing missingSlice) (result.Repeat, error) {
 	reps := make([]result.Repeat, m.workers)
 	for k := range reps {
 		data, ok := got[k]
@@ -104,7 +107,7 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte, missing missingSlice) (r
 			case result.StatusInterrupted:
 				m.notGathered++
 			}
-			reps[k] = result.Repeat{Index: r, Status: status, Error: why}
+			reps[k] = result.Repeat{Index: r, Status: status, Error: why, Verification: checked[k]}
 			continue
 		}
 		reps[k] = sd.Repeat

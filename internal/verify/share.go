@@ -23,6 +23,9 @@ const (
 // beginning.
 type ShareCursor struct{ next []int64 }
 
+// Clone is a copy of c, to go back to when a piece could not be sent.
+func (c ShareCursor) Clone() ShareCursor { return ShareCursor{next: append([]int64(nil), c.next...)} }
+
 // Shareable says whether the ledger's records can be checked from shared
 // pieces: a ledger judged by latest value per key, or of transactions
 // (whose fate is settled only when each commits), cannot.

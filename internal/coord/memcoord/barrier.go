@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kbench/kbench/internal/coord"
@@ -195,4 +196,18 @@ func (w *Worker) Slices(ctx context.Context, name string, members []int) (map[in
 		return got, missing, err
 	}
 	return got, missing, nil
+}
+
+// Pieces returns what worker published under names beginning with
+// prefix, by name, as coord's does.
+func (w *Worker) Pieces(_ context.Context, prefix string, worker int) (map[string][]byte, error) {
+	w.h.mu.Lock()
+	defer w.h.mu.Unlock()
+	got := map[string][]byte{}
+	for name, by := range w.h.slices {
+		if s, ok := by[worker]; ok && strings.HasPrefix(name, prefix) {
+			got[name] = s
+		}
+	}
+	return got, nil
 }
