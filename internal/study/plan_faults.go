@@ -49,7 +49,7 @@ type checks struct {
 	// shareable: a worker's records of it can be checked from its shared
 	// ledger (record by record, not in transactions).
 	shareable map[string]bool
-	logf   func(format string, args ...any)
+	logf      func(format string, args ...any)
 	// readBack, if set, waits until the topics may be read back (a
 	// distributed run: every worker's workloads ended and worker 0's
 	// faults healed).
