@@ -111,7 +111,7 @@ workloads:
 	checkHostsMerge(t, rep, read, len(ws), rate*seconds)
 	checkHostsClocks(t, d.Clocks, ws)
 	checkHostsGrid(t, rep, read)
-	hangGuard(t, time.Since(began), 150*time.Second, "%d workers on separate hosts: a cluster started, a %d s run", len(ws), seconds)
+	hangGuard(t, time.Since(began), 150*time.Second, "%d workers in network namespaces of their own: a cluster started, a %d s run", len(ws), seconds)
 }
 
 // skipNoNetns skips unless the test can make network namespaces: root,
@@ -378,6 +378,7 @@ func checkHostsMerge(t *testing.T, rep result.Repeat, read hostsRead, workers in
 func checkHostsClocks(t *testing.T, clocks []result.WorkerClock, ws []hostsWorker) {
 	t.Helper()
 	t.Logf("hosts: | worker | delay ms | injected offset ms | measured offset ms | error ms | uncertainty ms | start late ms | start skew ms |")
+	t.Logf("hosts: | --- | --- | --- | --- | --- | --- | --- | --- |")
 	for _, c := range clocks {
 		w := ws[c.Worker]
 		// offset = reference - clock, and the clock is ahead by the
