@@ -27,7 +27,7 @@ import (
 // trip's midpoint by half of it: the offset's error is up to half the
 // delay, plus the scheduling of two processes on a busy machine.
 const (
-	hostsOffsetSlack = 10 * time.Millisecond // over half the delay
+	hostsOffsetSlack = 15 * time.Millisecond // over half the delay
 	hostsStartSlack  = 25 * time.Millisecond // over the offset's error: the timer, the scheduler
 	hostsGridSlack   = result.WorkerAlignment
 )
