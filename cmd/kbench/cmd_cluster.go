@@ -25,7 +25,8 @@ func newClusterCmd(st *state) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Run a local Apache Kafka cluster (KRaft) on 127.0.0.1",
-		Long: `Run a real Apache Kafka cluster on 127.0.0.1, fetched from Maven Central with
+		Long: `Run a real Apache Kafka cluster on 127.0.0.1 (or with its client listener on
+another address of the machine: up --advertise-host), fetched from Maven Central with
 mvn on first use and run with the local Java (17 or newer). See docs/cluster.md.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -92,6 +93,7 @@ type clusterUpOptions struct {
 	network  bool
 	registry bool
 	tiered   bool
+	host     string
 }
 
 func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
@@ -104,6 +106,7 @@ func (o *clusterUpOptions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.network, "network-faults", false, "run every connection (clients to brokers, brokers to brokers, to the controllers) through proxies kbench owns, so that network faults can be set per path (Linux; see docs/cluster.md)")
 	f.BoolVar(&o.registry, "schema-registry", false, "also start a schema registry (Apicurio Registry "+cluster.DefaultRegistryVersion+", fetched once with mvn, in memory) on 127.0.0.1; prints schema.registry.url=... (see docs/cluster.md)")
 	f.BoolVar(&o.tiered, "tiered-storage", false, "start the brokers with remote log storage (tiered storage, KIP-405) through Kafka's LocalTieredStorage, the remote tier a folder of the cluster's; topics with remote.storage.enable=true move their closed segments there (see docs/cluster.md)")
+	f.StringVar(&o.host, "advertise-host", "", "put the client listener on this address of the machine (an IP address or host name) instead of 127.0.0.1, and advertise it, so that clients on other hosts reach the brokers; the controllers stay on loopback (not with --network-faults; see docs/cluster.md)")
 	f.IntVar(&o.portBase, "port-base", 0, "fixed ports instead of free ones: broker N listens on PORT+N-1 for clients and PORT+10+N-1 for the controller quorum, so the bootstrap stays the same from one up to the next (e.g. 19092)")
 }
 
@@ -118,7 +121,8 @@ func newClusterUpCmd(st *state) *cobra.Command {
   kbench cluster up --name secure --security sasl_ssl
   kbench cluster up --brokers 3 --network-faults       # every path through a proxy (see cluster status)
   kbench cluster up --schema-registry                  # and Apicurio Registry: schema.registry.url=...
-  kbench cluster up --tiered-storage                   # remote log storage in a folder of the cluster's`,
+  kbench cluster up --tiered-storage                   # remote log storage in a folder of the cluster's
+  kbench cluster up --advertise-host 10.0.0.5          # clients on other hosts: bootstrap 10.0.0.5:PORT`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := checkUpInPart(c.Flags(), o, st); err != nil {
@@ -152,10 +156,10 @@ func checkUpInPart(f *pflag.FlagSet, o clusterUpOptions, st *state) error {
 		return nil // replaced by a new cluster
 	}
 	have := map[string]string{"brokers": strconv.Itoa(len(c.Brokers)), "kafka-version": c.Version, "heap": c.Heap,
-		"security": c.Security, "port-base": strconv.Itoa(c.PortBase), "network-faults": strconv.FormatBool(c.Network != nil), "tiered-storage": strconv.FormatBool(c.Tiered != nil)}
+		"security": c.Security, "port-base": strconv.Itoa(c.PortBase), "network-faults": strconv.FormatBool(c.Network != nil), "tiered-storage": strconv.FormatBool(c.Tiered != nil), "advertise-host": c.Host()}
 	given := map[string]string{"brokers": strconv.Itoa(o.brokers), "kafka-version": o.version, "heap": o.heap,
-		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase), "network-faults": strconv.FormatBool(o.network), "tiered-storage": strconv.FormatBool(o.tiered)}
-	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base", "network-faults", "tiered-storage"} {
+		"security": strings.ToLower(o.security), "port-base": strconv.Itoa(o.portBase), "network-faults": strconv.FormatBool(o.network), "tiered-storage": strconv.FormatBool(o.tiered), "advertise-host": o.host}
+	for _, flag := range []string{"brokers", "kafka-version", "heap", "security", "port-base", "network-faults", "tiered-storage", "advertise-host"} {
 		if f.Changed(flag) && given[flag] != have[flag] {
 			return userr.Errorf("cluster up: --%s %s: cluster %q already runs (in whole or in part) with --%s %q; up brings back its brokers that are down with its own settings. Leave --%s out, or stop it first (kbench cluster down --name %s)",
 				flag, given[flag], c.Name, flag, have[flag], flag, c.Name)
@@ -196,7 +200,7 @@ func runClusterUp(ctx context.Context, o clusterUpOptions, st *state) error {
 		cluster.WithBrokers(o.brokers), cluster.WithName(o.name),
 		cluster.WithHeap(o.heap), cluster.WithVersion(o.version), cluster.WithStartTimeout(o.timeout),
 		cluster.WithSecurity(o.security), cluster.WithPortBase(o.portBase), cluster.WithNetworkFaults(o.network),
-		cluster.WithTieredStorage(o.tiered))
+		cluster.WithTieredStorage(o.tiered), cluster.WithHost(o.host))
 	c, err := cluster.Start(ctx, opts...)
 	if errors.Is(err, cluster.ErrRunning) {
 		return userr.Errorf("cluster up: %v (kbench cluster down --name %s)", err, o.name)

@@ -4,11 +4,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"syscall"
 	"time"
+
+	"github.com/kbench/kbench/internal/wallclock"
 )
 
 // abortGrace is how long kbench takes, after a second Ctrl-C, to write what
@@ -18,6 +21,10 @@ const abortGrace = 3 * time.Second
 func main() {
 	if percent, ok := gcPercent(os.Getenv); ok {
 		debug.SetGCPercent(percent)
+	}
+	if err := wallclock.Err(); err != nil {
+		fmt.Fprintf(os.Stderr, "kbench: %v\n", err)
+		os.Exit(exitUsage)
 	}
 	st := newProcessState()
 	ctx, interrupt := context.WithCancel(context.Background())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -64,6 +65,8 @@ type Broker struct {
 	PID            int `json:"pid"`
 	Port           int `json:"port"`            // clients' address: the client listener, or its proxy (Network)
 	ControllerPort int `json:"controller_port"` // KRaft quorum listener
+	// Host is the client listener's address (WithHost); "" is 127.0.0.1.
+	Host string `json:"host,omitempty"`
 	// InternalPort, on a secured or network-faults cluster, is the
 	// PLAINTEXT listener the brokers replicate over (loopback only).
 	InternalPort int `json:"internal_port,omitempty"`
@@ -86,7 +89,27 @@ type Broker struct {
 }
 
 // Addr is the broker's client address.
-func (b Broker) Addr() string { return "127.0.0.1:" + strconv.Itoa(b.Port) }
+func (b Broker) Addr() string { return net.JoinHostPort(b.ClientHost(), strconv.Itoa(b.Port)) }
+
+// ClientHost is the host of the broker's client listener: its Host, else
+// 127.0.0.1.
+func (b Broker) ClientHost() string {
+	if b.Host != "" {
+		return b.Host
+	}
+	return "127.0.0.1"
+}
+
+// Host is the client listener's host given to Start (WithHost), "" for
+// 127.0.0.1.
+func (c *Cluster) Host() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.Brokers) == 0 {
+		return ""
+	}
+	return c.Brokers[0].Host
+}
 
 // MTLSBootstrap is the comma-separated addresses of every broker's mutual
 // TLS listener ("" without WithMutualTLSListener).

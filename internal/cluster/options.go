@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -48,6 +49,7 @@ type config struct {
 	registry     bool
 	registryVer  string
 	tiered       bool
+	host         string
 }
 
 // defaultConfig states every default once.
@@ -166,6 +168,14 @@ func WithProxyCommand(argv ...string) Opt {
 // schema.registry.url. It needs the same Java 17 as the brokers.
 func WithSchemaRegistry(on bool) Opt { return func(c *config) { c.registry = on } }
 
+// WithHost puts the client listener on host (an IP address or a name
+// this machine answers to) instead of 127.0.0.1, advertised as such, so
+// that clients on other machines or network namespaces reach the
+// brokers. The controller quorum, a secured cluster's internal listener,
+// the metrics agents and the schema registry stay on loopback. Not with
+// network faults: their proxies are loopback addresses.
+func WithHost(host string) Opt { return func(c *config) { c.host = host } }
+
 // OptionError is an invalid option value. Option is the option's name as
 // the CLI spells its flag ("brokers", "heap", ...).
 type OptionError struct {
@@ -278,6 +288,9 @@ func (c *config) validate() error {
 	if c.network && len(c.proxyCmd) == 0 {
 		return &OptionError{"network-faults", "true", "no command to run the proxies with (WithProxyCommand)"}
 	}
+	if err := checkHost(c.host, c.network); err != nil {
+		return &OptionError{"advertise-host", c.host, err.Error()}
+	}
 	if c.startTimeout <= 0 {
 		return &OptionError{"timeout", c.startTimeout.String(), "must be positive"}
 	}
@@ -313,4 +326,28 @@ func parseHeap(s string) (int64, error) {
 		return 0, fmt.Errorf("at least %s: with less a broker dies of OutOfMemoryError (1g is the default)", MinHeap)
 	}
 	return n * unit, nil
+}
+
+// hostRE is a host name: letters, digits, '-' and '.'.
+var hostRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$`)
+
+// checkHost says what is wrong with a client listener host, if anything
+// ("" is the default, 127.0.0.1).
+func checkHost(host string, network bool) error {
+	if host == "" {
+		return nil
+	}
+	if network {
+		return errors.New("not with --network-faults: its proxies listen on loopback addresses, which other hosts cannot reach")
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		if ip.IsUnspecified() {
+			return errors.New("is every address, which no client can connect to; give the address clients reach this machine at")
+		}
+		return nil
+	}
+	if !hostRE.MatchString(host) {
+		return errors.New("want an IP address or a host name, such as 10.0.0.5 or kafka1.example.com")
+	}
+	return nil
 }

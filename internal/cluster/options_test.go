@@ -42,6 +42,13 @@ func TestConfigValidate(t *testing.T) {
 		// Regression: the error named --start-timeout; the flag of cluster up is --timeout.
 		{"zero timeout", []Opt{WithStartTimeout(0)}, "timeout"},
 		{"empty cache", []Opt{WithCacheDir("")}, "cache-dir"},
+		{"host ip", []Opt{WithHost("10.77.0.1")}, ""},
+		{"host ipv6", []Opt{WithHost("fd00::1")}, ""},
+		{"host name", []Opt{WithHost("kafka1.example.com")}, ""},
+		{"host every address", []Opt{WithHost("0.0.0.0")}, "advertise-host"},
+		{"host with port", []Opt{WithHost("10.77.0.1:9092")}, "advertise-host"},
+		{"host with scheme", []Opt{WithHost("PLAINTEXT://h")}, "advertise-host"},
+		{"host with network faults", []Opt{WithHost("10.77.0.1"), WithNetworkFaults(true), WithProxyCommand("kbench")}, "advertise-host"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,15 +21,16 @@ func quorumVoters(brokers []Broker) string {
 func dataDir(b Broker) string { return filepath.Join(b.Dir, "data") }
 
 // brokerProps is one node's server.properties: a combined broker and
-// controller on loopback, with internal topics replicated as widely as the
+// controller on loopback (its client listener on b.Host when given, which
+// the brokers then replicate over too), with internal topics replicated as widely as the
 // cluster allows. extra is applied last (reserved keys are validated away).
 func brokerProps(b Broker, voters string, n int, extra map[string]string) map[string]string {
 	p := map[string]string{
 		"process.roles":                                    "broker,controller",
 		"node.id":                                          strconv.Itoa(b.ID),
 		"controller.quorum.voters":                         voters,
-		"listeners":                                        fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", b.Port, b.ControllerPort),
-		"advertised.listeners":                             fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", b.Port),
+		"listeners":                                        fmt.Sprintf("PLAINTEXT://%s,CONTROLLER://127.0.0.1:%d", b.Addr(), b.ControllerPort),
+		"advertised.listeners":                             "PLAINTEXT://" + b.Addr(),
 		"listener.security.protocol.map":                   "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"controller.listener.names":                        "CONTROLLER",
 		"inter.broker.listener.name":                       "PLAINTEXT",

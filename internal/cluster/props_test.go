@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"maps"
 	"os"
@@ -150,5 +152,97 @@ func TestTieredProps(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostProps: with WithHost the client listener (which the brokers
+// also replicate over) binds and is advertised on the host, the
+// controllers stay on loopback; a secured cluster keeps its internal
+// listener on loopback too, and the broker's certificate names the host.
+func TestHostProps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		host     string
+		security string
+		want     map[string]string
+	}{
+		{"plaintext", "10.77.0.1", SecurityNone, map[string]string{
+			"listeners":                "PLAINTEXT://10.77.0.1:9092,CONTROLLER://127.0.0.1:9093",
+			"advertised.listeners":     "PLAINTEXT://10.77.0.1:9092",
+			"controller.quorum.voters": "1@127.0.0.1:9093,2@127.0.0.1:9095",
+		}},
+		{"ipv6", "fd00::1", SecurityNone, map[string]string{
+			"listeners":            "PLAINTEXT://[fd00::1]:9092,CONTROLLER://127.0.0.1:9093",
+			"advertised.listeners": "PLAINTEXT://[fd00::1]:9092",
+		}},
+		{"secured", "kafka1.example.com", SecuritySSL, map[string]string{
+			"listeners":                  "SSL://kafka1.example.com:9092,INTERNAL://127.0.0.1:9192,CONTROLLER://127.0.0.1:9093",
+			"advertised.listeners":       "SSL://kafka1.example.com:9092,INTERNAL://127.0.0.1:9192",
+			"inter.broker.listener.name": "INTERNAL",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			c := &Cluster{Name: "h", Dir: dir, Security: tt.security}
+			for i := range 2 {
+				nd := filepath.Join(dir, fmt.Sprintf("node-%d", i+1))
+				c.Brokers = append(c.Brokers, Broker{ID: i + 1, Port: 9092 + 2*i, ControllerPort: 9093 + 2*i, InternalPort: 9192 + i,
+					Host: tt.host, Dir: nd, ConfigPath: filepath.Join(nd, "server.properties"), LogPath: filepath.Join(nd, "server.log")})
+			}
+			if tt.security != SecurityNone {
+				if err := c.writeSecrets(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := c.writeConfigs(nil); err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(c.Brokers[0].ConfigPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(data)
+			for k, v := range tt.want {
+				if !strings.Contains(got, "\n"+k+"="+v+"\n") {
+					t.Errorf("no %s=%s in\n%s", k, v, got)
+				}
+			}
+			if want := strings.SplitN(c.Bootstrap(), ",", 2)[0]; !strings.Contains(tt.want["advertised.listeners"], want) {
+				t.Errorf("bootstrap %s, want the advertised %s", c.Bootstrap(), tt.want["advertised.listeners"])
+			}
+			if tt.security != SecurityNone {
+				checkCertNames(t, filepath.Join(c.Secrets.Dir, "broker.pem"), tt.host)
+			}
+		})
+	}
+}
+
+// checkCertNames fails unless the PEM file's certificate names host.
+func checkCertNames(t *testing.T, path, host string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var blk *pem.Block
+		blk, data = pem.Decode(data)
+		if blk == nil {
+			t.Fatalf("%s: no certificate", path)
+		}
+		if blk.Type != "CERTIFICATE" {
+			continue
+		}
+		cert, err := x509.ParseCertificate(blk.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cert.VerifyHostname(host); err != nil {
+			t.Errorf("the broker's certificate: %v", err)
+		}
+		return
 	}
 }

@@ -68,7 +68,11 @@ func (c *Cluster) writeSecrets() error {
 	if err != nil {
 		return err
 	}
-	broker, err := ca.Issue("kbench-broker", "127.0.0.1", "localhost")
+	hosts := []string{"127.0.0.1", "localhost"}
+	if h := c.Host(); h != "" {
+		hosts = append(hosts, h) // clients elsewhere check the name they dial
+	}
+	broker, err := ca.Issue("kbench-broker", hosts...)
 	if err != nil {
 		return err
 	}
@@ -151,8 +155,8 @@ func (c *Cluster) securedProps(b Broker) map[string]string {
 	}
 	lower := strings.ToLower(proto)
 	p := map[string]string{
-		"listeners":                                           fmt.Sprintf("%s://127.0.0.1:%d,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", proto, b.Port, b.InternalPort, b.ControllerPort),
-		"advertised.listeners":                                fmt.Sprintf("%s://127.0.0.1:%d,INTERNAL://127.0.0.1:%d", proto, b.Port, b.InternalPort),
+		"listeners":                                           fmt.Sprintf("%s://%s,INTERNAL://127.0.0.1:%d,CONTROLLER://127.0.0.1:%d", proto, b.Addr(), b.InternalPort, b.ControllerPort),
+		"advertised.listeners":                                fmt.Sprintf("%s://%s,INTERNAL://127.0.0.1:%d", proto, b.Addr(), b.InternalPort),
 		"listener.security.protocol.map":                      proto + ":" + proto + ",INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT",
 		"inter.broker.listener.name":                          "INTERNAL",
 		"listener.name." + lower + ".ssl.keystore.type":       "PEM",

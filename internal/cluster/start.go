@@ -313,7 +313,7 @@ func newCluster(cfg config, java string, dist *Dist, reg *RegistryDist) (*Cluste
 			mtls = ports[per*i+3]
 		}
 		c.Brokers = append(c.Brokers, Broker{
-			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], InternalPort: internal, DirectPort: direct, MTLSPort: mtls, Dir: nd,
+			ID: i + 1, Port: ports[per*i], ControllerPort: ports[per*i+1], Host: cfg.host, InternalPort: internal, DirectPort: direct, MTLSPort: mtls, Dir: nd,
 			MetricsPort: metricsPorts[i],
 			ConfigPath:  filepath.Join(nd, "server.properties"),
 			LogPath:     filepath.Join(nd, "server.log"),

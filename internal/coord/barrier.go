@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kbench/kbench/internal/wallclock"
 )
 
 // Barrier waits until every worker still alive has reached the barrier
-// name (each scenario's repeat has one), and returns the common start in
-// this worker's clock and the workers that take part. Worker 0 decides
-// the start: the moment it read the latest worker's arrival plus
+// name (each scenario's repeat has one), and returns the common start on
+// this worker's clock (wallclock.Now's) and the workers that take part.
+// Worker 0 decides the start: the moment it read the latest worker's arrival plus
 // Options.StartMargin, on the reference clock (its own plus its offset),
 // so intervals of every worker line up on it. The arrivals' own append
 // times are not used: they come from the leader of worker 0's partition,
@@ -35,7 +37,7 @@ func (w *Worker) Barrier(ctx context.Context, name string) (time.Time, []int, er
 				}
 			}
 			slices.Sort(members)
-			start = message{Kind: kindStart, Barrier: name, StartMs: w.clock.Reference(time.Now()) + w.opts.StartMargin.Milliseconds(), Members: members}
+			start = message{Kind: kindStart, Barrier: name, StartMs: w.clock.Reference(wallclock.Now()) + w.opts.StartMargin.Milliseconds(), Members: members}
 			return true, nil
 		}); err != nil {
 			// The others must not wait out their own bound for a start

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/kbench/kbench/internal/wallclock"
 )
 
 // Clock is a worker's clock against the reference: the broker that leads
@@ -14,7 +16,8 @@ import (
 // offset is the broker's time minus the midpoint, within half the round
 // trip (plus half the broker's millisecond). The best of the samples (the
 // shortest round trip) is kept. End-to-end latency between workers is
-// only as exact as their offsets agree; publish latency is local.
+// only as exact as their offsets agree; publish latency is local. The
+// worker's clock is wallclock.Now (a test hook can shift it).
 type Clock struct {
 	OffsetMs      float64 `json:"offset_ms"`      // reference minus this worker's clock
 	UncertaintyMs float64 `json:"uncertainty_ms"` // ± around OffsetMs
@@ -45,12 +48,12 @@ const clockSamples = 5
 func (w *Worker) measureClock(ctx context.Context) error {
 	best := Clock{UncertaintyMs: -1}
 	for k := 0; k < clockSamples; k++ {
-		t0 := time.Now()
+		t0 := wallclock.Now()
 		sent := t0.UnixMicro()
 		if err := w.send(ctx, message{Kind: kindPing, SentUs: sent}); err != nil {
 			return fmt.Errorf("clock sample: %w", err)
 		}
-		t1 := time.Now()
+		t1 := wallclock.Now()
 		var ref int64
 		if err := w.wait(ctx, w.opts.LostAfter, "reading back a clock sample", func() (bool, error) {
 			at, ok := w.pings[sent]

@@ -74,6 +74,11 @@ type WorkerClock struct {
 	OffsetMs      float64 `json:"offset_ms"`
 	UncertaintyMs float64 `json:"uncertainty_ms"`
 	RoundTripMs   float64 `json:"round_trip_ms"`
+	// StartLateMs is how long after the common start the worker released
+	// its workloads, by its clock converted to the reference, in the
+	// repeat where that was farthest from it (absent: it reached no
+	// start). Its real distance from the start adds its offset's error.
+	StartLateMs *float64 `json:"start_late_ms,omitempty"`
 }
 
 // SchemaRegistry is a run's use of its schema registry. Cold: before

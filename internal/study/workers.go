@@ -16,6 +16,7 @@ import (
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/wallclock"
 	"github.com/kbench/kbench/internal/workload"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -128,6 +129,9 @@ type worker struct {
 	// lost worker's records of.
 	sharing    string
 	lostChecks map[int][]lostCheck
+	// late is how long after the common start this worker released the
+	// repeat's workloads (nil: it did not reach the start).
+	late *time.Duration
 }
 
 // readBackGate is one repeat's barrier before its read-back.
@@ -246,6 +250,9 @@ func (s *session) join(ctx context.Context, d *Distributed) error {
 	c := w.Clock()
 	fmt.Fprintf(s.opt.Progress, "kbench: worker %d of %d on run %s; clock %+.1f ms ± %.1f ms against the control partition's leader\n",
 		d.Run.Index, d.Run.Workers, d.Run.ID, c.OffsetMs, c.UncertaintyMs)
+	if k := wallclock.TestOffset(); k != 0 {
+		fmt.Fprintf(s.opt.Progress, "kbench: test hook %s=%s: this worker's clock readings are shifted by %s\n", wallclock.EnvTestOffset, k, k)
+	}
 	return nil
 }
 
@@ -295,15 +302,20 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		}
 		return err
 	}
+	wk.late = nil
 	start := func(ctx context.Context) (time.Time, error) {
 		metStart = true
 		at, m, err := wk.w.Barrier(ctx, name+".start")
 		members = m
-		return at, err
+		if err != nil {
+			return at, err
+		}
+		return wk.waitStart(ctx, wallclock.Process(at))
 	}
 	// Every worker's intervals fall on the same grid: whole intervals
-	// since the Unix epoch, on its own clock.
-	sc.Epoch = time.Unix(0, 0)
+	// since the Unix epoch on the reference clock, whatever its own
+	// clock's offset.
+	sc.Epoch = time.Unix(0, 0).Add(-wk.toReference())
 	sc.TopicsReady, sc.Start = topics, start
 	wk.gate, wk.sharing = nil, name
 	if wk.verifies {
@@ -417,6 +429,30 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	return merged
 }
 
+// toReference is how far the reference clock is ahead of time.Now, which
+// the engines read: the worker's measured offset, plus the test hook's
+// (the offset was measured on wallclock.Now, the engines' clock is not
+// shifted).
+func (wk *worker) toReference() time.Duration {
+	ms := wk.w.Clock().OffsetMs
+	return time.Duration(ms*float64(time.Millisecond)) + wallclock.TestOffset()
+}
+
+// waitStart waits for the common start at (on time.Now's clock) and
+// records how late this worker released its workloads.
+func (wk *worker) waitStart(ctx context.Context, at time.Time) (time.Time, error) {
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		return at, ctx.Err()
+	}
+	late := time.Since(at)
+	wk.late = &late
+	return at, nil
+}
+
 // judged is rep with worker 0's outcome of the repeat when that failed
 // and rep did not: a worker other than 0 then says the run's outcome, not
 // its own share's.
@@ -432,10 +468,17 @@ func (wk *worker) judged(ctx context.Context, name string, rep result.Repeat) re
 // publish writes this worker's slice of a repeat; one that cannot be
 // written (too large, a broker error) is replaced by a failed slice that
 // says why, so that worker 0 does not take the worker for lost.
+//
+// The slice's timestamps are put on the reference clock, so that worker
+// 0 merges the workers' intervals on one clock.
 func (wk *worker) publish(ctx context.Context, name string, rep result.Repeat) error {
 	sd := sliceDoc{Worker: wk.d.Run.Index, Host: wk.host, Clock: wk.w.Clock(),
 		ControlBytes: wk.w.ControlBytes(), Seconds: time.Since(wk.joined).Seconds(), Repeat: rep}
-	data, err := json.Marshal(sd)
+	if wk.late != nil {
+		ms := float64(wk.late.Microseconds()) / 1000
+		sd.StartLateMs = &ms
+	}
+	data, err := wk.marshalOnReference(&sd)
 	if err == nil {
 		err = wk.w.Publish(ctx, name, data)
 	}
@@ -444,10 +487,20 @@ func (wk *worker) publish(ctx context.Context, name string, rep result.Repeat) e
 	}
 	err = fmt.Errorf("publish this worker's result slice: %w", err)
 	sd.Repeat = result.Repeat{Index: rep.Index, StartedAt: rep.StartedAt, EndedAt: rep.EndedAt, Status: result.StatusFailed, Error: err.Error()}
-	if data, merr := json.Marshal(sd); merr == nil {
+	if data, merr := wk.marshalOnReference(&sd); merr == nil {
 		_ = wk.w.Publish(ctx, name, data)
 	}
 	return err
+}
+
+// marshalOnReference encodes sd with its repeat's timestamps on the
+// reference clock. They are moved there and back: the repeat shares its
+// series with the caller's.
+func (wk *worker) marshalOnReference(sd *sliceDoc) ([]byte, error) {
+	d := wk.toReference()
+	result.ShiftTimes(&sd.Repeat, d)
+	defer result.ShiftTimes(&sd.Repeat, -d)
+	return json.Marshal(sd)
 }
 
 // watch ends the repeat (rctx, through stop) when it is over for this

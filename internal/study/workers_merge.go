@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kbench/kbench/internal/coord"
@@ -17,9 +18,13 @@ type sliceDoc struct {
 	Clock  coord.Clock `json:"clock"`
 	// ControlBytes is what the worker had written to the control topic
 	// after Seconds since it joined.
-	ControlBytes int64         `json:"control_bytes"`
-	Seconds      float64       `json:"seconds"`
-	Repeat       result.Repeat `json:"repeat"`
+	ControlBytes int64   `json:"control_bytes"`
+	Seconds      float64 `json:"seconds"`
+	// StartLateMs is how long after the common start the worker released
+	// the repeat's workloads, on its clock as converted to the reference
+	// (absent: it did not reach the start).
+	StartLateMs *float64      `json:"start_late_ms,omitempty"`
+	Repeat      result.Repeat `json:"repeat"`
 }
 
 // decodeSlice reads worker k's slice of repeat r, and refuses one that is
@@ -115,11 +120,26 @@ func (m *sliceMerger) repeat(r int, got map[int][]byte, checked map[int][]result
 			m.clocks[k] = result.WorkerClock{Worker: k, Host: sd.Host, OffsetMs: sd.Clock.OffsetMs,
 				UncertaintyMs: sd.Clock.UncertaintyMs, RoundTripMs: sd.Clock.RoundTripMs}
 		}
+		m.noteLate(k, sd.StartLateMs)
 		if sd.Seconds > m.control[k].seconds {
 			m.control[k] = controlSeen{bytes: sd.ControlBytes, seconds: sd.Seconds}
 		}
 	}
 	return result.MergeRepeats(reps)
+}
+
+// noteLate keeps worker k's start lateness farthest from the common
+// start over the repeats.
+func (m *sliceMerger) noteLate(k int, late *float64) {
+	c, ok := m.clocks[k]
+	if !ok || late == nil {
+		return
+	}
+	if c.StartLateMs == nil || math.Abs(*late) > math.Abs(*c.StartLateMs) {
+		v := *late
+		c.StartLateMs = &v
+		m.clocks[k] = c
+	}
 }
 
 // distributed is what the run's document says of its workers.
