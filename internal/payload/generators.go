@@ -308,7 +308,7 @@ func cumulative(g Generator) []float64 {
 	return cum
 }
 
-// renderUUID writes a version 4 uuid (RFC 9562) from ChaCha8, as k6's
+// renderUUID writes a version 4 uuid (RFC 9562) from the template's stream, as k6's
 // uuid generator, quoted: 38 bytes written in place, eight hex digits at a
 // time (hex8).
 func renderUUID(s *templateSource, buf []byte, _ *compiledGen, _ int64, _ time.Time) []byte {

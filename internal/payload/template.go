@@ -3,7 +3,6 @@ package payload
 import (
 	"fmt"
 	"math/bits"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +90,7 @@ type Renderer interface {
 type templateSource struct {
 	pieces  []piece
 	maxSize int
-	rng     *rand.ChaCha8 // uuids and strings from a cryptographically strong stream
+	rng     *wyrand // uuids, strings and numbers
 	seed    uint64
 	faker   *gofakeit.Faker // made when a faker generator is used
 	clock   bool            // a generator renders the record's time
@@ -144,7 +143,7 @@ func CompileTemplate(t Template, seed uint64) (Source, error) {
 }
 
 func newTemplateSource(pieces []piece, size int, seed uint64) *templateSource {
-	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: chacha(seed)}
+	s := &templateSource{pieces: pieces, maxSize: size, seed: seed, rng: newWyrand(seed)}
 	for _, p := range pieces {
 		if p.gen != nil && p.gen.faker != nil && s.faker == nil {
 			s.faker = gofakeit.NewFaker(chacha(Mix(seed, 0x66616b6572)), false) // one goroutine per source: no lock
@@ -276,12 +275,12 @@ var (
 	letterChars = newAlphabet(letters)
 )
 
-// appendRandom appends n characters drawn from a, eight per 64-bit random
-// number: each character is the integer part of the number times the
-// alphabet's size, the fraction left the number for the next. The eighth
-// character of a number still rests on 22 random bits, a bias under
-// 62/2^22 (four characters of 16 bits each, as before, had up to 62/2^16),
-// and a random string takes an eighth of a draw per character.
+// appendRandom appends n characters drawn from a, six per 64-bit random
+// number: its two 32-bit halves each give three, each character the
+// integer part of the half times the alphabet's size, the fraction left
+// the half for the next. The halves' chains run side by side (a chain of
+// eight 64-bit multiplications, as before, waited on each), and the third
+// character of a half still rests on 20 random bits: a bias under 62/2^20.
 func (s *templateSource) appendRandom(buf []byte, n int, a *alphabet) []byte {
 	if n <= 0 {
 		return buf
@@ -290,14 +289,26 @@ func (s *templateSource) appendRandom(buf []byte, n int, a *alphabet) []byte {
 	buf = grow(buf, n)
 	out := buf[start:]
 	size := uint64(a.size)
-	for len(out) > 0 {
+	for len(out) >= 6 {
 		x := s.rng.Uint64()
-		m := min(len(out), 8)
-		for j := range out[:m] {
-			hi, lo := bits.Mul64(x, size)
-			out[j], x = a.chars[byte(hi)], lo
+		h, l := (x>>32)*size, (x&0xffffffff)*size
+		out[0], out[1] = a.chars[byte(h>>32)], a.chars[byte(l>>32)]
+		h, l = (h&0xffffffff)*size, (l&0xffffffff)*size
+		out[2], out[3] = a.chars[byte(h>>32)], a.chars[byte(l>>32)]
+		h, l = (h&0xffffffff)*size, (l&0xffffffff)*size
+		out[4], out[5] = a.chars[byte(h>>32)], a.chars[byte(l>>32)]
+		out = out[6:]
+	}
+	if len(out) > 0 {
+		x := s.rng.Uint64()
+		h, l := (x>>32)*size, (x&0xffffffff)*size
+		for j := range out {
+			if j%2 == 0 {
+				out[j], h = a.chars[byte(h>>32)], (h&0xffffffff)*size
+			} else {
+				out[j], l = a.chars[byte(l>>32)], (l&0xffffffff)*size
+			}
 		}
-		out = out[m:]
 	}
 	return buf
 }
