@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/faults"
+	"github.com/kbench/kbench/internal/gctune"
 	"github.com/kbench/kbench/internal/live"
 	"github.com/kbench/kbench/internal/metrics"
 	"github.com/kbench/kbench/internal/observe"
@@ -167,7 +167,7 @@ func dryRun(st *state, p *plan.Plan, scenarios []plan.Scenario, omb *plan.OMB, p
 		// A dry run measures nothing: Go's default collector keeps
 		// checking a 10,000-scenario plan under 200 MB, where the
 		// benchmark setting (main) let it reach 5 times its live heap.
-		debug.SetGCPercent(100)
+		gctune.Fix(gctune.Low)
 	}
 	warnings, err := study.CheckPlan(p, scenarios)
 	for _, w := range warnings {

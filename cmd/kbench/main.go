@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/kbench/kbench/internal/gctune"
 	"github.com/kbench/kbench/internal/wallclock"
 )
 
@@ -19,8 +19,8 @@ import (
 const abortGrace = 3 * time.Second
 
 func main() {
-	if percent, ok := gcPercent(os.Getenv); ok {
-		debug.SetGCPercent(percent)
+	if _, ours := gcPercent(os.Getenv); ours {
+		gctune.Start(context.Background())
 	}
 	if err := wallclock.Err(); err != nil {
 		fmt.Fprintf(os.Stderr, "kbench: %v\n", err)

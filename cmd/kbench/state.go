@@ -9,6 +9,7 @@ import (
 
 	"github.com/kbench/kbench/internal/cluster"
 	"github.com/kbench/kbench/internal/compat"
+	"github.com/kbench/kbench/internal/gctune"
 	"github.com/kbench/kbench/internal/runner"
 )
 
@@ -76,17 +77,15 @@ func defaultCacheDir(getenv func(string) string) string {
 	return filepath.Join(os.TempDir(), "kbench")
 }
 
-// benchGCPercent is the GOGC kbench runs with when $GOGC is not set.
-// franz-go allocates a slab of records per fetched batch and per produced
-// batch; at Go's default GOGC=100 collecting them cost consumer-perf-test
-// about a third of its client CPU. A benchmark client should spend memory
-// instead. It is set once per process (in main), not per workload: the GC
-// setting is process-wide, so workloads running side by side must not each
-// change it and restore it under the others.
-const benchGCPercent = 400
+// benchGCPercent is the GOGC kbench starts with when $GOGC is not set,
+// tuned from there by what collecting costs (internal/gctune). It is set
+// once per process (in main), not per workload: the GC setting is
+// process-wide, so workloads running side by side must not each change it
+// and restore it under the others.
+const benchGCPercent = gctune.High
 
-// gcPercent returns the GC percent main sets, and false when the user chose
-// one with $GOGC (which the Go runtime has applied already).
+// gcPercent returns the GC percent main starts with, and false when the
+// user chose one with $GOGC (which the Go runtime has applied already).
 func gcPercent(getenv func(string) string) (int, bool) {
 	if getenv("GOGC") != "" {
 		return 0, false
