@@ -98,6 +98,7 @@ func runMaxRate(ctx context.Context, probe probeRun, spec workload.ProducerSpec,
 			var judged bool
 			last, judged = probe(r, d)
 			p, ok := probeOf(last, name, r, mr)
+			p.Workers = sharesOf(last, name)
 			if !ok || !judged {
 				failed = ctx.Err() == nil
 				return p, last, false
@@ -136,6 +137,20 @@ func withSearch(rep result.Repeat, ps *plan.Scenario, wi int, found *result.MaxR
 	}
 	rep.Workloads = append(rep.Workloads, result.Workload{Name: ps.Workloads[wi].Name, Type: ps.Workloads[wi].Type, MaxRate: found})
 	return rep
+}
+
+// sharesOf are the workers whose shares of workload name rep merged
+// (none: one process's run).
+func sharesOf(rep result.Repeat, name string) []int {
+	k := workloadNamed(rep, name)
+	if k < 0 {
+		return nil
+	}
+	var out []int
+	for _, s := range rep.Workloads[k].Workers {
+		out = append(out, s.Worker)
+	}
+	return out
 }
 
 // workloadNamed is the index of rep's workload of that name, or -1: a

@@ -246,9 +246,15 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 		}
 		s.worker.verifies = slices.ContainsFunc(psc.Workloads, func(w plan.Workload) bool { return w.Verify })
 		env.ReadBack, env.ShareLedger = s.worker.readBack, s.worker.shareLedger
-		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
-			return Repeat(ctx, sc, r, env)
-		})
+		if wi := maxRateWorkload(psc); wi >= 0 {
+			rep = s.worker.search(ctx, i+1, r, sc, s.unsliced[i].Workloads[wi], wi, env, func(ctx context.Context, sc runner.Scenario) result.Repeat {
+				return runRepeat(ctx, env.Run.Or(), sc, r)
+			})
+		} else {
+			rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
+				return Repeat(ctx, sc, r, env)
+			})
+		}
 	}
 	if err := stopEvolution(); err != nil && rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, err.Error()

@@ -60,8 +60,6 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 		}
 		for _, w := range sc.Workloads {
 			switch {
-			case w.MaxRate != nil:
-				return userr.Errorf("scenario %s, workload %s: rate: max cannot run with --workers %d yet (the search's decisions would have to travel between workers); run the search on one machine, then give the rate found to the workers", sc.Name, w.Name, n)
 			case w.Backlog > 0:
 				return userr.Errorf("scenario %s, workload %s: backlog cannot run with --workers %d yet (each worker knows only what its own producers wrote); give start_after: a time instead", sc.Name, w.Name, n)
 			case w.AfterWorkload != "":
@@ -215,6 +213,7 @@ func (wk *worker) sayForeign() {
 func (s *session) join(ctx context.Context, d *Distributed) error {
 	idle := 0
 	lostChecks := map[int][]lostCheck{}
+	s.unsliced = slices.Clone(s.built)
 	for i := range s.built {
 		lostChecks[i+1] = lostChecksOf(&s.scenarios[i], s.built[i])
 		sc, err := sliceScenario(s.built[i], d.Run.Index, d.Run.Workers)
