@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kbench/kbench/internal/coord"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
 )
@@ -47,7 +50,9 @@ workloads:
 	must(t, os.WriteFile(path, []byte(text), 0o644))
 	out := filepath.Join(dir, "merged")
 	began := time.Now()
-	ws := startRun(t, ctx, bin, path, uniqueTopic(t, "run"), 3, out)
+	runID := uniqueTopic(t, "run")
+	ws := startRun(t, ctx, bin, path, runID, 3, out, "--keep-control")
+	t.Cleanup(func() { _ = coord.Clean(context.Background(), []kgo.Opt{kgo.SeedBrokers(bootstrap)}, runID) })
 	for i, w := range ws {
 		if code := w.exit(t); code != 0 {
 			t.Fatalf("worker %d: exit %d\n%s", i, code, w.stderr)
@@ -87,5 +92,20 @@ workloads:
 	}
 	if !strings.Contains(ws[1].stderr.String(), "worker 0 asks 3000 records/s") {
 		t.Errorf("worker 1 never said which probe worker 0 asked:\n%s", ws[1].stderr)
+	}
+
+	// kbench collect writes the same search from the cluster.
+	collected := filepath.Join(dir, "collected")
+	col := startWorker(t, ctx, bin, "collect", runID, "--bootstrap-server", bootstrap, "--out", collected)
+	if code := col.exit(t); code != 0 {
+		t.Fatalf("collect: exit %d\n%s", code, col.stderr)
+	}
+	cdoc, err := result.Read(filepath.Join(collected, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw := cdoc.Plan.Scenarios[0].Repeats[0].Workloads[0]
+	if cw.MaxRate == nil || cw.MaxRate.Rate != m.Rate || len(cw.MaxRate.Probes) != len(m.Probes) || cw.Producer == nil || cw.Producer.Records != w.Producer.Records {
+		t.Errorf("collect's search %+v differs from worker 0's %+v", cw.MaxRate, m)
 	}
 }

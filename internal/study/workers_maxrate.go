@@ -27,6 +27,11 @@ func probeName(scenario, repeat, k int) string {
 	return fmt.Sprintf("%s.p%d", sliceName(scenario, repeat), k)
 }
 
+// searchName names worker 0's whole search of repeat r of scenario i on
+// the results topic: the repeat as merged and judged, for kbench collect
+// (the probes' slices alone do not say which run answers).
+func searchName(scenario, repeat int) string { return sliceName(scenario, repeat) + ".search" }
+
 // probeCall is worker 0's announcement of a search's next probe (the total
 // rate, 0 for full speed, and how long it sends), or of the search's end
 // with its outcome.
@@ -80,6 +85,11 @@ func (wk *worker) lead(ctx context.Context, i, r int, sc runner.Scenario, whole 
 	if err := wk.announce(ctx, probeName(i, r, k+1), end); err != nil && rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, err.Error()
 	}
+	pctx, cancel := afterInterrupt(ctx, 10*time.Second)
+	defer cancel()
+	if err := wk.publish(pctx, searchName(i, r), rep); err != nil {
+		fmt.Fprintf(wk.progress, "kbench: scenario %d, repeat %d: the rate search is not on the run's results topic (kbench collect will lack it): %v\n", i, r, err)
+	}
 	return rep
 }
 
@@ -98,6 +108,10 @@ func (wk *worker) follow(ctx context.Context, i, r int, sc runner.Scenario, whol
 		}
 		if err == nil {
 			err = wk.over() // worker 0 stopped the last probe (Ctrl-C)
+		}
+		if err != nil && ctx.Err() != nil && last.Status == result.StatusOK {
+			// Interrupted itself (Ctrl-C): its own outcome, as a repeat's.
+			last.Status, last.Error = result.StatusInterrupted, "interrupted"
 		}
 		if err != nil {
 			return failedAt(last, fmt.Errorf("the rate search: %w", err))
