@@ -32,6 +32,7 @@ package coord
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"time"
@@ -166,6 +167,7 @@ const (
 	kindStop      = "stop"      // worker 0: stop the repeat now and publish (Reason says why)
 	kindVerdict   = "verdict"   // worker 0: the merged repeat's Status and Reason
 	kindRefused   = "refused"   // a worker that will not join (Reason says why), from an instance that never said hello
+	kindAnnounce  = "announce"  // worker 0: a decision the others act on (a rate search's next probe), named by Barrier, in Data
 )
 
 // message is one record of the control topic (JSON, keyed by worker).
@@ -192,4 +194,6 @@ type message struct {
 	Reason string `json:"reason,omitempty"`
 	// verdict: the merged repeat's status.
 	Status string `json:"status,omitempty"`
+	// announce: what worker 0 decided, as the caller encoded it.
+	Data json.RawMessage `json:"data,omitempty"`
 }

@@ -32,7 +32,7 @@ func Join(ctx context.Context, opts []kgo.Opt, run Run, o Options) (*Worker, err
 	w := &Worker{run: run, opts: o, instance: newInstance(), admin: opts,
 		changed: make(chan struct{}), hellos: map[int]message{}, lastSeen: map[int]time.Time{},
 		readies: map[string]map[int]int64{}, starts: map[string]message{}, stops: map[string]string{},
-		verdicts: map[string]message{}, left: map[int]string{}, refused: map[int]message{}, pings: map[int64]int64{}}
+		verdicts: map[string]message{}, announced: map[string]message{}, left: map[int]string{}, refused: map[int]message{}, pings: map[int64]int64{}}
 	w.control, w.results = Topics(run.ID)
 	if err := createTopics(ctx, opts, w.control, w.results, o.Replication); err != nil {
 		w.cleanUnannounced(err) // the control topic may be made and the results topic not

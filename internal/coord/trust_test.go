@@ -228,3 +228,32 @@ func TestStopAndVerdict(t *testing.T) {
 		t.Errorf("a verdict after worker 0 left: %v after %s", ok, time.Since(began))
 	}
 }
+
+// TestAnnounce: worker 0's announcement reaches the others with its data,
+// the first of a name stands, another worker's announces nothing, and a
+// wait for one ends at once when worker 0 leaves.
+func TestAnnounce(t *testing.T) {
+	opts := fakeOpts(t)
+	ws := joinAll(t, opts, "announce", 2)
+	ctx := context.Background()
+	for _, a := range []struct {
+		from int
+		data string
+	}{{1, `{"rate":1}`}, {0, `{"rate":2}`}, {0, `{"rate":3}`}} {
+		if err := ws[a.from].Announce(ctx, "s1.r1.p1", []byte(a.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, w := range ws {
+		if got, err := w.Announced(ctx, "s1.r1.p1"); err != nil || string(got) != `{"rate":2}` {
+			t.Errorf("worker %d read %s, %v: want worker 0's first", i, got, err)
+		}
+	}
+	if err := ws[0].Leave(ctx, "done"); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if _, err := ws[1].Announced(ctx, "s1.r1.p2"); err == nil || !strings.Contains(err.Error(), "worker 0 ended the run (done)") || time.Since(began) > fast.ResultTimeout/2 {
+		t.Errorf("an announcement after worker 0 left: %v after %s", err, time.Since(began))
+	}
+}

@@ -37,23 +37,24 @@ type Worker struct {
 	controlBytes atomic.Int64 // keys and values this worker wrote to the control topic
 	controlRead  atomic.Int64 // control records this worker read
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every record read
-	read     int64         // the next offset to read of the broadcast partition
-	hellos   map[int]message
-	lastSeen map[int]time.Time
-	readies  map[string]map[int]int64 // barrier → worker → its arrival's append time (ms) on worker 0's partition
-	starts   map[string]message
-	stops    map[string]string  // repeat → why worker 0 stopped it
-	verdicts map[string]message // repeat → worker 0's merged outcome
-	left     map[int]string
-	refused  map[int]message // the first refusal of each index
-	ended    bool
-	joined   bool            // this worker's hello is written
-	conflict error           // another run or a second worker with this index
-	pings    map[int64]int64 // this worker's pings: sent µs → reference ms
-	clock    Clock
-	foreign  foreignRecords
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every record read
+	read      int64         // the next offset to read of the broadcast partition
+	hellos    map[int]message
+	lastSeen  map[int]time.Time
+	readies   map[string]map[int]int64 // barrier → worker → its arrival's append time (ms) on worker 0's partition
+	starts    map[string]message
+	stops     map[string]string  // repeat → why worker 0 stopped it
+	verdicts  map[string]message // repeat → worker 0's merged outcome
+	announced map[string]message // name → worker 0's announcement
+	left      map[int]string
+	refused   map[int]message // the first refusal of each index
+	ended     bool
+	joined    bool            // this worker's hello is written
+	conflict  error           // another run or a second worker with this index
+	pings     map[int64]int64 // this worker's pings: sent µs → reference ms
+	clock     Clock
+	foreign   foreignRecords
 	// Whether this worker's view of the heartbeats it judges is current
 	// (lost): worker 0's, when it last read its own heartbeat back on its
 	// partition; the others', when they last knew they had read the
@@ -140,7 +141,7 @@ func (w *Worker) apply(m message, at int64, where string, partition int32) {
 		return
 	}
 	h, ok := w.hellos[m.Worker]
-	zeroOnly := m.Kind == kindStart || m.Kind == kindEnd || m.Kind == kindStop || m.Kind == kindVerdict
+	zeroOnly := m.Kind == kindStart || m.Kind == kindEnd || m.Kind == kindStop || m.Kind == kindVerdict || m.Kind == kindAnnounce
 	if !ok || h.Instance != m.Instance || zeroOnly && m.Worker != 0 {
 		w.foreign.add(fmt.Sprintf("%s: a %s of worker %d from a process that did not join as worker %d", where, m.Kind, m.Worker, m.Worker))
 		return
@@ -161,6 +162,10 @@ func (w *Worker) apply(m message, at int64, where string, partition int32) {
 		w.stops[m.Barrier] = m.Reason
 	case kindVerdict:
 		w.verdicts[m.Barrier] = m
+	case kindAnnounce:
+		if _, ok := w.announced[m.Barrier]; !ok { // the first stands
+			w.announced[m.Barrier] = m
+		}
 	case kindLeave:
 		w.left[m.Worker] = m.Reason
 	case kindEnd:

@@ -816,6 +816,9 @@ type Probe struct {
 	// Step numbers the search's rates (1, 2, …; the warm-up 0) and then
 	// its confirming rounds: the runs of one step judge one rate.
 	Step int `json:"step,omitempty"`
+	// Workers are the workers whose shares of the run were merged (a
+	// distributed search's; none in one process).
+	Workers []int `json:"workers,omitempty"`
 }
 
 // Confirmation is one round of independent runs at a rate: Met of Runs

@@ -79,6 +79,13 @@ func Collect(ctx context.Context, bootstrap string, props map[string]string, run
 	for i := range scenarios {
 		rsc := result.Scenario{Index: i + 1, Name: scenarios[i].Name, Params: paramsOf(scenarios[i].Params)}
 		for r := 1; r <= p.Repeat; r++ {
+			if rep, ok := collectedSearch(all, i+1, r, workers, skip); ok {
+				rsc.Repeats = append(rsc.Repeats, rep)
+				if rep.Error != "" {
+					errs = append(errs, fmt.Errorf("scenario %s, repeat %d: %s", rsc.Name, r, rep.Error))
+				}
+				continue
+			}
 			got := collectedSlices(all, sliceName(i+1, r), r, workers, skip)
 			if len(got) == 0 {
 				notRun++
@@ -172,6 +179,18 @@ func collectedSlices(all *coord.RunResults, name string, r, workers int, skip fu
 		got[rec.Worker] = rec.Value
 	}
 	return got
+}
+
+// collectedSearch is repeat r of scenario i when it was a distributed
+// rate search: worker 0's search as it merged and judged it (its probes'
+// slices alone do not say which run answers); false when there is none.
+func collectedSearch(all *coord.RunResults, i, r, workers int, skip func(int64, string)) (result.Repeat, bool) {
+	data, ok := collectedSlices(all, searchName(i, r), r, workers, skip)[0]
+	if !ok {
+		return result.Repeat{}, false
+	}
+	sd, err := decodeSlice(data, 0, r)
+	return sd.Repeat, err == nil
 }
 
 // collectedEnd is when a collected run ended: its last repeat's end; with

@@ -14,8 +14,8 @@ import (
 // nothing more, so that the worker's state machine runs as well against an
 // in-memory coordinator (internal/coord/memcoord) in tests as against the
 // cluster under test. Worker 0 alone sets starts, calls repeats off, stops
-// them, judges them and gathers slices; the others' CallOff, Stop and
-// Judge do nothing.
+// them, judges them, announces and gathers slices; the others' CallOff,
+// Stop, Judge and Announce do nothing.
 type Coordinator interface {
 	// Barrier waits until every live worker reached name; it returns the
 	// common start on this worker's clock and the workers taking part.
@@ -29,6 +29,11 @@ type Coordinator interface {
 	// AwaitVerdict waits for it (false: none came).
 	Judge(ctx context.Context, name string, v coord.Verdict) error
 	AwaitVerdict(ctx context.Context, name string) (coord.Verdict, bool)
+	// Announce tells the others a decision of worker 0's (a rate search's
+	// next probe, or its end), data as encoded; Announced waits for it,
+	// and fails when worker 0 left, ended the run or was lost.
+	Announce(ctx context.Context, name string, data []byte) error
+	Announced(ctx context.Context, name string) ([]byte, error)
 	// Publish writes this worker's result slice of name; Slices gathers
 	// the members' slices (worker 0), with the members it did not get.
 	Publish(ctx context.Context, name string, slice []byte) error

@@ -53,6 +53,21 @@ func maxRateWorkload(sc *plan.Scenario) int {
 	return -1
 }
 
+// probeRun runs one probe of a rate search: the scenario with its rate:
+// max workload at r records/s (0: full speed) sending for d, and returns
+// the run as result.json holds it (a distributed run's: every worker's
+// share, merged). false: the run cannot be judged whatever it measured (a
+// worker's share is missing), which ends the search with its error.
+type probeRun func(r float64, d time.Duration) (result.Repeat, bool)
+
+// localProbes runs each probe in this process: workload wi of sc at the
+// probe's rate, judged on percentile q.
+func localProbes(ctx context.Context, run runner.RunFunc, sc runner.Scenario, wi int, q float64, index int) probeRun {
+	return func(r float64, d time.Duration) (result.Repeat, bool) {
+		return runRepeat(ctx, run, withRate(sc, wi, r, d, q), index), true
+	}
+}
+
 // runMaxRate searches for the highest rate of workload wi that keeps its
 // SLO: it warms the cluster at full speed, doubles the rate from the
 // start while rates meet the SLO, bisects between the last good and the
@@ -62,14 +77,16 @@ func maxRateWorkload(sc *plan.Scenario) int {
 // rule, so the rate found rarely needs a step down. The search asks no
 // rate below the floor (nor above a ceiling) and ends at its time bound.
 // The median confirming run at the answer is the repeat's result. Every
-// run is recorded. started, if set, is told as each run starts.
-func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, ps *plan.Scenario, wi int, index int, progress func(string), started func(observe.ProbeInfo)) result.Repeat {
+// run is recorded. probe runs each run (spec is the workload's producer,
+// whose duration and warm-up set a probe's); started, if set, is told as
+// each run starts.
+func runMaxRate(ctx context.Context, probe probeRun, spec workload.ProducerSpec, ps *plan.Scenario, wi int, index int, progress func(string), started func(observe.ProbeInfo)) result.Repeat {
 	mr := ps.Workloads[wi].MaxRate
-	spec := sc.Workloads[wi].Spec.(workload.Producing).Producer() // the plan checks it sends
+	name := ps.Workloads[wi].Name
 	var last result.Repeat
 	failed := false
 	c := &course{
-		mr: mr, workload: ps.Workloads[wi].Name, progress: progress, started: started, now: time.Now,
+		mr: mr, workload: name, progress: progress, started: started, now: time.Now,
 		base: spec.Duration,
 		duration: func(r float64) time.Duration {
 			return probeDuration(spec.Duration, spec.WarmupDuration, r, mr.Percentile)
@@ -78,27 +95,26 @@ func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, p
 			if ctx.Err() != nil {
 				return result.Probe{}, result.Repeat{}, false
 			}
-			last = runRepeat(ctx, runSc, withRate(sc, wi, r, d, mr.Percentile), index)
-			probe, ok := probeOf(last, wi, r, mr)
-			if !ok {
+			var judged bool
+			last, judged = probe(r, d)
+			p, ok := probeOf(last, name, r, mr)
+			p.Workers = sharesOf(last, name)
+			if !ok || !judged {
 				failed = ctx.Err() == nil
+				return p, last, false
 			}
-			return probe, last, ok
+			return p, last, true
 		},
 	}
 	rate, reps := c.search()
 	found := c.found
 	switch {
 	case failed:
-		return failedSearch(last, wi, found)
+		return failedSearch(last, ps, wi, found)
 	case ctx.Err() != nil:
 		return endSearch(ps, wi, index, found, result.StatusInterrupted, "interrupted")
 	case rate > 0:
-		rep := medianRepeat(reps, wi, mr)
-		if wi < len(rep.Workloads) {
-			rep.Workloads[wi].MaxRate = found
-		}
-		return rep
+		return withSearch(medianRepeat(reps, name, mr), ps, wi, found)
 	}
 	msg := c.noAnswer()
 	if len(found.Confirmations) == 0 || c.timeUp {
@@ -108,10 +124,45 @@ func runMaxRate(ctx context.Context, runSc runner.RunFunc, sc runner.Scenario, p
 	if rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, msg
 	}
-	if wi < len(rep.Workloads) {
-		rep.Workloads[wi].MaxRate = found
+	return withSearch(rep, ps, wi, found)
+}
+
+// withSearch is rep with the search found recorded on workload wi of ps:
+// on its workload of that name, or on one added when rep has none (a run
+// that measured nothing).
+func withSearch(rep result.Repeat, ps *plan.Scenario, wi int, found *result.MaxRate) result.Repeat {
+	if k := workloadNamed(rep, ps.Workloads[wi].Name); k >= 0 {
+		rep.Workloads[k].MaxRate = found
+		return rep
 	}
+	rep.Workloads = append(rep.Workloads, result.Workload{Name: ps.Workloads[wi].Name, Type: ps.Workloads[wi].Type, MaxRate: found})
 	return rep
+}
+
+// sharesOf are the workers whose shares of workload name rep merged
+// (none: one process's run).
+func sharesOf(rep result.Repeat, name string) []int {
+	k := workloadNamed(rep, name)
+	if k < 0 {
+		return nil
+	}
+	var out []int
+	for _, s := range rep.Workloads[k].Workers {
+		out = append(out, s.Worker)
+	}
+	return out
+}
+
+// workloadNamed is the index of rep's workload of that name, or -1: a
+// merged repeat lists the workloads in the order the workers' slices
+// name them, not the plan's.
+func workloadNamed(rep result.Repeat, name string) int {
+	for k, w := range rep.Workloads {
+		if w.Name == name {
+			return k
+		}
+	}
+	return -1
 }
 
 // course is one rate search from its warm-up to its answer, its runs
@@ -529,16 +580,17 @@ func bracket(verdicts map[float64]bool) (lastMet, firstMissed float64) {
 	return lastMet, firstMissed
 }
 
-// medianRepeat is the run whose latency at the SLO's percentile is the
-// median of reps (the lower middle of an even count).
-func medianRepeat(reps []result.Repeat, wi int, mr *plan.MaxRate) result.Repeat {
+// medianRepeat is the run whose latency at the SLO's percentile (on
+// workload name) is the median of reps (the lower middle of an even
+// count).
+func medianRepeat(reps []result.Repeat, name string, mr *plan.MaxRate) result.Repeat {
 	type ranked struct {
 		lat float64
 		rep result.Repeat
 	}
 	rs := make([]ranked, 0, len(reps))
 	for _, rep := range reps {
-		if p, _ := probeOf(rep, wi, 0, mr); rep.Status == result.StatusOK {
+		if p, _ := probeOf(rep, name, 0, mr); rep.Status == result.StatusOK {
 			rs = append(rs, ranked{p.LatencyMs, rep})
 		}
 	}
@@ -549,14 +601,13 @@ func medianRepeat(reps []result.Repeat, wi int, mr *plan.MaxRate) result.Repeat 
 	return rs[(len(rs)-1)/2].rep
 }
 
-func failedSearch(rep result.Repeat, wi int, found *result.MaxRate) result.Repeat {
+// failedSearch is the repeat of a search whose last run could not be
+// judged: that run, failed, with the search so far.
+func failedSearch(rep result.Repeat, ps *plan.Scenario, wi int, found *result.MaxRate) result.Repeat {
 	if rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, "the probe measured nothing"
 	}
-	if wi < len(rep.Workloads) {
-		rep.Workloads[wi].MaxRate = found
-	}
-	return rep
+	return withSearch(rep, ps, wi, found)
 }
 
 // withRate is the scenario with workload wi at rate r (records/s; 0 full
@@ -591,11 +642,12 @@ func probeDuration(d, warm time.Duration, r, q float64) time.Duration {
 	return min(stretched, maxStretch*d)
 }
 
-// probeOf reads a probe's outcome; ok is false when the run measured
-// nothing to judge.
-func probeOf(rep result.Repeat, wi int, r float64, mr *plan.MaxRate) (result.Probe, bool) {
+// probeOf reads a probe's outcome on workload name; ok is false when the
+// run measured nothing to judge.
+func probeOf(rep result.Repeat, name string, r float64, mr *plan.MaxRate) (result.Probe, bool) {
 	p := result.Probe{Rate: r}
-	if wi >= len(rep.Workloads) || rep.Workloads[wi].Producer == nil {
+	wi := workloadNamed(rep, name)
+	if wi < 0 || rep.Workloads[wi].Producer == nil {
 		return p, false
 	}
 	w := rep.Workloads[wi]

@@ -15,6 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/verify"
+	"github.com/kbench/kbench/internal/workload"
 )
 
 // RepeatEnv is what a repeat needs beside its scenario: the plan and the
@@ -120,7 +121,9 @@ func repeatOnce(ctx context.Context, sc runner.Scenario, index int, env RepeatEn
 	watched := sc
 	watched.FailFast = !env.FaultsElsewhere // no planned fault: a cluster that stops answering ends the repeat
 	if wi := maxRateWorkload(env.Scenario); wi >= 0 {
-		return runMaxRate(ctx, env.Run.Or(), watched, env.Scenario, wi, index, log, env.Probe)
+		spec := watched.Workloads[wi].Spec.(workload.Producing).Producer() // the plan checks it sends
+		probes := localProbes(ctx, env.Run.Or(), watched, wi, env.Scenario.Workloads[wi].MaxRate.Percentile, index)
+		return runMaxRate(ctx, probes, spec, env.Scenario, wi, index, log, env.Probe)
 	}
 	if ck := checksOf(env.Plan, env.Scenario, env.Actor, func(format string, args ...any) { log(fmt.Sprintf(format, args...)) }); ck.active() {
 		ck.abort, ck.readBack, ck.share = env.Abort, env.ReadBack, env.ShareLedger
@@ -243,9 +246,15 @@ func (s *session) repeat(ctx context.Context, prog *progress, i, r int) result.R
 		}
 		s.worker.verifies = slices.ContainsFunc(psc.Workloads, func(w plan.Workload) bool { return w.Verify })
 		env.ReadBack, env.ShareLedger = s.worker.readBack, s.worker.shareLedger
-		rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
-			return Repeat(ctx, sc, r, env)
-		})
+		if wi := maxRateWorkload(psc); wi >= 0 {
+			rep = s.worker.search(ctx, i+1, r, sc, s.unsliced[i].Workloads[wi], wi, env, func(ctx context.Context, sc runner.Scenario) result.Repeat {
+				return runRepeat(ctx, env.Run.Or(), sc, r)
+			})
+		} else {
+			rep = s.worker.repeat(ctx, i+1, r, sc, func(ctx context.Context, sc runner.Scenario) result.Repeat {
+				return Repeat(ctx, sc, r, env)
+			})
+		}
 	}
 	if err := stopEvolution(); err != nil && rep.Status == result.StatusOK {
 		rep.Status, rep.Error = result.StatusFailed, err.Error()

@@ -45,6 +45,10 @@ type session struct {
 	// worker is this process's place in a distributed run (nil: the
 	// study runs alone).
 	worker *worker
+	// unsliced are the built scenarios before a distributed run sliced
+	// them (nil: not distributed): a rate search sets each probe's rate
+	// on its workload whole, then slices it.
+	unsliced []runner.Scenario
 	// closers run when the study ends, last first: the schemas' record,
 	// then the local cluster's stop.
 	closers []func()

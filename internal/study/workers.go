@@ -61,8 +61,6 @@ func checkDistributed(p *plan.Plan, scenarios []plan.Scenario, d *Distributed) e
 		}
 		for _, w := range sc.Workloads {
 			switch {
-			case w.MaxRate != nil:
-				return userr.Errorf("scenario %s, workload %s: rate: max cannot run with --workers %d yet (the search's decisions would have to travel between workers); run the search on one machine, then give the rate found to the workers", sc.Name, w.Name, n)
 			case w.Backlog > 0:
 				return userr.Errorf("scenario %s, workload %s: backlog cannot run with --workers %d yet (each worker knows only what its own producers wrote); give start_after: a time instead", sc.Name, w.Name, n)
 			case w.AfterWorkload != "":
@@ -219,6 +217,7 @@ func (wk *worker) sayForeign() {
 func (s *session) join(ctx context.Context, d *Distributed) error {
 	idle := 0
 	lostChecks := map[int][]lostCheck{}
+	s.unsliced = slices.Clone(s.built)
 	for i := range s.built {
 		lostChecks[i+1] = lostChecksOf(&s.scenarios[i], s.built[i])
 		sc, err := sliceScenario(s.built[i], d.Run.Index, d.Run.Workers)
@@ -289,9 +288,19 @@ func (wk *worker) publishHeader(ctx context.Context, doc *result.Document, p *pl
 // others return their own slice with that outcome, so that every
 // worker's exit code says the run's.
 func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run func(context.Context, runner.Scenario) result.Repeat) result.Repeat {
+	rep, _ := wk.round(ctx, i, r, sliceName(i, r), wk.lostChecks[i], sc, run)
+	return rep
+}
+
+// round is one run of every worker's slice named name (a repeat, or a
+// probe of a rate search) in repeat r of scenario i: the barriers, this
+// worker's run, its slice published, and on worker 0 every slice merged
+// and the outcome told. complete says that the merge holds every worker's
+// slice (worker 0; always true on the others); checks are the
+// verifications worker 0 takes over from a lost worker.
+func (wk *worker) round(ctx context.Context, i, r int, name string, checks []lostCheck, sc runner.Scenario, run func(context.Context, runner.Scenario) result.Repeat) (rep result.Repeat, complete bool) {
 	defer wk.sayForeign()
 	wk.sayLost(i, r)
-	name := sliceName(i, r)
 	var metTopics, metStart bool
 	var members []int
 	topics := func(ctx context.Context) error {
@@ -328,7 +337,6 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		defer watch.Done()
 		wk.watch(ctx, rctx, stop, name)
 	}()
-	var rep result.Repeat
 	if len(sc.Workloads) == 0 {
 		// No client of this scenario is this worker's: it only keeps the
 		// others company at the barriers.
@@ -355,7 +363,7 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		rep.Status, rep.Error = result.StatusInterrupted, stopped.Error()
 	}
 	if err := wk.w.Over(); err != nil {
-		return rep // nobody gathers it
+		return rep, true // nobody gathers it
 	}
 	// A repeat that failed before a barrier: worker 0 calls the repeat off
 	// (the others must not run on topics it did not prepare); another
@@ -394,9 +402,9 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	}
 	if wk.merge == nil {
 		if ctx.Err() != nil {
-			return rep // interrupted itself: its own outcome, at once
+			return rep, true // interrupted itself: its own outcome, at once
 		}
-		return wk.judged(pctx, name, rep)
+		return wk.judged(pctx, name, rep), true
 	}
 	if members == nil {
 		members = allWorkers(wk.d.Run.Workers)
@@ -405,10 +413,11 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 	if err != nil && len(got) == 0 {
 		rep.Status, rep.Error = result.StatusFailed, fmt.Sprintf("gather the workers' result slices: %v", err)
 		_ = wk.w.Judge(ctx, name, coord.Verdict{Status: rep.Status, Error: rep.Error})
-		return rep
+		return rep, false
 	}
+	complete = len(got) == wk.d.Run.Workers
 	interrupted := ctx.Err() != nil
-	checked := wk.checkLost(pctx, name, wk.lostChecks[i], members, got)
+	checked := wk.checkLost(pctx, name, checks, members, got)
 	merged, err := wk.merge.repeat(r, got, checked, func(k int) (string, string) {
 		if interrupted {
 			return result.StatusInterrupted, notGathered
@@ -426,7 +435,7 @@ func (wk *worker) repeat(ctx context.Context, i, r int, sc runner.Scenario, run 
 		merged.Status, merged.Error = result.StatusFailed, err.Error()
 	}
 	_ = wk.w.Judge(ctx, name, coord.Verdict{Status: merged.Status, Error: merged.Error})
-	return merged
+	return merged, complete
 }
 
 // toReference is how far the reference clock is ahead of time.Now, which

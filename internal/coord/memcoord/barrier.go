@@ -211,3 +211,39 @@ func (w *Worker) Pieces(_ context.Context, prefix string, worker int) (map[strin
 	}
 	return got, nil
 }
+
+// Announce tells the others worker 0's decision name (worker 0; the first
+// of a name stands).
+func (w *Worker) Announce(_ context.Context, name string, data []byte) error {
+	if w.run.Index != 0 {
+		return nil
+	}
+	return w.write("announce "+name, func() {
+		if _, ok := w.h.announced[name]; !ok {
+			w.h.announced[name] = slices.Clone(data)
+		}
+	})
+}
+
+// Announced waits for worker 0's announcement name, bounded by
+// ResultTimeout plus LostAfter, as coord's does: worker 0 left, ended the
+// run or lost ends the wait at once with an error.
+func (w *Worker) Announced(ctx context.Context, name string) ([]byte, error) {
+	var data []byte
+	err := w.wait(ctx, w.opts.ResultTimeout+w.opts.LostAfter, "worker 0's announcement "+name, func() (bool, error) {
+		if d, ok := w.h.announced[name]; ok {
+			data = d
+			return true, nil
+		}
+		switch reason, left := w.h.left[0]; {
+		case left:
+			return false, fmt.Errorf("%s: worker 0 ended the run (%s)", name, reason)
+		case w.h.ended:
+			return false, fmt.Errorf("%s: worker 0 ended the run", name)
+		case slices.Contains(w.lost(), 0):
+			return false, fmt.Errorf("%s: worker 0 was lost", name)
+		}
+		return false, nil
+	})
+	return data, err
+}

@@ -11,7 +11,7 @@
 // run that ended; barriers are released by worker 0 once every live
 // worker arrived, the start the latest arrival plus Options.StartMargin;
 // a worker closed without leaving (Close: killed) is lost after
-// Options.LostAfter; worker 0's call-offs, stops and verdicts reach every
+// Options.LostAfter; worker 0's call-offs, stops, verdicts and announcements reach every
 // worker; slices are gathered until each member published, left or was
 // lost. What a worker sees follows coord's routing of the control traffic:
 // worker 0 reads everyone's heartbeats and leaves, the others only worker
@@ -43,19 +43,20 @@ type Hub struct {
 	// non-nil fails it and nothing is stored.
 	PublishErr func(worker int, name string, slice []byte) error
 
-	mu       sync.Mutex
-	changed  chan struct{} // closed and replaced on every change
-	run      *coord.Run    // the first hello's: the run every worker must match
-	hellos   map[int]*Worker
-	silent   map[int]time.Time // closed (killed) without leaving: since when
-	left     map[int]string
-	refused  map[int]string
-	readies  map[string]map[int]time.Time
-	starts   map[string]start
-	stops    map[string]string
-	verdicts map[string]coord.Verdict
-	slices   map[string]map[int][]byte
-	ended    bool
+	mu        sync.Mutex
+	changed   chan struct{} // closed and replaced on every change
+	run       *coord.Run    // the first hello's: the run every worker must match
+	hellos    map[int]*Worker
+	silent    map[int]time.Time // closed (killed) without leaving: since when
+	left      map[int]string
+	refused   map[int]string
+	readies   map[string]map[int]time.Time
+	starts    map[string]start
+	stops     map[string]string
+	verdicts  map[string]coord.Verdict
+	announced map[string][]byte
+	slices    map[string]map[int][]byte
+	ended     bool
 }
 
 // start is worker 0's release of a barrier, or its call-off (reason set).
@@ -69,7 +70,7 @@ type start struct {
 func New() *Hub {
 	return &Hub{changed: make(chan struct{}), hellos: map[int]*Worker{}, silent: map[int]time.Time{},
 		left: map[int]string{}, refused: map[int]string{}, readies: map[string]map[int]time.Time{},
-		starts: map[string]start{}, stops: map[string]string{}, verdicts: map[string]coord.Verdict{},
+		starts: map[string]start{}, stops: map[string]string{}, verdicts: map[string]coord.Verdict{}, announced: map[string][]byte{},
 		slices: map[string]map[int][]byte{}}
 }
 
