@@ -446,15 +446,6 @@ func (r *ConsumerRun) watch() {
 	}
 }
 
-// Bounds of closing the clients at the end of a run: leaving the group
-// normally takes milliseconds, and waiting for it lets the next run of the
-// group join without waiting out this one's session; after Ctrl-C (the
-// caller's context ended) the run ends sooner.
-const (
-	closeBound          = 5 * time.Second
-	interruptCloseBound = 2 * time.Second
-)
-
 // interrupted reports whether the caller's context ended the run (Ctrl-C,
 // or a runner that found the cluster gone), whoever stopped it first.
 func (r *ConsumerRun) interrupted() bool { return r.parent.Err() != nil }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/measure"
@@ -71,11 +70,6 @@ func (c *consumerClient) latencyHist() *measure.Histogram {
 		c.hist = measure.NewHistogram()
 	}
 	return c.hist
-}
-
-type topicPartition struct {
-	topic     string
-	partition int32
 }
 
 func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts kadm.ListedOffsets) (*consumerClient, error) {
@@ -360,19 +354,6 @@ func (c *consumerClient) fetchError(topic string, partition int32, err error) er
 		return fmt.Errorf("consumer %d: fetch %s[%d]: %w", c.id, topic, partition, err)
 	}
 	return nil
-}
-
-// fatalFetchError reports errors that franz-go will not recover from by
-// retrying: missing permissions. Everything else (leader moves, a broker
-// restarting, a rebalance) the client retries, and the run goes on.
-func fatalFetchError(err error) bool {
-	for _, e := range []error{kerr.TopicAuthorizationFailed, kerr.GroupAuthorizationFailed,
-		kerr.ClusterAuthorizationFailed, kerr.SaslAuthenticationFailed} {
-		if errors.Is(err, e) {
-			return true
-		}
-	}
-	return false
 }
 
 // position returns the atomic holding the next offset to consume of a

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -16,10 +15,6 @@ import (
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/userr"
 )
-
-// adminTimeout bounds each admin request of a consumer run, so that a
-// broker that stops answering fails the step instead of hanging it.
-const adminTimeout = 15 * time.Second
 
 // resolveTopics returns the partitions of the topics a spec consumes. A
 // topic that does not exist, or a regex that matches none, is the user's
@@ -129,32 +124,6 @@ func startOffsets(ctx context.Context, adm *kadm.Client, parts map[string][]int3
 		return nil, fmt.Errorf("list %s offsets of %s: %w", what, strings.Join(topics, ", "), err)
 	}
 	return offs, nil
-}
-
-// listOffsets lists the topics' start or end offsets, retrying retriable
-// errors within adminTimeout: a topic created a moment ago is not yet
-// hosted by its leader.
-func listOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...string) (kadm.ListedOffsets, error) {
-	lctx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	list := adm.ListStartOffsets
-	if end {
-		list = adm.ListEndOffsets
-	}
-	for {
-		offs, err := kadmin.Await(lctx, func(ctx context.Context) (kadm.ListedOffsets, error) { return list(ctx, topics...) })
-		if err == nil {
-			err = offs.Error()
-		}
-		if err == nil || !kerr.IsRetriable(err) {
-			return offs, err
-		}
-		select {
-		case <-lctx.Done():
-			return offs, err
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 func contains(list []string, s string) bool {

@@ -114,3 +114,10 @@ func (e *consumeEngine) Stop() {
 		e.run.Stop()
 	}
 }
+
+// Slice implements Sliced.
+func (c Consume) Slice(index, of int) (Spec, bool, error) {
+	sp, ok, err := sliceConsumer(c.Spec, index, of)
+	c.Spec = sp
+	return c, ok, err
+}

@@ -108,3 +108,10 @@ func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
 	}
 	return func(s measure.Stall) { a(s); b(s) }
 }
+
+// Slice implements Sliced.
+func (p Produce) Slice(index, of int) (Spec, bool, error) {
+	sp, ok, err := sliceProducer(p.Spec, index, of)
+	p.Spec = sp
+	return p, ok, err
+}

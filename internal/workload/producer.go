@@ -322,15 +322,6 @@ func (s *ProducerSpec) withDefaults() (ProducerSpec, error) {
 	return sp, nil
 }
 
-// share splits total into n parts that differ by at most one.
-func share(total int64, n, i int) int64 {
-	part := total / int64(n)
-	if int64(i) < total%int64(n) {
-		part++
-	}
-	return part
-}
-
 // RunProducer runs the workload and returns what it measured. It returns a
 // result whenever any record was attempted, together with an error when the
 // run stopped early (ctx cancelled, clients failed to start) so that callers

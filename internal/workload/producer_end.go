@@ -161,16 +161,3 @@ func watchEnds(ctx, sendCtx, abort context.Context, clients []*producerClient, d
 		}
 	}
 }
-
-// closeBounded closes a client, waiting at most limit: with a broker
-// paused, closing can wait on requests that never end.
-func closeBounded(cl *kgo.Client, limit time.Duration) {
-	done := make(chan struct{})
-	go func() { cl.Close(); close(done) }()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-}

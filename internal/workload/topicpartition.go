@@ -1,0 +1,6 @@
+package workload
+
+type topicPartition struct {
+	topic     string
+	partition int32
+}
