@@ -46,11 +46,10 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Lag:            true,
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
-		OnStall:        stallPrinter(env.Stderr),
-		Share:          &workload.ShareSpec{},
 	}
+	share := workload.ShareSpec{OnStall: stallPrinter(env.Stderr)}
 	if sa.ShowDetailedStats {
-		spec.Share.OnPoll = shareProgress(env, sa)
+		share.OnPoll = shareProgress(env, sa)
 	}
 	// The Apache tool's clock starts before its consumers subscribe.
 	startMs := time.Now().UnixMilli()
@@ -60,7 +59,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:      ShareConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, ShortOK: true}}},
+		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, Share: share, ShortOK: true}}},
 		OnStart:   func([]kadmin.TopicInfo) {},
 	})
 	endMs := time.Now().UnixMilli()
@@ -94,6 +93,9 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	}
 	if sa.JSONPath != "" {
 		cons, e2e, err := summary.Consumer(res, out.CPU)
+		if err == nil && out.Workloads[0].Share != nil {
+			cons.Share, err = summary.Share(out.Workloads[0].Share)
+		}
 		if err == nil {
 			asPrinted(cons, startMs, endMs)
 			doc := shareConfigDoc(env, sa, cc, res, started)

@@ -56,11 +56,11 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		}),
 		Latency: true,
 		Lag:     true,
-		OnStall: in.b.stallOf(w.Name),
 		Seed:    messageSeed(in.b.seed, w, in.index),
-		Share:   shareSpec(sh, w.Processing),
 	}
-	spec.Share.RecordLimit = sh.MaxPollRecords > 0
+	share := shareSpec(sh, w.Processing)
+	share.OnStall = in.b.stallOf(w.Name)
+	share.RecordLimit = sh.MaxPollRecords > 0
 	in.b.observeConsumer(w.Name, &spec)
 	// A fresh map: parsed.settings is shared by the workloads with the
 	// same properties, and the group's configs are this workload's.
@@ -69,10 +69,10 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	for k, v := range configs {
 		settings["group."+k] = v
 	}
-	if spec.Share.RecordLimit {
+	if share.RecordLimit {
 		settings["share.acquire.mode"] = "record_limit"
 	}
-	return workload.ShareConsume{Spec: spec, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
+	return workload.ShareConsume{Spec: spec, Share: *share, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
 }
 
 // groupConfigs are the share group's configs the plan sets (kadm's

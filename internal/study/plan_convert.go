@@ -69,6 +69,9 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome, enc encoding)
 	}
 	if w.Read != nil {
 		c, lat, err := summary.Consumer(w.Read, 0)
+		if err == nil && w.Share != nil {
+			c.Share, err = summary.Share(w.Share)
+		}
 		errs = append(errs, err)
 		rw.Consumer = c
 		if lat != nil && w.Read.FromHeader > 0 {

@@ -40,13 +40,6 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 	for _, g := range r.GroupChanges {
 		out.GroupChanges = append(out.GroupChanges, result.GroupChange{At: g.At, Client: g.Client, Event: g.Event, Partitions: g.Partitions})
 	}
-	if r.Share != nil {
-		sh, err := shareOf(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.Share = sh
-	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
 			Start:             iv.Start,
@@ -89,8 +82,10 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 	return out, &lat, nil
 }
 
-func shareOf(r *workload.ConsumerResult) (*result.Share, error) {
-	sh := r.Share
+// Share converts what a share group's members did with their
+// deliveries into the result document's share section (the consumer
+// section's Share).
+func Share(sh *workload.ShareResult) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,

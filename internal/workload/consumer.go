@@ -34,17 +34,13 @@ type ConsumerSpec struct {
 	// before its next poll.
 	Processing func(*rand.Rand) time.Duration
 	// Seed is where the clients' random draws come from (processing
-	// times, a share member's release and reject draws): client i (of all
+	// times, a Membership's members' own draws): client i (of all
 	// a distributed workload's, Slice) draws from payload.Mix(Seed, i+1).
 	// A plan's run gives each workload its own from the run's seed and
 	// each repeat another (study's reseeded), so runs differ unless the
 	// plan sets a seed. Every client drew from its index + 1 alone: every
 	// run drew the same sequence.
 	Seed uint64
-	// Share, when set, makes the clients members of the share group Group
-	// (queues: any number of members per partition, record-by-record
-	// acknowledgement). Records and the rates count accepted records.
-	Share *ShareSpec
 	// IntervalHistograms keeps each interval's end-to-end latencies as a
 	// 3-digit histogram too (ConsumerInterval.Histogram; with Latency), for
 	// OMB's quantiles. Every run with Latency keeps ConsumerInterval.Series.
@@ -105,11 +101,6 @@ type ConsumerSpec struct {
 	// OnLag, if set, is called with each lag sample (Lag), off the poll
 	// loops.
 	OnLag func(LagSample)
-	// OnStall, if set, is called for a share group's members (with Lag)
-	// at each lag sample while records wait unread and none was settled
-	// for an interval, with what holds them when known: the members were
-	// otherwise silent about a group without partitions or a broker gone.
-	OnStall func(Stall)
 	// OnError, if set, is called the first time each kind of fetch error is
 	// seen; later errors of that kind are only counted.
 	OnError func(kind string, err error)
@@ -150,9 +141,9 @@ type ConsumerRun struct {
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
-	// settled is which records a share run's members settled (nil for
-	// other consumers).
-	settled *settledSet
+	// members, when set, reads as another family's group members
+	// (StartWith); nil for a consumer group's or assigned partitions.
+	members Membership
 	// ivHist holds the current interval's end-to-end latencies, shared by
 	// the clients (one batch per poll); the reporter takes it.
 	ivHist *intervalHist
@@ -212,10 +203,6 @@ func (s *ConsumerSpec) withDefaults() (ConsumerSpec, error) {
 		return sp, errors.New("consumer: no client options")
 	case sp.Records < 0:
 		return sp, fmt.Errorf("consumer: negative record count %d", sp.Records)
-	case sp.Share != nil && sp.Group == "":
-		return sp, errors.New("consumer: a share consumer needs a group")
-	case sp.Share != nil && sp.Regex != nil:
-		return sp, errors.New("consumer: a share consumer reads named topics, not a regex")
 	}
 	return sp, nil
 }
@@ -238,12 +225,20 @@ func RunConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerResult, error) {
 // returns while they join their group. Use Ready to wait for their first
 // assignment, and Wait for the result.
 func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
+	return StartWith(ctx, s, nil)
+}
+
+// StartWith starts a run whose clients read as members of another kind
+// of group than a consumer group, m saying how (a share group: package
+// share); a nil m is StartConsumer. The run's counting, its stop
+// conditions, reporter and lag series are the same for every kind.
+func StartWith(ctx context.Context, s ConsumerSpec, m Membership) (*ConsumerRun, error) {
 	spec, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
 	adminOpts := append([]kgo.Opt(nil), spec.ClientOpts(0)...)
-	if spec.Group != "" && spec.Share == nil {
+	if spec.Group != "" && m == nil {
 		// The options may hold group-only ones (kgo.DisableAutoCommit for
 		// enable.auto.commit=false), which franz-go refuses without a
 		// group; this client never joins it (it consumes no topic).
@@ -264,7 +259,7 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 		return nil, err
 	}
 	var starts kadm.ListedOffsets
-	if spec.Group == "" && spec.Share == nil {
+	if spec.Group == "" && m == nil {
 		if starts, err = startOffsets(ctx, adm, parts, spec.Latest); err != nil {
 			admin.Close()
 			return nil, err
@@ -272,15 +267,12 @@ func StartConsumer(ctx context.Context, s ConsumerSpec) (*ConsumerRun, error) {
 	}
 	runCtx, cancel := context.WithCancel(ctx)
 	r := &ConsumerRun{spec: spec, admin: admin, parent: ctx, runCtx: runCtx, cancel: cancel, ready: make(chan struct{}),
-		topics: map[string]int{}}
+		topics: map[string]int{}, members: m}
 	for t, ps := range parts {
 		r.topics[t] = len(ps)
 	}
 	if spec.Latency {
 		r.ivHist = newIntervalHist(spec.IntervalHistograms)
-	}
-	if spec.Share != nil {
-		r.settled = &settledSet{}
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {

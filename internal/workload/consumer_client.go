@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"sync/atomic"
@@ -30,12 +29,10 @@ type consumerClient struct {
 	window    measure.Window
 	group     *groupTracker    // nil when partitions are assigned directly
 	dealt     []topicPartition // the partitions assigned directly
-	share     *shareState      // a share group member's counts (poll loop); nil otherwise
+	member    Member           // another kind of group's member (ConsumerRun.members); nil otherwise
 	rng       *rand.Rand       // processing times (poll loop)
 	procAt    time.Time        // the end of the processing done so far (poll loop; spend)
-	ackErrs   measure.ErrorCounts
-	positions *positions // nil without ConsumerSpec.Lag
-	conn      connWatch  // the last failed connection (a share member's stall)
+	positions *positions       // nil without ConsumerSpec.Lag
 
 	// poll loop
 	hist *measure.Histogram // made on the first latency (latencyHist)
@@ -103,19 +100,12 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		opts = append(opts, kgo.WithHooks(r.spec.Hooks(i)...))
 	}
 	switch {
-	case r.spec.Share != nil:
-		// Share groups assign no partitions the client could wait for: a
-		// member is ready at once, and the group's share.auto.offset.reset
-		// decides what it reads of records written before it joined.
-		c.share = newShareState(r.spec.clientSeed(i), r.spec.Share.Ledger)
-		opts = append(opts, kgo.ShareGroup(r.spec.Group), kgo.ConsumeTopics(r.spec.Topics...),
-			kgo.ShareAckCallback(c.onAckResults), kgo.WithHooks(&c.conn))
-		if c.maxPoll > 0 && c.maxPoll <= math.MaxInt32 {
-			opts = append(opts, kgo.ShareMaxRecords(int32(c.maxPoll))) // as Java's max.poll.records
-		}
-		if r.spec.Share.RecordLimit {
-			opts = append(opts, kgo.ShareMaxRecordsStrict()) // share.acquire.mode=record_limit
-		}
+	case r.members != nil:
+		// Another kind of group: it says how its members join (a share
+		// group assigns no partitions a client could wait for, so they
+		// are ready at once).
+		c.member = r.members.Member(c)
+		opts = append(opts, c.member.Options()...)
 	case r.spec.Group != "":
 		c.group = newGroupTracker(r, i, time.Now())
 		opts = append(opts, kgo.ConsumerGroup(r.spec.Group),
@@ -182,39 +172,22 @@ func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i in
 // run polls until ctx ends. It returns an error only for failures that
 // retrying cannot fix (authorization); other fetch errors are counted.
 func (c *consumerClient) run(ctx context.Context) error {
-	if c.share != nil {
-		defer c.flushAcks()
+	handle := c.handle
+	if c.member != nil {
+		defer c.member.Done()
+		handle = c.member.Handle
 	}
 	for {
 		fs := c.cl.PollRecords(ctx, c.maxPoll)
 		if ctx.Err() != nil {
-			if c.share != nil {
-				fs.EachRecord(func(r *kgo.Record) { r.Ack(kgo.AckRelease) })
+			if c.member != nil {
+				c.member.Late(fs)
 			}
 			return nil // the run ended while polling; what came back is past its end
-		}
-		handle := c.handle
-		if c.share != nil {
-			handle = c.handleShare
 		}
 		if err := handle(fs, time.Now()); err != nil {
 			return err
 		}
-	}
-}
-
-// flushAcks sends a share member's last acknowledgements, within a bound
-// (a broker gone would hold them: the records then return to the group
-// when their locks run out).
-func (c *consumerClient) flushAcks() {
-	bound := closeBound
-	if c.cr.interrupted() {
-		bound = interruptCloseBound
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
-	if err := c.cl.FlushAcks(ctx); err != nil {
-		c.ackErrs.Add(errorKind(err))
 	}
 }
 

@@ -61,9 +61,6 @@ type ConsumerResult struct {
 	// Topics are the topics consumed and their partition counts, as at
 	// the start.
 	Topics map[string]int
-	// Share is what a share group's members did with their deliveries
-	// (ConsumerSpec.Share); nil for other consumers.
-	Share *ShareResult
 	// Sections are what the readers measured in sections of their own
 	// (ConsumerSpec.Visible: the commit-to-visible delays).
 	Sections map[string]measure.Section
@@ -126,11 +123,12 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 			stableGen, maxGen = max(stableGen, first), max(maxGen, last)
 		}
 	}
-	if r.spec.Latency && r.spec.Share == nil {
-		res.Drain = drainOf(r.clients, r.topics)
+	if r.members != nil {
+		r.members.Collect()
 	}
-	if r.spec.Share != nil {
-		res.Share = r.shareResult()
+	if r.spec.Latency && r.members == nil {
+		// Another kind of group's members track no catch-up.
+		res.Drain = drainOf(r.clients, r.topics)
 	}
 	slices.SortStableFunc(res.GroupChanges, func(a, b GroupChange) int { return a.At.Compare(b.At) })
 	if stableGen >= 0 {
@@ -159,41 +157,4 @@ func (r *ConsumerResult) Reading() time.Duration {
 		return d
 	}
 	return r.End.Sub(r.Start)
-}
-
-// shareResult sums the share members' counts.
-func (r *ConsumerRun) shareResult() *ShareResult {
-	out := &ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{},
-		AckLatency: measure.NewHistogram()}
-	var states []*shareState
-	for _, c := range r.clients {
-		s := c.share.res
-		states = append(states, c.share)
-		out.Deliveries += s.Deliveries
-		out.Accepted += s.Accepted
-		out.Released += s.Released
-		out.Rejected += s.Rejected
-		out.Renewed += s.Renewed
-		out.Archived += s.Archived
-		out.Settled += s.Settled
-		out.Resettled += s.Resettled
-		out.PerMember = append(out.PerMember, s.Settled)
-		out.Redelivered += s.Redelivered
-		for i, n := range s.DeliveryCounts {
-			out.DeliveryCounts[i] += n
-		}
-		for k, v := range c.ackErrs.Snapshot() {
-			out.AckErrors[k] += v
-		}
-		c.share.ackMu.Lock()
-		out.AckLatency.Merge(c.share.ackLat)
-		c.share.ackMu.Unlock()
-	}
-	if r.spec.Share.Ledger {
-		out.Ledger = mergeLedgers(states)
-		out.LockTimeouts = out.Ledger.lockTimeouts()
-	} else {
-		out.LockTimeouts = max(out.Redelivered-(out.Released-out.Archived), 0)
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -13,10 +14,11 @@ import (
 func TestConsumerClientDrawsFromTheSeed(t *testing.T) {
 	t.Parallel()
 	draws := func(sp ConsumerSpec, i int) []float64 {
-		st := newShareState(sp.clientSeed(i), false)
+		seed := sp.clientSeed(i)
+		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) // as the clients draw
 		out := make([]float64, 8)
 		for k := range out {
-			out[k] = st.rng.Float64()
+			out[k] = rng.Float64()
 		}
 		return out
 	}

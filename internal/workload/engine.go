@@ -57,6 +57,9 @@ type Measured struct {
 	// are written: its latency is the workload's end-to-end latency.
 	EndToEnd *ConsumerResult
 	Probe    *E2EResult // one record at a time, written then read
+	// Share is what a share group's members did with their deliveries
+	// (the records they settled are Read's).
+	Share *ShareResult
 	// Sections are what a kind measures in a shape of its own, by the
 	// name each is registered under (measure.RegisterSection): the
 	// result keeps them and merges them with their own Add.

@@ -71,8 +71,8 @@ func TestIntegrationShareGroupMoreMembersThanPartitions(t *testing.T) {
 	spec := ShareConsume{Verify: true, Spec: ConsumerSpec{
 		Topics: []string{topic}, Group: group, Clients: 8, Records: k,
 		IdleTimeout: 60 * time.Second, Latency: true, Lag: true, Interval: time.Second,
-		ClientOpts: func(int) []kgo.Opt { return opts },
-		Share: &ShareSpec{
+		ClientOpts: func(int) []kgo.Opt { return opts }},
+		Share: ShareSpec{
 			Outcome: func(rng *rand.Rand, _ int64, _ int32) Ack {
 				if rng.Float64() < 0.1 {
 					return Release
@@ -83,15 +83,14 @@ func TestIntegrationShareGroupMoreMembersThanPartitions(t *testing.T) {
 			Processing:    func(*rand.Rand) time.Duration { return 200 * time.Microsecond },
 			DeliveryLimit: 5,
 		},
-	}}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	m, err := runEngine(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := m.Read
-	sh := res.Share
+	sh := m.Share
 	// A record released on each of its 5 deliveries (1 in 100,000) is
 	// archived: settled, not accepted.
 	if settled := sh.Accepted + sh.Archived + sh.Rejected; settled != k {

@@ -34,7 +34,7 @@ func TestShareConsumeRefusesAClusterWithoutShareGroups(t *testing.T) {
 	defer cancel()
 	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 	_, err = runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 1,
-		ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+		ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
 	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups") || !strings.Contains(err.Error(), "4.1") {
 		t.Fatalf("error %v, want a user error saying the cluster has no share groups", err)
 	}
@@ -67,11 +67,11 @@ func TestShareConsumeOnKfake(t *testing.T) {
 	m, err := runEngine(ctx, ShareConsume{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{DeliveryLimit: 5}}})
+			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{DeliveryLimit: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := m.Read.Share.Verdict; m.Read.Records != n || v == nil || v.Accepted != n || v.Unsettled != 0 {
+	if v := m.Share.Verdict; m.Read.Records != n || v == nil || v.Accepted != n || v.Unsettled != 0 {
 		t.Fatalf("records %d, verdict %+v; want %d accepted once", m.Read.Records, v, n)
 	}
 }
@@ -117,11 +117,11 @@ func TestSharePerMemberCountsSettled(t *testing.T) {
 	m, err := runEngine(ctx, ShareConsume{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{DeliveryLimit: 5, Outcome: outcome}}})
+			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{DeliveryLimit: 5, Outcome: outcome}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sh := m.Read.Share
+	sh := m.Share
 	var sum int64
 	for _, k := range sh.PerMember {
 		sum += k
@@ -150,7 +150,7 @@ func TestShareConsumeMissingTopicCreatesNothing(t *testing.T) {
 		_, err := runEngine(ctx, ShareConsume{Verify: verify,
 			GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 			Spec: ConsumerSpec{Topics: []string{"absent"}, Group: "g", Records: 1,
-				ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+				ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
 		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), `topic "absent" does not exist`) {
 			t.Errorf("verify %v: error %v, want the user's error that the topic does not exist", verify, err)
 		}
@@ -211,7 +211,7 @@ func TestShareConsumeRefusesShareGroupsTurnedOff(t *testing.T) {
 			opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 			start := time.Now()
 			_, err := runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 10,
-				IdleTimeout: 30 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}})
+				IdleTimeout: 30 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
 			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups: its brokers refuse share-group requests") {
 				t.Fatalf("error %v, want the user's error that share groups are turned off", err)
 			}
@@ -250,7 +250,8 @@ func TestShareLagCountsUnstartedPartitions(t *testing.T) {
 	}
 	lag := func(group string) []LagSample {
 		t.Helper()
-		r := &ConsumerRun{spec: ConsumerSpec{Group: group, Share: &ShareSpec{}, Interval: time.Second}, admin: cl, start: time.Now()}
+		spec := ConsumerSpec{Group: group, Interval: time.Second}
+		r := &ConsumerRun{spec: spec, admin: cl, start: time.Now(), members: &shareGroup{spec: spec}}
 		s := newLagSampler(r, map[string][]int32{"q": {0, 1}})
 		s.sample(ctx)
 		return s.samples
@@ -266,7 +267,7 @@ func TestShareLagCountsUnstartedPartitions(t *testing.T) {
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 	if _, err := runEngine(ctx, ShareConsume{Spec: ConsumerSpec{Topics: []string{"q"}, Group: "early", Records: 100,
-		MaxPollRecords: 10, IdleTimeout: 20 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{}}}); err != nil {
+		MaxPollRecords: 10, IdleTimeout: 20 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}}); err != nil {
 		t.Fatal(err)
 	}
 	// The members settled 100 (and released what they polled past them).
@@ -310,9 +311,9 @@ func TestShareCountsEachRecordOnce(t *testing.T) {
 	m, err := runEngine(ctx, ShareConsume{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, MaxPollRecords: 4, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts },
-			Share:      &ShareSpec{DeliveryLimit: 10, Processing: func(*rand.Rand) time.Duration { return 60 * time.Millisecond }}}})
-	sh := m.Read.Share
+			ClientOpts: func(int) []kgo.Opt { return opts }},
+		Share: ShareSpec{DeliveryLimit: 10, Processing: func(*rand.Rand) time.Duration { return 60 * time.Millisecond }}})
+	sh := m.Share
 	if sh == nil || sh.Verdict == nil {
 		t.Fatalf("no share result or verdict (%v)", err)
 	}
@@ -353,17 +354,17 @@ func TestShareVerifiesAnInterruptedRun(t *testing.T) {
 	m, err := runEngine(runCtx, ShareConsume{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 2, Records: n, MaxPollRecords: 50, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts },
-			Share: &ShareSpec{DeliveryLimit: 5, Processing: func(*rand.Rand) time.Duration { return time.Millisecond },
-				OnPoll: func(_ int, records, _ int64, _ time.Time) {
-					if records >= 100 {
-						interrupt() // Ctrl-C, records in hand
-					}
-				}}}})
+			ClientOpts: func(int) []kgo.Opt { return opts }},
+		Share: ShareSpec{DeliveryLimit: 5, Processing: func(*rand.Rand) time.Duration { return time.Millisecond },
+			OnPoll: func(_ int, records, _ int64, _ time.Time) {
+				if records >= 100 {
+					interrupt() // Ctrl-C, records in hand
+				}
+			}}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want the interruption alone", err)
 	}
-	sh := m.Read.Share
+	sh := m.Share
 	if sh == nil || sh.Verdict == nil {
 		t.Fatalf("share %+v: an interrupted run was not verified", sh)
 	}
@@ -435,8 +436,8 @@ func TestShareStallSaysWhy(t *testing.T) {
 	_, err = runEngine(ctx, ShareConsume{ShortOK: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: n, IdleTimeout: 1500 * time.Millisecond,
-			Lag: true, Interval: 200 * time.Millisecond, ClientOpts: func(int) []kgo.Opt { return opts }, Share: &ShareSpec{},
-			OnStall: func(s Stall) { mu.Lock(); stalls = append(stalls, s); mu.Unlock() }}})
+			Lag: true, Interval: 200 * time.Millisecond, ClientOpts: func(int) []kgo.Opt { return opts }},
+		Share: ShareSpec{OnStall: func(s Stall) { mu.Lock(); stalls = append(stalls, s); mu.Unlock() }}})
 	if err != nil {
 		t.Fatal(err)
 	}

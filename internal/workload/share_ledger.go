@@ -53,10 +53,10 @@ type ShareLedger struct {
 	parts map[topicPartition]*offsetLedger
 }
 
-func mergeLedgers(states []*shareState) *ShareLedger {
+func mergeLedgers(members []*shareMember) *ShareLedger {
 	out := &ShareLedger{parts: map[topicPartition]*offsetLedger{}}
-	for _, s := range states {
-		for tp, l := range s.seen {
+	for _, m := range members {
+		for tp, l := range m.seen {
 			m := out.parts[tp]
 			if m == nil {
 				m = &offsetLedger{}
