@@ -9,11 +9,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// listOffsets lists the topics' start or end offsets, retrying retriable
+// ListOffsets lists the topics' start or end offsets, retrying retriable
 // errors within adminTimeout: a topic created a moment ago is not yet
 // hosted by its leader.
-func listOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...string) (kadm.ListedOffsets, error) {
-	lctx, cancel := context.WithTimeout(ctx, adminTimeout)
+func ListOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...string) (kadm.ListedOffsets, error) {
+	lctx, cancel := context.WithTimeout(ctx, AdminTimeout)
 	defer cancel()
 	list := adm.ListStartOffsets
 	if end {

@@ -21,7 +21,7 @@ import (
 // transaction is a few spans per partition, and spans never overlap.
 type CommitClock struct {
 	mu    sync.Mutex
-	spans map[topicPartition][]commitSpan // sorted by lo
+	spans map[TopicPartition][]commitSpan // sorted by lo
 }
 
 type commitSpan struct {
@@ -31,7 +31,7 @@ type commitSpan struct {
 
 // NewCommitClock returns an empty clock.
 func NewCommitClock() *CommitClock {
-	return &CommitClock{spans: map[topicPartition][]commitSpan{}}
+	return &CommitClock{spans: map[TopicPartition][]commitSpan{}}
 }
 
 // keepSpans bounds how long a commit is remembered: a reader further
@@ -40,8 +40,8 @@ func NewCommitClock() *CommitClock {
 // run.
 const keepSpans = 5 * time.Minute
 
-// committed records that the spans of a transaction were committed at at.
-func (c *CommitClock) committed(spans map[topicPartition][]commitSpan, at time.Time) {
+// Committed records that the spans of a transaction were committed at at.
+func (c *CommitClock) Committed(spans map[TopicPartition][]commitSpan, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for tp, ss := range spans {
@@ -65,7 +65,7 @@ func (c *CommitClock) committed(spans map[topicPartition][]commitSpan, at time.T
 // commitOf is when the transaction holding the record at offset in tp
 // was committed, if a producer said so after since (a commit before it is
 // of another repeat's records, on a topic made again).
-func (c *CommitClock) commitOf(tp topicPartition, offset int64, since time.Time) (time.Time, bool) {
+func (c *CommitClock) commitOf(tp TopicPartition, offset int64, since time.Time) (time.Time, bool) {
 	list := c.spans[tp]
 	i, found := slices.BinarySearchFunc(list, offset, func(x commitSpan, off int64) int { return cmp.Compare(x.lo, off) })
 	if !found {
@@ -77,20 +77,20 @@ func (c *CommitClock) commitOf(tp topicPartition, offset int64, since time.Time)
 	return list[i].at, true
 }
 
-// txSpans collects the offsets of one client's open transaction, as its
+// TxSpans collects the offsets of one client's open transaction, as its
 // records are acknowledged (on franz-go's goroutines).
-type txSpans struct {
+type TxSpans struct {
 	mu    sync.Mutex
-	spans map[topicPartition][]commitSpan
+	spans map[TopicPartition][]commitSpan
 }
 
-func (t *txSpans) add(r *kgo.Record) {
+func (t *TxSpans) Add(r *kgo.Record) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.spans == nil {
-		t.spans = map[topicPartition][]commitSpan{}
+		t.spans = map[TopicPartition][]commitSpan{}
 	}
-	tp := topicPartition{r.Topic, r.Partition}
+	tp := TopicPartition{r.Topic, r.Partition}
 	ss := t.spans[tp]
 	if n := len(ss); n > 0 && ss[n-1].hi+1 == r.Offset {
 		ss[n-1].hi = r.Offset
@@ -99,8 +99,8 @@ func (t *txSpans) add(r *kgo.Record) {
 	t.spans[tp] = append(ss, commitSpan{lo: r.Offset, hi: r.Offset})
 }
 
-// take returns the spans collected and starts over.
-func (t *txSpans) take() map[topicPartition][]commitSpan {
+// Take returns the spans collected and starts over.
+func (t *TxSpans) Take() map[TopicPartition][]commitSpan {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.spans
@@ -157,31 +157,31 @@ func (v *VisibleDelay) Table() measure.SectionTable {
 	}
 }
 
-// visibleReader times one reader client's records against the clock.
+// VisibleReader times one reader client's records against the clock.
 // Records seen before their commit is known wait in early, and are timed
 // (negatively) once the reader ends.
-type visibleReader struct {
-	clock *CommitClock
-	since time.Time
+type VisibleReader struct {
+	Clock *CommitClock
+	Since time.Time
 	delay VisibleDelay
 	early []earlySight
 }
 
 type earlySight struct {
-	tp     topicPartition
+	tp     TopicPartition
 	offset int64
 	at     time.Time
 }
 
-// seen times a partition's records read at now: one lock per batch.
-func (v *visibleReader) seen(tp topicPartition, recs []*kgo.Record, now time.Time) {
-	v.clock.mu.Lock()
-	defer v.clock.mu.Unlock()
+// Seen times a partition's records read at now: one lock per batch.
+func (v *VisibleReader) Seen(tp TopicPartition, recs []*kgo.Record, now time.Time) {
+	v.Clock.mu.Lock()
+	defer v.Clock.mu.Unlock()
 	for _, r := range recs {
 		if !isTransactional(r) {
 			continue
 		}
-		if at, ok := v.clock.commitOf(tp, r.Offset, v.since); ok {
+		if at, ok := v.Clock.commitOf(tp, r.Offset, v.Since); ok {
 			v.delay.Delay.Record(now.Sub(at).Microseconds())
 			continue
 		}
@@ -201,12 +201,12 @@ var isTransactional = func(r *kgo.Record) bool { return r.Attrs.IsTransactional(
 // maxEarly bounds the sights kept while their commit is unknown.
 const maxEarly = 1 << 20
 
-// finish times the early sights against the commits known now.
-func (v *visibleReader) finish() *VisibleDelay {
-	v.clock.mu.Lock()
-	defer v.clock.mu.Unlock()
+// Finish times the early sights against the commits known now.
+func (v *VisibleReader) Finish() *VisibleDelay {
+	v.Clock.mu.Lock()
+	defer v.Clock.mu.Unlock()
 	for _, e := range v.early {
-		if at, ok := v.clock.commitOf(e.tp, e.offset, v.since); ok {
+		if at, ok := v.Clock.commitOf(e.tp, e.offset, v.Since); ok {
 			v.delay.Delay.Record(e.at.Sub(at).Microseconds())
 		} else {
 			v.delay.Unattributed++

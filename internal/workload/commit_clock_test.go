@@ -9,20 +9,20 @@ import (
 
 func TestCommitClock(t *testing.T) {
 	t0 := time.Unix(1000, 0)
-	tp := topicPartition{"t", 0}
+	tp := TopicPartition{"t", 0}
 	c := NewCommitClock()
 	// Two clients' transactions interleave in one partition: each batch's
 	// offsets are its own span.
-	var a, b txSpans
+	var a, b TxSpans
 	for _, off := range []int64{0, 1, 2, 6, 7} {
-		a.add(&kgo.Record{Topic: "t", Offset: off})
+		a.Add(&kgo.Record{Topic: "t", Offset: off})
 	}
 	for _, off := range []int64{3, 4, 5} {
-		b.add(&kgo.Record{Topic: "t", Offset: off})
+		b.Add(&kgo.Record{Topic: "t", Offset: off})
 	}
-	c.committed(b.take(), t0.Add(time.Second))
-	c.committed(a.take(), t0.Add(2*time.Second))
-	if got := a.take(); got != nil {
+	c.Committed(b.Take(), t0.Add(time.Second))
+	c.Committed(a.Take(), t0.Add(2*time.Second))
+	if got := a.Take(); got != nil {
 		t.Errorf("spans left after take: %v", got)
 	}
 	tests := []struct {
@@ -46,24 +46,24 @@ func TestCommitClock(t *testing.T) {
 	}
 	// A reader that saw offsets 3 and 8 before their commits were known
 	// times them once it ends: 8's commit arrives after it was seen.
-	r := &visibleReader{clock: c, since: t0}
+	r := &VisibleReader{Clock: c, Since: t0}
 	seen := t0.Add(1500 * time.Millisecond)
 	recs := []*kgo.Record{{Offset: 3, Key: []byte("tx")}, {Offset: 8, Key: []byte("tx")}, {Offset: 9}}
 	defer func(f func(*kgo.Record) bool) { isTransactional = f }(isTransactional)
 	isTransactional = func(r *kgo.Record) bool { return string(r.Key) == "tx" }
-	r.seen(tp, recs, seen)
-	var late txSpans
-	late.add(&kgo.Record{Topic: "t", Offset: 8})
-	c.committed(late.take(), t0.Add(1600*time.Millisecond))
-	d := r.finish()
+	r.Seen(tp, recs, seen)
+	var late TxSpans
+	late.Add(&kgo.Record{Topic: "t", Offset: 8})
+	c.Committed(late.Take(), t0.Add(1600*time.Millisecond))
+	d := r.Finish()
 	if d.Delay.Count() != 1 || d.Delay.Max() != 500_000 || d.Delay.Negative() != 1 || d.Unattributed != 0 {
 		t.Errorf("delays: %d timed (max %d µs), %d early, %d unattributed; want 1 of 500 ms, 1 early (the non-transactional record not timed)",
 			d.Delay.Count(), d.Delay.Max(), d.Delay.Negative(), d.Unattributed)
 	}
 	// Old commits are forgotten as new ones come.
-	var next txSpans
-	next.add(&kgo.Record{Topic: "t", Offset: 100})
-	c.committed(next.take(), t0.Add(2*time.Second+keepSpans+time.Second))
+	var next TxSpans
+	next.Add(&kgo.Record{Topic: "t", Offset: 100})
+	c.Committed(next.Take(), t0.Add(2*time.Second+keepSpans+time.Second))
 	if n := len(c.spans[tp]); n != 1 {
 		t.Errorf("%d spans kept, want only the new one", n)
 	}

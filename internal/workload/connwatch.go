@@ -10,14 +10,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// connWatch remembers the last failed connection attempt of a client
+// ConnWatch remembers the last failed connection attempt of a client
 // (franz-go hook), so that a stall can say why.
-type connWatch struct {
+type ConnWatch struct {
 	err       atomic.Pointer[string]
 	connected atomic.Bool // some connection of this client succeeded
 }
 
-func (w *connWatch) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+func (w *ConnWatch) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
 	if err == nil {
 		w.connected.Store(true)
 		w.err.Store(nil)
@@ -39,7 +39,7 @@ func connErrText(err error, connectedBefore bool) string {
 	return err.Error()
 }
 
-func (w *connWatch) last() string {
+func (w *ConnWatch) Last() string {
 	if p := w.err.Load(); p != nil {
 		return *p
 	}

@@ -28,12 +28,12 @@ func TestConnWatchWordsABrokerGoingAway(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var w connWatch
+			var w ConnWatch
 			if tt.connected {
 				w.OnBrokerConnect(meta, 0, nil, nil)
 			}
 			w.OnBrokerConnect(meta, 0, nil, tt.err)
-			got := w.last()
+			got := w.Last()
 			if !strings.HasPrefix(got, "connecting to 127.0.0.1:9092: ") || !strings.Contains(got, tt.want) || strings.Contains(got, tt.not) {
 				t.Errorf("%q: want %q in it, and not %q", got, tt.want, tt.not)
 			}

@@ -137,7 +137,7 @@ const (
 // ConsumerRun is a consumer workload in progress. Wait for its result.
 type ConsumerRun struct {
 	spec    ConsumerSpec
-	clients []*consumerClient
+	clients []*Client
 	admin   *kgo.Client
 	start   time.Time
 	topics  map[string]int // partitions of each topic consumed
@@ -146,7 +146,7 @@ type ConsumerRun struct {
 	members Membership
 	// ivHist holds the current interval's end-to-end latencies, shared by
 	// the clients (one batch per poll); the reporter takes it.
-	ivHist *intervalHist
+	ivHist *IntervalHist
 
 	parent  context.Context // the caller's
 	runCtx  context.Context // polls end when it is cancelled
@@ -175,7 +175,7 @@ type ConsumerRun struct {
 	errMu    sync.Mutex
 	errs     []error
 	rep      *consumerReporter
-	lag      *lagSampler
+	lag      *LagSampler
 	waitOnce sync.Once
 	res      *ConsumerResult
 	resErr   error
@@ -253,7 +253,7 @@ func StartWith(ctx context.Context, s ConsumerSpec, m Membership) (*ConsumerRun,
 		return nil, err
 	}
 	adm := kadm.NewClient(admin)
-	parts, err := resolveTopics(ctx, admin, spec)
+	parts, err := ResolveTopics(ctx, admin, spec)
 	if err != nil {
 		admin.Close()
 		return nil, err
@@ -272,7 +272,7 @@ func StartWith(ctx context.Context, s ConsumerSpec, m Membership) (*ConsumerRun,
 		r.topics[t] = len(ps)
 	}
 	if spec.Latency {
-		r.ivHist = newIntervalHist(spec.IntervalHistograms)
+		r.ivHist = NewIntervalHist(spec.IntervalHistograms)
 	}
 	r.target.Store(math.MaxInt64)
 	if spec.Records > 0 {
@@ -318,6 +318,10 @@ func (r *ConsumerRun) launch(parts map[string][]int32) {
 		go func() { defer r.bgWG.Done(); r.lag.run(r.runCtx) }()
 	}
 }
+
+// Done is closed once the run has ended: its stop condition, a failure,
+// Stop, or the caller's context.
+func (r *ConsumerRun) Done() <-chan struct{} { return r.runCtx.Done() }
 
 // Ready is closed once every client has its first assignment: at once
 // for directly assigned partitions.
@@ -473,9 +477,9 @@ func (r *ConsumerRun) wait() (*ConsumerResult, error) {
 		r.admin.Close()
 		close(closed)
 	}()
-	bound := closeBound
+	bound := CloseBound
 	if r.interrupted() {
-		bound = interruptCloseBound
+		bound = InterruptCloseBound
 	}
 	select {
 	case <-closed:

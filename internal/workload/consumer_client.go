@@ -15,11 +15,11 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// consumerClient is one franz-go consumer and what it measured. Fields
+// Client is one franz-go consumer and what it measured. Fields
 // under "poll loop" are written only by its poll goroutine and read after
 // the loop ended; the others are safe for the reporter and lag sampler.
-type consumerClient struct {
-	visible *visibleReader // nil unless ConsumerSpec.Visible
+type Client struct {
+	visible *VisibleReader // nil unless ConsumerSpec.Visible
 	cr      *ConsumerRun
 	id      int
 	cl      *kgo.Client
@@ -28,7 +28,7 @@ type consumerClient struct {
 
 	window    measure.Window
 	group     *groupTracker    // nil when partitions are assigned directly
-	dealt     []topicPartition // the partitions assigned directly
+	dealt     []TopicPartition // the partitions assigned directly
 	member    Member           // another kind of group's member (ConsumerRun.members); nil otherwise
 	rng       *rand.Rand       // processing times (poll loop)
 	procAt    time.Time        // the end of the processing done so far (poll loop; spend)
@@ -50,27 +50,27 @@ type consumerClient struct {
 	firstDecodeErr       error
 	errs                 measure.ErrorCounts
 	seenErr              map[string]bool
-	posMap               map[topicPartition]*atomic.Int64 // this loop's cache of positions
+	posMap               map[TopicPartition]*atomic.Int64 // this loop's cache of positions
 	// pollLats are the poll's end-to-end latencies, for the interval's
 	// histogram (poll loop).
 	pollLats []int64
 	// drained are the partitions that returned a record sent after the
 	// start (poll loop; consumer_drain.go).
-	drained map[topicPartition]partitionCatchUp
+	drained map[TopicPartition]partitionCatchUp
 }
 
 // latencyHist is the client's latency histogram, made when the first
 // latency is recorded: 188 KB, which most of 1,000 consumers of a few
 // partitions never need. Poll loop only.
-func (c *consumerClient) latencyHist() *measure.Histogram {
+func (c *Client) latencyHist() *measure.Histogram {
 	if c.hist == nil {
 		c.hist = measure.NewHistogram()
 	}
 	return c.hist
 }
 
-func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts kadm.ListedOffsets) (*consumerClient, error) {
-	c := &consumerClient{
+func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts kadm.ListedOffsets) (*Client, error) {
+	c := &Client{
 		cr:      r,
 		id:      i,
 		maxPoll: r.spec.MaxPollRecords,
@@ -82,7 +82,7 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 	}
 	if r.spec.Visible != nil {
 		// Commits before the scenario's epoch are another repeat's.
-		c.visible = &visibleReader{clock: r.spec.Visible, since: r.spec.Epoch}
+		c.visible = &VisibleReader{Clock: r.spec.Visible, Since: r.spec.Epoch}
 	}
 	if r.spec.Observe != nil {
 		c.observe = r.spec.Observe(i)
@@ -92,8 +92,8 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		c.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	}
 	if r.spec.Lag {
-		c.positions = &positions{m: map[topicPartition]*atomic.Int64{}}
-		c.posMap = map[topicPartition]*atomic.Int64{}
+		c.positions = &positions{m: map[TopicPartition]*atomic.Int64{}}
+		c.posMap = map[TopicPartition]*atomic.Int64{}
 	}
 	opts := append([]kgo.Opt(nil), r.spec.ClientOpts(i)...)
 	if r.spec.Hooks != nil {
@@ -125,12 +125,12 @@ func newConsumerClient(r *ConsumerRun, i int, parts map[string][]int32, starts k
 		dealt := dealPartitions(parts, starts, all, at)
 		for t, ps := range dealt {
 			for p := range ps {
-				c.dealt = append(c.dealt, topicPartition{t, p})
+				c.dealt = append(c.dealt, TopicPartition{t, p})
 			}
 		}
 		opts = append(opts, kgo.ConsumePartitions(dealt))
 	}
-	cl, err := newClient(opts)
+	cl, err := NewClient(opts)
 	if err != nil {
 		return nil, fmt.Errorf("consumer client %d: %w", i, err)
 	}
@@ -171,7 +171,7 @@ func dealPartitions(parts map[string][]int32, starts kadm.ListedOffsets, n, i in
 
 // run polls until ctx ends. It returns an error only for failures that
 // retrying cannot fix (authorization); other fetch errors are counted.
-func (c *consumerClient) run(ctx context.Context) error {
+func (c *Client) run(ctx context.Context) error {
 	handle := c.handle
 	if c.member != nil {
 		defer c.member.Done()
@@ -194,7 +194,7 @@ func (c *consumerClient) run(ctx context.Context) error {
 // handle accounts one poll. now is when the poll returned: the moment the
 // application sees the records, so end-to-end latency ends there. It is
 // taken once per poll, not per record, to keep the loop cheap.
-func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
+func (c *Client) handle(fs kgo.Fetches, now time.Time) error {
 	n := fs.NumRecords()
 	take := 0
 	if n > 0 {
@@ -203,7 +203,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 	}
 	var bytes, latSum, latMax, latN int64
 	nowNs := now.UnixNano()
-	since := c.cr.start.Add(-backlogSkew).UnixNano()
+	since := c.cr.start.Add(-BacklogSkew).UnixNano()
 	keep := c.cr.ivHist != nil // the interval's histogram is kept
 	left := take
 	for i := range fs {
@@ -229,14 +229,14 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 				}
 				if c.latency {
 					startNs := c.cr.start.UnixNano()
-					tp := topicPartition{t.Topic, p.Partition}
+					tp := TopicPartition{t.Topic, p.Partition}
 					_, drained := c.drained[tp] // once per partition's records, not per record
 					for _, r := range recs {
 						bytes += int64(len(r.Key) + len(r.Value))
 						if c.decode != nil {
 							c.decodeValue(r.Value)
 						}
-						sent, header := sentNanos(r)
+						sent, header := SentNanos(r)
 						if header {
 							c.fromHeader++
 						} else {
@@ -276,7 +276,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 					}
 				}
 				if c.visible != nil {
-					c.visible.seen(topicPartition{t.Topic, p.Partition}, recs, now)
+					c.visible.Seen(TopicPartition{t.Topic, p.Partition}, recs, now)
 				}
 				if c.positions != nil {
 					c.position(t.Topic, p.Partition).Store(recs[len(recs)-1].Offset + 1)
@@ -294,7 +294,7 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 		c.window.AddStats(measure.WindowStats{Count: int64(take), Bytes: bytes, LatSumUs: latSum, LatMaxUs: latMax, LatCount: latN})
 	}
 	if len(c.pollLats) > 0 {
-		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
+		c.cr.ivHist.RecordAll(c.pollLats) // one lock per poll
 		c.pollLats = c.pollLats[:0]
 	}
 	if proc := c.cr.spec.Processing; proc != nil && take > 0 {
@@ -308,11 +308,11 @@ func (c *consumerClient) handle(fs kgo.Fetches, now time.Time) error {
 }
 
 // fetchError counts a fetch error and decides whether the run can go on.
-func (c *consumerClient) fetchError(topic string, partition int32, err error) error {
+func (c *Client) fetchError(topic string, partition int32, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, kgo.ErrClientClosed) {
 		return nil
 	}
-	kind := errorKind(err)
+	kind := ErrorKind(err)
 	c.errs.Add(kind)
 	if !c.seenErr[kind] {
 		c.seenErr[kind] = true
@@ -320,7 +320,7 @@ func (c *consumerClient) fetchError(topic string, partition int32, err error) er
 			c.cr.spec.OnError(kind, err)
 		}
 	}
-	if fatalFetchError(err) {
+	if FatalFetchError(err) {
 		if partition < 0 {
 			return fmt.Errorf("consumer %d: %w", c.id, err)
 		}
@@ -332,8 +332,8 @@ func (c *consumerClient) fetchError(topic string, partition int32, err error) er
 // position returns the atomic holding the next offset to consume of a
 // partition, registering it on first use. Only the first fetch of each
 // partition takes the positions lock.
-func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
-	tp := topicPartition{topic, partition}
+func (c *Client) position(topic string, partition int32) *atomic.Int64 {
+	tp := TopicPartition{topic, partition}
 	if p, ok := c.posMap[tp]; ok {
 		return p
 	}
@@ -343,7 +343,7 @@ func (c *consumerClient) position(topic string, partition int32) *atomic.Int64 {
 }
 
 // decodeValue decodes one record's value, counting it.
-func (c *consumerClient) decodeValue(v []byte) {
+func (c *Client) decodeValue(v []byte) {
 	if err := c.decode(v); err != nil {
 		c.undecodable++
 		if c.firstDecodeErr == nil {

@@ -12,9 +12,9 @@ type partitionCatchUp struct {
 
 // caughtUpAt records, in the client's poll loop, that partition tp of this
 // client returned its first record sent after the start.
-func (c *consumerClient) caughtUpAt(tp topicPartition, nowNs int64) {
+func (c *Client) caughtUpAt(tp TopicPartition, nowNs int64) {
 	if c.drained == nil {
-		c.drained = map[topicPartition]partitionCatchUp{}
+		c.drained = map[TopicPartition]partitionCatchUp{}
 	}
 	c.drained[tp] = partitionCatchUp{at: time.Duration(nowNs - c.cr.start.UnixNano()), records: c.cr.consumed.Load()}
 }
@@ -35,8 +35,8 @@ type Drain struct {
 // drainOf merges the clients' partitions (a partition that moved between
 // clients counts at the first that caught it up) over the topics'
 // partitions.
-func drainOf(clients []*consumerClient, topics map[string]int) Drain {
-	first := map[topicPartition]partitionCatchUp{}
+func drainOf(clients []*Client, topics map[string]int) Drain {
+	first := map[TopicPartition]partitionCatchUp{}
 	for _, c := range clients {
 		for tp, cu := range c.drained {
 			if was, ok := first[tp]; !ok || cu.at < was.at {

@@ -10,18 +10,18 @@ import (
 // caught up leaves the drain unfinished.
 func TestDrainOf(t *testing.T) {
 	t.Parallel()
-	tp := func(p int32) topicPartition { return topicPartition{"t", p} }
-	a := &consumerClient{drained: map[topicPartition]partitionCatchUp{tp(0): {time.Second, 100}, tp(1): {3 * time.Second, 900}}}
-	b := &consumerClient{drained: map[topicPartition]partitionCatchUp{tp(2): {2 * time.Second, 500}, tp(1): {4 * time.Second, 1000}}}
+	tp := func(p int32) TopicPartition { return TopicPartition{"t", p} }
+	a := &Client{drained: map[TopicPartition]partitionCatchUp{tp(0): {time.Second, 100}, tp(1): {3 * time.Second, 900}}}
+	b := &Client{drained: map[TopicPartition]partitionCatchUp{tp(2): {2 * time.Second, 500}, tp(1): {4 * time.Second, 1000}}}
 	for _, tc := range []struct {
 		name    string
-		clients []*consumerClient
+		clients []*Client
 		parts   int
 		want    Drain
 	}{
-		{"all caught up", []*consumerClient{a, b}, 3, Drain{Partitions: 3, CaughtUp: 3, Last: 3 * time.Second, LastRecords: 900}},
-		{"one never did", []*consumerClient{a, b}, 4, Drain{Partitions: 4, CaughtUp: 3}},
-		{"none", []*consumerClient{{}}, 2, Drain{Partitions: 2}},
+		{"all caught up", []*Client{a, b}, 3, Drain{Partitions: 3, CaughtUp: 3, Last: 3 * time.Second, LastRecords: 900}},
+		{"one never did", []*Client{a, b}, 4, Drain{Partitions: 4, CaughtUp: 3}},
+		{"none", []*Client{{}}, 2, Drain{Partitions: 2}},
 	} {
 		if got := drainOf(tc.clients, map[string]int{"t": tc.parts}); got != tc.want {
 			t.Errorf("%s: %+v, want %+v", tc.name, got, tc.want)

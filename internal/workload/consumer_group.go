@@ -22,7 +22,7 @@ type groupTracker struct {
 
 	mu         sync.Mutex
 	partitions int
-	owned      map[topicPartition]bool // assigned now
+	owned      map[TopicPartition]bool // assigned now
 	waiting    bool
 	waitStart  time.Time
 	joined     time.Duration // in total
@@ -52,7 +52,7 @@ type GroupChange struct {
 const maxChanges = 1000
 
 func newGroupTracker(r *ConsumerRun, client int, start time.Time) *groupTracker {
-	g := &groupTracker{cr: r, client: client, waiting: true, waitStart: start, firstGen: -1, maxGen: -1, owned: map[topicPartition]bool{}}
+	g := &groupTracker{cr: r, client: client, waiting: true, waitStart: start, firstGen: -1, maxGen: -1, owned: map[TopicPartition]bool{}}
 	g.note(start, "joined", 0)
 	return g
 }
@@ -88,7 +88,7 @@ func (g *groupTracker) onAssigned(_ context.Context, cl *kgo.Client, assigned ma
 	}
 	for t, ps := range assigned {
 		for _, p := range ps {
-			g.owned[topicPartition{t, p}] = true
+			g.owned[TopicPartition{t, p}] = true
 		}
 	}
 	g.maxGen = max(g.maxGen, gen)
@@ -126,7 +126,7 @@ func (g *groupTracker) lose(cl *kgo.Client, event string, lost map[string][]int3
 	g.partitions = max(g.partitions-count(lost), 0)
 	for t, ps := range lost {
 		for _, p := range ps {
-			delete(g.owned, topicPartition{t, p})
+			delete(g.owned, TopicPartition{t, p})
 		}
 	}
 	g.maxGen = max(g.maxGen, gen)
@@ -136,7 +136,7 @@ func (g *groupTracker) lose(cl *kgo.Client, event string, lost map[string][]int3
 }
 
 // ownedInto adds the partitions the client is assigned now to out.
-func (g *groupTracker) ownedInto(out map[topicPartition]bool) {
+func (g *groupTracker) ownedInto(out map[TopicPartition]bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for tp := range g.owned {

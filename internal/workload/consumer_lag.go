@@ -17,10 +17,10 @@ import (
 // changes when a partition is first fetched.
 type positions struct {
 	mu sync.Mutex
-	m  map[topicPartition]*atomic.Int64
+	m  map[TopicPartition]*atomic.Int64
 }
 
-func (p *positions) register(tp topicPartition) *atomic.Int64 {
+func (p *positions) register(tp TopicPartition) *atomic.Int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v, ok := p.m[tp]
@@ -33,7 +33,7 @@ func (p *positions) register(tp topicPartition) *atomic.Int64 {
 
 // snapshot adds this client's positions to out, keeping the larger
 // position when a partition moved between clients.
-func (p *positions) snapshot(out map[topicPartition]int64) {
+func (p *positions) snapshot(out map[TopicPartition]int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for tp, v := range p.m {
@@ -41,10 +41,10 @@ func (p *positions) snapshot(out map[topicPartition]int64) {
 	}
 }
 
-// lagSampler asks for the partitions' end offsets once per interval and
+// LagSampler asks for the partitions' end offsets once per interval and
 // compares them with the consumed positions, on its own goroutine so that
 // neither the poll loops nor the progress lines wait for the broker.
-type lagSampler struct {
+type LagSampler struct {
 	cr      *ConsumerRun
 	adm     *kadm.Client
 	topics  []string
@@ -52,8 +52,8 @@ type lagSampler struct {
 	samples []LagSample        // read after run returns
 }
 
-func newLagSampler(r *ConsumerRun, parts map[string][]int32) *lagSampler {
-	s := &lagSampler{cr: r, adm: kadm.NewClient(r.admin)}
+func newLagSampler(r *ConsumerRun, parts map[string][]int32) *LagSampler {
+	s := &LagSampler{cr: r, adm: kadm.NewClient(r.admin)}
 	for t := range parts {
 		s.topics = append(s.topics, t)
 	}
@@ -61,7 +61,7 @@ func newLagSampler(r *ConsumerRun, parts map[string][]int32) *lagSampler {
 	return s
 }
 
-func (s *lagSampler) run(ctx context.Context) {
+func (s *LagSampler) run(ctx context.Context) {
 	t := time.NewTicker(s.cr.spec.Interval)
 	defer t.Stop()
 	for {
@@ -84,8 +84,8 @@ func (s *lagSampler) run(ctx context.Context) {
 // (worker 0's) records the group's lag too, which the merge keeps: its own
 // partitions at its read positions, the others' at the group's committed
 // offsets. Its live lag (OnLag) stays its own.
-func (s *lagSampler) sample(ctx context.Context) {
-	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, adminTimeout))
+func (s *LagSampler) sample(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(ctx, min(s.cr.spec.Interval, AdminTimeout))
 	defer cancel()
 	if m := s.cr.members; m != nil {
 		m.SampleLag(sctx, s)
@@ -99,12 +99,12 @@ func (s *lagSampler) sample(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	pos := map[topicPartition]int64{}
+	pos := map[TopicPartition]int64{}
 	for _, c := range s.cr.clients {
 		c.positions.snapshot(pos)
 	}
 	sliced := s.cr.spec.Slice.All > 0
-	var own map[topicPartition]bool
+	var own map[TopicPartition]bool
 	if sliced {
 		own = s.cr.owned()
 	}
@@ -127,7 +127,7 @@ func (s *lagSampler) sample(ctx context.Context) {
 		if o.Err != nil {
 			return
 		}
-		tp := topicPartition{o.Topic, o.Partition}
+		tp := TopicPartition{o.Topic, o.Partition}
 		mine := !sliced || own[tp]
 		if !mine && !groupWide {
 			return
@@ -160,16 +160,16 @@ func (s *lagSampler) sample(ctx context.Context) {
 
 // add records a sample: live is this run's own lag (OnLag), recorded the
 // one its result keeps.
-func (s *lagSampler) add(live, recorded int64) {
+func (s *LagSampler) add(live, recorded int64) {
 	at := time.Since(s.cr.start)
-	s.samples = appendBounded(s.samples, LagSample{Elapsed: at, Records: recorded}, mergeLag)
+	s.samples = AppendBounded(s.samples, LagSample{Elapsed: at, Records: recorded}, MergeLag)
 	if s.cr.spec.OnLag != nil {
 		s.cr.spec.OnLag(LagSample{Elapsed: at, Records: live})
 	}
 }
 
 // logStart returns a partition's log start offset, listed once per run.
-func (s *lagSampler) logStart(ctx context.Context, topic string, partition int32) int64 {
+func (s *LagSampler) logStart(ctx context.Context, topic string, partition int32) int64 {
 	if s.starts == nil {
 		offs, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
 			return s.adm.ListStartOffsets(ctx, s.topics...)
@@ -187,8 +187,8 @@ func (s *lagSampler) logStart(ctx context.Context, topic string, partition int32
 
 // owned are the partitions this run's clients own now: those assigned by
 // their group, or dealt to them.
-func (r *ConsumerRun) owned() map[topicPartition]bool {
-	out := map[topicPartition]bool{}
+func (r *ConsumerRun) owned() map[TopicPartition]bool {
+	out := map[TopicPartition]bool{}
 	for _, c := range r.clients {
 		if c.group != nil {
 			c.group.ownedInto(out)

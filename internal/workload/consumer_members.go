@@ -23,7 +23,7 @@ type Membership interface {
 	// SampleLag measures the group's lag now (with ConsumerSpec.Lag), in
 	// place of end offsets less the clients' positions, and adds it with
 	// p.Add; a sample that cannot be measured is skipped.
-	SampleLag(ctx context.Context, p *LagProbe)
+	SampleLag(ctx context.Context, p *LagSampler)
 	// Collect is called once the poll loops have ended, as the run
 	// collects its result, before the clients close and leave the group.
 	Collect()
@@ -44,47 +44,43 @@ type Member interface {
 	Done()
 }
 
-// Client is one reader of a run as a Member sees it: the counts every
-// reader keeps, which a member updates as it accounts its polls.
-type Client = consumerClient
-
 // ID is the client's index among the run's clients.
-func (c *consumerClient) ID() int { return c.id }
+func (c *Client) ID() int { return c.id }
 
 // Kgo is the client's franz-go client.
-func (c *consumerClient) Kgo() *kgo.Client { return c.cl }
+func (c *Client) Kgo() *kgo.Client { return c.cl }
 
 // Seed is the seed of the client's own random draws (ConsumerSpec.Seed).
-func (c *consumerClient) Seed() uint64 { return c.cr.spec.clientSeed(c.id) }
+func (c *Client) Seed() uint64 { return c.cr.spec.clientSeed(c.id) }
 
 // Ended reports whether the run has ended: records polled after it are
 // another reader's.
-func (c *consumerClient) Ended() bool { return c.cr.runCtx.Err() != nil }
+func (c *Client) Ended() bool { return c.cr.runCtx.Err() != nil }
 
 // Interrupted reports whether the caller's context ended the run
 // (Ctrl-C): what is left to do at the end gets a shorter bound.
-func (c *consumerClient) Interrupted() bool { return c.cr.interrupted() }
+func (c *Client) Interrupted() bool { return c.cr.interrupted() }
 
 // Claim counts n records just settled at `at` and returns how many of
 // them the run takes (see ConsumerRun.claim).
-func (c *consumerClient) Claim(n int, at time.Time) int { return c.cr.claim(n, at) }
+func (c *Client) Claim(n int, at time.Time) int { return c.cr.claim(n, at) }
 
 // Received notes that records arrived at `at` (the idle timeout counts
 // from the last).
-func (c *consumerClient) Received(at time.Time) { c.cr.lastRecv.Store(at.UnixNano()) }
+func (c *Client) Received(at time.Time) { c.cr.lastRecv.Store(at.UnixNano()) }
 
 // Latency counts record r's end-to-end latency to polled, as the
 // consumer's poll loop does: its send time's source, a backlog record
 // left out, the client's histogram and the interval's. ok is false for a
 // record left out or with a negative latency (counted, not summed).
-func (c *consumerClient) Latency(r *kgo.Record, polled time.Time) (us int64, ok bool) {
-	sent, header := sentNanos(r)
+func (c *Client) Latency(r *kgo.Record, polled time.Time) (us int64, ok bool) {
+	sent, header := SentNanos(r)
 	if header {
 		c.fromHeader++
 	} else {
 		c.fromTimestamp++
 	}
-	if sent < c.cr.start.Add(-backlogSkew).UnixNano() {
+	if sent < c.cr.start.Add(-BacklogSkew).UnixNano() {
 		c.backlog++
 		return 0, false
 	}
@@ -100,12 +96,12 @@ func (c *consumerClient) Latency(r *kgo.Record, polled time.Time) (us int64, ok 
 }
 
 // LatencyOn reports whether the run measures end-to-end latency.
-func (c *consumerClient) LatencyOn() bool { return c.latency }
+func (c *Client) LatencyOn() bool { return c.latency }
 
 // Took adds a poll's records the run took, at `at`, with their bytes and
 // the sum, maximum and count of their latencies, and hands the poll's
 // latencies to the interval's histogram.
-func (c *consumerClient) Took(at time.Time, records, bytes int64, lat measure.WindowStats) {
+func (c *Client) Took(at time.Time, records, bytes int64, lat measure.WindowStats) {
 	if records > 0 {
 		c.cr.taken(at.UnixNano())
 		c.records += records
@@ -113,41 +109,38 @@ func (c *consumerClient) Took(at time.Time, records, bytes int64, lat measure.Wi
 		c.window.AddStats(measure.WindowStats{Count: records, Bytes: bytes, LatSumUs: lat.LatSumUs, LatMaxUs: lat.LatMaxUs, LatCount: lat.LatCount})
 	}
 	if len(c.pollLats) > 0 {
-		c.cr.ivHist.recordAll(c.pollLats) // one lock per poll
+		c.cr.ivHist.RecordAll(c.pollLats) // one lock per poll
 		c.pollLats = c.pollLats[:0]
 	}
 }
 
 // Totals are the records and bytes the client took so far.
-func (c *consumerClient) Totals() (records, bytes int64) { return c.records, c.bytes }
+func (c *Client) Totals() (records, bytes int64) { return c.records, c.bytes }
 
 // FetchError counts a fetch error and says whether the run can go on.
-func (c *consumerClient) FetchError(topic string, partition int32, err error) error {
+func (c *Client) FetchError(topic string, partition int32, err error) error {
 	return c.fetchError(topic, partition, err)
 }
 
 // Spend takes d of processing time on the client's own clock.
-func (c *consumerClient) Spend(d time.Duration) { c.spend(d) }
-
-// LagProbe is what a Membership's lag measurement may ask of the run.
-type LagProbe = lagSampler
+func (c *Client) Spend(d time.Duration) { c.spend(d) }
 
 // Admin is the run's admin client.
-func (s *lagSampler) Admin() *kadm.Client { return s.adm }
+func (s *LagSampler) Admin() *kadm.Client { return s.adm }
 
 // AdminKgo is the run's admin client, for requests kadm does not make.
-func (s *lagSampler) AdminKgo() *kgo.Client { return s.cr.admin }
+func (s *LagSampler) AdminKgo() *kgo.Client { return s.cr.admin }
 
 // Topics are the run's topics, sorted.
-func (s *lagSampler) Topics() []string { return s.topics }
+func (s *LagSampler) Topics() []string { return s.topics }
 
 // LogStart is a partition's log start offset, listed once per run.
-func (s *lagSampler) LogStart(ctx context.Context, topic string, partition int32) int64 {
+func (s *LagSampler) LogStart(ctx context.Context, topic string, partition int32) int64 {
 	return s.logStart(ctx, topic, partition)
 }
 
 // Add records a lag sample, the run's own and the one its result keeps.
-func (s *lagSampler) Add(lag int64) { s.add(lag, lag) }
+func (s *LagSampler) Add(lag int64) { s.add(lag, lag) }
 
 // Quiet is how long ago records last arrived (or the run started).
-func (s *lagSampler) Quiet() time.Duration { return time.Since(time.Unix(0, s.cr.lastRecv.Load())) }
+func (s *LagSampler) Quiet() time.Duration { return time.Since(time.Unix(0, s.cr.lastRecv.Load())) }

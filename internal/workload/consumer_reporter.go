@@ -21,11 +21,11 @@ type consumerReporter struct {
 	first     bool                // no interval given to OnInterval yet
 	total     measure.WindowStats // records and bytes so far
 	intervals []ConsumerInterval  // the series so far: series.items
-	series    series[ConsumerInterval]
+	series    Series[ConsumerInterval]
 }
 
 func newConsumerReporter(r *ConsumerRun) *consumerReporter {
-	return &consumerReporter{cr: r, start: r.start, last: r.start, first: true, series: series[ConsumerInterval]{merge: mergeConsumerIntervals}}
+	return &consumerReporter{cr: r, start: r.start, last: r.start, first: true, series: Series[ConsumerInterval]{Merge: MergeConsumerIntervals}}
 }
 
 func (p *consumerReporter) run(ctx context.Context) {
@@ -62,7 +62,7 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 		}
 	}
 	iv.Rebalance = rebalance
-	iv.Series, iv.Histogram = p.cr.ivHist.take()
+	iv.Series, iv.Histogram = p.cr.ivHist.Take()
 	if final && iv.Records == 0 && now.Sub(p.last) < p.cr.spec.Interval/10 {
 		return // a final sliver with nothing in it is noise
 	}
@@ -71,8 +71,8 @@ func (p *consumerReporter) tick(now time.Time, final bool) {
 	iv.Start, iv.End = p.last, now
 	iv.TotalRecords, iv.TotalBytes = p.total.Count, p.total.Bytes
 	iv.Final = final
-	p.series.add(iv, now.Sub(p.last), p.cr.spec.Interval, final)
-	p.intervals = p.series.items
+	p.series.Add(iv, now.Sub(p.last), p.cr.spec.Interval, final)
+	p.intervals = p.series.Items
 	p.last = now
 
 	p.acc.Records += iv.Records

@@ -138,7 +138,7 @@ func (r *ConsumerRun) collect() *ConsumerResult {
 		vis := &VisibleDelay{}
 		for _, c := range r.clients {
 			if c.visible != nil {
-				_ = vis.Add(c.visible.finish()) // one type: cannot fail
+				_ = vis.Add(c.visible.Finish()) // one type: cannot fail
 			}
 		}
 		res.Sections = map[string]measure.Section{VisibleSectionName: vis}

@@ -12,7 +12,7 @@ const maxProcessingCredit = 50 * time.Millisecond
 // until the clock's new end, so that records of 1 ms take 1 ms each on
 // average even where a timer wakes late (a loaded machine oversleeps a
 // 1 ms timer by more than the record's time).
-func (c *consumerClient) spend(d time.Duration) {
+func (c *Client) spend(d time.Duration) {
 	now := time.Now()
 	if c.procAt.Before(now.Add(-maxProcessingCredit)) {
 		c.procAt = now

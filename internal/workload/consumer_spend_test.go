@@ -27,7 +27,7 @@ func TestSpendKeepsProcessingOnItsOwnClock(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				c := &consumerClient{cr: &ConsumerRun{runCtx: ctx}}
+				c := &Client{cr: &ConsumerRun{runCtx: ctx}}
 				c.spend(time.Millisecond) // the clock starts
 				time.Sleep(tt.late)       // after the first record: woken this late
 				start := time.Now()

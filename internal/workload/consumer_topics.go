@@ -16,15 +16,15 @@ import (
 	"github.com/kbench/kbench/internal/userr"
 )
 
-// resolveTopics returns the partitions of the topics a spec consumes. A
+// ResolveTopics returns the partitions of the topics a spec consumes. A
 // topic that does not exist, or a regex that matches none, is the user's
 // error, reported at once: the Apache tool would instead wait out its
 // timeout and print nothing useful. The check creates nothing: its
 // metadata request does not allow auto-creation whatever the consumer's
 // allow.auto.create.topics says (a broker that auto-creates would
 // otherwise create the topic it then reports missing).
-func resolveTopics(ctx context.Context, admin *kgo.Client, spec ConsumerSpec) (map[string][]int32, error) {
-	mctx, cancel := context.WithTimeout(ctx, adminTimeout)
+func ResolveTopics(ctx context.Context, admin *kgo.Client, spec ConsumerSpec) (map[string][]int32, error) {
+	mctx, cancel := context.WithTimeout(ctx, AdminTimeout)
 	defer cancel()
 	var names []string // nil: every topic, for a regex
 	if spec.Regex == nil {
@@ -115,7 +115,7 @@ func startOffsets(ctx context.Context, adm *kadm.Client, parts map[string][]int3
 	for t := range parts {
 		topics = append(topics, t)
 	}
-	offs, err := listOffsets(ctx, adm, latest, topics...)
+	offs, err := ListOffsets(ctx, adm, latest, topics...)
 	if err != nil {
 		what := "start"
 		if latest {

@@ -8,9 +8,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// errorKind names an error for counting: the Kafka error code name when
+// ErrorKind names an error for counting: the Kafka error code name when
 // the broker sent one, else the client-side cause.
-func errorKind(err error) string {
+func ErrorKind(err error) string {
 	var ke *kerr.Error
 	switch {
 	case errors.As(err, &ke):
@@ -32,10 +32,10 @@ func errorKind(err error) string {
 	}
 }
 
-// fatalFetchError reports errors that franz-go will not recover from by
+// FatalFetchError reports errors that franz-go will not recover from by
 // retrying: missing permissions. Everything else (leader moves, a broker
 // restarting, a rebalance) the client retries, and the run goes on.
-func fatalFetchError(err error) bool {
+func FatalFetchError(err error) bool {
 	for _, e := range []error{kerr.TopicAuthorizationFailed, kerr.GroupAuthorizationFailed,
 		kerr.ClusterAuthorizationFailed, kerr.SaslAuthenticationFailed} {
 		if errors.Is(err, e) {

@@ -6,7 +6,7 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// intervalHist holds one interval's values of a latency (µs) that the
+// IntervalHist holds one interval's values of a latency (µs) that the
 // result keeps per interval (the producers' publish latency and send
 // delay, the consumers' end-to-end latency): clients add a batch at a time
 // (one lock per batch), the reporter takes it once per interval. Every run
@@ -15,23 +15,23 @@ import (
 // repeats and workers; with full, also a measure.Histogram at 3
 // significant digits, encoded: OMB's per-period quantiles need that
 // precision, and it is about six times the size.
-type intervalHist struct {
+type IntervalHist struct {
 	mu sync.Mutex
 	s  *measure.SeriesHistogram
 	h  *measure.Histogram // nil unless full
 }
 
-func newIntervalHist(full bool) *intervalHist {
-	ih := &intervalHist{s: measure.NewSeriesHistogram()}
+func NewIntervalHist(full bool) *IntervalHist {
+	ih := &IntervalHist{s: measure.NewSeriesHistogram()}
 	if full {
 		ih.h = measure.NewHistogram()
 	}
 	return ih
 }
 
-// recordAll adds a batch of values (none to a nil one: a series without
+// RecordAll adds a batch of values (none to a nil one: a series without
 // histograms).
-func (ih *intervalHist) recordAll(us []int64) {
+func (ih *IntervalHist) RecordAll(us []int64) {
 	if ih == nil || len(us) == 0 {
 		return
 	}
@@ -45,10 +45,10 @@ func (ih *intervalHist) recordAll(us []int64) {
 	ih.mu.Unlock()
 }
 
-// take empties the histograms and returns what they held: the series
+// Take empties the histograms and returns what they held: the series
 // histogram (nil when nothing, or for a nil one) and the full one encoded
 // ("" when nothing or not kept).
-func (ih *intervalHist) take() (*measure.SeriesHistogram, string) {
+func (ih *IntervalHist) Take() (*measure.SeriesHistogram, string) {
 	if ih == nil {
 		return nil, ""
 	}

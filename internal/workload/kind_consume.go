@@ -117,7 +117,7 @@ func (e *consumeEngine) Stop() {
 
 // Slice implements Sliced.
 func (c Consume) Slice(index, of int) (Spec, bool, error) {
-	sp, ok, err := sliceConsumer(c.Spec, index, of)
+	sp, ok, err := SliceConsumer(c.Spec, index, of)
 	c.Spec = sp
 	return c, ok, err
 }

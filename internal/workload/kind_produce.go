@@ -111,7 +111,7 @@ func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
 
 // Slice implements Sliced.
 func (p Produce) Slice(index, of int) (Spec, bool, error) {
-	sp, ok, err := sliceProducer(p.Spec, index, of)
+	sp, ok, err := SliceProducer(p.Spec, index, of)
 	p.Spec = sp
 	return p, ok, err
 }

@@ -149,7 +149,7 @@ func (e *roundTripEngine) Wait() (Measured, error) {
 		select {
 		case <-e.match.all:
 		case <-t.C:
-		case <-e.cons.runCtx.Done(): // the reader failed or was stopped (Ctrl-C)
+		case <-e.cons.Done(): // the reader failed or was stopped (Ctrl-C)
 		}
 		t.Stop()
 	}

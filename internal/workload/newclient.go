@@ -14,7 +14,7 @@ import (
 // lock costs nothing measurable.
 var newClientMu sync.Mutex
 
-// newClient returns a client with opts and then extra. opts may be shared
+// NewClient returns a client with opts and then extra. opts may be shared
 // with other clients: they are copied, since appending to a slice with
 // room to spare would write its backing array (the race detector saw two
 // clients' hooks written into one array, and one client could have been
@@ -27,7 +27,7 @@ var newClientMu sync.Mutex
 // balancer, which accepts the connection and closes it, and which Java's
 // clients retry. Without it franz-go failed every record for the dead
 // leader's partitions (CLIENT_ERROR) through kbench's network proxies.
-func newClient(opts []kgo.Opt, extra ...kgo.Opt) (*kgo.Client, error) {
+func NewClient(opts []kgo.Opt, extra ...kgo.Opt) (*kgo.Client, error) {
 	all := append(append(make([]kgo.Opt, 0, len(opts)+len(extra)+1), opts...), extra...)
 	all = append(all, kgo.AlwaysRetryEOF())
 	newClientMu.Lock()

@@ -350,10 +350,10 @@ func RunProducer(ctx context.Context, s ProducerSpec) (*ProducerResult, error) {
 	ivHist := measure.NewIntervalHistogram()
 	// Every run keeps each interval's latencies as a series histogram;
 	// OMB's also the 3-digit ones, and the send delays.
-	pubHist := newIntervalHist(spec.IntervalHistograms)
-	var delayHist *intervalHist
+	pubHist := NewIntervalHist(spec.IntervalHistograms)
+	var delayHist *IntervalHist
 	if spec.IntervalHistograms {
-		delayHist = newIntervalHist(true)
+		delayHist = NewIntervalHist(true)
 	}
 	delays := false
 	for _, c := range clients {

@@ -65,7 +65,7 @@ type producerClient struct {
 	tracker RecordTracker // nil unless the spec has a Tracker
 	// visible hears each commit's offsets (txSpans), with ProducerSpec.Visible.
 	visible *CommitClock
-	txSpans *txSpans
+	txSpans *TxSpans
 	balance *load.Balance // told what was acknowledged; nil unless the spec has one
 	// end is the client's deadline once sending stops (producer_end.go):
 	// records are produced with its context. closer closes the client
@@ -76,7 +76,7 @@ type producerClient struct {
 	window       measure.Window // all records
 	steadyWindow measure.Window // steady-state records only
 	produced     int64          // send goroutine: records handed to franz-go
-	conn         connWatch      // the last failed connection, for stall messages
+	conn         ConnWatch      // the last failed connection, for stall messages
 	progress     *atomic.Int64
 	recordParts  recordParts // key and header templates
 	// sendEnd is when sending stopped, since the start; behindEnd how far
@@ -120,7 +120,7 @@ type producerClient struct {
 	pendingLats   []int64             // latencies in pending, for ivHist and hists
 	pendingSteady []int64             // the steady ones among them, for hists
 	ivHist        *measure.IntervalHistogram
-	pubHist       *intervalHist // the workload's, for LatencyHistogram
+	pubHist       *IntervalHist // the workload's, for LatencyHistogram
 	hists         *runHists     // the run's, shared by its clients
 	steadyPending measure.WindowStats
 	published     time.Duration // when pending was last published, since start
@@ -153,12 +153,12 @@ type producerClient struct {
 func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	c := &producerClient{
 		topic:       spec.Topic,
-		records:     share(spec.Records, spec.Clients, i),
+		records:     EvenPart(spec.Records, spec.Clients, i),
 		index:       int64(i),
 		clients:     int64(spec.Clients),
 		closed:      spec.VUs > 0 || spec.VURamp != nil,
 		progress:    spec.Progress,
-		vus:         int(share(int64(spec.users()), spec.Clients, i)),
+		vus:         int(EvenPart(int64(spec.users()), spec.Clients, i)),
 		ramp:        spec.VURamp,
 		plateaus:    newPlateaus(spec.VURamp),
 		values:      spec.Values.Clone(uint64(i) + 1),
@@ -179,7 +179,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 	if spec.Tracker != nil {
 		c.tracker = spec.Tracker(i)
 	}
-	cl, err := newClient(spec.ClientOpts(i), kgo.WithHooks(&c.conn))
+	cl, err := NewClient(spec.ClientOpts(i), kgo.WithHooks(&c.conn))
 	if err != nil {
 		return nil, fmt.Errorf("producer client %d: %w", i, err)
 	}
@@ -200,7 +200,7 @@ func newProducerClient(spec ProducerSpec, i int) (*producerClient, error) {
 		c.tx = newTxn(DefaultTransactionDuration, 0).aborting(spec.TransactionAbortRatio, spec.TransactionSeed, i)
 	}
 	if spec.Visible != nil && c.tx.on() {
-		c.visible, c.txSpans = spec.Visible, &txSpans{}
+		c.visible, c.txSpans = spec.Visible, &TxSpans{}
 	}
 	c.drainMax = defaultDrain
 	if v, ok := cl.OptValue(kgo.RecordDeliveryTimeout).(time.Duration); ok && v > 0 {
@@ -227,7 +227,7 @@ func (c *producerClient) schedule(spec ProducerSpec, i int) error {
 	if spec.Duration > 0 && !c.pacer.Unlimited() && !c.closed {
 		c.sendFor = spec.Duration
 		if len(spec.Stages) == 0 {
-			c.dueCap = share(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
+			c.dueCap = EvenPart(load.DueBefore(spec.Rate, spec.Duration), spec.Clients, i)
 		}
 	}
 	return nil
@@ -462,7 +462,7 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		c.tracker.Done(r, sl.seq, err)
 	}
 	if c.txSpans != nil && err == nil {
-		c.txSpans.add(r)
+		c.txSpans.Add(r)
 	}
 	c.completedBytes += userSize(r)
 	if err != nil {
@@ -479,7 +479,7 @@ func (c *producerClient) complete(r *kgo.Record, sl *slot, err error) {
 		if c.warm != nil {
 			c.warm.steady(time.Since(c.start), sl.due()) // a failed record completes the warm-up too
 		}
-		kind := errorKind(err)
+		kind := ErrorKind(err)
 		c.errs.Add(kind)
 		if !c.seenErr[kind] {
 			c.seenErr[kind] = true
@@ -550,7 +550,7 @@ func (c *producerClient) publish(now time.Duration) {
 	}
 	if c.ivHist != nil {
 		c.ivHist.RecordAll(c.pendingLats)
-		c.pubHist.recordAll(c.pendingLats)
+		c.pubHist.RecordAll(c.pendingLats)
 	}
 	c.flushHists()
 	if c.delays != nil {

@@ -18,7 +18,7 @@ type sendDelays struct {
 	// pendingSteadyUs are the steady ones among them.
 	pendingSteadyUs []int64
 	window          measure.Window // published, taken by the reporter
-	iv              *intervalHist  // the workload's, shared by its clients
+	iv              *IntervalHist  // the workload's, shared by its clients
 
 	// The same records' latency from their actual send (the latency less
 	// its delay): what the Apache tool's lines mean by latency, where
@@ -32,7 +32,7 @@ type sendDelays struct {
 
 // newSendDelays returns the delays of a client sharing iv; nil (nothing
 // measured) when the client has no schedule.
-func newSendDelays(iv *intervalHist) *sendDelays {
+func newSendDelays(iv *IntervalHist) *sendDelays {
 	return &sendDelays{iv: iv, pendingUs: make([]int64, 0, publishEvery), sentUs: make([]int64, 0, publishEvery)}
 }
 
@@ -66,7 +66,7 @@ func (d *sendDelays) publish() {
 	d.window.AddStats(d.pending)
 	d.sentWindow.AddStats(d.sent)
 	d.steadySentWindow.AddStats(d.steadySent)
-	d.iv.recordAll(d.pendingUs)
+	d.iv.RecordAll(d.pendingUs)
 	d.pending, d.pendingUs, d.pendingSteadyUs = measure.WindowStats{}, d.pendingUs[:0], d.pendingSteadyUs[:0]
 	d.sent, d.steadySent = measure.WindowStats{}, measure.WindowStats{}
 	d.sentUs, d.steadySentUs = d.sentUs[:0], d.steadySentUs[:0]
@@ -87,7 +87,7 @@ func mergeDelays(into **measure.Histogram, h *measure.Histogram) {
 // schedule (b, when set), and measures its send delays when it has a
 // schedule at all (delayHist: the workload's, nil when its intervals keep
 // no histograms).
-func (c *producerClient) onSchedule(b *load.Balance, start time.Time, delayHist *intervalHist) {
+func (c *producerClient) onSchedule(b *load.Balance, start time.Time, delayHist *IntervalHist) {
 	if b != nil {
 		c.pacer, c.balance = load.NewBalancedPacer(b, start), b
 	}

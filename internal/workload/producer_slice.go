@@ -6,9 +6,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// sliceProducer is worker index's share of a producer spec.
-func sliceProducer(sp ProducerSpec, index, of int) (ProducerSpec, bool, error) {
-	if err := checkSlice(index, of); err != nil {
+// SliceProducer is worker index's share of a producer spec.
+func SliceProducer(sp ProducerSpec, index, of int) (ProducerSpec, bool, error) {
+	if err := CheckSlice(index, of); err != nil {
 		return sp, false, err
 	}
 	switch {
@@ -18,17 +18,17 @@ func sliceProducer(sp ProducerSpec, index, of int) (ProducerSpec, bool, error) {
 		return sp, false, errors.New("the balanced-rate search cannot be split between workers yet: run it on one worker")
 	}
 	all := max(sp.Clients, 1)
-	first, n := clientRange(all, index, of)
+	first, n := ClientRange(all, index, of)
 	if n == 0 {
 		return sp, false, nil
 	}
 	out := sp
 	out.Clients = n
-	out.Records = portion(sp.Records, first, n, all)
-	out.Warmup = portion(sp.Warmup, first, n, all)
+	out.Records = Portion(sp.Records, first, n, all)
+	out.Warmup = Portion(sp.Warmup, first, n, all)
 	out.Rate = sp.Rate * float64(n) / float64(all)
 	if sp.VUs > 0 {
-		out.VUs = int(portion(int64(sp.VUs), first, n, all))
+		out.VUs = int(Portion(int64(sp.VUs), first, n, all))
 		if out.VUs == 0 {
 			return sp, false, nil // fewer users than workers: this one has none
 		}

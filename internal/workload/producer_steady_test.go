@@ -27,7 +27,7 @@ func TestSteadyWindowCountsSendIntervals(t *testing.T) {
 			steady := 0
 			for k := range clients {
 				c := &producerClient{pacer: load.NewPacer(rate / float64(clients))}
-				for i := int64(0); i < share(records, clients, k); i++ {
+				for i := int64(0); i < EvenPart(records, clients, k); i++ {
 					due := c.pacer.Due(i)
 					if !warm.steady(250*time.Millisecond+due, due) {
 						t.Fatalf("client %d record %d not steady", k, i)

@@ -252,7 +252,7 @@ func TestShare(t *testing.T) {
 	}{{10, 3}, {1, 4}, {0, 2}, {1000001, 7}} {
 		var sum int64
 		for i := 0; i < tt.n; i++ {
-			s := share(tt.total, tt.n, i)
+			s := EvenPart(tt.total, tt.n, i)
 			if s < tt.total/int64(tt.n) || s > tt.total/int64(tt.n)+1 {
 				t.Fatalf("share(%d,%d,%d) = %d", tt.total, tt.n, i, s)
 			}

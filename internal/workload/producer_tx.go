@@ -114,12 +114,12 @@ func (c *producerClient) commit(ctx context.Context) error {
 		c.tx.committedRecords += c.tx.count
 		c.tx.commits.Record(took.Microseconds())
 		if c.visible != nil {
-			c.visible.committed(c.txSpans.take(), time.Now()) // the acknowledgement
+			c.visible.Committed(c.txSpans.Take(), time.Now()) // the acknowledgement
 		}
 		c.txEnded(TransactionCommitted)
 	}
 	if c.txSpans != nil {
-		c.txSpans.take() // an aborted or failed transaction's records are never visible
+		c.txSpans.Take() // an aborted or failed transaction's records are never visible
 	}
 	return nil
 }

@@ -15,18 +15,18 @@ type reporter struct {
 	last      time.Time
 	done      chan struct{}
 	intervals []Interval // the series so far: ser.items
-	ser       series[Interval]
+	ser       Series[Interval]
 	steady    bool
 	lastAck   time.Time // when an interval last saw a record complete
 	failed    int64     // the clients' failures counted in intervals so far
 	ivHist    *measure.IntervalHistogram
-	delayHist *intervalHist // send delays, of clients on a schedule
-	pubHist   *intervalHist // latencies, for Interval.LatencyHistogram
+	delayHist *IntervalHist // send delays, of clients on a schedule
+	pubHist   *IntervalHist // latencies, for Interval.LatencyHistogram
 }
 
 func newReporter(spec ProducerSpec, clients []*producerClient, start time.Time) *reporter {
 	return &reporter{spec: spec, clients: clients, start: start, last: start, lastAck: start, done: make(chan struct{}),
-		ser: series[Interval]{merge: mergeIntervals}}
+		ser: Series[Interval]{Merge: MergeIntervals}}
 }
 
 func (r *reporter) run() {
@@ -97,8 +97,8 @@ func (r *reporter) tick(now time.Time, final bool) {
 	}
 	kept := series
 	kept.Buckets = nil // for OnSeries only: not kept per interval
-	series.Folded = r.ser.add(kept, iv.Length, r.spec.Interval, final)
-	r.intervals = r.ser.items
+	series.Folded = r.ser.Add(kept, iv.Length, r.spec.Interval, final)
+	r.intervals = r.ser.Items
 	if r.spec.OnSeries != nil {
 		series.Errors = map[string]int64{}
 		for _, c := range r.clients {
@@ -134,7 +134,7 @@ func (r *reporter) stalled(now time.Time) {
 	reason := ""
 	for _, c := range r.clients {
 		outstanding += c.cl.BufferedProduceRecords()
-		if e := c.conn.last(); e != "" {
+		if e := c.conn.Last(); e != "" {
 			reason = e
 		}
 	}
@@ -153,6 +153,6 @@ func (r *reporter) takeDelays(iv *Interval) {
 			iv.Delay.Merge(c.delays.window.Take())
 		}
 	}
-	_, iv.DelayHistogram = r.delayHist.take()
-	iv.Series, iv.LatencyHistogram = r.pubHist.take()
+	_, iv.DelayHistogram = r.delayHist.Take()
+	iv.Series, iv.LatencyHistogram = r.pubHist.Take()
 }

@@ -13,9 +13,9 @@ import (
 // resolution.
 const MaxSeries = 4096
 
-// appendBounded appends v to s, halving s by merge once it holds MaxSeries
+// AppendBounded appends v to s, halving s by merge once it holds MaxSeries
 // entries.
-func appendBounded[T any](s []T, v T, merge func(a, b T) T) []T {
+func AppendBounded[T any](s []T, v T, merge func(a, b T) T) []T {
 	s = append(s, v)
 	if len(s) < MaxSeries {
 		return s
@@ -30,46 +30,46 @@ func appendBounded[T any](s []T, v T, merge func(a, b T) T) []T {
 	return out
 }
 
-// series is a bounded series of intervals of one width (appendBounded)
+// Series is a bounded series of intervals of one width (appendBounded)
 // whose partial first and last intervals are folded into their neighbour
 // when measure.Folds says they are too short for a rate of their own: a
 // short first one into the next, a short last one into the one before.
 // Counts stay exact; only the neighbour grows longer.
-type series[T any] struct {
-	items []T
-	merge func(a, b T) T
+type Series[T any] struct {
+	Items []T
+	Merge func(a, b T) T
 	// foldNext: the first interval was short, the next one takes it in.
 	foldNext bool
 }
 
-// add appends v, an interval of the given length ending the series when
+// Add appends v, an interval of the given length ending the series when
 // final, and reports whether it was folded into a neighbour (or will be,
 // for a short first one).
-func (s *series[T]) add(v T, length, width time.Duration, final bool) (folded bool) {
+func (s *Series[T]) Add(v T, length, width time.Duration, final bool) (folded bool) {
 	short := measure.Folds(length, width)
 	switch {
 	case s.foldNext:
 		s.foldNext = false
-		last := len(s.items) - 1
-		s.items[last] = s.merge(s.items[last], v)
+		last := len(s.Items) - 1
+		s.Items[last] = s.Merge(s.Items[last], v)
 		return final && short
-	case final && short && len(s.items) > 0:
-		last := len(s.items) - 1
-		s.items[last] = s.merge(s.items[last], v)
+	case final && short && len(s.Items) > 0:
+		last := len(s.Items) - 1
+		s.Items[last] = s.Merge(s.Items[last], v)
 		return true
 	}
-	s.items = appendBounded(s.items, v, s.merge)
-	if short && !final && len(s.items) == 1 {
+	s.Items = AppendBounded(s.Items, v, s.Merge)
+	if short && !final && len(s.Items) == 1 {
 		s.foldNext = true
 		return true
 	}
 	return false
 }
 
-// mergeIntervals joins two consecutive producer intervals: counts and sums
+// MergeIntervals joins two consecutive producer intervals: counts and sums
 // add up, maxima stay maxima. The joined percentiles are the larger of the
 // two (an upper bound: the intervals' histograms are not kept).
-func mergeIntervals(a, b Interval) Interval {
+func MergeIntervals(a, b Interval) Interval {
 	m := b
 	m.Length = a.Length + b.Length
 	m.Count += a.Count
@@ -90,8 +90,8 @@ func mergeIntervals(a, b Interval) Interval {
 	return m
 }
 
-// mergeConsumerIntervals joins two consecutive consumer intervals.
-func mergeConsumerIntervals(a, b ConsumerInterval) ConsumerInterval {
+// MergeConsumerIntervals joins two consecutive consumer intervals.
+func MergeConsumerIntervals(a, b ConsumerInterval) ConsumerInterval {
 	m := b
 	m.Start = a.Start
 	m.Records += a.Records
@@ -105,7 +105,7 @@ func mergeConsumerIntervals(a, b ConsumerInterval) ConsumerInterval {
 	return m
 }
 
-// mergeLag keeps the larger lag of two samples, at the later time.
-func mergeLag(a, b LagSample) LagSample {
+// MergeLag keeps the larger lag of two samples, at the later time.
+func MergeLag(a, b LagSample) LagSample {
 	return LagSample{Elapsed: b.Elapsed, Records: max(a.Records, b.Records)}
 }

@@ -39,7 +39,7 @@ const refusedShareGroups = "its brokers refuse share-group requests (UNSUPPORTED
 // ShareGroupDescribe of the group, answered through the same gate as the
 // heartbeat and changing nothing, tells them apart.
 func checkShareGroups(ctx context.Context, cl *kgo.Client, group string) error {
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	actx, cancel := context.WithTimeout(ctx, AdminTimeout)
 	defer cancel()
 	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
 		return kmsg.NewPtrApiVersionsRequest().RequestWith(ctx, cl)

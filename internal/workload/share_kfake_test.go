@@ -387,7 +387,7 @@ func TestShareVerdictTakesTheBrokersStart(t *testing.T) {
 			led.note(off, Accept, false, 1)
 		}
 	}
-	l := &ShareLedger{parts: map[topicPartition]*offsetLedger{{"q", 0}: led}}
+	l := &ShareLedger{parts: map[TopicPartition]*offsetLedger{{"q", 0}: led}}
 	start := map[string]map[int32]int64{"q": {0: 0}}
 	end := map[string]map[int32]int64{"q": {0: 10}}
 	v := l.Verify(start, end, map[string]map[int32]int64{"q": {0: 5}})

@@ -21,7 +21,7 @@ import (
 // was the broker's field alone, -1 and so 0 for a share-partition not
 // started: a drop-in run with 20,000 records waiting said lag 0 until its
 // members first fetched. A sample that cannot be measured is skipped.
-func (g *shareGroup) SampleLag(ctx context.Context, s *LagProbe) {
+func (g *shareGroup) SampleLag(ctx context.Context, s *LagSampler) {
 	group := g.spec.Group
 	ends, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
 		return s.Admin().ListEndOffsets(ctx, s.Topics()...)
@@ -78,7 +78,7 @@ func (g *shareGroup) SampleLag(ctx context.Context, s *LagProbe) {
 // it joined), and the last connection a member could not open. A leader
 // killed under a share group showed nothing for 9 to 13 s: "waiting for
 // the first record", lag 0.
-func (g *shareGroup) stalled(ctx context.Context, s *LagProbe, lag int64) {
+func (g *shareGroup) stalled(ctx context.Context, s *LagSampler, lag int64) {
 	spec := g.spec
 	quiet := s.Quiet()
 	if g.share.OnStall == nil || lag == 0 || quiet < spec.Interval {
@@ -100,7 +100,7 @@ func (g *shareGroup) stalled(ctx context.Context, s *LagProbe, lag int64) {
 		st.Why = fmt.Sprintf("the share group's coordinator does not answer (%v)", err)
 	}
 	for _, m := range g.members {
-		if e := m.conn.last(); e != "" {
+		if e := m.conn.Last(); e != "" {
 			st.LastError = e
 		}
 	}
@@ -110,7 +110,7 @@ func (g *shareGroup) stalled(ctx context.Context, s *LagProbe, lag int64) {
 // shareReset is the group's share.auto.offset.reset, asked once per run
 // (Kafka's default, latest, when the group has none); "" when it could
 // not be asked.
-func (g *shareGroup) shareReset(ctx context.Context, s *LagProbe) string {
+func (g *shareGroup) shareReset(ctx context.Context, s *LagSampler) string {
 	if g.reset != "" {
 		return g.reset
 	}

@@ -50,11 +50,11 @@ func sat(n uint8) uint8 { return min(n, 254) + 1 }
 
 // ShareLedger is every member's record outcomes, merged per partition.
 type ShareLedger struct {
-	parts map[topicPartition]*offsetLedger
+	parts map[TopicPartition]*offsetLedger
 }
 
 func mergeLedgers(members []*shareMember) *ShareLedger {
-	out := &ShareLedger{parts: map[topicPartition]*offsetLedger{}}
+	out := &ShareLedger{parts: map[TopicPartition]*offsetLedger{}}
 	for _, m := range members {
 		for tp, l := range m.seen {
 			m := out.parts[tp]
@@ -120,21 +120,21 @@ type PartitionOffset struct {
 // it that no member settled was settled by the broker.
 func (l *ShareLedger) Verify(start, end, brokerStart map[string]map[int32]int64) ShareVerdict {
 	v := ShareVerdict{BrokerLag: -1}
-	var tps []topicPartition
+	var tps []TopicPartition
 	for t, ps := range end {
 		for p := range ps {
-			tps = append(tps, topicPartition{t, p})
+			tps = append(tps, TopicPartition{t, p})
 		}
 	}
 	sort.Slice(tps, func(i, j int) bool {
-		if tps[i].topic != tps[j].topic {
-			return tps[i].topic < tps[j].topic
+		if tps[i].Topic != tps[j].Topic {
+			return tps[i].Topic < tps[j].Topic
 		}
-		return tps[i].partition < tps[j].partition
+		return tps[i].Partition < tps[j].Partition
 	})
 	for _, tp := range tps {
 		led := l.parts[tp]
-		for off := start[tp.topic][tp.partition]; off < end[tp.topic][tp.partition]; off++ {
+		for off := start[tp.Topic][tp.Partition]; off < end[tp.Topic][tp.Partition]; off++ {
 			v.Records++
 			var o recordOutcome
 			if led != nil && off >= led.base && off-led.base < int64(len(led.states)) {
@@ -149,12 +149,12 @@ func (l *ShareLedger) Verify(start, end, brokerStart map[string]map[int32]int64)
 				v.Rejected++
 			case o.archived:
 				v.Archived++
-			case brokerStart[tp.topic] != nil && off < brokerStart[tp.topic][tp.partition]:
+			case brokerStart[tp.Topic] != nil && off < brokerStart[tp.Topic][tp.Partition]:
 				v.SettledByBroker++
 			default:
 				v.Unsettled++
 				if len(v.Missing) < 10 {
-					v.Missing = append(v.Missing, PartitionOffset{tp.topic, tp.partition, off})
+					v.Missing = append(v.Missing, PartitionOffset{tp.Topic, tp.Partition, off})
 				}
 			}
 		}
@@ -167,10 +167,10 @@ func (l *ShareLedger) Verify(start, end, brokerStart map[string]map[int32]int64)
 func (l *ShareLedger) readEnds() map[string]map[int32]int64 {
 	out := map[string]map[int32]int64{}
 	for tp, led := range l.parts {
-		if out[tp.topic] == nil {
-			out[tp.topic] = map[int32]int64{}
+		if out[tp.Topic] == nil {
+			out[tp.Topic] = map[int32]int64{}
 		}
-		out[tp.topic][tp.partition] = led.base + int64(len(led.states))
+		out[tp.Topic][tp.Partition] = led.base + int64(len(led.states))
 	}
 	return out
 }

@@ -41,27 +41,27 @@ type shareMember struct {
 	c    *Client
 	res  ShareResult
 	rng  *rand.Rand
-	seen map[topicPartition]*offsetLedger // this member's ledger
+	seen map[TopicPartition]*offsetLedger // this member's ledger
 	// settled caches the run's settled offsets per partition (settledBits).
-	settled map[topicPartition]*offsetBits
+	settled map[TopicPartition]*offsetBits
 	ackErrs measure.ErrorCounts
-	conn    connWatch // the last failed connection (a stall's why)
+	conn    ConnWatch // the last failed connection (a stall's why)
 
 	// ackMu guards unanswered and ackLat: the poll loop notes when a
 	// partition's acknowledgements began waiting, the ack callback
 	// (another goroutine) records how long they waited.
 	ackMu      sync.Mutex
-	unanswered map[topicPartition]time.Time
+	unanswered map[TopicPartition]time.Time
 	ackLat     *measure.Histogram
 }
 
 func newShareMember(g *shareGroup, c *Client) *shareMember {
 	seed := c.Seed()
 	m := &shareMember{g: g, c: c, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		unanswered: map[topicPartition]time.Time{}, ackLat: measure.NewHistogram(), settled: map[topicPartition]*offsetBits{},
+		unanswered: map[TopicPartition]time.Time{}, ackLat: measure.NewHistogram(), settled: map[TopicPartition]*offsetBits{},
 		res: ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}}
 	if g.share.Ledger {
-		m.seen = map[topicPartition]*offsetLedger{}
+		m.seen = map[TopicPartition]*offsetLedger{}
 	}
 	return m
 }
@@ -90,14 +90,14 @@ func (m *shareMember) Late(fs kgo.Fetches) {
 // within a bound (a broker gone would hold them: the records then return
 // to the group when their locks run out).
 func (m *shareMember) Done() {
-	bound := closeBound
+	bound := CloseBound
 	if m.c.Interrupted() {
-		bound = interruptCloseBound
+		bound = InterruptCloseBound
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	if err := m.c.Kgo().FlushAcks(ctx); err != nil {
-		m.ackErrs.Add(errorKind(err))
+		m.ackErrs.Add(ErrorKind(err))
 	}
 }
 
@@ -132,7 +132,7 @@ func (m *shareMember) Handle(fs kgo.Fetches, polled time.Time) error {
 			r.Ack(kgo.AckRelease) // past the run's end: another member's
 			return
 		}
-		tp := topicPartition{r.Topic, r.Partition}
+		tp := TopicPartition{r.Topic, r.Partition}
 		delivery := r.DeliveryCount()
 		m.res.Deliveries++
 		m.res.DeliveryCounts[min(int(delivery), maxDeliveryBucket)]++
@@ -224,7 +224,7 @@ func (m *shareMember) process(r *kgo.Record, d, renewAfter time.Duration, renew 
 
 // settledBits is the run's settled offsets of a partition, kept per
 // member so that the run's map is asked once per partition.
-func (m *shareMember) settledBits(tp topicPartition) *offsetBits {
+func (m *shareMember) settledBits(tp TopicPartition) *offsetBits {
 	b := m.settled[tp]
 	if b == nil {
 		b = m.g.settled.part(tp)
@@ -233,7 +233,7 @@ func (m *shareMember) settledBits(tp topicPartition) *offsetBits {
 	return b
 }
 
-func (m *shareMember) ledger(tp topicPartition) *offsetLedger {
+func (m *shareMember) ledger(tp TopicPartition) *offsetLedger {
 	l := m.seen[tp]
 	if l == nil {
 		l = &offsetLedger{}
@@ -249,7 +249,7 @@ func (m *shareMember) acksWaiting(fs kgo.Fetches) {
 	m.ackMu.Lock()
 	defer m.ackMu.Unlock()
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
-		tp := topicPartition{p.Topic, p.Partition}
+		tp := TopicPartition{p.Topic, p.Partition}
 		if _, waiting := m.unanswered[tp]; !waiting && len(p.Records) > 0 {
 			m.unanswered[tp] = now
 		}
@@ -264,9 +264,9 @@ func (m *shareMember) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
 	defer m.ackMu.Unlock()
 	for _, r := range rs {
 		if r.Err != nil {
-			m.ackErrs.Add(errorKind(r.Err))
+			m.ackErrs.Add(ErrorKind(r.Err))
 		}
-		tp := topicPartition{r.Topic, r.Partition}
+		tp := TopicPartition{r.Topic, r.Partition}
 		if since, ok := m.unanswered[tp]; ok {
 			m.ackLat.Record(now.Sub(since).Microseconds())
 			delete(m.unanswered, tp)

@@ -68,7 +68,7 @@ func StartShare(ctx context.Context, spec ConsumerSpec, sh ShareSpec, opts Share
 	// allow.auto.create.topics=true its metadata requests (kadm's
 	// ListStartOffsets below) create a missing topic, which the run then
 	// reported missing and left behind. resolveTopics never creates one.
-	if _, err := resolveTopics(ctx, admin, spec); err != nil {
+	if _, err := ResolveTopics(ctx, admin, spec); err != nil {
 		return nil, err
 	}
 	if err := setGroupConfigs(ctx, admin, spec.Group, opts.GroupConfigs); err != nil {
@@ -115,7 +115,7 @@ func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs 
 		res.Configs = append(res.Configs, c)
 	}
 	req.Resources = append(req.Resources, res)
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	actx, cancel := context.WithTimeout(ctx, AdminTimeout)
 	defer cancel()
 	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.IncrementalAlterConfigsResponse, error) {
 		return req.RequestWith(ctx, cl)
@@ -139,7 +139,7 @@ func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs 
 // offset when it has one (an earlier run of the group), else the log's
 // start (the plan sets share.auto.offset.reset=earliest).
 func shareStarts(ctx context.Context, adm *kadm.Client, group string, topics []string) (map[string]map[int32]int64, error) {
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
+	actx, cancel := context.WithTimeout(ctx, AdminTimeout)
 	defer cancel()
 	logStarts, err := kadmin.Await(actx, func(ctx context.Context) (kadm.ListedOffsets, error) {
 		return adm.ListStartOffsets(ctx, topics...)
@@ -210,9 +210,9 @@ func (r *ShareRun) Wait() (*ConsumerResult, *ShareResult, error) {
 // start offset: records the broker had archived after deliveries no member
 // processed were listed unsettled.
 func (r *ShareRun) verify(l *ShareLedger, interrupted bool) (*ShareVerdict, error) {
-	bound := adminTimeout
+	bound := AdminTimeout
 	if interrupted {
-		bound = interruptCloseBound // Ctrl-C: the run ends within its bounds
+		bound = InterruptCloseBound // Ctrl-C: the run ends within its bounds
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
@@ -295,7 +295,7 @@ func (r *ShareRun) closeAdmin() {
 		go func() { r.admin.Close(); close(done) }()
 		select {
 		case <-done:
-		case <-time.After(closeBound):
+		case <-time.After(CloseBound):
 		}
 		r.admin = nil
 	}

@@ -19,7 +19,7 @@ type settledSet struct {
 }
 
 // part returns a partition's bits, made on first use; callers keep it.
-func (s *settledSet) part(tp topicPartition) *offsetBits {
+func (s *settledSet) part(tp TopicPartition) *offsetBits {
 	if b, ok := s.parts.Load(tp); ok {
 		return b.(*offsetBits)
 	}

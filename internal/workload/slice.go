@@ -8,30 +8,30 @@ import (
 // client i is the workload's client First+i of All. Zero: the whole.
 type ClientSlice struct{ First, All int }
 
-// clientRange is worker index's clients of n among of workers: the first
+// ClientRange is worker index's clients of n among of workers: the first
 // and how many (share's split, in order).
-func clientRange(n, index, of int) (first, count int) {
+func ClientRange(n, index, of int) (first, count int) {
 	for j := range index {
-		first += int(share(int64(n), of, j))
+		first += int(EvenPart(int64(n), of, j))
 	}
-	return first, int(share(int64(n), of, index))
+	return first, int(EvenPart(int64(n), of, index))
 }
 
-// portion is clients [first, first+count) of all's part of total: the
+// Portion is clients [first, first+count) of all's part of total: the
 // parts of consecutive ranges add up to total exactly.
-func portion(total int64, first, count, all int) int64 {
+func Portion(total int64, first, count, all int) int64 {
 	return total*int64(first+count)/int64(all) - total*int64(first)/int64(all)
 }
 
-func checkSlice(index, of int) error {
+func CheckSlice(index, of int) error {
 	if of < 1 || index < 0 || index >= of {
 		return fmt.Errorf("worker %d of %d: no such worker", index, of)
 	}
 	return nil
 }
 
-// share splits total into n parts that differ by at most one.
-func share(total int64, n, i int) int64 {
+// EvenPart splits total into n parts that differ by at most one.
+func EvenPart(total int64, n, i int) int64 {
 	part := total / int64(n)
 	if int64(i) < total%int64(n) {
 		part++

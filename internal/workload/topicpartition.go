@@ -1,6 +1,6 @@
 package workload
 
-type topicPartition struct {
-	topic     string
-	partition int32
+type TopicPartition struct {
+	Topic     string
+	Partition int32
 }

@@ -32,7 +32,7 @@ func TestSliceProducer(t *testing.T) {
 			var rate, stage1 float64
 			vus := 0
 			for w := range tt.of {
-				got, ok, err := Produce{Spec: tt.spec}.Slice(w, tt.of)
+				sp, ok, err := SliceProducer(tt.spec, w, tt.of)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -42,7 +42,6 @@ func TestSliceProducer(t *testing.T) {
 				if !ok {
 					continue
 				}
-				sp := got.(Produce).Spec
 				if sp.Clients != tt.wantClients[w] {
 					t.Errorf("worker %d: %d clients, want %d", w, sp.Clients, tt.wantClients[w])
 				}
@@ -73,58 +72,5 @@ func TestSliceProducer(t *testing.T) {
 				t.Errorf("client ids %v, want %d", ids, tt.spec.Clients)
 			}
 		})
-	}
-}
-
-// TestSliceRefused: what cannot be split yet says so; a worker index
-// outside the workers is an error.
-func TestSliceRefused(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		spec Spec
-		i    int
-	}{
-		{"user ramp", Produce{Spec: ProducerSpec{Clients: 2, VURamp: &load.VURamp{}}}, 0},
-		{"balanced producer", Produce{Spec: ProducerSpec{Clients: 2, Balance: &load.Balance{}}}, 0},
-		{"balanced consumer", Consume{Spec: ConsumerSpec{Clients: 2, Balance: &load.Balance{}}}, 0},
-		{"index out of range", Produce{Spec: ProducerSpec{Clients: 2}}, 2},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, _, err := tt.spec.(Sliced).Slice(tt.i, 2); err == nil {
-				t.Fatal("sliced")
-			}
-		})
-	}
-}
-
-// TestSliceConsumerDealsEveryPartitionOnce: directly assigned partitions
-// are dealt among every worker's clients: each partition to exactly one.
-func TestSliceConsumerDealsEveryPartitionOnce(t *testing.T) {
-	parts := map[string][]int32{"a": {0, 1, 2, 3, 4}, "b": {0, 1}}
-	spec := ConsumerSpec{Clients: 4, Records: 10}
-	seen := map[string]int{}
-	var records int64
-	for w := range 3 {
-		got, ok, err := Consume{Spec: spec}.Slice(w, 3)
-		if err != nil || !ok {
-			t.Fatalf("worker %d: %v %v", w, ok, err)
-		}
-		sp := got.(Consume).Spec
-		records += sp.Records
-		for i := range sp.Clients {
-			for topic, ps := range dealPartitions(parts, nil, sp.Slice.All, sp.Slice.First+i) {
-				for p := range ps {
-					seen[topic+"/"+string(rune('0'+p))]++
-				}
-			}
-		}
-	}
-	if len(seen) != 7 || records != 10 {
-		t.Fatalf("dealt %v and %d records, want 7 partitions and 10", seen, records)
-	}
-	for k, n := range seen {
-		if n != 1 {
-			t.Errorf("partition %s dealt %d times", k, n)
-		}
 	}
 }

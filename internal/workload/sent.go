@@ -13,10 +13,10 @@ import (
 // (milliseconds) otherwise.
 const SentHeader = "kbench-sent-ns"
 
-// sentNanos returns when r was sent, in Unix nanoseconds: its SentHeader
+// SentNanos returns when r was sent, in Unix nanoseconds: its SentHeader
 // (header true), else its timestamp. Records without headers cost one
 // length check.
-func sentNanos(r *kgo.Record) (ns int64, header bool) {
+func SentNanos(r *kgo.Record) (ns int64, header bool) {
 	for i := range r.Headers {
 		h := &r.Headers[i]
 		if len(h.Value) == 8 && h.Key == SentHeader {
@@ -26,12 +26,12 @@ func sentNanos(r *kgo.Record) (ns int64, header bool) {
 	return r.Timestamp.UnixNano(), false
 }
 
-// backlogSkew is how long before a consumer run's start a record may have
+// BacklogSkew is how long before a consumer run's start a record may have
 // been sent and still count as produced during the run: the producer's
 // clock may run behind the consumer's, and record timestamps have only
 // milliseconds. Older records are a backlog: their "latency" would be
 // their age, so they are counted apart.
-const backlogSkew = time.Second
+const BacklogSkew = time.Second
 
 // SentStamper adds SentHeader to records without allocating per record:
 // it carves header values and one-element header slices out of chunks it
