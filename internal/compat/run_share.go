@@ -17,6 +17,9 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // The share-consumer-perf-test drop-in run: members of a share group
@@ -32,13 +35,13 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	if err != nil {
 		return FailedJSON(env, sa.JSONPath, result.KindSharePerf, started, err)
 	}
-	spec := workload.ConsumerSpec{
+	spec := consume.ConsumerSpec{
 		Topics:      []string{sa.Topic},
 		Group:       sa.Group,
 		Clients:     sa.Threads,
 		Records:     sa.NumRecords,
 		IdleTimeout: max(sa.Timeout, time.Millisecond),
-		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt {
+		ClientOpts: engine.PerClient(opts, func(i int) []kgo.Opt {
 			return []kgo.Opt{kgo.ClientID(ShareClientID(cc.ClientID, i+1))}
 		}),
 		MaxPollRecords: cc.MaxPollRecords,
@@ -47,7 +50,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
 	}
-	share := workload.ShareSpec{OnStall: stallPrinter(env.Stderr)}
+	share := share.ShareSpec{OnStall: stallPrinter(env.Stderr)}
 	if sa.ShowDetailedStats {
 		share.OnPoll = shareProgress(env, sa)
 	}
@@ -82,7 +85,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	}
 	if res.Records < sa.NumRecords {
 		ConsumerTimeoutWarning(env.Stdout, sa.Timeout.Milliseconds())
-		if res.Reason == workload.StopIdle {
+		if res.Reason == consume.StopIdle {
 			fmt.Fprintf(env.Stderr, "kbench: read %d of %d records; no record arrived for %s. A new share group reads only records written after it joined: set the group's share.auto.offset.reset=earliest (kafka-configs --alter --entity-type groups) to read older ones\n",
 				res.Records, sa.NumRecords, sa.Timeout)
 		}
@@ -144,7 +147,7 @@ func shareProgress(env Env, sa *ShareConsumerArgs) func(i int, records, bytes in
 }
 
 // shareConfigDoc starts the result document with the run's settings.
-func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult, started time.Time) *result.Document {
+func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res *consume.ConsumerResult, started time.Time) *result.Document {
 	cfg := cc.ShareSettings()
 	cfg["kbench.threads"] = strconv.Itoa(sa.Threads)
 	cfg["kbench.timeout.ms"] = strconv.FormatInt(sa.Timeout.Milliseconds(), 10)

@@ -10,6 +10,7 @@ import (
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // encoding is a producing workload's values' schema format ("": plain)
@@ -117,7 +118,7 @@ const (
 // commit), did not limit the rate, whatever the acknowledgements did
 // afterwards (a stall, failures, answers after the last send); then the
 // cluster limited it.
-func generatorOf(out *runner.Outcome, p *workload.ProducerResult) *result.Generator {
+func generatorOf(out *runner.Outcome, p *produce.ProducerResult) *result.Generator {
 	g := &result.Generator{CPUSeconds: out.CPU.Seconds()}
 	wall := out.End.Sub(out.Start).Seconds()
 	if wall <= 0 {
@@ -145,7 +146,7 @@ func generatorOf(out *runner.Outcome, p *workload.ProducerResult) *result.Genera
 // judgeRate decides what held a fixed-rate producer below its rate: the
 // records the senders' own lag kept back (their rate times the lag)
 // against the records short of the target over the sending time.
-func judgeRate(g *result.Generator, p *workload.ProducerResult) {
+func judgeRate(g *result.Generator, p *produce.ProducerResult) {
 	elapsed := p.Sending(p.Start).Seconds() // kbench's own pauses left out
 	if elapsed <= 0 {
 		return

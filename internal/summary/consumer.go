@@ -5,14 +5,15 @@ import (
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // Consumer converts what consumers measured into the result
 // document's form: the consumer statistics, and the end-to-end latency when
 // it was measured (nil otherwise). cpu is the process CPU time spent during
 // the run (0 if unknown).
-func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
+func Consumer(r *consume.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
 	elapsed := r.End.Sub(r.Start)
 	reading := r.Reading()
 	out := &result.Consumer{
@@ -85,7 +86,7 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 // Share converts what a share group's members did with their
 // deliveries into the result document's share section (the consumer
 // section's Share).
-func Share(sh *workload.ShareResult) (*result.Share, error) {
+func Share(sh *share.ShareResult) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,

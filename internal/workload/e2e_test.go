@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/kfakehold"
+	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -50,5 +51,41 @@ func TestEndToEndSlowRecordIsReported(t *testing.T) {
 	}
 	if res.Count != 3 || len(stalls) != 1 || stalls[0] != (stall{0, false}) {
 		t.Fatalf("%d records, stalls %+v; want 3 records and record 0 reported once, not acknowledged", res.Count, stalls)
+	}
+}
+
+// The end-to-end probe: every latency measured, percentiles in order.
+func TestIntegrationEndToEnd(t *testing.T) {
+	t.Parallel()
+	bootstrap := testkafka.Bootstrap(t)
+	topic := realTopic(t, bootstrap, 1, 0)
+	opts := realConsumerOpts(t, bootstrap)
+	prodOpts := []kgo.Opt{kgo.SeedBrokers(bootstrap), kgo.ProducerLinger(0), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite()}
+	var lines int
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := RunEndToEnd(ctx, E2ESpec{
+		Topic: topic, Records: 1200, ValueSize: 100, KeySize: 8, Headers: 2, HeaderKeySize: 3, HeaderValueSize: -1,
+		ProducerOpts: prodOpts, ConsumerOpts: append(opts, kgo.FetchMaxWait(10*time.Millisecond)),
+		OnRecord: func(i int, d time.Duration) {
+			if d < 0 {
+				t.Errorf("record %d: negative latency %s", i, d)
+			}
+			lines++
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Count != 1200 || lines != 1200 {
+		t.Errorf("count %d, callbacks %d, want 1200", res.Count, lines)
+	}
+	checkLatency(t, res.Latency, 1200)
+	var n int64
+	for _, c := range res.MsCounts {
+		n += c
+	}
+	if n != 1200 {
+		t.Errorf("millisecond counts add up to %d, want 1200", n)
 	}
 }

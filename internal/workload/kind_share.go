@@ -1,6 +1,11 @@
 package workload
 
-import "context"
+import (
+	"context"
+
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/share"
+)
 
 // ShareConsume is the "share-consume" kind: members of a share group
 // reading a topic as a queue (StartShare). Share says how they
@@ -9,8 +14,8 @@ import "context"
 // (accepted once, rejected, or archived after its last delivery);
 // otherwise the run fails with what was not.
 type ShareConsume struct {
-	Spec   ConsumerSpec
-	Share  ShareSpec
+	Spec   consume.ConsumerSpec
+	Share  share.ShareSpec
 	Verify bool
 	// ShortOK: stopped by its idle timeout short of its records, it has
 	// not failed (the drop-in, which exits 0 as the Apache tool does).
@@ -33,14 +38,14 @@ func (s ShareConsume) WithSeed(seed uint64) Spec { s.Spec.Seed = seed; return s 
 
 type shareEngine struct {
 	spec ShareConsume
-	run  *ShareRun
+	run  *share.ShareRun
 }
 
 func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
 	spec := e.spec.Spec
 	spec.Epoch = env.Epoch
-	run, err := StartShare(ctx, spec, e.spec.Share,
-		ShareOptions{Verify: e.spec.Verify, ShortOK: e.spec.ShortOK, GroupConfigs: e.spec.GroupConfigs})
+	run, err := share.StartShare(ctx, spec, e.spec.Share,
+		share.ShareOptions{Verify: e.spec.Verify, ShortOK: e.spec.ShortOK, GroupConfigs: e.spec.GroupConfigs})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,0 @@
-package workload
-
-type TopicPartition struct {
-	Topic     string
-	Partition int32
-}
