@@ -458,7 +458,7 @@ func TestSharePerfJSONAsPrinted(t *testing.T) {
 		res := &consume.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
 			LastRecord: start.Add(3 * time.Second), Records: 2000, Bytes: 2 << 20, PerClient: []int64{2000}, PerClientBytes: []int64{2 << 20},
 			Latency: latencies(2000, 1500), FromHeader: 2000, Reason: consume.StopRecords}
-		sh := &share.ShareResult{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
+		sh := &share.Result{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
 			DeliveryCounts: make([]int64, 11), AckLatency: measure.NewHistogram()}
 		return &runner.Outcome{Start: start, End: res.End,
 			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Read: res, Share: sh}}}}, nil

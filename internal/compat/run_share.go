@@ -50,7 +50,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
 	}
-	share := share.ShareSpec{OnStall: stallPrinter(env.Stderr)}
+	share := share.Spec{OnStall: stallPrinter(env.Stderr)}
 	if sa.ShowDetailedStats {
 		share.OnPoll = shareProgress(env, sa)
 	}

@@ -99,8 +99,8 @@ const (
 	brokerDeliveryLimit = 5
 )
 
-func shareSpec(sh *plan.Share, processing *plan.Processing) *share.ShareSpec {
-	out := &share.ShareSpec{DeliveryLimit: brokerDeliveryLimit}
+func shareSpec(sh *plan.Share, processing *plan.Processing) *share.Spec {
+	out := &share.Spec{DeliveryLimit: brokerDeliveryLimit}
 	if sh.DeliveryLimit > 0 {
 		out.DeliveryLimit = int32(sh.DeliveryLimit)
 	}

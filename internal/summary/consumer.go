@@ -86,7 +86,7 @@ func Consumer(r *consume.ConsumerResult, cpu time.Duration) (*result.Consumer, *
 // Share converts what a share group's members did with their
 // deliveries into the result document's share section (the consumer
 // section's Share).
-func Share(sh *share.ShareResult) (*result.Share, error) {
+func Share(sh *share.Result) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,

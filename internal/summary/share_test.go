@@ -12,7 +12,7 @@ import (
 // run's 20,000) though docs/share-groups.md says settled ones.
 func TestShareSummaryPerMemberIsSettled(t *testing.T) {
 	t.Parallel()
-	r := &share.ShareResult{
+	r := &share.Result{
 		Accepted: 18817, Rejected: 200, Archived: 983, Settled: 20000, PerMember: []int64{9600, 10400}}
 	sh, err := Share(r)
 	if err != nil {

@@ -62,7 +62,7 @@ type Measured struct {
 	Probe    *E2EResult // one record at a time, written then read
 	// Share is what a share group's members did with their deliveries
 	// (the records they settled are Read's).
-	Share *share.ShareResult
+	Share *share.Result
 	// Sections are what a kind measures in a shape of its own, by the
 	// name each is registered under (measure.RegisterSection): the
 	// result keeps them and merges them with their own Add.

@@ -8,14 +8,14 @@ import (
 )
 
 // ShareConsume is the "share-consume" kind: members of a share group
-// reading a topic as a queue (StartShare). Share says how they
+// reading a topic as a queue (share.Start). Share says how they
 // acknowledge. With Verify, every record from where the group started to
 // the topic's end when the run ended must be settled exactly once
 // (accepted once, rejected, or archived after its last delivery);
 // otherwise the run fails with what was not.
 type ShareConsume struct {
 	Spec   consume.ConsumerSpec
-	Share  share.ShareSpec
+	Share  share.Spec
 	Verify bool
 	// ShortOK: stopped by its idle timeout short of its records, it has
 	// not failed (the drop-in, which exits 0 as the Apache tool does).
@@ -38,14 +38,14 @@ func (s ShareConsume) WithSeed(seed uint64) Spec { s.Spec.Seed = seed; return s 
 
 type shareEngine struct {
 	spec ShareConsume
-	run  *share.ShareRun
+	run  *share.Run
 }
 
 func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
 	spec := e.spec.Spec
 	spec.Epoch = env.Epoch
-	run, err := share.StartShare(ctx, spec, e.spec.Share,
-		share.ShareOptions{Verify: e.spec.Verify, ShortOK: e.spec.ShortOK, GroupConfigs: e.spec.GroupConfigs})
+	run, err := share.Start(ctx, spec, e.spec.Share,
+		share.Options{Verify: e.spec.Verify, ShortOK: e.spec.ShortOK, GroupConfigs: e.spec.GroupConfigs})
 	if err != nil {
 		return err
 	}

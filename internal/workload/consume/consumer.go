@@ -466,7 +466,7 @@ func (r *ConsumerRun) wait() (*ConsumerResult, error) {
 	// every partition.
 	res := r.collect()
 	// Closing leaves the group, a request a paused or dead coordinator
-	// may hold for minutes: wait at most closeBound, then let the closes
+	// may hold for minutes: wait at most engine.CloseBound, then let the closes
 	// finish in the background. What was measured is already collected.
 	closed := make(chan struct{})
 	go func() {

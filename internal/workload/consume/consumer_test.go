@@ -97,7 +97,7 @@ func TestRunConsumerCounts(t *testing.T) {
 			}
 			// Every record has a latency or is counted as backlog: the
 			// records are written before the run starts, and on a loaded
-			// machine some more than backlogSkew (1 s) before it, which
+			// machine some more than engine.BacklogSkew (1 s) before it, which
 			// makes them backlog whose "latency" would be their age (one
 			// run counted 415 latencies for 500 records). The sum does
 			// not depend on how slow the machine is.
@@ -224,7 +224,7 @@ func TestRunConsumerBacklogIsNotLatency(t *testing.T) {
 	// Every run keeps each interval's series histogram; OMB's
 	// (IntervalHistograms) also a 3-digit one. Each run reads its own
 	// topic, written just before it: the 30 recent records must be within
-	// backlogSkew of its start (a loaded machine took a second over the
+	// engine.BacklogSkew of its start (a loaded machine took a second over the
 	// first run, and the second then saw all 80 as backlog).
 	for _, full := range []bool{false, true} {
 		t.Run(fmt.Sprintf("3-digit histograms %v", full), func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 )
 
 // ListOffsets lists the topics' start or end offsets, retrying retriable
-// errors within adminTimeout: a topic created a moment ago is not yet
+// errors within AdminTimeout: a topic created a moment ago is not yet
 // hosted by its leader.
 func ListOffsets(ctx context.Context, adm *kadm.Client, end bool, topics ...string) (kadm.ListedOffsets, error) {
 	lctx, cancel := context.WithTimeout(ctx, AdminTimeout)

@@ -30,7 +30,7 @@ func AppendBounded[T any](s []T, v T, merge func(a, b T) T) []T {
 	return out
 }
 
-// Series is a bounded series of intervals of one width (appendBounded)
+// Series is a bounded series of intervals of one width (AppendBounded)
 // whose partial first and last intervals are folded into their neighbour
 // when measure.Folds says they are too short for a rate of their own: a
 // short first one into the next, a short last one into the one before.

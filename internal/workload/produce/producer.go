@@ -1,5 +1,7 @@
-// Package workload runs the load: producers (RunProducer) and, later,
-// consumers and end-to-end probes. Learn ProducerSpec and RunProducer first.
+// Package produce is the producer engine: clients that write records at a
+// rate, a number of virtual users or as fast as they can, and what they
+// measured (StartProducer, RunProducer). Learn ProducerSpec and
+// RunProducer first.
 //
 // Concurrency: each producer client has one goroutine that sends and one
 // (franz-go's promise worker) that completes records; the second is the only

@@ -64,7 +64,7 @@ type producerClient struct {
 	headers []kgo.RecordHeader
 	stamper engine.SentStamper
 	tracker RecordTracker // nil unless the spec has a Tracker
-	// visible hears each commit's offsets (txSpans), with ProducerSpec.Visible.
+	// visible hears each commit's offsets (engine.TxSpans), with ProducerSpec.Visible.
 	visible *engine.CommitClock
 	txSpans *engine.TxSpans
 	balance *load.Balance // told what was acknowledged; nil unless the spec has one

@@ -7,11 +7,11 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 )
 
-// ShareSpec makes a consumer workload read as members of a share group
+// Spec makes a consumer workload read as members of a share group
 // (KIP-932, Kafka's queues): any number of clients per partition, each
 // record acquired by one member at a time and acknowledged record by
 // record. ConsumerSpec.Group names the group.
-type ShareSpec struct {
+type Spec struct {
 	// Outcome decides how a delivered record is acknowledged, from its
 	// offset and its delivery count (1 on the first delivery); nil
 	// accepts every record. rng is the client's own.
@@ -62,9 +62,9 @@ func (a Ack) String() string {
 	return [...]string{"accept", "release", "reject", "renew"}[a]
 }
 
-// ShareResult is what a share consumer workload measured beyond a
+// Result is what a share consumer workload measured beyond a
 // consumer's records and bytes (which count accepted records only).
-type ShareResult struct {
+type Result struct {
 	Deliveries int64 // records delivered, redeliveries included
 	Accepted   int64
 	Released   int64 // released for redelivery (those on their last delivery are Archived too)
@@ -101,10 +101,10 @@ type ShareResult struct {
 	// answer (µs): per answer, from the oldest acknowledgement of its
 	// partition it answered, since franz-go reports answers per partition.
 	AckLatency *measure.Histogram
-	// Ledger is each record's outcomes (with ShareSpec.Ledger).
-	Ledger *ShareLedger
-	// Verdict is the ledger checked against the topic (ShareConsume.Verify).
-	Verdict *ShareVerdict
+	// Ledger is each record's outcomes (with Spec.Ledger).
+	Ledger *Ledger
+	// Verdict is the ledger checked against the topic (Options.Verify).
+	Verdict *Verdict
 }
 
 // maxDeliveryBucket is the last DeliveryCounts bucket: Kafka allows at

@@ -52,13 +52,13 @@ func (l *offsetLedger) note(offset int64, out Ack, archived bool, delivery int32
 
 func sat(n uint8) uint8 { return min(n, 254) + 1 }
 
-// ShareLedger is every member's record outcomes, merged per partition.
-type ShareLedger struct {
+// Ledger is every member's record outcomes, merged per partition.
+type Ledger struct {
 	parts map[engine.TopicPartition]*offsetLedger
 }
 
-func mergeLedgers(members []*shareMember) *ShareLedger {
-	out := &ShareLedger{parts: map[engine.TopicPartition]*offsetLedger{}}
+func mergeLedgers(members []*shareMember) *Ledger {
+	out := &Ledger{parts: map[engine.TopicPartition]*offsetLedger{}}
 	for _, m := range members {
 		for tp, l := range m.seen {
 			m := out.parts[tp]
@@ -82,8 +82,8 @@ func mergeLedgers(members []*shareMember) *ShareLedger {
 	return out
 }
 
-// ShareVerdict is what became of every record in a range of offsets.
-type ShareVerdict struct {
+// Verdict is what became of every record in a range of offsets.
+type Verdict struct {
 	Records       int64 // offsets checked
 	Accepted      int64 // accepted exactly once
 	AcceptedTwice int64 // accepted more than once: delivered twice as done (a duplicate)
@@ -122,8 +122,8 @@ type PartitionOffset struct {
 // brokerStart is the group's share start offset of each partition after
 // the run (nil, or a partition absent or -1: not known): a record below
 // it that no member settled was settled by the broker.
-func (l *ShareLedger) Verify(start, end, brokerStart map[string]map[int32]int64) ShareVerdict {
-	v := ShareVerdict{BrokerLag: -1}
+func (l *Ledger) Verify(start, end, brokerStart map[string]map[int32]int64) Verdict {
+	v := Verdict{BrokerLag: -1}
 	var tps []engine.TopicPartition
 	for t, ps := range end {
 		for p := range ps {
@@ -168,7 +168,7 @@ func (l *ShareLedger) Verify(start, end, brokerStart map[string]map[int32]int64)
 
 // readEnds is, per partition, one past the highest offset a member was
 // delivered: the end of what an interrupted run read.
-func (l *ShareLedger) readEnds() map[string]map[int32]int64 {
+func (l *Ledger) readEnds() map[string]map[int32]int64 {
 	out := map[string]map[int32]int64{}
 	for tp, led := range l.parts {
 		if out[tp.Topic] == nil {
@@ -181,7 +181,7 @@ func (l *ShareLedger) readEnds() map[string]map[int32]int64 {
 
 // lockTimeouts counts the redeliveries no release asked for: per record,
 // its deliveries after the first beyond the releases that preceded them.
-func (l *ShareLedger) lockTimeouts() int64 {
+func (l *Ledger) lockTimeouts() int64 {
 	var n int64
 	for _, led := range l.parts {
 		for _, o := range led.states {

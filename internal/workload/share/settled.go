@@ -17,7 +17,7 @@ import (
 // offset, in chunks made on first use; the poll loops set bits without a
 // lock.
 type settledSet struct {
-	parts sync.Map // topicPartition → *offsetBits
+	parts sync.Map // engine.TopicPartition → *offsetBits
 }
 
 // part returns a partition's bits, made on first use; callers keep it.

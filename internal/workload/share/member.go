@@ -15,14 +15,14 @@ import (
 )
 
 // shareGroup is a run's Membership: its clients are members of the share
-// group ConsumerSpec.Group, reading as ShareSpec says.
+// group consume.ConsumerSpec.Group, reading as Spec says.
 type shareGroup struct {
 	spec    consume.ConsumerSpec
-	share   ShareSpec
+	share   Spec
 	settled settledSet // which records the members settled
 	members []*shareMember
-	reset   string       // the group's share.auto.offset.reset (shareReset)
-	res     *ShareResult // the members' counts summed (Collect)
+	reset   string  // the group's share.auto.offset.reset (shareReset)
+	res     *Result // the members' counts summed (Collect)
 }
 
 // Collect implements Membership: the members' counts are summed as the
@@ -41,7 +41,7 @@ func (g *shareGroup) Member(c *consume.Client) consume.Member {
 type shareMember struct {
 	g    *shareGroup
 	c    *consume.Client
-	res  ShareResult
+	res  Result
 	rng  *rand.Rand
 	seen map[engine.TopicPartition]*offsetLedger // this member's ledger
 	// settled caches the run's settled offsets per partition (settledBits).
@@ -61,7 +61,7 @@ func newShareMember(g *shareGroup, c *consume.Client) *shareMember {
 	seed := c.Seed()
 	m := &shareMember{g: g, c: c, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		unanswered: map[engine.TopicPartition]time.Time{}, ackLat: measure.NewHistogram(), settled: map[engine.TopicPartition]*offsetBits{},
-		res: ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}}
+		res: Result{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{}}}
 	if g.share.Ledger {
 		m.seen = map[engine.TopicPartition]*offsetLedger{}
 	}
@@ -277,8 +277,8 @@ func (m *shareMember) onAckResults(_ *kgo.Client, rs kgo.ShareAckResults) {
 }
 
 // result sums the members' counts, once the run has ended.
-func (g *shareGroup) result() *ShareResult {
-	out := &ShareResult{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{},
+func (g *shareGroup) result() *Result {
+	out := &Result{DeliveryCounts: make([]int64, maxDeliveryBucket+1), AckErrors: map[string]int64{},
 		AckLatency: measure.NewHistogram()}
 	for _, m := range g.members {
 		s := m.res

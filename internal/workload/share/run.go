@@ -18,18 +18,18 @@ import (
 	"github.com/kbench/kbench/internal/workload/engine"
 )
 
-// ShareRun is a share group's members reading, started by StartShare.
-type ShareRun struct {
+// Run is a share group's members reading, started by Start.
+type Run struct {
 	spec   consume.ConsumerSpec
-	opts   ShareOptions
+	opts   Options
 	group  *shareGroup
 	run    *consume.ConsumerRun
 	admin  *kgo.Client
 	starts map[string]map[int32]int64 // where the group starts, per partition (Verify)
 }
 
-// ShareOptions are what a share run does around its members' reading.
-type ShareOptions struct {
+// Options are what a share run does around its members' reading.
+type Options struct {
 	// Verify checks, once the run ended, that every record from where
 	// the group started to the topic's end was settled exactly once
 	// (accepted once, rejected, or archived after its last delivery);
@@ -44,14 +44,14 @@ type ShareOptions struct {
 	GroupConfigs map[string]string
 }
 
-// StartShare checks that the cluster runs share groups and that the
+// Start checks that the cluster runs share groups and that the
 // topics exist, sets the group's configs, notes where the group starts
 // (Verify), and starts spec.Clients members of the share group
 // spec.Group, reading as sh says. Records and the rates count settled
 // records. Use Ready, then Wait for the result.
-func StartShare(ctx context.Context, spec consume.ConsumerSpec, sh ShareSpec, opts ShareOptions) (_ *ShareRun, err error) {
+func Start(ctx context.Context, spec consume.ConsumerSpec, sh Spec, opts Options) (_ *Run, err error) {
 	sh.Ledger = sh.Ledger || opts.Verify
-	r := &ShareRun{spec: spec, opts: opts}
+	r := &Run{spec: spec, opts: opts}
 	defer func() {
 		if err != nil {
 			r.closeAdmin()
@@ -69,7 +69,7 @@ func StartShare(ctx context.Context, spec consume.ConsumerSpec, sh ShareSpec, op
 	// admin client has the consumer's options, and with Java's
 	// allow.auto.create.topics=true its metadata requests (kadm's
 	// ListStartOffsets below) create a missing topic, which the run then
-	// reported missing and left behind. resolveTopics never creates one.
+	// reported missing and left behind. consume.ResolveTopics never creates one.
 	if _, err := consume.ResolveTopics(ctx, admin, spec); err != nil {
 		return nil, err
 	}
@@ -176,12 +176,12 @@ func shareStarts(ctx context.Context, adm *kadm.Client, group string, topics []s
 
 // Ready is closed once every member has joined (at once: a share group
 // assigns no partitions a member could wait for).
-func (r *ShareRun) Ready() <-chan struct{} { return r.run.Ready() }
+func (r *Run) Ready() <-chan struct{} { return r.run.Ready() }
 
 // Wait waits for the run to end and returns what its members read and
 // what they did with their deliveries; with a result, an error says the
 // run failed, fell short of its records or did not verify.
-func (r *ShareRun) Wait() (*consume.ConsumerResult, *ShareResult, error) {
+func (r *Run) Wait() (*consume.ConsumerResult, *Result, error) {
 	res, err := r.run.Wait()
 	sh := r.group.res // nil when the run never collected
 	spec := r.spec
@@ -211,7 +211,7 @@ func (r *ShareRun) Wait() (*consume.ConsumerResult, *ShareResult, error) {
 // broker. kbench's list of unsettled records disagreed with the broker's
 // start offset: records the broker had archived after deliveries no member
 // processed were listed unsettled.
-func (r *ShareRun) verify(l *ShareLedger, interrupted bool) (*ShareVerdict, error) {
+func (r *Run) verify(l *Ledger, interrupted bool) (*Verdict, error) {
 	bound := engine.AdminTimeout
 	if interrupted {
 		bound = engine.InterruptCloseBound // Ctrl-C: the run ends within its bounds
@@ -257,7 +257,7 @@ func (r *ShareRun) verify(l *ShareLedger, interrupted bool) (*ShareVerdict, erro
 // brokerShareState is the group's share start offset of each partition
 // now (nil when the broker does not say) and its lag in all (-1 when not
 // known: Kafka before 4.2, or a partition without it).
-func (r *ShareRun) brokerShareState(ctx context.Context) (map[string]map[int32]int64, int64) {
+func (r *Run) brokerShareState(ctx context.Context) (map[string]map[int32]int64, int64) {
 	group := r.spec.Group
 	described, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
 		return kadm.NewClient(r.admin).DescribeShareGroupOffsets(ctx, group)
@@ -291,7 +291,7 @@ func (p PartitionOffset) String() string {
 	return fmt.Sprintf("%s[%d]@%d", p.Topic, p.Partition, p.Offset)
 }
 
-func (r *ShareRun) closeAdmin() {
+func (r *Run) closeAdmin() {
 	if r.admin != nil {
 		done := make(chan struct{})
 		go func() { r.admin.Close(); close(done) }()
@@ -304,4 +304,4 @@ func (r *ShareRun) closeAdmin() {
 }
 
 // Stop ends the run now.
-func (r *ShareRun) Stop() { r.run.Stop() }
+func (r *Run) Stop() { r.run.Stop() }

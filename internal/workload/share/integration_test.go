@@ -73,7 +73,7 @@ func TestIntegrationShareGroupMoreMembersThanPartitions(t *testing.T) {
 		Topics: []string{topic}, Group: group, Clients: 8, Records: k,
 		IdleTimeout: 60 * time.Second, Latency: true, Lag: true, Interval: time.Second,
 		ClientOpts: func(int) []kgo.Opt { return opts }},
-		Share: ShareSpec{
+		Share: Spec{
 			Outcome: func(rng *rand.Rand, _ int64, _ int32) Ack {
 				if rng.Float64() < 0.1 {
 					return Release
@@ -123,7 +123,7 @@ func TestIntegrationShareGroupMoreMembersThanPartitions(t *testing.T) {
 // the tests run a share group as the kind does.
 type shareKind struct {
 	Spec         consume.ConsumerSpec
-	Share        ShareSpec
+	Share        Spec
 	Verify       bool
 	ShortOK      bool
 	GroupConfigs map[string]string
@@ -132,14 +132,14 @@ type shareKind struct {
 // measured is what the kind's engine returns of a share run.
 type measured struct {
 	Read  *consume.ConsumerResult
-	Share *ShareResult
+	Share *Result
 }
 
 // runShare runs a share group through its life as the kind's engine does.
 func runShare(ctx context.Context, k shareKind) (measured, error) {
 	spec := k.Spec
 	spec.Epoch = time.Now()
-	run, err := StartShare(ctx, spec, k.Share, ShareOptions{Verify: k.Verify, ShortOK: k.ShortOK, GroupConfigs: k.GroupConfigs})
+	run, err := Start(ctx, spec, k.Share, Options{Verify: k.Verify, ShortOK: k.ShortOK, GroupConfigs: k.GroupConfigs})
 	if err != nil {
 		return measured{}, err
 	}

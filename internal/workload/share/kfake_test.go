@@ -37,7 +37,7 @@ func TestShareConsumeRefusesAClusterWithoutShareGroups(t *testing.T) {
 	defer cancel()
 	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 	_, err = runShare(ctx, shareKind{Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 1,
-		ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
+		ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{}})
 	if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups") || !strings.Contains(err.Error(), "4.1") {
 		t.Fatalf("error %v, want a user error saying the cluster has no share groups", err)
 	}
@@ -70,7 +70,7 @@ func TestShareConsumeOnKfake(t *testing.T) {
 	m, err := runShare(ctx, shareKind{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{DeliveryLimit: 5}})
+			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{DeliveryLimit: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestSharePerMemberCountsSettled(t *testing.T) {
 	m, err := runShare(ctx, shareKind{Verify: true,
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, IdleTimeout: 20 * time.Second,
-			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{DeliveryLimit: 5, Outcome: outcome}})
+			ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{DeliveryLimit: 5, Outcome: outcome}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestShareConsumeMissingTopicCreatesNothing(t *testing.T) {
 		_, err := runShare(ctx, shareKind{Verify: verify,
 			GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 			Spec: consume.ConsumerSpec{Topics: []string{"absent"}, Group: "g", Records: 1,
-				ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
+				ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{}})
 		if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), `topic "absent" does not exist`) {
 			t.Errorf("verify %v: error %v, want the user's error that the topic does not exist", verify, err)
 		}
@@ -214,7 +214,7 @@ func TestShareConsumeRefusesShareGroupsTurnedOff(t *testing.T) {
 			opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 			start := time.Now()
 			_, err := runShare(ctx, shareKind{Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: 10,
-				IdleTimeout: 30 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}})
+				IdleTimeout: 30 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{}})
 			if err == nil || !userr.Is(err) || !strings.Contains(err.Error(), "does not run share groups: its brokers refuse share-group requests") {
 				t.Fatalf("error %v, want the user's error that share groups are turned off", err)
 			}
@@ -269,7 +269,7 @@ func TestShareLagCountsUnstartedPartitions(t *testing.T) {
 	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}
 	if _, err := runShare(ctx, shareKind{Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "early", Records: 100,
-		MaxPollRecords: 10, IdleTimeout: 20 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: ShareSpec{}}); err != nil {
+		MaxPollRecords: 10, IdleTimeout: 20 * time.Second, ClientOpts: func(int) []kgo.Opt { return opts }}, Share: Spec{}}); err != nil {
 		t.Fatal(err)
 	}
 	// The members settled 100 (and released what they polled past them).
@@ -314,7 +314,7 @@ func TestShareCountsEachRecordOnce(t *testing.T) {
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 3, Records: n, MaxPollRecords: 4, IdleTimeout: 20 * time.Second,
 			ClientOpts: func(int) []kgo.Opt { return opts }},
-		Share: ShareSpec{DeliveryLimit: 10, Processing: func(*rand.Rand) time.Duration { return 60 * time.Millisecond }}})
+		Share: Spec{DeliveryLimit: 10, Processing: func(*rand.Rand) time.Duration { return 60 * time.Millisecond }}})
 	sh := m.Share
 	if sh == nil || sh.Verdict == nil {
 		t.Fatalf("no share result or verdict (%v)", err)
@@ -357,7 +357,7 @@ func TestShareVerifiesAnInterruptedRun(t *testing.T) {
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Clients: 2, Records: n, MaxPollRecords: 50, IdleTimeout: 20 * time.Second,
 			ClientOpts: func(int) []kgo.Opt { return opts }},
-		Share: ShareSpec{DeliveryLimit: 5, Processing: func(*rand.Rand) time.Duration { return time.Millisecond },
+		Share: Spec{DeliveryLimit: 5, Processing: func(*rand.Rand) time.Duration { return time.Millisecond },
 			OnPoll: func(_ int, records, _ int64, _ time.Time) {
 				if records >= 100 {
 					interrupt() // Ctrl-C, records in hand
@@ -389,7 +389,7 @@ func TestShareVerdictTakesTheBrokersStart(t *testing.T) {
 			led.note(off, Accept, false, 1)
 		}
 	}
-	l := &ShareLedger{parts: map[engine.TopicPartition]*offsetLedger{{Topic: "q", Partition: 0}: led}}
+	l := &Ledger{parts: map[engine.TopicPartition]*offsetLedger{{Topic: "q", Partition: 0}: led}}
 	start := map[string]map[int32]int64{"q": {0: 0}}
 	end := map[string]map[int32]int64{"q": {0: 10}}
 	v := l.Verify(start, end, map[string]map[int32]int64{"q": {0: 5}})
@@ -439,7 +439,7 @@ func TestShareStallSaysWhy(t *testing.T) {
 		GroupConfigs: map[string]string{"share.auto.offset.reset": "earliest"},
 		Spec: consume.ConsumerSpec{Topics: []string{"q"}, Group: "g", Records: n, IdleTimeout: 1500 * time.Millisecond,
 			Lag: true, Interval: 200 * time.Millisecond, ClientOpts: func(int) []kgo.Opt { return opts }},
-		Share: ShareSpec{OnStall: func(s measure.Stall) { mu.Lock(); stalls = append(stalls, s); mu.Unlock() }}})
+		Share: Spec{OnStall: func(s measure.Stall) { mu.Lock(); stalls = append(stalls, s); mu.Unlock() }}})
 	if err != nil {
 		t.Fatal(err)
 	}
