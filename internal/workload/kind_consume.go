@@ -118,7 +118,7 @@ func (e *consumeEngine) Stop() {
 
 // Slice implements Sliced.
 func (c Consume) Slice(index, of int) (Spec, bool, error) {
-	sp, ok, err := consume.SliceConsumer(c.Spec, index, of)
+	sp, ok, err := consume.Slice(c.Spec, index, of)
 	c.Spec = sp
 	return c, ok, err
 }

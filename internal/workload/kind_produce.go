@@ -112,7 +112,7 @@ func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
 
 // Slice implements Sliced.
 func (p Produce) Slice(index, of int) (Spec, bool, error) {
-	sp, ok, err := produce.SliceProducer(p.Spec, index, of)
+	sp, ok, err := produce.Slice(p.Spec, index, of)
 	p.Spec = sp
 	return p, ok, err
 }

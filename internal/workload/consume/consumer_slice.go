@@ -7,11 +7,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// SliceConsumer is worker index's share of a consumer spec: its clients,
+// Slice is worker index's share of a consumer spec: its clients,
 // in the shared group or dealt the partitions among every worker's
 // clients; records in proportion (in a group, a worker reads what the
 // group assigns its members, so a records bound is per worker).
-func SliceConsumer(sp ConsumerSpec, index, of int) (ConsumerSpec, bool, error) {
+func Slice(sp ConsumerSpec, index, of int) (ConsumerSpec, bool, error) {
 	if err := engine.CheckSlice(index, of); err != nil {
 		return sp, false, err
 	}

@@ -12,7 +12,7 @@ func TestSliceConsumerDealsEveryPartitionOnce(t *testing.T) {
 	seen := map[string]int{}
 	var records int64
 	for w := range 3 {
-		sp, ok, err := SliceConsumer(spec, w, 3)
+		sp, ok, err := Slice(spec, w, 3)
 		if err != nil || !ok {
 			t.Fatalf("worker %d: %v %v", w, ok, err)
 		}

@@ -7,8 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// SliceProducer is worker index's share of a producer spec.
-func SliceProducer(sp ProducerSpec, index, of int) (ProducerSpec, bool, error) {
+// Slice is worker index's share of a producer spec.
+func Slice(sp ProducerSpec, index, of int) (ProducerSpec, bool, error) {
 	if err := engine.CheckSlice(index, of); err != nil {
 		return sp, false, err
 	}

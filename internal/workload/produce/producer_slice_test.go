@@ -32,7 +32,7 @@ func TestSliceProducer(t *testing.T) {
 			var rate, stage1 float64
 			vus := 0
 			for w := range tt.of {
-				sp, ok, err := SliceProducer(tt.spec, w, tt.of)
+				sp, ok, err := Slice(tt.spec, w, tt.of)
 				if err != nil {
 					t.Fatal(err)
 				}
