@@ -50,9 +50,9 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
 	}
-	share := share.Spec{OnStall: stallPrinter(env.Stderr)}
+	members := share.Spec{OnStall: stallPrinter(env.Stderr)}
 	if sa.ShowDetailedStats {
-		share.OnPoll = shareProgress(env, sa)
+		members.OnPoll = shareProgress(env, sa)
 	}
 	// The Apache tool's clock starts before its consumers subscribe.
 	startMs := time.Now().UnixMilli()
@@ -62,7 +62,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:      ShareConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, Share: share, ShortOK: true}}},
+		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, Share: members, ShortOK: true}}},
 		OnStart:   func([]kadmin.TopicInfo) {},
 	})
 	endMs := time.Now().UnixMilli()

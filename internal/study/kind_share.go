@@ -61,9 +61,9 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		Lag:     true,
 		Seed:    messageSeed(in.b.seed, w, in.index),
 	}
-	share := shareSpec(sh, w.Processing)
-	share.OnStall = in.b.stallOf(w.Name)
-	share.RecordLimit = sh.MaxPollRecords > 0
+	members := shareSpec(sh, w.Processing)
+	members.OnStall = in.b.stallOf(w.Name)
+	members.RecordLimit = sh.MaxPollRecords > 0
 	in.b.observeConsumer(w.Name, &spec)
 	// A fresh map: parsed.settings is shared by the workloads with the
 	// same properties, and the group's configs are this workload's.
@@ -72,10 +72,10 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	for k, v := range configs {
 		settings["group."+k] = v
 	}
-	if share.RecordLimit {
+	if members.RecordLimit {
 		settings["share.acquire.mode"] = "record_limit"
 	}
-	return workload.ShareConsume{Spec: spec, Share: *share, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
+	return workload.ShareConsume{Spec: spec, Share: *members, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
 }
 
 // groupConfigs are the share group's configs the plan sets (kadm's

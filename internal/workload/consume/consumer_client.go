@@ -19,6 +19,8 @@ import (
 // Client is one franz-go consumer and what it measured. Fields
 // under "poll loop" are written only by its poll goroutine and read after
 // the loop ended; the others are safe for the reporter and lag sampler.
+// Another kind of group's Member counts through its methods
+// (consumer_members.go), from the same poll goroutine.
 type Client struct {
 	visible *engine.VisibleReader // nil unless ConsumerSpec.Visible
 	cr      *ConsumerRun
