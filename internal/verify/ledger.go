@@ -110,7 +110,7 @@ func (l *Ledger) JudgeLatestPerKey() {
 // first record is produced.
 func (l *Ledger) SetStart(t time.Time) { l.start = t }
 
-// Tracker returns client i's tracker, for workload.ProducerSpec.Tracker.
+// Tracker returns client i's tracker, for produce.ProducerSpec.Tracker.
 func (l *Ledger) Tracker(i int) produce.RecordTracker {
 	l.mu.Lock()
 	defer l.mu.Unlock()
