@@ -18,6 +18,9 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // The command layer on canned outcomes: what the drop-ins print, write and
@@ -72,9 +75,9 @@ var t0 = time.Date(2026, 12, 5, 10, 0, 0, 0, time.UTC)
 
 // producerOutcome is a producer-perf-test run of acked records of 100
 // bytes over 2 s, every one acknowledged after 2 ms.
-func producerOutcome(acked int64, edit func(*workload.ProducerResult)) func(runner.Scenario) (*runner.Outcome, error) {
+func producerOutcome(acked int64, edit func(*produce.ProducerResult)) func(runner.Scenario) (*runner.Outcome, error) {
 	return func(sc runner.Scenario) (*runner.Outcome, error) {
-		res := &workload.ProducerResult{Start: t0, End: t0.Add(2 * time.Second), Acked: acked, Bytes: acked * 100,
+		res := &produce.ProducerResult{Start: t0, End: t0.Add(2 * time.Second), Acked: acked, Bytes: acked * 100,
 			Latency: latencies(int(acked), 2000), Clients: 1, Errors: map[string]int64{}}
 		var err error
 		if edit != nil {
@@ -90,7 +93,7 @@ func producerOutcome(acked int64, edit func(*workload.ProducerResult)) func(runn
 }
 
 // producerSpec is the producer workload the drop-in asked the engine for.
-func producerSpec(t *testing.T, sc runner.Scenario) workload.ProducerSpec {
+func producerSpec(t *testing.T, sc runner.Scenario) produce.ProducerSpec {
 	t.Helper()
 	p, ok := sc.Workloads[0].Spec.(workload.Produce)
 	if !ok {
@@ -137,7 +140,7 @@ func TestProducerPerfOutcomes(t *testing.T) {
 			[]string{"kbench: no acknowledgement for 6s: 40 records outstanding; last error: connection refused\n"},
 			result.StatusOK, "", 1000, false},
 		{"records failed, not sent and unresolved", func(t *testing.T) *canned {
-			return &canned{measured: producerOutcome(1000, func(r *workload.ProducerResult) {
+			return &canned{measured: producerOutcome(1000, func(r *produce.ProducerResult) {
 				r.Failed, r.Errors = 12, map[string]int64{"NOT_ENOUGH_REPLICAS": 7, "CANCELLED": 5}
 				r.Unresolved, r.UnresolvedWait, r.NotSent = 5, 3*time.Second, 20
 			})}
@@ -207,7 +210,7 @@ func TestConsumerPerfOutcomes(t *testing.T) {
 	t.Parallel()
 	start := t0
 	measured := func(sc runner.Scenario) (*runner.Outcome, error) {
-		res := &workload.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
+		res := &consume.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
 			LastRecord: start.Add(4 * time.Second), Records: 2000, Bytes: 2 << 20, Rebalance: time.Second,
 			Latency: latencies(2000, 1500), FromHeader: 2000}
 		return &runner.Outcome{Start: start, End: res.End, CPU: time.Second / 2,
@@ -341,7 +344,7 @@ repeat: 2
 		c.measured = func(sc runner.Scenario) (*runner.Outcome, error) {
 			n++
 			r := int64(2 - n%2) // 1, 2, 1, 2
-			res := &workload.ProducerResult{Start: t0, End: t0.Add(2 * time.Second), Acked: 1000 * r, Bytes: 1000 * r * 10,
+			res := &produce.ProducerResult{Start: t0, End: t0.Add(2 * time.Second), Acked: 1000 * r, Bytes: 1000 * r * 10,
 				Latency: latencies(int(1000*r), 1000*r), Clients: 1, Errors: map[string]int64{}}
 			out := &runner.Outcome{Start: t0, End: res.End, CPU: time.Second,
 				Topics:    []kadmin.TopicInfo{{Name: sc.Topics[0].Name, Partitions: 3, ReplicationFactor: 1}},
@@ -418,7 +421,7 @@ func TestProducerPerfJavaBasis(t *testing.T) {
 		producerSpec(t, sc).OnInterval(measure.Interval{Length: time.Second,
 			WindowStats: measure.WindowStats{Count: 500, Bytes: 50_000, LatSumUs: 500 * 1_900_000, LatMaxUs: 1_900_000, LatCount: 500},
 			Sent:        measure.WindowStats{Count: 500, LatSumUs: 500 * 2000, LatMaxUs: 2000, LatCount: 500}})
-	}, measured: producerOutcome(1000, func(r *workload.ProducerResult) {
+	}, measured: producerOutcome(1000, func(r *produce.ProducerResult) {
 		r.LatencyFromIntended, r.Latency = true, latencies(1000, 1_900_000)
 		r.SentLatency, r.SendDelay = latencies(1000, 2000), latencies(1000, 1_898_000)
 	})}
@@ -452,13 +455,13 @@ func TestSharePerfJSONAsPrinted(t *testing.T) {
 	t.Parallel()
 	start := t0
 	measured := func(sc runner.Scenario) (*runner.Outcome, error) {
-		res := &workload.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
+		res := &consume.ConsumerResult{Start: start, End: start.Add(4 * time.Second), FirstRecord: start.Add(time.Second),
 			LastRecord: start.Add(3 * time.Second), Records: 2000, Bytes: 2 << 20, PerClient: []int64{2000}, PerClientBytes: []int64{2 << 20},
-			Latency: latencies(2000, 1500), FromHeader: 2000, Reason: workload.StopRecords,
-			Share: &workload.ShareResult{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
-				DeliveryCounts: make([]int64, 11), AckLatency: measure.NewHistogram()}}
+			Latency: latencies(2000, 1500), FromHeader: 2000, Reason: consume.StopRecords}
+		sh := &share.Result{Deliveries: 2000, Accepted: 2000, Settled: 2000, PerMember: []int64{2000},
+			DeliveryCounts: make([]int64, 11), AckLatency: measure.NewHistogram()}
 		return &runner.Outcome{Start: start, End: res.End,
-			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Read: res}}}}, nil
+			Workloads: []runner.WorkloadOutcome{{Name: "share-consumers", Kind: sc.Workloads[0].Spec.Kind(), Measured: workload.Measured{Read: res, Share: sh}}}}, nil
 	}
 	// The run takes a moment of the tool's clock; the canned result says
 	// its consumers ran 4 s: two clocks, as on a broker.

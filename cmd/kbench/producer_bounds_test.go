@@ -15,7 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/outfile"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/testkafka"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // breakBroker kills or pauses the broker once two progress lines show
@@ -249,7 +249,7 @@ func TestProducerPerfRecordsBrokerGone(t *testing.T) {
 		props []string
 		bound time.Duration // the stall bound
 	}{
-		{"pause", nil, workload.DefaultStall},
+		{"pause", nil, produce.DefaultStall},
 		{"kill", []string{"--command-property", "delivery.timeout.ms=6000", "request.timeout.ms=3000"}, 6 * time.Second},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,8 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -48,8 +50,8 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 	if err != nil {
 		return FailedJSON(env, ca.JSONPath, result.KindConsumerPerf, started, err)
 	}
-	var metrics []*workload.ConsumerMetrics
-	spec := workload.ConsumerSpec{
+	var metrics []*engine.ConsumerMetrics
+	spec := consume.ConsumerSpec{
 		Group:          ca.Group,
 		Latest:         ca.FromLatest,
 		Clients:        ca.Threads,
@@ -77,9 +79,9 @@ func RunConsumer(ctx context.Context, env Env, ca *ConsumerArgs, cc *kafkaconf.C
 	}
 	if ca.PrintMetrics {
 		clientID := cc.ClientID
-		metrics = make([]*workload.ConsumerMetrics, ca.Threads)
+		metrics = make([]*engine.ConsumerMetrics, ca.Threads)
 		spec.Hooks = func(i int) []kgo.Hook {
-			metrics[i] = workload.NewConsumerMetrics(clientID, env.Version)
+			metrics[i] = engine.NewConsumerMetrics(clientID, env.Version)
 			return []kgo.Hook{metrics[i]}
 		}
 	}
@@ -163,8 +165,8 @@ func shortfall(ca *ConsumerArgs, records int64) error {
 
 // shortRun reports whether the run ended on --timeout before its records
 // (or its --duration) were done.
-func shortRun(ca *ConsumerArgs, res *workload.ConsumerResult) bool {
-	if res.Reason != workload.StopIdle {
+func shortRun(ca *ConsumerArgs, res *consume.ConsumerResult) bool {
+	if res.Reason != consume.StopIdle {
 		return false
 	}
 	return ca.NumRecords == 0 || res.Records < ca.NumRecords
@@ -179,7 +181,7 @@ func printConsumerProgress(w io.Writer, df *DateFormat, iv measure.ConsumerInter
 	})
 }
 
-func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
+func printConsumerMetrics(w io.Writer, metrics []*engine.ConsumerMetrics) {
 	if len(metrics) == 0 {
 		return
 	}
@@ -201,7 +203,7 @@ func printConsumerMetrics(w io.Writer, metrics []*workload.ConsumerMetrics) {
 	PrintMetrics(w, rows)
 }
 
-func consumerDocument(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult,
+func consumerDocument(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *consume.ConsumerResult,
 	cpu time.Duration, started time.Time, runErr error) (*result.Document, error) {
 	cons, e2e, err := summary.Consumer(res, cpu)
 	if err != nil {
@@ -220,7 +222,7 @@ func consumerDocument(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *wo
 
 // consumerConfigDoc starts the result document with the run's settings
 // (res nil: the run measured nothing).
-func consumerConfigDoc(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult, started time.Time) *result.Document {
+func consumerConfigDoc(env Env, ca *ConsumerArgs, cc *kafkaconf.Consumer, res *consume.ConsumerResult, started time.Time) *result.Document {
 	cfg := cc.Settings()
 	tool := map[string]string{
 		"threads":    strconv.Itoa(ca.Threads),

@@ -21,6 +21,9 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -37,7 +40,7 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 	if err != nil {
 		return err
 	}
-	var e2e *workload.ConsumerSpec
+	var e2e *consume.ConsumerSpec
 	if pa.EndToEnd {
 		if e2e, err = e2eConsumerSpec(env, props, pc, pa); err != nil {
 			return fmt.Errorf("--e2e: %w", err)
@@ -53,14 +56,14 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 			txEvery = time.Duration(pa.TransactionMs) * time.Millisecond
 		}
 	}
-	var metrics []*workload.ProducerMetrics
+	var metrics []*engine.ProducerMetrics
 	if pa.PrintMetrics {
 		for i := range pa.Producers {
-			metrics = append(metrics, workload.NewProducerMetrics(kafkaconf.ClientID(pc.ClientID, "", i), env.Version, pc.BufferMemory))
+			metrics = append(metrics, engine.NewProducerMetrics(kafkaconf.ClientID(pc.ClientID, "", i), env.Version, pc.BufferMemory))
 		}
 	}
 	steadyAnnounced := false
-	spec := workload.ProducerSpec{
+	spec := produce.ProducerSpec{
 		Topic:               pa.Topic,
 		Clients:             pa.Producers,
 		Records:             pa.NumRecords,
@@ -166,8 +169,8 @@ func RunProducer(ctx context.Context, env Env, pa *ProducerArgs, pc *kafkaconf.P
 // get too (kafkaconf's ClientOpts: its own client id and transactional id,
 // or permission to give up on in-flight records after the delivery
 // timeout), and its metrics hooks.
-func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workload.ProducerMetrics) func(int) []kgo.Opt {
-	return workload.PerClient(opts, func(i int) []kgo.Opt {
+func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*engine.ProducerMetrics) func(int) []kgo.Opt {
+	return engine.PerClient(opts, func(i int) []kgo.Opt {
 		own := pc.ClientOpts("", i)
 		if i < len(metrics) {
 			own = append(own, metrics[i].Hooks())
@@ -176,7 +179,7 @@ func producerClientOpts(opts []kgo.Opt, pc *kafkaconf.Producer, metrics []*workl
 	})
 }
 
-func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
+func printProducerTotals(w io.Writer, res *produce.ProducerResult) {
 	line := func(acked, bytes int64, elapsed time.Duration, h *measure.Histogram, steady bool) {
 		avg := math.NaN() // what the Apache tool prints when nothing was acknowledged
 		if acked > 0 {
@@ -206,7 +209,7 @@ func printProducerTotals(w io.Writer, res *workload.ProducerResult) {
 // record's intended send time beside the Apache lines' (from the actual
 // send): a broker that stalls the senders shows here, not there. Nothing
 // off a schedule, where the two are one.
-func printIntendedLatency(w io.Writer, res *workload.ProducerResult) {
+func printIntendedLatency(w io.Writer, res *produce.ProducerResult) {
 	if !res.LatencyFromIntended || res.SentLatency == nil || res.Acked == 0 {
 		return
 	}
@@ -227,7 +230,7 @@ func resultTopic(t kadmin.TopicInfo) *result.Topic {
 // roundMs converts microseconds to whole milliseconds, rounding half up.
 func roundMs(us int64) int64 { return (us + 500) / 1000 }
 
-func failedRecordsError(res *workload.ProducerResult) error {
+func failedRecordsError(res *produce.ProducerResult) error {
 	if res.Failed == 0 {
 		return nil
 	}
@@ -283,7 +286,7 @@ func producerDocument(env Env, pa *ProducerArgs, pc *kafkaconf.Producer, topic k
 // end before the producers, and stops it once it has read every
 // acknowledged record (at most 30 s after the producers finish).
 func e2eConsumerSpec(env Env, props []kafkaconf.Prop, pc *kafkaconf.Producer,
-	pa *ProducerArgs) (*workload.ConsumerSpec, error) {
+	pa *ProducerArgs) (*consume.ConsumerSpec, error) {
 	cprops := append(append([]kafkaconf.Prop(nil), props...),
 		kafkaconf.Prop{Key: "client.id", Value: pc.ClientID + "-e2e", Source: "--e2e"},
 		kafkaconf.Prop{Key: "check.crcs", Value: "false", Source: "--e2e"})
@@ -299,7 +302,7 @@ func e2eConsumerSpec(env Env, props []kafkaconf.Prop, pc *kafkaconf.Producer,
 	if err != nil {
 		return nil, err
 	}
-	return &workload.ConsumerSpec{
+	return &consume.ConsumerSpec{
 		Topics:     []string{pa.Topic},
 		ClientOpts: func(int) []kgo.Opt { return copts },
 		Interval:   pa.ReportingInterval,
@@ -308,7 +311,7 @@ func e2eConsumerSpec(env Env, props []kafkaconf.Prop, pc *kafkaconf.Producer,
 
 // printE2E prints kbench's end-to-end line for --e2e and returns the
 // latency for the result document.
-func printE2E(w io.Writer, res *workload.ConsumerResult, acked int64) (*result.Latency, error) {
+func printE2E(w io.Writer, res *consume.ConsumerResult, acked int64) (*result.Latency, error) {
 	if res == nil {
 		return nil, fmt.Errorf("--e2e consumer measured nothing")
 	}
@@ -358,7 +361,7 @@ func stallPrinter(w io.Writer) func(measure.Stall) {
 // printUnresolved reports records whose outcome is unknown: cancelled by
 // Ctrl-C or the drain bound while the broker had not answered. Their wait
 // is not in the latency figures, so it is said here.
-func printUnresolved(w io.Writer, res *workload.ProducerResult) {
+func printUnresolved(w io.Writer, res *produce.ProducerResult) {
 	if res.NotSent > 0 {
 		fmt.Fprintf(w, "kbench: %d records not sent: the run ended before it sent them\n", res.NotSent)
 	}

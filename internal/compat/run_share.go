@@ -17,6 +17,9 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // The share-consumer-perf-test drop-in run: members of a share group
@@ -32,13 +35,13 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	if err != nil {
 		return FailedJSON(env, sa.JSONPath, result.KindSharePerf, started, err)
 	}
-	spec := workload.ConsumerSpec{
+	spec := consume.ConsumerSpec{
 		Topics:      []string{sa.Topic},
 		Group:       sa.Group,
 		Clients:     sa.Threads,
 		Records:     sa.NumRecords,
 		IdleTimeout: max(sa.Timeout, time.Millisecond),
-		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt {
+		ClientOpts: engine.PerClient(opts, func(i int) []kgo.Opt {
 			return []kgo.Opt{kgo.ClientID(ShareClientID(cc.ClientID, i+1))}
 		}),
 		MaxPollRecords: cc.MaxPollRecords,
@@ -46,11 +49,10 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 		Lag:            true,
 		Interval:       sa.ReportingInterval,
 		OnError:        firstErrors(env.Stderr, "share fetch error"),
-		OnStall:        stallPrinter(env.Stderr),
-		Share:          &workload.ShareSpec{},
 	}
+	members := share.Spec{OnStall: stallPrinter(env.Stderr)}
 	if sa.ShowDetailedStats {
-		spec.Share.OnPoll = shareProgress(env, sa)
+		members.OnPoll = shareProgress(env, sa)
 	}
 	// The Apache tool's clock starts before its consumers subscribe.
 	startMs := time.Now().UnixMilli()
@@ -60,7 +62,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	out, runErr := env.Run.Or()(ctx, runner.Scenario{
 		Name:      ShareConsumerTool,
 		Admin:     opts,
-		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, ShortOK: true}}},
+		Workloads: []runner.Workload{{Name: "share-consumers", Spec: workload.ShareConsume{Spec: spec, Share: members, ShortOK: true}}},
 		OnStart:   func([]kadmin.TopicInfo) {},
 	})
 	endMs := time.Now().UnixMilli()
@@ -83,7 +85,7 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	}
 	if res.Records < sa.NumRecords {
 		ConsumerTimeoutWarning(env.Stdout, sa.Timeout.Milliseconds())
-		if res.Reason == workload.StopIdle {
+		if res.Reason == consume.StopIdle {
 			fmt.Fprintf(env.Stderr, "kbench: read %d of %d records; no record arrived for %s. A new share group reads only records written after it joined: set the group's share.auto.offset.reset=earliest (kafka-configs --alter --entity-type groups) to read older ones\n",
 				res.Records, sa.NumRecords, sa.Timeout)
 		}
@@ -94,6 +96,9 @@ func RunShareConsumer(ctx context.Context, env Env, sa *ShareConsumerArgs, cc *k
 	}
 	if sa.JSONPath != "" {
 		cons, e2e, err := summary.Consumer(res, out.CPU)
+		if err == nil && out.Workloads[0].Share != nil {
+			cons.Share, err = summary.Share(out.Workloads[0].Share)
+		}
 		if err == nil {
 			asPrinted(cons, startMs, endMs)
 			doc := shareConfigDoc(env, sa, cc, res, started)
@@ -142,7 +147,7 @@ func shareProgress(env Env, sa *ShareConsumerArgs) func(i int, records, bytes in
 }
 
 // shareConfigDoc starts the result document with the run's settings.
-func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res *workload.ConsumerResult, started time.Time) *result.Document {
+func shareConfigDoc(env Env, sa *ShareConsumerArgs, cc *kafkaconf.Consumer, res *consume.ConsumerResult, started time.Time) *result.Document {
 	cfg := cc.ShareSettings()
 	cfg["kbench.threads"] = strconv.Itoa(sa.Threads)
 	cfg["kbench.timeout.ms"] = strconv.FormatInt(sa.Timeout.Milliseconds(), 10)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/observe"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestLiveETAFromThePlan guards issue 33 item 10: the view said "about
@@ -49,7 +48,7 @@ func TestLiveETAFromThePlan(t *testing.T) {
 				defer v.Close()
 				v.RepeatStarted(observe.RepeatInfo{Scenario: 1, Scenarios: 1, Repeat: 1, Repeats: 1, Started: time.Now(), Workloads: tt.workloads})
 				time.Sleep(time.Second)
-				v.ProducerInterval("writer", workload.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: 10_000, Bytes: 10_000}})
+				v.ProducerInterval("writer", measure.Interval{Length: time.Second, WindowStats: measure.WindowStats{Count: 10_000, Bytes: 10_000}})
 				eta := v.eta()
 				if tt.want == 0 {
 					if !strings.Contains(eta, "time left unknown ("+tt.wantWhy+")") {

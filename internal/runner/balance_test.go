@@ -12,6 +12,8 @@ import (
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestRunBalancedRate: OMB's balanced-rate search on a real broker. With a
@@ -51,9 +53,9 @@ func TestRunBalancedRate(t *testing.T) {
 				Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate},
 					{TopicSpec: kadmin.TopicSpec{Name: other, Partitions: 1}, Existing: kadmin.Recreate}},
 				Workloads: []Workload{
-					{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Balance: b, Duration: duration,
+					{Name: "producer", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: topic, Balance: b, Duration: duration,
 						Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second}}},
-					{Name: "consumer", Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{read}, Balance: b,
+					{Name: "consumer", Spec: workload.Consume{Spec: consume.ConsumerSpec{Topics: []string{read}, Balance: b,
 						IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 				},
 			})

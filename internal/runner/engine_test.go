@@ -10,6 +10,7 @@ import (
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // tick is a test-only workload kind: it needs no broker. Prepare makes it
@@ -70,7 +71,7 @@ func (e *tickEngine) Wait() (workload.Measured, error) {
 	for range e.acked {
 		lat.Record(1000) // 1 ms each
 	}
-	return workload.Measured{Publish: &workload.ProducerResult{Start: e.epoch, End: time.Now(), Acked: e.acked, Bytes: 100 * e.acked,
+	return workload.Measured{Publish: &produce.ProducerResult{Start: e.epoch, End: time.Now(), Acked: e.acked, Bytes: 100 * e.acked,
 		Clients: 1, Latency: lat}}, nil
 }
 

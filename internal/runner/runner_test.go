@@ -16,6 +16,8 @@ import (
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 var topicSeq atomic.Int64
@@ -101,18 +103,18 @@ func TestIntegrationRunScenario(t *testing.T) {
 			{TopicSpec: kadmin.TopicSpec{Name: probe, Partitions: 1, ReplicationFactor: 1}, Existing: kadmin.Recreate},
 		},
 		Workloads: []Workload{
-			{Name: "producers", Spec: workload.Produce{Spec: workload.ProducerSpec{
+			{Name: "producers", Spec: workload.Produce{Spec: produce.ProducerSpec{
 				Topic: main, Clients: 2, Records: n, Values: values(t),
 				ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second,
 			}}},
-			{Name: "readers", Spec: workload.Consume{Spec: workload.ConsumerSpec{
+			{Name: "readers", Spec: workload.Consume{Spec: consume.ConsumerSpec{
 				Topics: []string{main}, Group: main, Clients: 2, Records: n, IdleTimeout: time.Minute,
 				ClientOpts: func(int) []kgo.Opt { return copts }, Interval: time.Second,
 			}}},
 			{Name: "probe", Spec: workload.EndToEnd{
-				Send: workload.ProducerSpec{Topic: probe, Records: probeN, Rate: 1000, Values: values(t),
+				Send: produce.ProducerSpec{Topic: probe, Records: probeN, Rate: 1000, Values: values(t),
 					ClientOpts: func(int) []kgo.Opt { return popts }, Interval: time.Second},
-				Read: workload.ConsumerSpec{Topics: []string{probe},
+				Read: consume.ConsumerSpec{Topics: []string{probe},
 					ClientOpts: func(int) []kgo.Opt { return copts }, Interval: time.Second},
 			}},
 		},
@@ -187,7 +189,7 @@ func TestRunVirtualUsersLittlesLaw(t *testing.T) {
 			Name:   "vus",
 			Admin:  popts,
 			Topics: []Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 2}, Existing: kadmin.Recreate}},
-			Workloads: []Workload{{Name: "users", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, VUs: vus,
+			Workloads: []Workload{{Name: "users", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: topic, VUs: vus,
 				Duration: 3 * time.Second, Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}}},
 		})
 		cancel()

@@ -11,6 +11,8 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestRunCatchUpRead: a consumer starting late reads the backlog from the
@@ -32,9 +34,9 @@ func TestRunCatchUpRead(t *testing.T) {
 		Admin:  popts,
 		Topics: []runner.Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 4}, Existing: kadmin.Recreate}},
 		Workloads: []runner.Workload{
-			{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 6 * time.Second,
+			{Name: "producer", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: topic, Rate: 2000, Duration: 6 * time.Second,
 				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }, Interval: 500 * time.Millisecond}}},
-			{Name: "late", StartAfter: 3 * time.Second, Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{topic},
+			{Name: "late", StartAfter: 3 * time.Second, Spec: workload.Consume{Spec: consume.ConsumerSpec{Topics: []string{topic},
 				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 		},
 	}
@@ -80,9 +82,9 @@ func TestRunCatchUpAfterBacklog(t *testing.T) {
 		Admin:  popts,
 		Topics: []runner.Topic{{TopicSpec: kadmin.TopicSpec{Name: topic, Partitions: 1}, Existing: kadmin.Recreate}},
 		Workloads: []runner.Workload{
-			{Name: "producer", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: topic, Rate: 2000, Duration: 4 * time.Second,
+			{Name: "producer", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: topic, Rate: 2000, Duration: 4 * time.Second,
 				Values: values(t), ClientOpts: func(int) []kgo.Opt { return popts }}}},
-			{Name: "late", Backlog: 200_000, Spec: workload.Consume{Spec: workload.ConsumerSpec{Topics: []string{topic},
+			{Name: "late", Backlog: 200_000, Spec: workload.Consume{Spec: consume.ConsumerSpec{Topics: []string{topic},
 				IdleTimeout: 3 * time.Second, Latency: true, ClientOpts: func(int) []kgo.Opt { return copts }}}},
 		},
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/kbench/kbench/internal/report"
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // tick is a test-only workload kind: it needs no broker. Prepare makes it
@@ -78,7 +79,7 @@ func (e *tickEngine) Wait() (workload.Measured, error) {
 	}
 	sec := &tickSection{Ticks: e.acked, PerSecond: []int64{e.acked}}
 	sec.Spacing.Merge(lat)
-	return workload.Measured{Publish: &workload.ProducerResult{Start: e.epoch, End: time.Now(), Acked: e.acked, Bytes: 100 * e.acked,
+	return workload.Measured{Publish: &produce.ProducerResult{Start: e.epoch, End: time.Now(), Acked: e.acked, Bytes: 100 * e.acked,
 		Clients: 1, Latency: lat}, Sections: map[string]measure.Section{tickSectionName: sec}}, nil
 }
 

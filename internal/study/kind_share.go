@@ -12,6 +12,9 @@ import (
 	"github.com/kbench/kbench/internal/kafkaconf"
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // buildShareConsume builds a "share-consume" workload: members of a share
@@ -42,7 +45,7 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		return nil, nil, err
 	}
 	cc := parsed.cc
-	spec := workload.ConsumerSpec{
+	spec := consume.ConsumerSpec{
 		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
 		Group:          group,
@@ -51,16 +54,16 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 		Records:        w.Records,
 		Duration:       w.Duration,
 		IdleTimeout:    w.Timeout,
-		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt {
+		ClientOpts: engine.PerClient(opts, func(i int) []kgo.Opt {
 			return []kgo.Opt{kgo.ClientID(cc.ClientIDOf(w.Name, i))}
 		}),
 		Latency: true,
 		Lag:     true,
-		OnStall: in.b.stallOf(w.Name),
 		Seed:    messageSeed(in.b.seed, w, in.index),
-		Share:   shareSpec(sh, w.Processing),
 	}
-	spec.Share.RecordLimit = sh.MaxPollRecords > 0
+	members := shareSpec(sh, w.Processing)
+	members.OnStall = in.b.stallOf(w.Name)
+	members.RecordLimit = sh.MaxPollRecords > 0
 	in.b.observeConsumer(w.Name, &spec)
 	// A fresh map: parsed.settings is shared by the workloads with the
 	// same properties, and the group's configs are this workload's.
@@ -69,10 +72,10 @@ func buildShareConsume(in kindInput) (workload.Spec, map[string]string, error) {
 	for k, v := range configs {
 		settings["group."+k] = v
 	}
-	if spec.Share.RecordLimit {
+	if members.RecordLimit {
 		settings["share.acquire.mode"] = "record_limit"
 	}
-	return workload.ShareConsume{Spec: spec, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
+	return workload.ShareConsume{Spec: spec, Share: *members, Verify: sh.Verify, GroupConfigs: configs}, settings, nil
 }
 
 // groupConfigs are the share group's configs the plan sets (kadm's
@@ -96,8 +99,8 @@ const (
 	brokerDeliveryLimit = 5
 )
 
-func shareSpec(sh *plan.Share, processing *plan.Processing) *workload.ShareSpec {
-	out := &workload.ShareSpec{DeliveryLimit: brokerDeliveryLimit}
+func shareSpec(sh *plan.Share, processing *plan.Processing) *share.Spec {
+	out := &share.Spec{DeliveryLimit: brokerDeliveryLimit}
 	if sh.DeliveryLimit > 0 {
 		out.DeliveryLimit = int32(sh.DeliveryLimit)
 	}
@@ -110,25 +113,25 @@ func shareSpec(sh *plan.Share, processing *plan.Processing) *workload.ShareSpec 
 	}
 	switch {
 	case len(sh.Pattern) > 0:
-		pattern := make([]workload.Ack, len(sh.Pattern))
+		pattern := make([]share.Ack, len(sh.Pattern))
 		for i, p := range sh.Pattern {
-			pattern[i] = map[string]workload.Ack{"accept": workload.Accept, "release": workload.Release,
-				"reject": workload.Reject, "renew": workload.Renew}[p]
+			pattern[i] = map[string]share.Ack{"accept": share.Accept, "release": share.Release,
+				"reject": share.Reject, "renew": share.Renew}[p]
 		}
 		// By offset, as Kafka's VerifiableShareConsumer --ack-pattern.
-		out.Outcome = func(_ *rand.Rand, offset int64, _ int32) workload.Ack {
+		out.Outcome = func(_ *rand.Rand, offset int64, _ int32) share.Ack {
 			return pattern[offset%int64(len(pattern))]
 		}
 	case sh.Release > 0 || sh.Reject > 0:
 		release, reject := sh.Release, sh.Reject
-		out.Outcome = func(rng *rand.Rand, _ int64, _ int32) workload.Ack {
+		out.Outcome = func(rng *rand.Rand, _ int64, _ int32) share.Ack {
 			switch f := rng.Float64(); {
 			case f < release:
-				return workload.Release
+				return share.Release
 			case f < release+reject:
-				return workload.Reject
+				return share.Reject
 			}
-			return workload.Accept
+			return share.Accept
 		}
 	}
 	if processing != nil {

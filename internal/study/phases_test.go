@@ -12,6 +12,8 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/testkafka"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestRunPhasesInSequence: regression: only consume workloads took
@@ -98,7 +100,7 @@ func TestCatchingUp(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
 	producer := runner.WorkloadOutcome{Name: "writers", Kind: "produce", ProduceTopic: "t",
-		Measured: workload.Measured{Publish: &workload.ProducerResult{Start: at(0), End: at(10)}}}
+		Measured: workload.Measured{Publish: &produce.ProducerResult{Start: at(0), End: at(10)}}}
 	tests := []struct {
 		name    string
 		start   float64
@@ -114,7 +116,7 @@ func TestCatchingUp(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			reader := runner.WorkloadOutcome{Name: "readers", Kind: "consume", Late: true,
-				Measured: workload.Measured{Read: &workload.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}}
+				Measured: workload.Measured{Read: &consume.ConsumerResult{Start: at(tt.start), End: at(20), Backlog: tt.backlog, Topics: map[string]int{tt.topic: 1}}}}
 			out := &runner.Outcome{Start: t0, Workloads: []runner.WorkloadOutcome{producer, reader}}
 			if got := catchingUp(out, reader); got != tt.want {
 				t.Fatalf("catchingUp = %v, want %v", got, tt.want)

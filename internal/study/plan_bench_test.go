@@ -15,6 +15,7 @@ import (
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // BenchmarkProducerCPUPerRecord compares kbench's CPU per record for the
@@ -76,7 +77,7 @@ workloads:
 		if err != nil {
 			b.Fatal(err)
 		}
-		spec := workload.ProducerSpec{Topic: "bench", Records: int64(b.N), Values: values,
+		spec := produce.ProducerSpec{Topic: "bench", Records: int64(b.N), Values: values,
 			ClientOpts: func(int) []kgo.Opt { return append(opts, kgo.ClientID("producer-1")) }}
 		run(b, runner.Scenario{Name: "producer-perf-test", Workloads: []runner.Workload{{Name: "producers", Spec: workload.Produce{Spec: spec}}}})
 	})

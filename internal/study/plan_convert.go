@@ -10,6 +10,7 @@ import (
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/summary"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // encoding is a producing workload's values' schema format ("": plain)
@@ -69,6 +70,9 @@ func workloadResult(out *runner.Outcome, w runner.WorkloadOutcome, enc encoding)
 	}
 	if w.Read != nil {
 		c, lat, err := summary.Consumer(w.Read, 0)
+		if err == nil && w.Share != nil {
+			c.Share, err = summary.Share(w.Share)
+		}
 		errs = append(errs, err)
 		rw.Consumer = c
 		if lat != nil && w.Read.FromHeader > 0 {
@@ -114,7 +118,7 @@ const (
 // commit), did not limit the rate, whatever the acknowledgements did
 // afterwards (a stall, failures, answers after the last send); then the
 // cluster limited it.
-func generatorOf(out *runner.Outcome, p *workload.ProducerResult) *result.Generator {
+func generatorOf(out *runner.Outcome, p *produce.ProducerResult) *result.Generator {
 	g := &result.Generator{CPUSeconds: out.CPU.Seconds()}
 	wall := out.End.Sub(out.Start).Seconds()
 	if wall <= 0 {
@@ -142,7 +146,7 @@ func generatorOf(out *runner.Outcome, p *workload.ProducerResult) *result.Genera
 // judgeRate decides what held a fixed-rate producer below its rate: the
 // records the senders' own lag kept back (their rate times the lag)
 // against the records short of the target over the sending time.
-func judgeRate(g *result.Generator, p *workload.ProducerResult) {
+func judgeRate(g *result.Generator, p *produce.ProducerResult) {
 	elapsed := p.Sending(p.Start).Seconds() // kbench's own pauses left out
 	if elapsed <= 0 {
 		return

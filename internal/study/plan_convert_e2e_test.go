@@ -11,6 +11,8 @@ import (
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // A consume workload whose records carry kbench's send-time header
@@ -39,7 +41,7 @@ func TestWorkloadResultConsumerEndToEnd(t *testing.T) {
 				h.Record(us)
 			}
 			now := time.Now()
-			cons := &workload.ConsumerResult{Start: now, End: now.Add(time.Second), Records: 3, Latency: h,
+			cons := &consume.ConsumerResult{Start: now, End: now.Add(time.Second), Records: 3, Latency: h,
 				FromHeader: tt.fromHeader, FromTimestamp: tt.fromStamp, Clients: 1}
 			out := &runner.Outcome{Start: now, End: now.Add(time.Second)}
 			w := runner.WorkloadOutcome{Name: "w", Kind: "consume", Measured: workload.Measured{Read: cons}}
@@ -68,7 +70,7 @@ func TestWorkloadResultProducerTopic(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second), Topics: []kadmin.TopicInfo{{Name: "a", Partitions: 1}, {Name: "b", Partitions: 4}}}
-	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram(), Acked: 1}
+	prod := &produce.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram(), Acked: 1}
 	prod.Latency.Record(1000) // a record sent: a repeat without one fails
 	rw, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}, ProduceTopic: "b"}, encoding{})
 	if err != nil {
@@ -86,7 +88,7 @@ func TestWorkloadResultNoRecordSent(t *testing.T) {
 	t.Parallel()
 	now := time.Now()
 	out := &runner.Outcome{Start: now, End: now.Add(time.Second)}
-	prod := &workload.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
+	prod := &produce.ProducerResult{Start: now, End: now.Add(time.Second), Clients: 1, Latency: measure.NewHistogram()}
 	if _, err := workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}, encoding{}); err == nil || err.Error() != "no record sent" {
 		t.Fatalf("error %v, want no record sent", err)
 	}
@@ -115,12 +117,12 @@ func TestEncodeFailuresFailTheWorkload(t *testing.T) {
 	for i := range int64(3) {
 		src.Value(i)
 	}
-	spec := workload.Produce{Spec: workload.ProducerSpec{Values: serde.Rendered(src)}}
+	spec := workload.Produce{Spec: produce.ProducerSpec{Values: serde.Rendered(src)}}
 	enc := encodingOf(spec)
 	if enc.format != "avro" || enc.failures != 3 || enc.err == nil {
 		t.Fatalf("encoding %+v: want 3 avro failures with an error", enc)
 	}
-	prod := &workload.ProducerResult{Acked: 10, Bytes: 1000, Clients: 1, Latency: measure.NewHistogram()}
+	prod := &produce.ProducerResult{Acked: 10, Bytes: 1000, Clients: 1, Latency: measure.NewHistogram()}
 	out := &runner.Outcome{}
 	_, err = workloadResult(out, runner.WorkloadOutcome{Name: "p", Kind: "produce", Measured: workload.Measured{Publish: prod}}, enc)
 	if err == nil || !strings.Contains(err.Error(), "3 values did not encode as avro (sent empty)") {

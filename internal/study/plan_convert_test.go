@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/kfakehold"
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/runner"
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // slowValues is a CPU-starved sender: each value costs a millisecond of
@@ -112,7 +112,7 @@ func TestGeneratorOfDecidesFromTheSendSchedule(t *testing.T) {
 			if tt.slow {
 				vals = slowValues{vals}
 			}
-			spec := workload.ProducerSpec{
+			spec := produce.ProducerSpec{
 				Topic: "t", Values: vals, Rate: tt.rate, Records: tt.records, Duration: tt.dur, Interval: 100 * time.Millisecond,
 				ClientOpts: func(int) []kgo.Opt {
 					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(time.Millisecond),
@@ -122,7 +122,7 @@ func TestGeneratorOfDecidesFromTheSendSchedule(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			start := time.Now()
-			res, _ := workload.RunProducer(ctx, spec)
+			res, _ := produce.RunProducer(ctx, spec)
 			if res == nil {
 				t.Fatal("no result")
 			}

@@ -7,7 +7,8 @@ import (
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/observe"
 	"github.com/kbench/kbench/internal/plan"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // idleOf is a workload's Idle: nil unless it ramps from or to zero.
@@ -38,13 +39,13 @@ func repeatInfo(sc *plan.Scenario, index, scenarios, repeat, repeats int) observ
 
 // observeProducer and observeConsumer connect a workload's spec to the
 // observer, if there is one.
-func (b *build) observeProducer(name string, spec *workload.ProducerSpec) {
+func (b *build) observeProducer(name string, spec *produce.ProducerSpec) {
 	if o := b.observer; o != nil {
 		spec.OnSeries = func(iv measure.Interval) { o.ProducerInterval(name, iv) }
 	}
 }
 
-func (b *build) observeConsumer(name string, spec *workload.ConsumerSpec) {
+func (b *build) observeConsumer(name string, spec *consume.ConsumerSpec) {
 	if o := b.observer; o != nil {
 		spec.OnInterval = func(iv measure.ConsumerInterval) { o.ConsumerInterval(name, iv) }
 		spec.OnLag = func(s measure.LagSample) { o.ConsumerLag(name, s.Records) }

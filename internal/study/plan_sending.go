@@ -5,9 +5,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // sendEnd tells when every producer of a repeat has stopped sending: sent
@@ -33,7 +32,7 @@ func newSendEnd() *sendEnd { return &sendEnd{ended: make(chan struct{})} }
 
 // add follows a producer before it starts; the spec returned counts its
 // records as its clients stamp them.
-func (s *sendEnd) add(spec workload.ProducerSpec) workload.ProducerSpec {
+func (s *sendEnd) add(spec produce.ProducerSpec) produce.ProducerSpec {
 	if spec.Records <= 0 && spec.Duration <= 0 {
 		s.unknown = true
 		return spec
@@ -76,7 +75,7 @@ func (s *sendEnd) producerDone() {
 // lastRecords wraps spec's tracker (nil: none) so that done is called once
 // every client has stamped its last record. Clients split Records as the
 // producer does: the first Records%Clients send one more.
-func lastRecords(spec workload.ProducerSpec, done func()) func(i int) workload.RecordTracker {
+func lastRecords(spec produce.ProducerSpec, done func()) func(i int) produce.RecordTracker {
 	n := int64(max(spec.Clients, 1))
 	clients := new(atomic.Int64)
 	clients.Store(n)
@@ -86,7 +85,7 @@ func lastRecords(spec workload.ProducerSpec, done func()) func(i int) workload.R
 		}
 	}
 	inner := spec.Tracker
-	return func(i int) workload.RecordTracker {
+	return func(i int) produce.RecordTracker {
 		last := spec.Records/n - 1
 		if int64(i) < spec.Records%n {
 			last++
@@ -104,7 +103,7 @@ func lastRecords(spec workload.ProducerSpec, done func()) func(i int) workload.R
 
 // lastTracker calls done when its client stamps its last record.
 type lastTracker struct {
-	inner workload.RecordTracker
+	inner produce.RecordTracker
 	last  int64
 	done  func()
 }

@@ -5,9 +5,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // TestSendEnd: sending ends when every producer has stamped its last
@@ -16,28 +15,28 @@ import (
 func TestSendEnd(t *testing.T) {
 	tests := []struct {
 		name  string
-		specs []workload.ProducerSpec
+		specs []produce.ProducerSpec
 		// stamps are each producer's clients' sequence numbers stamped
 		// before the end must still be open; last are the stamps that end it.
 		before, last [][2]int64 // {producer*10 + client, seq}
 		wait         time.Duration
 		known        bool
 	}{
-		{"records split over clients", []workload.ProducerSpec{{Records: 10, Clients: 3}},
+		{"records split over clients", []produce.ProducerSpec{{Records: 10, Clients: 3}},
 			[][2]int64{{0, 0}, {0, 2}, {1, 2}, {2, 2}}, [][2]int64{{0, 3}}, 0, true},
-		{"a client with no records", []workload.ProducerSpec{{Records: 2, Clients: 3}},
+		{"a client with no records", []produce.ProducerSpec{{Records: 2, Clients: 3}},
 			[][2]int64{{0, 0}}, [][2]int64{{1, 0}}, 0, true},
-		{"duration first", []workload.ProducerSpec{{Records: 1000, Duration: 5 * time.Second}},
+		{"duration first", []produce.ProducerSpec{{Records: 1000, Duration: 5 * time.Second}},
 			[][2]int64{{0, 10}}, nil, 5 * time.Second, true},
-		{"every producer", []workload.ProducerSpec{{Records: 1}, {Duration: 5 * time.Second}},
+		{"every producer", []produce.ProducerSpec{{Records: 1}, {Duration: 5 * time.Second}},
 			[][2]int64{{0, 0}}, nil, 5 * time.Second, true},
-		{"no end of its own", []workload.ProducerSpec{{Records: 1}, {}}, nil, nil, 0, false},
+		{"no end of its own", []produce.ProducerSpec{{Records: 1}, {}}, nil, nil, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := newSendEnd()
-				trackers := map[int64]workload.RecordTracker{}
+				trackers := map[int64]produce.RecordTracker{}
 				for p, spec := range tt.specs {
 					spec = s.add(spec)
 					if spec.Tracker != nil {

@@ -181,7 +181,7 @@ const (
 	stallEvery = 10 * time.Second
 	// planFlushTimeout is how long a plan's producers wait for outstanding
 	// records after Ctrl-C, or after the cluster was found unreachable
-	// (workload.ProducerSpec.FlushTimeout), so the plan ends within 5 s.
+	// (produce.ProducerSpec.FlushTimeout), so the plan ends within 5 s.
 	planFlushTimeout = time.Second
 	// deleteTopicsTimeout bounds deleting the plan's topics at its end.
 	deleteTopicsTimeout = 30 * time.Second

@@ -23,6 +23,9 @@ import (
 	"github.com/kbench/kbench/internal/serde"
 	"github.com/kbench/kbench/internal/userr"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/engine"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // build carries what building a plan's scenarios needs and collects:
@@ -55,17 +58,17 @@ type build struct {
 	// clocks are the scenario being built's commit clocks by topic: its
 	// transactional producers and read_committed readers of a topic share
 	// one (withCommitClocks keeps those with both sides).
-	clocks map[string]*workload.CommitClock
+	clocks map[string]*engine.CommitClock
 }
 
 // commitClock is the scenario's commit clock of topic.
-func (b *build) commitClock(topic string) *workload.CommitClock {
+func (b *build) commitClock(topic string) *engine.CommitClock {
 	if b.clocks == nil {
-		b.clocks = map[string]*workload.CommitClock{}
+		b.clocks = map[string]*engine.CommitClock{}
 	}
 	c, ok := b.clocks[topic]
 	if !ok {
-		c = workload.NewCommitClock()
+		c = engine.NewCommitClock()
 		b.clocks[topic] = c
 	}
 	return c
@@ -76,7 +79,7 @@ func (b *build) commitClock(topic string) *workload.CommitClock {
 // scenario: a producer alone would note offsets no one reads, a reader
 // alone would find no commit for any record.
 func withCommitClocks(sc *runner.Scenario) {
-	writers, readers := map[*workload.CommitClock]bool{}, map[*workload.CommitClock]bool{}
+	writers, readers := map[*engine.CommitClock]bool{}, map[*engine.CommitClock]bool{}
 	for _, w := range sc.Workloads {
 		if p, ok := w.Spec.(workload.Producing); ok && p.Producer().Visible != nil {
 			writers[p.Producer().Visible] = true
@@ -326,7 +329,7 @@ func clientProps(cluster, workload map[string]string, bootstrap string) []kafkac
 	return props
 }
 
-func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf.Prop, b *build) (*workload.ProducerSpec, map[string]string, error) {
+func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf.Prop, b *build) (*produce.ProducerSpec, map[string]string, error) {
 	props, profile, err := kafkaconf.WithProfile(w.Profile, "profile", props)
 	if err != nil {
 		return nil, nil, userr.New(err)
@@ -353,7 +356,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 	if err != nil {
 		return nil, nil, err
 	}
-	spec := &workload.ProducerSpec{
+	spec := &produce.ProducerSpec{
 		Interval:       seriesInterval,
 		Topic:          w.Topic,
 		Clients:        w.Clients,
@@ -374,7 +377,7 @@ func producerSpec(p *plan.Plan, w *plan.Workload, seed uint64, props []kafkaconf
 		// Each repeat gets a Balance of its own (withBalance); this one
 		// marks the workload.
 		Balance:    balanceOf(w),
-		ClientOpts: workload.PerClient(opts, func(i int) []kgo.Opt { return pc.ClientOpts(w.Name, i) }),
+		ClientOpts: engine.PerClient(opts, func(i int) []kgo.Opt { return pc.ClientOpts(w.Name, i) }),
 	}
 	if len(w.VUStages) > 0 {
 		ramp, err := load.NewVURamp(w.VUs, w.VUStages)
@@ -455,7 +458,7 @@ func valuesOf(p *plan.Plan, w *plan.Workload, seed uint64) (payload.Source, erro
 	return src, nil
 }
 
-func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload.ConsumerSpec, map[string]string, error) {
+func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*consume.ConsumerSpec, map[string]string, error) {
 	if w.Group != "" {
 		// The group is the consumers' group.id: the settings and the
 		// client ids Java would generate name it.
@@ -474,13 +477,13 @@ func consumerSpec(w *plan.Workload, props []kafkaconf.Prop, b *build) (*workload
 		b.warn(w.Name, parsed.warns)
 	}
 	clientID := func(i int) string { return cc.ClientIDOf(w.Name, i) }
-	spec := &workload.ConsumerSpec{
+	spec := &consume.ConsumerSpec{
 		Interval:       seriesInterval,
 		Topics:         []string{w.Topic},
 		Group:          w.Group,
 		Clients:        w.Clients,
 		MaxPollRecords: cc.MaxPollRecords,
-		ClientOpts:     workload.PerClient(opts, func(i int) []kgo.Opt { return []kgo.Opt{kgo.ClientID(clientID(i))} }),
+		ClientOpts:     engine.PerClient(opts, func(i int) []kgo.Opt { return []kgo.Opt{kgo.ClientID(clientID(i))} }),
 		Latency:        true,
 		Lag:            readerOnly,
 		Decode:         b.schemas.decoder(w.Topic),

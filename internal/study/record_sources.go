@@ -7,7 +7,7 @@ import (
 
 	"github.com/kbench/kbench/internal/payload"
 	"github.com/kbench/kbench/internal/plan"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // recordSources is what a producing workload's records are made of. One
@@ -18,7 +18,7 @@ type recordSources struct {
 	keys       *payload.Keys  // message.key_range
 	keySrc     payload.Source // message.key.template
 	headers    []kgo.RecordHeader
-	headerSrcs []workload.HeaderSource
+	headerSrcs []produce.HeaderSource
 }
 
 // recordSourcesOf builds the workload's record sources from its message
@@ -54,7 +54,7 @@ func recordSourcesOf(p *plan.Plan, w *plan.Workload, seed uint64, ids *schemaIDs
 		if err != nil {
 			return src, fmt.Errorf("message.headers.%s: %w", name, err)
 		}
-		src.headerSrcs = append(src.headerSrcs, workload.HeaderSource{Key: name, Values: h})
+		src.headerSrcs = append(src.headerSrcs, produce.HeaderSource{Key: name, Values: h})
 	}
 	src.headers = headersOf(w.Message.Headers)
 	return src, nil
@@ -85,7 +85,7 @@ func (s recordSources) clone(x uint64) recordSources {
 	if s.keySrc != nil {
 		s.keySrc = s.keySrc.Clone(x)
 	}
-	s.headerSrcs = append([]workload.HeaderSource(nil), s.headerSrcs...)
+	s.headerSrcs = append([]produce.HeaderSource(nil), s.headerSrcs...)
 	for k := range s.headerSrcs {
 		s.headerSrcs[k].Values = s.headerSrcs[k].Values.Clone(x)
 	}

@@ -73,9 +73,10 @@ func TestShareRecordsInFlight(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec := sc.Workloads[0].Spec.(workload.ShareConsume).Spec
-			if spec.MaxPollRecords != tt.max || spec.Share.RecordLimit != tt.strict {
-				t.Errorf("max.poll.records %d, record limit %v; want %d, %v", spec.MaxPollRecords, spec.Share.RecordLimit, tt.max, tt.strict)
+			sc0 := sc.Workloads[0].Spec.(workload.ShareConsume)
+			spec := sc0.Spec
+			if spec.MaxPollRecords != tt.max || sc0.Share.RecordLimit != tt.strict {
+				t.Errorf("max.poll.records %d, record limit %v; want %d, %v", spec.MaxPollRecords, sc0.Share.RecordLimit, tt.max, tt.strict)
 			}
 		})
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kbench/kbench/internal/plan"
 	"github.com/kbench/kbench/internal/testkafka"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/engine"
 )
 
 // TestCommitToVisible: a transactional producer that aborts some of its
@@ -52,7 +52,7 @@ workloads:
 	if committed.Consumer == nil || committed.Consumer.Records != tx.CommittedRecords {
 		t.Fatalf("the read_committed reader read %+v, want the %d committed records", committed.Consumer, tx.CommittedRecords)
 	}
-	vis, ok := committed.Sections[workload.VisibleSectionName].(*workload.VisibleDelay)
+	vis, ok := committed.Sections[engine.VisibleSectionName].(*engine.VisibleDelay)
 	if !ok {
 		t.Fatalf("the read_committed reader's sections: %#v, want its commit-to-visible delays", committed.Sections)
 	}
@@ -67,14 +67,14 @@ workloads:
 	if d.Count() > 0 && (d.Quantile(0.5) > 5_000_000 || d.Max() > 30_000_000) {
 		t.Errorf("commit-to-visible p50 %d µs, max %d µs: not a local broker's", d.Quantile(0.5), d.Max())
 	}
-	if _, ok := all.Sections[workload.VisibleSectionName]; ok {
+	if _, ok := all.Sections[engine.VisibleSectionName]; ok {
 		t.Error("the read_uncommitted reader has a commit-to-visible section")
 	}
 	if all.Consumer == nil || all.Consumer.Records != 4000 {
 		t.Errorf("the read_uncommitted reader read %+v, want all 4000 records, aborted ones too", all.Consumer)
 	}
 	agg := doc.Plan.Scenarios[0].Aggregate
-	if agg == nil || agg.Workloads[1].Sections[workload.VisibleSectionName] == nil {
+	if agg == nil || agg.Workloads[1].Sections[engine.VisibleSectionName] == nil {
 		t.Error("the scenario's statistics lack the merged commit-to-visible section")
 	}
 }

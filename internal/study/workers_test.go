@@ -17,6 +17,7 @@ import (
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestSliceScenario: each worker of a distributed run gets its share of
@@ -26,8 +27,8 @@ import (
 // prepares the topics.
 func TestSliceScenario(t *testing.T) {
 	sc := runner.Scenario{Name: "s", Topics: []runner.Topic{{TopicSpec: kadmin.TopicSpec{Name: "t"}}}, Workloads: []runner.Workload{
-		{Name: "producers", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: "t", Clients: 3, Rate: 900, Records: 9000}}},
-		{Name: "one", Spec: workload.Produce{Spec: workload.ProducerSpec{Topic: "t", Clients: 1, Rate: 100, Records: 1000}}},
+		{Name: "producers", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: "t", Clients: 3, Rate: 900, Records: 9000}}},
+		{Name: "one", Spec: workload.Produce{Spec: produce.ProducerSpec{Topic: "t", Clients: 1, Rate: 100, Records: 1000}}},
 		{Name: "ticks", Spec: tick{n: 5}},
 	}}
 	tests := []struct {

@@ -5,14 +5,15 @@ import (
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // Consumer converts what consumers measured into the result
 // document's form: the consumer statistics, and the end-to-end latency when
 // it was measured (nil otherwise). cpu is the process CPU time spent during
 // the run (0 if unknown).
-func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
+func Consumer(r *consume.ConsumerResult, cpu time.Duration) (*result.Consumer, *result.Latency, error) {
 	elapsed := r.End.Sub(r.Start)
 	reading := r.Reading()
 	out := &result.Consumer{
@@ -39,13 +40,6 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 	}
 	for _, g := range r.GroupChanges {
 		out.GroupChanges = append(out.GroupChanges, result.GroupChange{At: g.At, Client: g.Client, Event: g.Event, Partitions: g.Partitions})
-	}
-	if r.Share != nil {
-		sh, err := shareOf(r)
-		if err != nil {
-			return nil, nil, err
-		}
-		out.Share = sh
 	}
 	for _, iv := range r.Intervals {
 		ri := result.Interval{
@@ -89,8 +83,10 @@ func Consumer(r *workload.ConsumerResult, cpu time.Duration) (*result.Consumer, 
 	return out, &lat, nil
 }
 
-func shareOf(r *workload.ConsumerResult) (*result.Share, error) {
-	sh := r.Share
+// Share converts what a share group's members did with their
+// deliveries into the result document's share section (the consumer
+// section's Share).
+func Share(sh *share.Result) (*result.Share, error) {
 	out := &result.Share{
 		Deliveries: sh.Deliveries, Accepted: sh.Accepted, Released: sh.Released, Rejected: sh.Rejected,
 		Renewed: sh.Renewed, Archived: sh.Archived, Redelivered: sh.Redelivered, LockTimeouts: sh.LockTimeouts,

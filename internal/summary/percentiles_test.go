@@ -8,7 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestProducerPercentilesWithinExactBounds guards issue 33 item 3 end to
@@ -18,14 +18,14 @@ import (
 func TestProducerPercentilesWithinExactBounds(t *testing.T) {
 	t.Parallel()
 	seeds := fakeProduceCluster(t, nil)
-	spec := workload.ProducerSpec{Topic: "t", Values: values(t), Interval: 50 * time.Millisecond,
+	spec := produce.ProducerSpec{Topic: "t", Values: values(t), Interval: 50 * time.Millisecond,
 		Records: 2000, Rate: 4000, Warmup: 200,
 		ClientOpts: func(int) []kgo.Opt {
 			return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(time.Millisecond)}
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang guard
 	defer cancel()
-	res, err := workload.RunProducer(ctx, spec)
+	res, err := produce.RunProducer(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

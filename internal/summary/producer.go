@@ -5,13 +5,13 @@ import (
 
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // Producer converts what producers measured into the result
 // document's form: engines return measurements, documents are built here.
 // cpu is the process CPU time spent during the run (0 if unknown).
-func Producer(r *workload.ProducerResult, targetRate float64, cpu time.Duration) (*result.Producer, error) {
+func Producer(r *produce.ProducerResult, targetRate float64, cpu time.Duration) (*result.Producer, error) {
 	out, err := producerCounts(r.Sending(r.Start), r.Acked, r.Bytes, r.Latency)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func Producer(r *workload.ProducerResult, targetRate float64, cpu time.Duration)
 }
 
 // plateauOf is a plateau's figures, with Little's law's check.
-func plateauOf(pl workload.PlateauResult) (result.Plateau, error) {
+func plateauOf(pl produce.PlateauResult) (result.Plateau, error) {
 	lat, err := result.LatencyOf(pl.Latency)
 	if err != nil {
 		return result.Plateau{}, err

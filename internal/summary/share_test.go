@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // TestShareSummaryPerMemberIsSettled guards result.json's per_member,
@@ -12,9 +12,9 @@ import (
 // run's 20,000) though docs/share-groups.md says settled ones.
 func TestShareSummaryPerMemberIsSettled(t *testing.T) {
 	t.Parallel()
-	r := &workload.ConsumerResult{PerClient: []int64{9000, 9817}, Share: &workload.ShareResult{
-		Accepted: 18817, Rejected: 200, Archived: 983, Settled: 20000, PerMember: []int64{9600, 10400}}}
-	sh, err := shareOf(r)
+	r := &share.Result{
+		Accepted: 18817, Rejected: 200, Archived: 983, Settled: 20000, PerMember: []int64{9600, 10400}}
+	sh, err := Share(r)
 	if err != nil {
 		t.Fatal(err)
 	}

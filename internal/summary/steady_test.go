@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/kfakehold"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -66,7 +66,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 				return nil, nil, false
 			})
 			seeds := c.ListenAddrs()
-			spec := workload.ProducerSpec{Topic: "t", Values: values(t), Interval: 50 * time.Millisecond,
+			spec := produce.ProducerSpec{Topic: "t", Values: values(t), Interval: 50 * time.Millisecond,
 				ClientOpts: func(int) []kgo.Opt {
 					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.ProducerLinger(tt.linger)}
 				}}
@@ -74,7 +74,7 @@ func TestSteadyRateNeverAboveOffered(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			began.Store(time.Now().UnixNano())
-			res, err := workload.RunProducer(ctx, spec)
+			res, err := produce.RunProducer(ctx, spec)
 			if err != nil {
 				t.Fatal(err)
 			}

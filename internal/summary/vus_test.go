@@ -12,7 +12,7 @@ import (
 
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/result"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // TestProducerSummarySaysItsVirtualUsers guards result.json's producer of
@@ -44,14 +44,14 @@ func TestProducerSummarySaysItsVirtualUsers(t *testing.T) {
 			}
 			t.Cleanup(c.Close)
 			seeds := c.ListenAddrs()
-			spec := workload.ProducerSpec{Topic: "t", Values: values(t), Duration: 300 * time.Millisecond, VUs: tt.vus, VURamp: tt.ramp,
+			spec := produce.ProducerSpec{Topic: "t", Values: values(t), Duration: 300 * time.Millisecond, VUs: tt.vus, VURamp: tt.ramp,
 				ClientOpts: func(int) []kgo.Opt { return []kgo.Opt{kgo.SeedBrokers(seeds...)} }}
 			if tt.vus == 0 && tt.ramp == nil {
 				spec.Rate = 100
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res, err := workload.RunProducer(ctx, spec)
+			res, err := produce.RunProducer(ctx, spec)
 			if err != nil {
 				t.Fatal(err)
 			}

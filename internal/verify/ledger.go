@@ -21,9 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kbench/kbench/internal/workload/produce"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/kbench/kbench/internal/workload"
 )
 
 // Header is the key of the header every verified record carries. Its value
@@ -111,8 +110,8 @@ func (l *Ledger) JudgeLatestPerKey() {
 // first record is produced.
 func (l *Ledger) SetStart(t time.Time) { l.start = t }
 
-// Tracker returns client i's tracker, for workload.ProducerSpec.Tracker.
-func (l *Ledger) Tracker(i int) workload.RecordTracker {
+// Tracker returns client i's tracker, for produce.ProducerSpec.Tracker.
+func (l *Ledger) Tracker(i int) produce.RecordTracker {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for len(l.clients) <= i {
@@ -183,13 +182,13 @@ func (t *tracker) Done(r *kgo.Record, seq int64, err error) {
 
 // TransactionEnded marks the records of a transaction that was aborted,
 // or whose commit failed: they are not owed to a read_committed reader.
-func (t *tracker) TransactionEnded(first, n int64, o workload.TransactionOutcome) {
+func (t *tracker) TransactionEnded(first, n int64, o produce.TransactionOutcome) {
 	t.l.transactional.Store(true)
-	if !t.l.stamp || o == workload.TransactionCommitted {
+	if !t.l.stamp || o == produce.TransactionCommitted {
 		return
 	}
 	flag := uint8(stateAborted)
-	if o == workload.TransactionFailed {
+	if o == produce.TransactionFailed {
 		flag = stateUncommitted
 	}
 	t.cl.mu.Lock()

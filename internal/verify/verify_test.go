@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/payload"
-	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // Unit tests against franz-go's in-process cluster; cmd/kbench's fault
@@ -43,7 +43,7 @@ func TestProducerVerifiedClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := workload.RunProducer(ctx, workload.ProducerSpec{
+	res, err := produce.RunProducer(ctx, produce.ProducerSpec{
 		Topic: "v", Clients: 2, Records: 3000, Values: values,
 		Headers:    []kgo.RecordHeader{{Key: "static", Value: []byte("x")}},
 		ClientOpts: func(int) []kgo.Opt { return opts },
@@ -86,7 +86,7 @@ func TestCheckReadsPastTransactionMarkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := workload.RunProducer(ctx, workload.ProducerSpec{
+	res, err := produce.RunProducer(ctx, produce.ProducerSpec{
 		Topic: "tx", Clients: 1, Records: 500, Values: values, TransactionRecords: 100,
 		ClientOpts: func(int) []kgo.Opt { return append(opts, kgo.TransactionalID("kbench-verify-tx")) },
 		Tracker:    l.Tracker,
@@ -119,7 +119,7 @@ func TestCheckTransactionsThatAbort(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := workload.RunProducer(ctx, workload.ProducerSpec{
+	res, err := produce.RunProducer(ctx, produce.ProducerSpec{
 		Topic: "ab", Clients: 2, Records: 2000, Values: values,
 		TransactionRecords: 50, TransactionAbortRatio: 0.3, TransactionSeed: 7,
 		ClientOpts: func(i int) []kgo.Opt {

@@ -1,6 +1,10 @@
 package workload
 
-import "github.com/kbench/kbench/internal/load"
+import (
+	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
+)
 
 // The optional capabilities of a Spec. A study asks a spec what it can
 // do, never what kind it is: a new kind gets every per-repeat change that
@@ -12,9 +16,9 @@ import "github.com/kbench/kbench/internal/load"
 type Producing interface {
 	Spec
 	// Producer returns a copy of the producer's spec.
-	Producer() ProducerSpec
+	Producer() produce.ProducerSpec
 	// WithProducer returns the spec with its producer replaced.
-	WithProducer(ProducerSpec) Spec
+	WithProducer(produce.ProducerSpec) Spec
 }
 
 // Consuming is a spec that reads with a plain consumer (a group's
@@ -23,16 +27,16 @@ type Producing interface {
 type Consuming interface {
 	Spec
 	// Consumer returns a copy of the consumer's spec.
-	Consumer() ConsumerSpec
+	Consumer() consume.ConsumerSpec
 	// WithConsumer returns the spec with its consumer replaced.
-	WithConsumer(ConsumerSpec) Spec
+	WithConsumer(consume.ConsumerSpec) Spec
 }
 
 // Tracked is a producing spec whose records can be verified one by one:
 // each client's records go through the RecordTracker the function returns.
 type Tracked interface {
 	Producing
-	Track(func(client int) RecordTracker) Spec
+	Track(func(client int) produce.RecordTracker) Spec
 }
 
 // Balanced is a spec that takes part in OMB's balanced-rate search: its

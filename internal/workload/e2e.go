@@ -15,6 +15,7 @@ import (
 
 	"github.com/kbench/kbench/internal/kadmin"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload/engine"
 )
 
 // E2ESpec describes an end-to-end latency probe in the manner of the Apache
@@ -77,12 +78,12 @@ func RunEndToEnd(ctx context.Context, s E2ESpec) (*E2EResult, error) {
 	}
 	// The probe's clients hold no group: closing takes milliseconds unless
 	// a broker does not answer, and then it must not hold up the end.
-	defer closeBounded(cons, interruptCloseBound)
-	prod, err := newClient(s.ProducerOpts)
+	defer engine.CloseBounded(cons, engine.InterruptCloseBound)
+	prod, err := engine.NewClient(s.ProducerOpts)
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: create producer: %w", err)
 	}
-	defer closeBounded(prod, interruptCloseBound)
+	defer engine.CloseBounded(prod, engine.InterruptCloseBound)
 
 	res := &E2EResult{Start: time.Now(), Latency: measure.NewHistogram()}
 	gen := newE2ERecords(s)
@@ -246,13 +247,13 @@ func e2eConsumer(ctx context.Context, s E2ESpec) (*kgo.Client, error) {
 	if err := kadmin.Ping(ctx, admin); err != nil {
 		return nil, err
 	}
-	ends, err := listOffsets(ctx, kadm.NewClient(admin), true, s.Topic) // awaited: returns at Ctrl-C
+	ends, err := engine.ListOffsets(ctx, kadm.NewClient(admin), true, s.Topic) // awaited: returns at Ctrl-C
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: list end offsets of %q: %w", s.Topic, err)
 	}
 	assign := map[string]map[int32]kgo.Offset{s.Topic: {}}
 	ends.Each(func(o kadm.ListedOffset) { assign[s.Topic][o.Partition] = kgo.NewOffset().At(o.Offset) })
-	cl, err := newClient(s.ConsumerOpts, kgo.ConsumePartitions(assign))
+	cl, err := engine.NewClient(s.ConsumerOpts, kgo.ConsumePartitions(assign))
 	if err != nil {
 		return nil, fmt.Errorf("end-to-end: create consumer: %w", err)
 	}
@@ -276,7 +277,7 @@ func pollOne(ctx context.Context, cl *kgo.Client) (*kgo.Record, error) {
 		}
 		var fatal error
 		fs.EachError(func(t string, p int32, err error) {
-			if fatalFetchError(err) {
+			if engine.FatalFetchError(err) {
 				fatal = fmt.Errorf("fetch %s[%d]: %w", t, p, err)
 			}
 		})

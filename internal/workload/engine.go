@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // Spec is one workload kind's description: it names its kind (the plan's
@@ -51,12 +54,15 @@ type Env struct {
 // Measured is what an engine measured, by section; a kind fills the
 // sections it measures, and every section may be nil after a failure.
 type Measured struct {
-	Publish *ProducerResult // records written: publish latency, rates
-	Read    *ConsumerResult // records read: rates, lag (and end-to-end latency of stamped records)
+	Publish *produce.ProducerResult // records written: publish latency, rates
+	Read    *consume.ConsumerResult // records read: rates, lag (and end-to-end latency of stamped records)
 	// EndToEnd is the reading of a workload's own records, read as they
 	// are written: its latency is the workload's end-to-end latency.
-	EndToEnd *ConsumerResult
+	EndToEnd *consume.ConsumerResult
 	Probe    *E2EResult // one record at a time, written then read
+	// Share is what a share group's members did with their deliveries
+	// (the records they settled are Read's).
+	Share *share.Result
 	// Sections are what a kind measures in a shape of its own, by the
 	// name each is registered under (measure.RegisterSection): the
 	// result keeps them and merges them with their own Add.

@@ -8,13 +8,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/workload/consume"
 )
 
 // Consume is the "consume" kind: consumer clients reading topics,
 // measuring rates and lag. Started late (Env.Late), it reads its topics
 // from the start: a catch-up read, or what an earlier phase wrote.
 type Consume struct {
-	Spec ConsumerSpec
+	Spec consume.ConsumerSpec
 	// ShortOK: stopped by its idle timeout short of its records, it has
 	// not failed (consumer-perf-test without --strict, which exits 0 as
 	// the Apache tool does and says the shortfall itself).
@@ -26,10 +27,10 @@ func (c Consume) Engine() Engine    { return &consumeEngine{spec: c.Spec, shortO
 func (Consume) BalanceClients() int { return 0 }
 
 // Consumer implements Consuming.
-func (c Consume) Consumer() ConsumerSpec { return c.Spec }
+func (c Consume) Consumer() consume.ConsumerSpec { return c.Spec }
 
 // WithConsumer implements Consuming.
-func (c Consume) WithConsumer(s ConsumerSpec) Spec { c.Spec = s; return c }
+func (c Consume) WithConsumer(s consume.ConsumerSpec) Spec { c.Spec = s; return c }
 
 // Seed implements Drawing.
 func (c Consume) Seed() uint64 { return c.Spec.Seed }
@@ -44,9 +45,9 @@ func (c Consume) WithBalance(b *load.Balance) Spec {
 }
 
 type consumeEngine struct {
-	spec    ConsumerSpec
+	spec    consume.ConsumerSpec
 	shortOK bool
-	run     *ConsumerRun
+	run     *consume.ConsumerRun
 }
 
 func (e *consumeEngine) Prepare(ctx context.Context, env Env) error {
@@ -63,7 +64,7 @@ func (e *consumeEngine) Prepare(ctx context.Context, env Env) error {
 		}
 		spec.Latest = false
 	}
-	run, err := StartConsumer(ctx, spec)
+	run, err := consume.StartConsumer(ctx, spec)
 	if err != nil {
 		return fmt.Errorf("start consumers: %w", err)
 	}
@@ -92,12 +93,12 @@ func (e *consumeEngine) Wait() (Measured, error) {
 		return Measured{}, nil
 	}
 	res, err := e.run.Wait()
-	if !e.shortOK && res != nil && e.spec.Records > 0 && res.Records < e.spec.Records && res.Reason == StopIdle {
+	if !e.shortOK && res != nil && e.spec.Records > 0 && res.Records < e.spec.Records && res.Reason == consume.StopIdle {
 		// Stopped by the idle timeout short of its records: the run did
 		// not measure what was asked (a rebalance, or a slow producer).
 		err = errors.Join(err, fmt.Errorf("consumed %d of %d records: no record arrived for %s", res.Records, e.spec.Records, e.spec.IdleTimeout))
 	}
-	if res != nil && res.Records == 0 && !e.run.Assigned() && (res.Reason == StopIdle || res.Reason == StopDuration) {
+	if res != nil && res.Records == 0 && !e.run.Assigned() && (res.Reason == consume.StopIdle || res.Reason == consume.StopDuration) {
 		// Its zero is no measurement: the group never gave it a partition
 		// (another member holding them, a dead one's session).
 		err = errors.Join(err, fmt.Errorf("read 0 records: group %q assigned its consumers no partition before they stopped (%s)", e.spec.Group, res.Reason))
@@ -113,4 +114,11 @@ func (e *consumeEngine) Stop() {
 	if e.run != nil {
 		e.run.Stop()
 	}
+}
+
+// Slice implements Sliced.
+func (c Consume) Slice(index, of int) (Spec, bool, error) {
+	sp, ok, err := consume.Slice(c.Spec, index, of)
+	c.Spec = sp
+	return c, ok, err
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kbench/kbench/internal/load"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // EndToEnd is the "end-to-end" kind: producers, and a consumer of their
@@ -15,8 +17,8 @@ import (
 // producers start, and stops once it has read what they had acknowledged
 // (or after DrainTimeout).
 type EndToEnd struct {
-	Send ProducerSpec // the producers (their send times are stamped)
-	Read ConsumerSpec // the reader of their records
+	Send produce.ProducerSpec // the producers (their send times are stamped)
+	Read consume.ConsumerSpec // the reader of their records
 }
 
 // DrainTimeout bounds the wait for an end-to-end consumer to read the
@@ -28,10 +30,10 @@ func (EndToEnd) Kind() string { return "end-to-end" }
 func (e EndToEnd) Engine() Engine { return &e2eEngine{spec: e} }
 
 // Producer implements Producing.
-func (e EndToEnd) Producer() ProducerSpec { return e.Send }
+func (e EndToEnd) Producer() produce.ProducerSpec { return e.Send }
 
 // WithProducer implements Producing.
-func (e EndToEnd) WithProducer(s ProducerSpec) Spec {
+func (e EndToEnd) WithProducer(s produce.ProducerSpec) Spec {
 	e.Send = s
 	return e
 }
@@ -48,8 +50,8 @@ func (e EndToEnd) WithBalance(b *load.Balance) Spec {
 
 type e2eEngine struct {
 	spec EndToEnd
-	cons *ConsumerRun
-	prod *ProducerRun
+	cons *consume.ConsumerRun
+	prod *produce.ProducerRun
 	// consWait is closed once the consumer has ended, after Wait began:
 	// after Ctrl-C it closes while the producers drain, not after them.
 	consWait chan struct{}
@@ -60,7 +62,7 @@ func (e *e2eEngine) Prepare(ctx context.Context, env Env) error {
 	spec.Epoch = env.Epoch
 	spec.Latest, spec.Latency = true, true
 	spec.Records = 0 // set by Finish once the producers are done
-	run, err := StartConsumer(ctx, spec)
+	run, err := consume.StartConsumer(ctx, spec)
 	if err != nil {
 		return fmt.Errorf("start consumers: %w", err)
 	}

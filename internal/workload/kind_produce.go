@@ -6,19 +6,20 @@ import (
 
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // Produce is the "produce" kind: producer clients writing records,
 // measuring publish latency (send to acknowledgement) and rates.
-type Produce struct{ Spec ProducerSpec }
+type Produce struct{ Spec produce.ProducerSpec }
 
-func (Produce) Kind() string                     { return "produce" }
-func (p Produce) Engine() Engine                 { return &produceEngine{spec: p.Spec} }
-func (p Produce) Producer() ProducerSpec         { return p.Spec }
-func (Produce) WithProducer(s ProducerSpec) Spec { return Produce{Spec: s} }
+func (Produce) Kind() string                             { return "produce" }
+func (p Produce) Engine() Engine                         { return &produceEngine{spec: p.Spec} }
+func (p Produce) Producer() produce.ProducerSpec         { return p.Spec }
+func (Produce) WithProducer(s produce.ProducerSpec) Spec { return Produce{Spec: s} }
 
 // Track implements Tracked.
-func (p Produce) Track(t func(int) RecordTracker) Spec {
+func (p Produce) Track(t func(int) produce.RecordTracker) Spec {
 	p.Spec.Tracker = t
 	return p
 }
@@ -34,7 +35,7 @@ func (p Produce) WithBalance(b *load.Balance) Spec {
 
 // balanceClients is how many of a producer's clients follow a balanced
 // rate.
-func balanceClients(s ProducerSpec) int {
+func balanceClients(s produce.ProducerSpec) int {
 	if s.Balance == nil {
 		return 0
 	}
@@ -42,7 +43,7 @@ func balanceClients(s ProducerSpec) int {
 }
 
 // withBalance gives a balanced producer the repeat's Balance.
-func withBalance(s ProducerSpec, b *load.Balance) ProducerSpec {
+func withBalance(s produce.ProducerSpec, b *load.Balance) produce.ProducerSpec {
 	if s.Balance != nil {
 		s.Balance = b
 	}
@@ -50,8 +51,8 @@ func withBalance(s ProducerSpec, b *load.Balance) ProducerSpec {
 }
 
 type produceEngine struct {
-	spec ProducerSpec
-	run  *ProducerRun
+	spec produce.ProducerSpec
+	run  *produce.ProducerRun
 }
 
 func (e *produceEngine) Prepare(context.Context, Env) error { return nil }
@@ -64,13 +65,13 @@ func (e *produceEngine) Start(ctx context.Context, env Env) error {
 
 // startProducer starts a producer on the scenario's clock, its stalls
 // told to the runner too.
-func startProducer(ctx context.Context, spec ProducerSpec, env Env) (*ProducerRun, error) {
+func startProducer(ctx context.Context, spec produce.ProducerSpec, env Env) (*produce.ProducerRun, error) {
 	spec.Epoch = env.Epoch
 	spec.Progress = env.Written
 	if env.OnStall != nil {
 		spec.OnStall = chainStall(spec.OnStall, env.OnStall)
 	}
-	run, err := StartProducer(ctx, spec)
+	run, err := produce.StartProducer(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("start producers: %w", err)
 	}
@@ -107,4 +108,11 @@ func chainStall(a, b func(measure.Stall)) func(measure.Stall) {
 		return a
 	}
 	return func(s measure.Stall) { a(s); b(s) }
+}
+
+// Slice implements Sliced.
+func (p Produce) Slice(index, of int) (Spec, bool, error) {
+	sp, ok, err := produce.Slice(p.Spec, index, of)
+	p.Spec = sp
+	return p, ok, err
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/kbench/kbench/internal/load"
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // RoundTrip is the "round-trip" kind: producers write a service's input
@@ -21,10 +23,10 @@ import (
 // acknowledged record's output was matched, or until Timeout after the
 // producers ended. What it measures is a RoundTripSection.
 type RoundTrip struct {
-	Send ProducerSpec // the producers of the service's input
+	Send produce.ProducerSpec // the producers of the service's input
 	// Read is the reader of the reply topic (its Topics): one client,
 	// partitions assigned directly from their end.
-	Read ConsumerSpec
+	Read consume.ConsumerSpec
 	// Key matches outputs by their key, which the producers set to each
 	// record's id; false matches by RoundTripHeader.
 	Key bool
@@ -42,10 +44,10 @@ func (RoundTrip) Kind() string { return "round-trip" }
 func (r RoundTrip) Engine() Engine { return &roundTripEngine{spec: r, nonce: rand.Uint64()} }
 
 // Producer implements Producing.
-func (r RoundTrip) Producer() ProducerSpec { return r.Send }
+func (r RoundTrip) Producer() produce.ProducerSpec { return r.Send }
 
 // WithProducer implements Producing.
-func (r RoundTrip) WithProducer(s ProducerSpec) Spec {
+func (r RoundTrip) WithProducer(s produce.ProducerSpec) Spec {
 	r.Send = s
 	return r
 }
@@ -64,8 +66,8 @@ type roundTripEngine struct {
 	nonce    uint64 // the run's ids: outputs of another run are unmatched
 	match    *rtMatcher
 	stampers []*rtStamper
-	cons     *ConsumerRun
-	prod     *ProducerRun
+	cons     *consume.ConsumerRun
+	prod     *produce.ProducerRun
 }
 
 func (e *roundTripEngine) match0() string {
@@ -91,7 +93,7 @@ func (e *roundTripEngine) Prepare(ctx context.Context, env Env) error {
 	spec.Group, spec.Latest, spec.Latency = "", true, false
 	spec.Records, spec.Duration, spec.IdleTimeout = 0, 0, 0 // stopped by Wait
 	spec.Observe = func(int) func(recs []*kgo.Record, nowNs int64) { return e.match.observe }
-	run, err := StartConsumer(ctx, spec)
+	run, err := consume.StartConsumer(ctx, spec)
 	if err != nil {
 		return fmt.Errorf("start the reader of %v: %w", spec.Topics, err)
 	}
@@ -109,7 +111,7 @@ func (e *roundTripEngine) Ready() <-chan struct{} {
 func (e *roundTripEngine) Start(ctx context.Context, env Env) error {
 	spec := e.spec.Send
 	spec.StampSent = true // the record's timestamp keeps the intended send time's nanoseconds for the id
-	spec.Tracker = func(i int) RecordTracker { return e.stampers[i] }
+	spec.Tracker = func(i int) produce.RecordTracker { return e.stampers[i] }
 	run, err := startProducer(ctx, spec, env)
 	e.prod = run
 	return err
@@ -125,7 +127,7 @@ func (e *roundTripEngine) Sent() <-chan struct{} {
 func (e *roundTripEngine) Wait() (Measured, error) {
 	var m Measured
 	var errs []error
-	var res *ProducerResult
+	var res *produce.ProducerResult
 	if e.prod != nil {
 		var err error
 		res, err = e.prod.Wait()
@@ -149,7 +151,7 @@ func (e *roundTripEngine) Wait() (Measured, error) {
 		select {
 		case <-e.match.all:
 		case <-t.C:
-		case <-e.cons.runCtx.Done(): // the reader failed or was stopped (Ctrl-C)
+		case <-e.cons.Done(): // the reader failed or was stopped (Ctrl-C)
 		}
 		t.Stop()
 	}

@@ -2,28 +2,20 @@ package workload
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sort"
-	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/kbench/kbench/internal/kadmin"
-	"github.com/kbench/kbench/internal/userr"
+	"github.com/kbench/kbench/internal/workload/consume"
+	"github.com/kbench/kbench/internal/workload/share"
 )
 
 // ShareConsume is the "share-consume" kind: members of a share group
-// reading a topic as a queue. Spec.Share says how they acknowledge. With
-// Verify, every record from where the group started to the topic's end
-// when the run ended must be settled exactly once (accepted once,
-// rejected, or archived after its last delivery); otherwise the run fails
-// with what was not.
+// reading a topic as a queue (share.Start). Share says how they
+// acknowledge. With Verify, every record from where the group started to
+// the topic's end when the run ended must be settled exactly once
+// (accepted once, rejected, or archived after its last delivery);
+// otherwise the run fails with what was not.
 type ShareConsume struct {
-	Spec   ConsumerSpec
+	Spec   consume.ConsumerSpec
+	Share  share.Spec
 	Verify bool
 	// ShortOK: stopped by its idle timeout short of its records, it has
 	// not failed (the drop-in, which exits 0 as the Apache tool does).
@@ -45,134 +37,20 @@ func (s ShareConsume) Seed() uint64 { return s.Spec.Seed }
 func (s ShareConsume) WithSeed(seed uint64) Spec { s.Spec.Seed = seed; return s }
 
 type shareEngine struct {
-	spec   ShareConsume
-	run    *ConsumerRun
-	admin  *kgo.Client
-	starts map[string]map[int32]int64 // where the group starts, per partition (Verify)
+	spec ShareConsume
+	run  *share.Run
 }
 
-func (e *shareEngine) Prepare(ctx context.Context, env Env) (err error) {
-	defer func() {
-		if err != nil {
-			e.closeAdmin()
-		}
-	}()
+func (e *shareEngine) Prepare(ctx context.Context, env Env) error {
 	spec := e.spec.Spec
 	spec.Epoch = env.Epoch
-	if spec.Share == nil {
-		spec.Share = &ShareSpec{}
-	}
-	sh := *spec.Share
-	sh.Ledger = sh.Ledger || e.spec.Verify
-	spec.Share = &sh
-	admin, err := kgo.NewClient(spec.ClientOpts(0)...)
+	run, err := share.Start(ctx, spec, e.spec.Share,
+		share.Options{Verify: e.spec.Verify, ShortOK: e.spec.ShortOK, GroupConfigs: e.spec.GroupConfigs})
 	if err != nil {
-		return fmt.Errorf("share consumer: admin client: %w", err)
-	}
-	e.admin = admin
-	if err := checkShareGroups(ctx, admin, spec.Group); err != nil {
 		return err
-	}
-	// The topics must exist before anything else asks for them: the
-	// admin client has the consumer's options, and with Java's
-	// allow.auto.create.topics=true its metadata requests (kadm's
-	// ListStartOffsets below) create a missing topic, which the run then
-	// reported missing and left behind. resolveTopics never creates one.
-	if _, err := resolveTopics(ctx, admin, spec); err != nil {
-		return err
-	}
-	if err := setGroupConfigs(ctx, admin, spec.Group, e.spec.GroupConfigs); err != nil {
-		return err
-	}
-	if e.spec.Verify {
-		starts, err := shareStarts(ctx, kadm.NewClient(admin), spec.Group, spec.Topics)
-		if err != nil {
-			return err
-		}
-		e.starts = starts
-	}
-	run, err := StartConsumer(ctx, spec)
-	if err != nil {
-		return fmt.Errorf("start share consumers: %w", err)
 	}
 	e.run = run
 	return nil
-}
-
-// setGroupConfigs sets the share group's configs (resource type GROUP).
-func setGroupConfigs(ctx context.Context, cl *kgo.Client, group string, configs map[string]string) error {
-	if len(configs) == 0 {
-		return nil
-	}
-	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
-	res := kmsg.NewIncrementalAlterConfigsRequestResource()
-	res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeGroupConfig, group
-	names := make([]string, 0, len(configs))
-	for k := range configs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-		c.Name, c.Value = k, kmsg.StringPtr(configs[k])
-		res.Configs = append(res.Configs, c)
-	}
-	req.Resources = append(req.Resources, res)
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	resp, err := kadmin.Await(actx, func(ctx context.Context) (*kmsg.IncrementalAlterConfigsResponse, error) {
-		return req.RequestWith(ctx, cl)
-	})
-	if err != nil {
-		return fmt.Errorf("share group %s: set %v: %w", group, names, err)
-	}
-	for _, r := range resp.Resources {
-		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			msg := ""
-			if r.ErrorMessage != nil {
-				msg = ": " + *r.ErrorMessage
-			}
-			return userr.Errorf("share group %s: the broker refused its configs %v: %v%s", group, configs, err, msg)
-		}
-	}
-	return nil
-}
-
-// shareStarts is where the group reads each partition from: its start
-// offset when it has one (an earlier run of the group), else the log's
-// start (the plan sets share.auto.offset.reset=earliest).
-func shareStarts(ctx context.Context, adm *kadm.Client, group string, topics []string) (map[string]map[int32]int64, error) {
-	actx, cancel := context.WithTimeout(ctx, adminTimeout)
-	defer cancel()
-	logStarts, err := kadmin.Await(actx, func(ctx context.Context) (kadm.ListedOffsets, error) {
-		return adm.ListStartOffsets(ctx, topics...)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("share consumer: list start offsets: %w", err)
-	}
-	if err := logStarts.Error(); err != nil {
-		return nil, fmt.Errorf("share consumer: list start offsets: %w", err)
-	}
-	out := map[string]map[int32]int64{}
-	logStarts.Each(func(o kadm.ListedOffset) {
-		if out[o.Topic] == nil {
-			out[o.Topic] = map[int32]int64{}
-		}
-		out[o.Topic][o.Partition] = o.Offset
-	})
-	described, err := kadmin.Await(actx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
-		return adm.DescribeShareGroupOffsets(ctx, group)
-	})
-	if err == nil {
-		for t, ps := range described[group].Offsets {
-			for p, o := range ps {
-				if o.Err == nil && o.StartOffset >= 0 && out[t] != nil {
-					out[t][p] = max(out[t][p], o.StartOffset)
-				}
-			}
-		}
-	}
-	return out, nil
 }
 
 func (e *shareEngine) Start(context.Context, Env) error { return nil }
@@ -186,127 +64,10 @@ func (e *shareEngine) Ready() <-chan struct{} {
 
 func (e *shareEngine) Wait() (Measured, error) {
 	if e.run == nil {
-		e.closeAdmin()
 		return Measured{}, nil
 	}
-	res, err := e.run.Wait()
-	spec := e.spec.Spec
-	if !e.spec.ShortOK && res != nil && spec.Records > 0 && res.Records < spec.Records && res.Reason == StopIdle {
-		err = errors.Join(err, fmt.Errorf("settled %d of %d records: no record arrived for %s", res.Records, spec.Records, spec.IdleTimeout))
-	}
-	if e.spec.Verify && res != nil && res.Share != nil && res.Share.Ledger != nil {
-		// An interrupted run is verified too, up to what it read: it
-		// was not, and left 1,253 records unsettled unsaid. Its
-		// verdict is reported, not made the run's error: the run was
-		// interrupted, not failed.
-		interrupted := res.Reason == StopCanceled
-		v, verr := e.verify(res.Share.Ledger, interrupted)
-		res.Share.Verdict = v
-		if !interrupted {
-			err = errors.Join(err, verr)
-		}
-	}
-	e.closeAdmin()
-	return Measured{Read: res}, err
-}
-
-// verify checks the ledger from where the group started to the topics'
-// end offsets now (interrupted: to the last record read of each
-// partition), with the group's share start offsets after the run: a
-// record no member settled below its partition's was settled by the
-// broker. kbench's list of unsettled records disagreed with the broker's
-// start offset: records the broker had archived after deliveries no member
-// processed were listed unsettled.
-func (e *shareEngine) verify(l *ShareLedger, interrupted bool) (*ShareVerdict, error) {
-	bound := adminTimeout
-	if interrupted {
-		bound = interruptCloseBound // Ctrl-C: the run ends within its bounds
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
-	adm := kadm.NewClient(e.admin)
-	end := l.readEnds()
-	if !interrupted {
-		ends, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.ListedOffsets, error) {
-			return adm.ListEndOffsets(ctx, e.spec.Spec.Topics...)
-		})
-		if err == nil {
-			err = ends.Error()
-		}
-		if err != nil {
-			return nil, fmt.Errorf("share verification: list end offsets: %w", err)
-		}
-		end = map[string]map[int32]int64{}
-		ends.Each(func(o kadm.ListedOffset) {
-			if end[o.Topic] == nil {
-				end[o.Topic] = map[int32]int64{}
-			}
-			end[o.Topic][o.Partition] = o.Offset
-		})
-	}
-	brokerStart, brokerLag := e.brokerShareState(ctx)
-	v := l.Verify(e.starts, end, brokerStart)
-	v.Partial = interrupted
-	if !interrupted {
-		v.BrokerLag = brokerLag
-	}
-	var errs []error
-	if v.AcceptedTwice > 0 {
-		errs = append(errs, fmt.Errorf("share verification: %d records were accepted twice (delivered as done to two members)", v.AcceptedTwice))
-	}
-	if v.Unsettled > 0 {
-		errs = append(errs, fmt.Errorf("share verification: %d of %d records were never accepted, rejected or archived (first: %s)", v.Unsettled, v.Records, v.Missing[0]))
-	}
-	return &v, errors.Join(errs...)
-}
-
-// brokerShareState is the group's share start offset of each partition
-// now (nil when the broker does not say) and its lag in all (-1 when not
-// known: Kafka before 4.2, or a partition without it).
-func (e *shareEngine) brokerShareState(ctx context.Context) (map[string]map[int32]int64, int64) {
-	group := e.spec.Spec.Group
-	described, err := kadmin.Await(ctx, func(ctx context.Context) (kadm.DescribedShareGroupsOffsets, error) {
-		return kadm.NewClient(e.admin).DescribeShareGroupOffsets(ctx, group)
-	})
-	if err != nil || described[group].Err != nil {
-		return nil, -1
-	}
-	starts := map[string]map[int32]int64{}
-	lag := int64(0)
-	for t, ps := range described[group].Offsets {
-		starts[t] = map[int32]int64{}
-		for p, o := range ps {
-			starts[t][p] = -1
-			if o.Err != nil {
-				lag = -1
-				continue
-			}
-			starts[t][p] = o.StartOffset
-			switch {
-			case o.Lag < 0:
-				lag = -1
-			case lag >= 0:
-				lag += o.Lag
-			}
-		}
-	}
-	return starts, lag
-}
-
-func (p PartitionOffset) String() string {
-	return fmt.Sprintf("%s[%d]@%d", p.Topic, p.Partition, p.Offset)
-}
-
-func (e *shareEngine) closeAdmin() {
-	if e.admin != nil {
-		done := make(chan struct{})
-		go func() { e.admin.Close(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(closeBound):
-		}
-		e.admin = nil
-	}
+	res, sh, err := e.run.Wait()
+	return Measured{Read: res, Share: sh}, err
 }
 
 func (e *shareEngine) Stop() {

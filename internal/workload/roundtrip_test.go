@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kbench/kbench/internal/measure"
+	"github.com/kbench/kbench/internal/workload/consume"
 )
 
 func TestRoundTripID(t *testing.T) {
@@ -221,7 +222,7 @@ func TestRoundTripEngine(t *testing.T) {
 			rtService(t, seeds, "in", "out", key, 10, 7)
 			send := testSpec(t, seeds, "in")
 			send.Records, send.Clients, send.Rate = 200, 2, 1000
-			read := ConsumerSpec{Topics: []string{"out"}, Interval: 50 * time.Millisecond,
+			read := consume.ConsumerSpec{Topics: []string{"out"}, Interval: 50 * time.Millisecond,
 				ClientOpts: func(int) []kgo.Opt {
 					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.FetchMaxWait(50 * time.Millisecond)}
 				}}

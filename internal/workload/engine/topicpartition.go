@@ -1,0 +1,6 @@
+package engine
+
+type TopicPartition struct {
+	Topic     string
+	Partition int32
+}
