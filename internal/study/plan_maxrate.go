@@ -14,6 +14,7 @@ import (
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // Search bounds: at most maxProbes runs; stop when the bracket around the
@@ -80,7 +81,7 @@ func localProbes(ctx context.Context, run runner.RunFunc, sc runner.Scenario, wi
 // run is recorded. probe runs each run (spec is the workload's producer,
 // whose duration and warm-up set a probe's); started, if set, is told as
 // each run starts.
-func runMaxRate(ctx context.Context, probe probeRun, spec workload.ProducerSpec, ps *plan.Scenario, wi int, index int, progress func(string), started func(observe.ProbeInfo)) result.Repeat {
+func runMaxRate(ctx context.Context, probe probeRun, spec produce.ProducerSpec, ps *plan.Scenario, wi int, index int, progress func(string), started func(observe.ProbeInfo)) result.Repeat {
 	mr := ps.Workloads[wi].MaxRate
 	name := ps.Workloads[wi].Name
 	var last result.Repeat

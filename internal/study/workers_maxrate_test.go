@@ -18,6 +18,7 @@ import (
 	"github.com/kbench/kbench/internal/result"
 	"github.com/kbench/kbench/internal/runner"
 	"github.com/kbench/kbench/internal/workload"
+	"github.com/kbench/kbench/internal/workload/produce"
 )
 
 // fakeCapacity is the total rate (records/s) the fake cluster of the
@@ -73,7 +74,7 @@ func fakeSearchPlan() *plan.Scenario {
 
 // fakeWhole is the scenario's rate: max workload before slicing.
 func fakeWhole(t *testing.T) runner.Workload {
-	return runner.Workload{Name: "w", Spec: workload.Produce{Spec: workload.ProducerSpec{Clients: fakeClients, Rate: 1000, Duration: 10 * time.Second, Values: values(t)}}}
+	return runner.Workload{Name: "w", Spec: workload.Produce{Spec: produce.ProducerSpec{Clients: fakeClients, Rate: 1000, Duration: 10 * time.Second, Values: values(t)}}}
 }
 
 // singleSearch runs the search in one process on the fake cluster.
