@@ -1,6 +1,12 @@
 package gctune
 
-import "testing"
+import (
+	"context"
+	"runtime/debug"
+	"testing"
+
+	"github.com/kbench/kbench/internal/leaktest"
+)
 
 // TestTunerStep: the percent halves while collecting is cheap, down to
 // Low; doubles while it is dear, up to High; holds in between and over an
@@ -29,4 +35,22 @@ func TestTunerStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestMain(m *testing.M) { leaktest.Main(m, nil) }
+
+// TestStartAndFix: Start sets the high percent; Fix sets another and ends
+// the tuning, whose goroutine ends with its context.
+func TestStartAndFix(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	ctx, cancel := context.WithCancel(context.Background())
+	Start(ctx)
+	if p := debug.SetGCPercent(High); p != High {
+		t.Errorf("percent %d after Start, want %d", p, High)
+	}
+	Fix(Low)
+	if p := debug.SetGCPercent(Low); p != Low {
+		t.Errorf("percent %d after Fix, want %d", p, Low)
+	}
+	cancel()
 }
