@@ -50,20 +50,24 @@ type producerClient struct {
 	index, clients int64
 	// warm decides, on the acknowledgement timeline, when steady state
 	// begins (shared by the run's clients; nil without a warm-up).
-	warm    *warmup
-	closed  bool // the closed model: virtual users
-	vus     int  // this client's share of them (of the most a ramp has)
-	ramp    *load.VURamp
-	pacer   load.Pacer
-	values  payload.Source
-	render  payload.Renderer // values when rendered per record (a template): into the slabs, at the record's clock reading
-	keys    *payload.Keys
-	tx      txn // transactions: when to commit, what commits took
-	onError func(string, error)
-	stamp   bool
-	headers []kgo.RecordHeader
-	stamper engine.SentStamper
-	tracker RecordTracker // nil unless the spec has a Tracker
+	warm   *warmup
+	closed bool // the closed model: virtual users
+	vus    int  // this client's share of them (of the most a ramp has)
+	ramp   *load.VURamp
+	pacer  load.Pacer
+	values payload.Source
+	render payload.Renderer // values when rendered per record (a template): into the slabs, at the record's clock reading
+	keys   *payload.Keys
+	tx     txn // transactions: when to commit, what commits took
+	// committing is the records of the transaction being committed (0:
+	// none): once flushed they are no longer buffered, and a commit that
+	// waits on the cluster is a stall all the same (the reporter's).
+	committing atomic.Int64
+	onError    func(string, error)
+	stamp      bool
+	headers    []kgo.RecordHeader
+	stamper    engine.SentStamper
+	tracker    RecordTracker // nil unless the spec has a Tracker
 	// visible hears each commit's offsets (engine.TxSpans), with ProducerSpec.Visible.
 	visible *engine.CommitClock
 	txSpans *engine.TxSpans

@@ -88,6 +88,8 @@ func (c *producerClient) commit(ctx context.Context) error {
 	if abort {
 		end, verb, done = kgo.TryAbort, "abort", "aborted"
 	}
+	c.committing.Store(max(c.tx.count, 1))
+	defer c.committing.Store(0)
 	err := c.cl.Flush(ctx)
 	if err != nil {
 		err = fmt.Errorf("flush before %s: %w", verb, err)

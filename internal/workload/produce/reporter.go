@@ -122,7 +122,10 @@ func (r *reporter) tick(now time.Time, final bool) {
 }
 
 // stalled tells OnStall that nothing completed in the interval although
-// records wait in the clients' buffers, with the last connection error.
+// records wait in the clients' buffers, or for their transaction's commit
+// (regression: a broker paused while a commit waited went unreported
+// until the commit's bound ended the run), with the last connection
+// error.
 // With nothing waiting (no user active in a ramp from 0, a slow rate
 // between records) there is no stall, and its clock starts again: a ramp
 // from `vus: 0` whose first record went out just before an interval ended
@@ -134,7 +137,11 @@ func (r *reporter) stalled(now time.Time) {
 	var outstanding int64
 	reason := ""
 	for _, c := range r.clients {
-		outstanding += c.cl.BufferedProduceRecords()
+		if b := c.cl.BufferedProduceRecords(); b > 0 {
+			outstanding += b
+		} else {
+			outstanding += c.committing.Load()
+		}
 		if e := c.conn.Last(); e != "" {
 			reason = e
 		}

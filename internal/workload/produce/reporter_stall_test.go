@@ -9,6 +9,7 @@ import (
 	"github.com/kbench/kbench/internal/kfakehold"
 	"github.com/kbench/kbench/internal/measure"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kbench/kbench/internal/load"
@@ -62,5 +63,51 @@ func TestRampFromZeroUsersIsNoStall(t *testing.T) {
 		if s.For >= 1500*time.Millisecond {
 			t.Fatalf("stall of %v said (%d outstanding): the ramp had no user for its first 2 s", s.For, s.Outstanding)
 		}
+	}
+}
+
+// TestCommitWaitIsAStall: regression: a broker that stopped answering
+// while a transaction's commit waited went unreported (its records were
+// flushed, none buffered) until the commit's bound ended the run. A
+// commit held for a second is now said as a stall of the transaction's
+// records.
+func TestCommitWaitIsAStall(t *testing.T) {
+	t.Parallel()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hold := kfakehold.New(t, c)
+	var once sync.Once
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		once.Do(func() { hold.For(time.Second) }) // the first commit waits
+		return nil, nil, false
+	})
+	spec := testSpec(t, c.ListenAddrs(), "t")
+	spec.Rate, spec.Duration, spec.TransactionDuration = 1000, 1500*time.Millisecond, 100*time.Millisecond
+	opts := []kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...), kgo.ProducerLinger(time.Millisecond), kgo.TransactionalID("commit-stall")}
+	spec.ClientOpts = func(int) []kgo.Opt { return opts }
+	var mu sync.Mutex
+	var stalls []measure.Stall
+	spec.OnStall = func(s measure.Stall) {
+		mu.Lock()
+		defer mu.Unlock()
+		stalls = append(stalls, s)
+	}
+	if _, err := RunProducer(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var longest measure.Stall
+	for _, s := range stalls {
+		if s.For > longest.For {
+			longest = s
+		}
+	}
+	// Half the hold, so a loaded machine's late interval still counts.
+	if longest.For < 500*time.Millisecond || longest.Outstanding == 0 {
+		t.Fatalf("longest stall said %v with %d outstanding; want the held commit (a second) said", longest.For, longest.Outstanding)
 	}
 }
