@@ -226,7 +226,10 @@ func TestRoundTripEngine(t *testing.T) {
 				ClientOpts: func(int) []kgo.Opt {
 					return []kgo.Opt{kgo.SeedBrokers(seeds...), kgo.FetchMaxWait(50 * time.Millisecond)}
 				}}
-			e := RoundTrip{Send: send, Read: read, Key: key, Timeout: time.Second}.Engine()
+			// The 20 dropped records hold the run to the whole reply
+			// timeout; 5 s leaves a loaded machine's service time to write
+			// every copy it carries (1 s lost a late duplicate under -race).
+			e := RoundTrip{Send: send, Read: read, Key: key, Timeout: 5 * time.Second}.Engine()
 			env := Env{Epoch: time.Now()}
 			if err := e.Prepare(ctx, env); err != nil {
 				t.Fatal(err)
@@ -252,8 +255,8 @@ func TestRoundTripEngine(t *testing.T) {
 			if s.Latency.Count() != 180 || s.Latency.Min() <= 0 {
 				t.Errorf("latency %d values, min %d µs; want 180 positive", s.Latency.Count(), s.Latency.Min())
 			}
-			if want := map[bool]string{false: "header", true: "key"}[key]; s.Match != want || s.ReplyTimeoutSeconds != 1 {
-				t.Errorf("match %q timeout %v, want %q and 1 s", s.Match, s.ReplyTimeoutSeconds, want)
+			if want := map[bool]string{false: "header", true: "key"}[key]; s.Match != want || s.ReplyTimeoutSeconds != 5 {
+				t.Errorf("match %q timeout %v, want %q and 5 s", s.Match, s.ReplyTimeoutSeconds, want)
 			}
 			if m.Publish == nil || m.Publish.Acked != 200 {
 				t.Errorf("publish %+v, want 200 acked", m.Publish)
