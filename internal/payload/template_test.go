@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -342,33 +343,78 @@ func TestHex8(t *testing.T) {
 	}
 }
 
-// TestRandomStringUniform: every character of random_string's alphabet
-// comes up as often as the others, at each of the eight places a random
-// number's characters take (a chi-square test, 61 degrees of freedom:
-// 100 is beyond the 0.1% tail).
+// TestRandomStringUniform: random strings drawn a pair of characters at a
+// time (and the last few one at a time) give every character at every
+// position, and every pair of neighbours, as often as chance would: a
+// chi-square bound far past chance (the stream is seeded, so the check is
+// fixed) catches a pair table built wrong, a biased fraction or a position
+// the draw skips.
 func TestRandomStringUniform(t *testing.T) {
-	src, err := CompileTemplate(Template{Kind: KindGenerator, Gen: Generator{Type: "random_string", Length: 40}}, 11)
-	if err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	tests := []struct {
+		name   string
+		a      *alphabet
+		length int
+	}{
+		{"alnum 40", alnumChars, 40},
+		{"alnum 7 (one at a time only)", alnumChars, 7},
+		{"alnum 13 (a pair chain and a tail)", alnumChars, 13},
+		{"letters 16", letterChars, 16},
 	}
-	var counts [8][256]int
-	n := 0
-	for i := int64(0); i < 25000; i++ {
-		v := src.Value(i)
-		for j, c := range v[1 : len(v)-1] {
-			counts[j%8][c]++
-		}
-		n += 40
-	}
-	want := float64(n) / 8 / float64(len(alnum))
-	for place := range counts {
-		chi := 0.0
-		for _, c := range []byte(alnum) {
-			d := float64(counts[place][c]) - want
-			chi += d * d / want
-		}
-		if chi > 100 {
-			t.Errorf("place %d of 8: chi-square %.1f over %d characters", place, chi, n/8)
-		}
+	const draws = 40_000
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newTemplateSource(nil, 0, 7)
+			size := int(tt.a.size)
+			index := [256]int{}
+			for i := range size {
+				index[tt.a.chars[i]] = i
+			}
+			perPos := make([][]int, tt.length)
+			for p := range perPos {
+				perPos[p] = make([]int, size)
+			}
+			pairs := make([][]int, tt.length-1) // neighbours at p, p+1
+			for p := range pairs {
+				pairs[p] = make([]int, size*size)
+			}
+			var buf []byte
+			for range draws {
+				buf = s.appendRandom(buf[:0], tt.length, tt.a)
+				if len(buf) != tt.length {
+					t.Fatalf("%d characters, want %d", len(buf), tt.length)
+				}
+				for p, c := range buf {
+					if tt.a.chars[index[c]] != c {
+						t.Fatalf("%q is not of the alphabet", c)
+					}
+					perPos[p][index[c]]++
+					if p+1 < len(buf) {
+						pairs[p][index[c]*size+index[buf[p+1]]]++
+					}
+				}
+			}
+			// chi² with df degrees of freedom has mean df and deviation
+			// √(2df); 8 deviations past the mean does not happen by chance.
+			check := func(what string, counts []int) {
+				df := float64(len(counts) - 1)
+				want := float64(draws) / float64(len(counts))
+				var chi float64
+				for _, n := range counts {
+					d := float64(n) - want
+					chi += d * d / want
+				}
+				if bound := df + 8*math.Sqrt(2*df); chi > bound {
+					t.Errorf("%s: chi² %.0f over %d cells, past %.0f", what, chi, len(counts), bound)
+				}
+			}
+			for p := range perPos {
+				check(fmt.Sprintf("position %d", p), perPos[p])
+			}
+			for p := range pairs {
+				check(fmt.Sprintf("positions %d and %d", p, p+1), pairs[p])
+			}
+		})
 	}
 }
