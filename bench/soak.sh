@@ -8,6 +8,9 @@
 # with kbench's resident memory (from /proc) and goroutines (from its
 # Prometheus endpoint) printed every 30 s, and whether both stayed flat
 # (RSS within 5% of its value after the first minute; goroutines unchanged).
+# Each sample also says what the RSS holds: anonymous memory (the Go heap,
+# stacks and the runtime's own) and file-backed pages (the binary), and the
+# Go heap in use (from the endpoint); the goal is RSS at most 64 MB.
 #
 #   bash bench/soak.sh
 #   MINUTES=2 RATE=5000 bash bench/soak.sh
@@ -69,26 +72,30 @@ sleep 2
 for s in $(seq 30 30 $((MINUTES * 60))); do
   sleep 30
   kill -0 "$RUN" 2>/dev/null || break
-  rss=$(awk '/VmRSS/ {print $2}' "/proc/$RUN/status")
+  read -r rss anon file < <(awk '/^VmRSS/ {r=$2} /^RssAnon/ {a=$2} /^RssFile/ {f=$2} END {print r, a, f}' "/proc/$RUN/status")
+  heap=$(curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "go_memstats_heap_inuse_bytes" {printf "%d", $2 / 1024}')
   # Goroutines: the fewest of five scrapes 0.1 s apart, the count without
   # the fetch or metadata request that happens to be under way.
   gor=$(for _ in 1 2 3 4 5; do
     curl -s "http://127.0.0.1:$PORT/metrics" | awk '$1 == "go_goroutines" {print $2}'
     sleep 0.1
   done | sort -n | head -1)
-  printf '  %4d s  RSS %7d KiB  goroutines %s\n' "$s" "$rss" "$gor" | tee -a "$TMP/samples"
+  printf '  %4d s  RSS %7d KiB  goroutines %s  anonymous %d KiB  file-backed %d KiB  Go heap in use %s KiB\n' \
+    "$s" "$rss" "$gor" "$anon" "$file" "${heap:-?}" | tee -a "$TMP/samples"
 done
 wait "$RUN" || { echo "the soak run failed:"; tail -5 "$TMP/run.log"; exit 1; }
 python3 - "$TMP/samples" <<'PY'
 import statistics
 import sys
-rows = [l.split() for l in open(sys.argv[1])]  # "30 s RSS 196472 KiB goroutines 31"
+rows = [l.split() for l in open(sys.argv[1])]  # "30 s RSS 196472 KiB goroutines 31 anonymous ..."
 rss = [int(r[3]) for r in rows]
 gor = [int(r[6]) for r in rows]
 # After the first minute buffers and pools have grown to their working size.
 base = rss[1] if len(rss) > 1 else rss[0]
 spread = max(abs(x - base) for x in rss[1:] or rss) / base
 print(f"RSS after the first minute: {base} KiB, largest change since {100*spread:.1f}% ({'flat' if spread <= 0.05 else 'NOT flat'} within 5%)")
+peak = max(rss)
+print(f"RSS at most {peak} KiB ({peak / 1024:.1f} MiB): {'met' if peak <= 64 * 1024 else 'NOT met'} (goal: at most 64 MB)")
 # Goroutines that come and go (a connection, a fetch, a metadata refresh)
 # are not growth; a leak raises the count steadily: compare the median of
 # the last third of the samples with the median of the first.

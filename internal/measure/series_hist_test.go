@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -112,5 +113,64 @@ func TestSeriesAddEncodedIsMerge(t *testing.T) {
 	}
 	if err := NewSeriesHistogram().AddEncoded(parts[1].Encode(), parts[1].Count()+1, 0, 0, 0); err == nil {
 		t.Error("a count off by one was added")
+	}
+}
+
+// TestSeriesHistogramHoldsItsRange: whatever order values come in (a
+// slower one first, then faster), the histogram holds only the buckets
+// from its fastest to its slowest value, and reads, encodes and merges
+// as one that was filled in order.
+func TestSeriesHistogramHoldsItsRange(t *testing.T) {
+	t.Parallel()
+	values := []int64{1800, 2500, 1200, 40_000, 1500, 3, 900_000, 2200}
+	tests := []struct {
+		name  string
+		order []int
+	}{
+		{"ascending", []int{5, 2, 4, 0, 7, 1, 3, 6}},
+		{"descending", []int{6, 4, 1, 7, 0, 3, 2, 5}},
+		{"slow first, then mixed", []int{4, 0, 6, 2, 5, 1, 7, 3}},
+	}
+	want := NewSeriesHistogram()
+	for _, v := range slices.Sorted(slices.Values(values)) {
+		want.Record(v)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := NewSeriesHistogram()
+			for _, k := range tt.order {
+				h.Record(values[k])
+			}
+			if span := seriesIndex(h.Max()) - seriesIndex(h.Min()) + 1; len(h.counts) != span {
+				t.Errorf("holds %d buckets, want %d (its fastest to its slowest)", len(h.counts), span)
+			}
+			if h.Encode() != want.Encode() {
+				t.Errorf("encodes as %q, want %q", h.Encode(), want.Encode())
+			}
+			for _, q := range []float64{0.01, 0.5, 0.9, 0.99, 1} {
+				if h.Quantile(q) != want.Quantile(q) {
+					t.Errorf("quantile %v: %d, want %d", q, h.Quantile(q), want.Quantile(q))
+				}
+			}
+			// Halves merged either way round, the fast half into the slow.
+			slow, fast := NewSeriesHistogram(), NewSeriesHistogram()
+			for _, v := range values {
+				if v > 2000 {
+					slow.Record(v)
+				} else {
+					fast.Record(v)
+				}
+			}
+			slow.Merge(fast)
+			if slow.Encode() != want.Encode() || slow.Count() != want.Count() || slow.Min() != 3 {
+				t.Errorf("merged %q (%d values, min %d), want %q", slow.Encode(), slow.Count(), slow.Min(), want.Encode())
+			}
+			h.Reset()
+			h.Record(5000)
+			if len(h.counts) != 1 || h.Quantile(0.5) != 5000 {
+				t.Errorf("after Reset: %d buckets, p50 %d", len(h.counts), h.Quantile(0.5))
+			}
+		})
 	}
 }
