@@ -148,6 +148,15 @@ func (h *SeriesHistogram) SetExact(count, sum, min, max int64) {
 	h.count, h.sum, h.min, h.max = count, sum, min, max
 }
 
+// Compact lets go of the buckets' spare capacity (up to as much again as
+// they hold, from growing): a series keeps every interval's histogram for
+// the whole run, so one is compacted when its interval ends.
+func (h *SeriesHistogram) Compact() {
+	if cap(h.counts) > len(h.counts) {
+		h.counts = slices.Clone(h.counts)
+	}
+}
+
 // Reset empties h, keeping its buckets' memory.
 func (h *SeriesHistogram) Reset() {
 	clear(h.counts)

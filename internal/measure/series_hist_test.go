@@ -166,6 +166,11 @@ func TestSeriesHistogramHoldsItsRange(t *testing.T) {
 			if slow.Encode() != want.Encode() || slow.Count() != want.Count() || slow.Min() != 3 {
 				t.Errorf("merged %q (%d values, min %d), want %q", slow.Encode(), slow.Count(), slow.Min(), want.Encode())
 			}
+			h.Compact()
+			// What is left is the allocator's size class (500 buckets: 512).
+			if cap(h.counts) > len(h.counts)+len(h.counts)/8+8 || h.Encode() != want.Encode() {
+				t.Errorf("compacted: %d buckets in a capacity of %d, encoding %q", len(h.counts), cap(h.counts), h.Encode())
+			}
 			h.Reset()
 			h.Record(5000)
 			if len(h.counts) != 1 || h.Quantile(0.5) != 5000 {

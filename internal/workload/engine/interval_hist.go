@@ -58,6 +58,7 @@ func (ih *IntervalHist) Take() (*measure.SeriesHistogram, string) {
 		return nil, ""
 	}
 	s := ih.s
+	s.Compact() // kept for the run
 	ih.s = measure.NewSeriesHistogram()
 	if ih.h == nil || ih.h.Count() == 0 {
 		return s, ""
