@@ -23,7 +23,7 @@ func TestTunerStep(t *testing.T) {
 		{"dear: back up to High", Low, []reading{{0, 0}, {0.1, 1}, {0.2, 2}, {0.3, 3}}, []int{100, 200, 400, 400}},
 		{"in between: held", 200, []reading{{0, 0}, {0.02, 1}, {0.04, 2}}, []int{200, 200, 200}},
 		{"idle intervals carried over", High, []reading{{0, 0}, {0.0001, 0.01}, {0.0002, 0.02}, {0.0003, 1}}, []int{400, 400, 400, 200}},
-		{"an idle interval's GC counts with the next", High, []reading{{0, 0}, {0.005, 0.02}, {0.012, 1}}, []int{400, 400, 400}}, // 1.2%; the last interval alone 0.7%
+		{"an idle interval's GC counts with the next", High, []reading{{0, 0}, {0.005, 0.01}, {0.012, 1}}, []int{400, 400, 400}}, // 1.2%; the last interval alone 0.7%
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
