@@ -307,6 +307,9 @@ func (s *templateSource) appendRandom(buf []byte, n int, a *alphabet) []byte {
 			v := a.pairs[p&4095]
 			o[0], o[1] = byte(v), byte(v>>8)
 		}
+		// Two numbers' chains written out side by side: the same as a
+		// loop over j, which measured 5% slower (62.5 against 59 ns a
+		// study message: the compiler does not unroll it).
 		for len(out) >= 16 {
 			h, l := bits.Mul64(s.rng.Uint64(), ps)
 			g, k := bits.Mul64(s.rng.Uint64(), ps)
